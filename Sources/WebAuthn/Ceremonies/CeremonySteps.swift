@@ -1,0 +1,109 @@
+import Crypto
+
+/// The checks registration and authentication share, each labelled with its step in
+/// WebAuthn L3 (§7.1 for registration, §7.2 for authentication).
+enum CeremonySteps {
+    /// Checks clientDataJSON's type, challenge, origin, cross-origin context and token
+    /// binding, and returns the configured origin it matched.
+    static func checkClientData(
+        _ clientData: CollectedClientData,
+        acceptedTypes: [String],
+        challenge: [UInt8],
+        policy: RelyingPartyPolicy
+    ) throws(WebAuthnError) -> String {
+        // §7.1 step 9, §7.2 step 13: type.
+        guard acceptedTypes.contains(clientData.type) else {
+            throw WebAuthnError(
+                .clientDataTypeMismatch,
+                "clientDataJSON type is \"\(clientData.type.prefix(64))\", expected \(acceptedTypes.map { "\"\($0)\"" }.joined(separator: " or "))"
+            )
+        }
+        // §7.1 step 10, §7.2 step 14: challenge, compared as bytes in constant time.
+        guard let received = Base64URL.decode(clientData.challenge), Bytes.constantTimeEqual(received, challenge) else {
+            throw WebAuthnError(
+                .challengeMismatch,
+                "clientDataJSON challenge \"\(clientData.challenge.prefix(128))\" is not the challenge issued for this ceremony"
+            )
+        }
+        // §7.1 step 11, §7.2 step 15: origin.
+        guard let origin = policy.origins.match(clientData.origin) else {
+            throw WebAuthnError(
+                .originNotAllowed,
+                "origin \"\(clientData.origin.prefix(256))\" is not allowed; allowed origins come from the relying party configuration: \(policy.origins.allowed.joined(separator: ", "))"
+            )
+        }
+        // §7.1 step 12, §7.2 step 16: cross-origin iframes and topOrigin.
+        try checkCrossOrigin(clientData, policy: policy.crossOrigin)
+        // WebAuthn L2 §7.1 step 10: token binding status, when given as an object.
+        if let status = clientData.tokenBindingStatus, status != "present", status != "supported" {
+            throw WebAuthnError(.tokenBindingInvalid, "tokenBinding.status is \"\(status.prefix(32))\", expected \"present\" or \"supported\"")
+        }
+        return origin
+    }
+
+    private static func checkCrossOrigin(_ clientData: CollectedClientData, policy: CrossOriginPolicy) throws(WebAuthnError) {
+        let isCrossOrigin = clientData.crossOrigin == true
+        if let topOrigin = clientData.topOrigin, !isCrossOrigin {
+            throw WebAuthnError(.crossOriginNotAllowed, "topOrigin \"\(topOrigin.prefix(256))\" is present but crossOrigin is not true")
+        }
+        guard isCrossOrigin else { return }
+        switch policy {
+        case .forbidden:
+            throw WebAuthnError(
+                .crossOriginNotAllowed,
+                "the ceremony ran in a cross-origin iframe (top origin \(clientData.topOrigin.map { "\"\($0.prefix(256))\"" } ?? "not given")); cross-origin ceremonies are not allowed"
+            )
+        case .allowed(let topOrigins):
+            guard let topOrigins, let topOrigin = clientData.topOrigin else { return }
+            guard topOrigins.match(topOrigin) != nil else {
+                throw WebAuthnError(
+                    .crossOriginNotAllowed,
+                    "topOrigin \"\(topOrigin.prefix(256))\" is not allowed to embed this relying party; allowed: \(topOrigins.allowed.joined(separator: ", "))"
+                )
+            }
+        }
+    }
+
+    /// §7.1 step 15, §7.2 step 17: the RP ID hash, matched against every allowed RP ID.
+    static func checkRelyingPartyIDHash(_ authenticatorData: AuthenticatorData, policy: RelyingPartyPolicy) throws(WebAuthnError) -> String {
+        for relyingPartyID in policy.relyingPartyIDs {
+            let hash = Array(SHA256.hash(data: Array(relyingPartyID.utf8)))
+            if Bytes.constantTimeEqual(hash, authenticatorData.relyingPartyIDHash) { return relyingPartyID }
+        }
+        throw WebAuthnError(
+            .rpIDHashMismatch,
+            "authenticator data rpIdHash \(Bytes.hex(authenticatorData.relyingPartyIDHash)) is not SHA-256 of any allowed RP ID (\(policy.relyingPartyIDs.joined(separator: ", ")))"
+        )
+    }
+
+    /// §7.1 steps 16-18, §7.2 steps 18-20: UP, UV, and BS only with BE.
+    static func checkFlags(_ flags: AuthenticatorFlags, requiresUserPresence: Bool, userVerification: UserVerificationRequirement) throws(WebAuthnError) {
+        if requiresUserPresence && !flags.isUserPresent {
+            throw WebAuthnError(.userPresenceRequired, "the UP flag is not set; the ceremony requires user presence")
+        }
+        if userVerification == .required && !flags.isUserVerified {
+            throw WebAuthnError(.userVerificationRequired, "the UV flag is not set; the ceremony requires user verification")
+        }
+        if flags.isBackedUp && !flags.isBackupEligible {
+            throw WebAuthnError(.backupStateInvalid, "BS (backed up) is set but BE (backup eligible) is not")
+        }
+    }
+
+    /// SHA-256 of clientDataJSON's exact bytes (§7.1 step 13, §7.2 step 23).
+    static func clientDataHash(_ clientData: CollectedClientData) -> [UInt8] {
+        Array(SHA256.hash(data: clientData.rawBytes))
+    }
+
+    /// The JSON `id` and `rawId` must name the same credential.
+    static func checkCredentialID(id: String, rawId: [UInt8]) throws(WebAuthnError) {
+        guard let decoded = Base64URL.decode(id), decoded == rawId else {
+            throw WebAuthnError(.credentialIDMismatch, "id \"\(id.prefix(128))\" does not encode rawId \(Base64URL.encode(rawId.prefix(96)))")
+        }
+    }
+
+    static func checkType(_ type: String) throws(WebAuthnError) {
+        guard type == "public-key" else {
+            throw WebAuthnError(.malformedResponse, "credential type is \"\(type.prefix(32))\", expected \"public-key\"")
+        }
+    }
+}

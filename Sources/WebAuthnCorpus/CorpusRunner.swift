@@ -1,0 +1,149 @@
+public import Foundation
+import WebAuthn
+
+/// The outcome of one case, as the CLI prints it.
+public struct CaseOutcome: Encodable, Sendable {
+    /// The case identifier.
+    public let id: String
+    /// `valid` or `invalid`.
+    public let verdict: String
+    /// The error code when invalid.
+    public let code: String?
+    /// What failed, when invalid.
+    public let reason: String?
+    /// For valid registrations: the attestation type.
+    public let attestationType: String?
+    /// For valid registrations: whether the attestation chains to a trust anchor.
+    public let trusted: Bool?
+
+    /// Whether the case verified.
+    public var isValid: Bool { verdict == "valid" }
+
+    enum CodingKeys: String, CodingKey { case id, verdict, code, reason, attestationType, trusted }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(verdict, forKey: .verdict)
+        try container.encode(code, forKey: .code)
+        try container.encode(reason, forKey: .reason)
+        try container.encodeIfPresent(attestationType, forKey: .attestationType)
+        try container.encodeIfPresent(trusted, forKey: .trusted)
+    }
+
+    static func valid(_ id: String, attestationType: String? = nil, trusted: Bool? = nil) -> CaseOutcome {
+        CaseOutcome(id: id, verdict: "valid", code: nil, reason: nil, attestationType: attestationType, trusted: trusted)
+    }
+
+    static func invalid(_ id: String, code: String, reason: String) -> CaseOutcome {
+        CaseOutcome(id: id, verdict: "invalid", code: code, reason: reason, attestationType: nil, trusted: nil)
+    }
+}
+
+/// Runs corpus cases through the one verification pipeline, ``WebAuthnVerifier``.
+///
+/// How a case becomes a ceremony:
+/// - `expected.origin` and `expected.rpId` are the allowed origins and RP IDs;
+///   `allowCrossOrigin` and `topOrigin` make the cross-origin policy.
+/// - `trustAnchorsPEM` are the anchors for whatever format the response uses.
+/// - A response with an `attestationObject` is a registration; one with `authenticatorData`
+///   and `signature` is an authentication, checked against `credentialPublicKey` and
+///   `priorSignCount` with the credential itself as the only allowed credential.
+/// - Certificates are judged at ``CorpusCase/verificationTime(now:)``.
+/// - SafetyNet freshness against the clock is not applied: cases are re-verified long
+///   after the ceremony, at a reconstructed instant. The timestamp must still fall within
+///   the signing certificate's validity.
+public struct CorpusRunner: Sendable {
+    /// Whether RS1 is accepted from legacy TPMs (real Windows devices produce it).
+    public var allowsLegacyRS1ForTPM: Bool
+    /// The clock used when a case names no time.
+    public var now: Date
+
+    /// Creates a runner.
+    public init(allowsLegacyRS1ForTPM: Bool = true, now: Date) {
+        self.allowsLegacyRS1ForTPM = allowsLegacyRS1ForTPM
+        self.now = now
+    }
+
+    /// Verifies one entry of a corpus file.
+    public func run(_ entry: CorpusFile.Entry, index: Int) -> CaseOutcome {
+        switch entry {
+        case .valid(let corpusCase):
+            return run(corpusCase)
+        case .malformed(let id, let reason):
+            return .invalid(id ?? "#\(index)", code: "malformed_case", reason: reason)
+        }
+    }
+
+    /// Verifies one case.
+    public func run(_ corpusCase: CorpusCase) -> CaseOutcome {
+        do {
+            return try verify(corpusCase)
+        } catch {
+            return .invalid(corpusCase.id, code: error.code.rawValue, reason: error.reason)
+        }
+    }
+
+    private func verify(_ corpusCase: CorpusCase) throws(WebAuthnError) -> CaseOutcome {
+        let expected = corpusCase.expected
+        let policy = try makePolicy(corpusCase)
+        let verifier = WebAuthnVerifier(policy: policy)
+        let challenge = Base64URL.decode(expected.challenge) ?? Array(expected.challenge.utf8)
+        let userVerification: UserVerificationRequirement = expected.requireUserVerification == true ? .required : .preferred
+        let responseJSON = corpusCase.response.data()
+
+        if corpusCase.response["response"]?["attestationObject"] != nil {
+            let response = try RegistrationResponseJSON.decode(from: responseJSON)
+            var algorithms = expected.supportedAlgs.map { $0.map(COSEAlgorithmIdentifier.init(rawValue:)) } ?? COSEAlgorithmIdentifier.supported
+            if expected.supportedAlgs == nil && allowsLegacyRS1ForTPM { algorithms.append(.rs1) }
+            let ceremony = RegistrationCeremony(
+                challenge: challenge,
+                userVerification: userVerification,
+                allowedAlgorithms: algorithms,
+                isConditionalCreate: expected.requireUserPresence == false,
+                acceptedClientDataTypes: expected.expectedType?.values ?? ["webauthn.create"]
+            )
+            let result = try verifier.verifyRegistration(response, for: ceremony, at: corpusCase.verificationTime(now: now))
+            return .valid(corpusCase.id, attestationType: result.attestation.type.rawValue, trusted: result.attestation.trust.isTrusted)
+        }
+
+        let response = try AuthenticationResponseJSON.decode(from: responseJSON)
+        guard let keyText = corpusCase.credentialPublicKey, let keyBytes = Base64URL.decode(keyText) else {
+            throw WebAuthnError(.malformedPublicKey, "an authentication case needs credentialPublicKey (base64url COSE key)")
+        }
+        let record = CredentialRecord(
+            credentialID: response.rawId.bytes,
+            publicKey: try CredentialPublicKey(coseKey: keyBytes, policy: policy.keyPolicy),
+            signCount: corpusCase.priorSignCount ?? 0
+        )
+        let ceremony = AuthenticationCeremony(
+            challenge: challenge,
+            userVerification: userVerification,
+            allowedCredentialIDs: [response.rawId.bytes],
+            requiresUserPresence: expected.requireUserPresence ?? true,
+            acceptedClientDataTypes: expected.expectedType?.values ?? ["webauthn.get"]
+        )
+        _ = try verifier.verifyAuthentication(response, for: ceremony, credential: record)
+        return .valid(corpusCase.id)
+    }
+
+    private func makePolicy(_ corpusCase: CorpusCase) throws(WebAuthnError) -> RelyingPartyPolicy {
+        let expected = corpusCase.expected
+        var anchors: [AttestationCertificate] = []
+        for pem in corpusCase.trustAnchorsPEM ?? [] {
+            anchors += try AttestationCertificate.parsePEM(pem)
+        }
+        let anchorsByFormat = anchors.isEmpty ? [:] : Dictionary(uniqueKeysWithValues: AttestationFormat.all.map { ($0, anchors) })
+        return RelyingPartyPolicy(
+            relyingPartyIDs: expected.rpId.values,
+            origins: OriginPolicy(expected.origin.values),
+            crossOrigin: expected.allowCrossOrigin == true ? .allowed(topOrigins: expected.topOrigin.map { OriginPolicy($0.values) }) : .forbidden,
+            keyPolicy: KeyPolicy(allowsLegacyRS1ForTPM: allowsLegacyRS1ForTPM),
+            attestation: AttestationPolicy(
+                trustAnchors: anchorsByFormat,
+                safetyNet: SafetyNetPolicy(requiresCTSProfileMatch: expected.enforceSafetyNetCtsProfileMatch ?? true, maximumAge: nil)
+            ),
+            signCountPolicy: .reject
+        )
+    }
+}

@@ -1,0 +1,20 @@
+import ArgumentParser
+
+/// The `latchkey` command: the passkey server and its tools.
+@main
+struct Latchkey: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "latchkey",
+        abstract: "A self-hosted, passkey-first identity server.",
+        subcommands: [WebAuthnCommand.self]
+    )
+}
+
+/// `latchkey webauthn …`: the verification engine on its own.
+struct WebAuthnCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "webauthn",
+        abstract: "Run the WebAuthn verification engine directly.",
+        subcommands: [VerifyCorpusCommand.self]
+    )
+}
