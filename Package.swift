@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "latchkey", targets: ["latchkey"]),
         .library(name: "CBOR", targets: ["CBOR"]),
         .library(name: "WebAuthn", targets: ["WebAuthn"]),
+        .library(name: "Authenticator", targets: ["Authenticator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -33,6 +34,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "Authenticator",
+            dependencies: [
+                "CBOR",
+                "WebAuthn",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(name: "WebAuthnCorpus", dependencies: ["WebAuthn"], swiftSettings: strictSettings),
         .executableTarget(
             name: "latchkey",
@@ -43,5 +54,19 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
+        .testTarget(
+            name: "WebAuthnTests",
+            dependencies: [
+                "CBOR",
+                "WebAuthn",
+                "Authenticator",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        .testTarget(name: "ConformanceTests", dependencies: ["CBOR", "WebAuthn", "WebAuthnCorpus", "latchkey"]),
     ]
 )

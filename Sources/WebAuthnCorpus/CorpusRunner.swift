@@ -1,8 +1,8 @@
 public import Foundation
-import WebAuthn
+public import WebAuthn
 
 /// The outcome of one case, as the CLI prints it.
-public struct CaseOutcome: Encodable, Sendable {
+public struct CaseOutcome: Sendable {
     /// The case identifier.
     public let id: String
     /// `valid` or `invalid`.
@@ -19,16 +19,18 @@ public struct CaseOutcome: Encodable, Sendable {
     /// Whether the case verified.
     public var isValid: Bool { verdict == "valid" }
 
-    enum CodingKeys: String, CodingKey { case id, verdict, code, reason, attestationType, trusted }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(verdict, forKey: .verdict)
-        try container.encode(code, forKey: .code)
-        try container.encode(reason, forKey: .reason)
-        try container.encodeIfPresent(attestationType, forKey: .attestationType)
-        try container.encodeIfPresent(trusted, forKey: .trusted)
+    /// One JSON object on one line, members in a fixed order: `id`, `verdict`, `code`,
+    /// `reason`, then `attestationType` and `trusted` when present.
+    public var jsonLine: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        func json(_ value: some Encodable) -> String {
+            (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+        }
+        var members = ["\"id\":\(json(id))", "\"verdict\":\(json(verdict))", "\"code\":\(json(code))", "\"reason\":\(json(reason))"]
+        if let attestationType { members.append("\"attestationType\":\(json(attestationType))") }
+        if let trusted { members.append("\"trusted\":\(json(trusted))") }
+        return "{" + members.joined(separator: ",") + "}"
     }
 
     static func valid(_ id: String, attestationType: String? = nil, trusted: Bool? = nil) -> CaseOutcome {
@@ -58,11 +60,14 @@ public struct CorpusRunner: Sendable {
     public var allowsLegacyRS1ForTPM: Bool
     /// The clock used when a case names no time.
     public var now: Date
+    /// Revocation facts to apply to every case (the corpus itself carries none).
+    public var revokedCertificates: Set<RevokedCertificate>
 
     /// Creates a runner.
-    public init(allowsLegacyRS1ForTPM: Bool = true, now: Date) {
+    public init(allowsLegacyRS1ForTPM: Bool = true, now: Date, revokedCertificates: Set<RevokedCertificate> = []) {
         self.allowsLegacyRS1ForTPM = allowsLegacyRS1ForTPM
         self.now = now
+        self.revokedCertificates = revokedCertificates
     }
 
     /// Verifies one entry of a corpus file.
@@ -141,6 +146,7 @@ public struct CorpusRunner: Sendable {
             keyPolicy: KeyPolicy(allowsLegacyRS1ForTPM: allowsLegacyRS1ForTPM),
             attestation: AttestationPolicy(
                 trustAnchors: anchorsByFormat,
+                revokedCertificates: revokedCertificates,
                 safetyNet: SafetyNetPolicy(requiresCTSProfileMatch: expected.enforceSafetyNetCtsProfileMatch ?? true, maximumAge: nil)
             ),
             signCountPolicy: .reject

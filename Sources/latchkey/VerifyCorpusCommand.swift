@@ -43,14 +43,11 @@ struct VerifyCorpusCommand: AsyncParsableCommand {
         }
 
         let runner = CorpusRunner(allowsLegacyRS1ForTPM: !rejectLegacyRS1, now: Date())
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
         var counts: [String: Int] = [:]
         for (index, entry) in corpus.entries.enumerated() {
             let outcome = runner.run(entry, index: index)
             counts[outcome.code ?? "valid", default: 0] += 1
-            let line = (try? encoder.encode(outcome)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-            print(line)
+            print(outcome.jsonLine)
         }
         if !quiet {
             let invalid = counts.filter { $0.key != "valid" }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }

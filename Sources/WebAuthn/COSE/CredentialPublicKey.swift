@@ -171,16 +171,19 @@ public struct CredentialPublicKey: Sendable {
     }
 }
 
-/// RSA key construction shared by COSE keys, TPM public areas and certificates.
+/// RSA key construction shared by COSE keys and TPM public areas.
 enum RSAKeyParsing {
-    /// Builds a key from big-endian modulus and exponent bytes.
+    /// Builds a key from big-endian modulus and exponent bytes. Keys down to 1024 bits are
+    /// built so that ``checkSize(_:policy:)`` can report them as weak rather than malformed.
     static func key(modulus: [UInt8], exponent: [UInt8]) throws(WebAuthnError) -> _RSA.Signing.PublicKey {
         let trimmedModulus = Array(modulus.drop { $0 == 0 })
         guard trimmedModulus.count >= 128 else {
             throw WebAuthnError(.weakKey, "RSA modulus of \(trimmedModulus.count * 8) bits is below 1024 bits")
         }
+        // RSAPublicKey ::= SEQUENCE { modulus INTEGER, publicExponent INTEGER } (RFC 8017 A.1.1)
+        let body = derInteger(trimmedModulus) + derInteger(exponent)
         do {
-            return try _RSA.Signing.PublicKey(n: trimmedModulus, e: exponent)
+            return try _RSA.Signing.PublicKey(unsafeDERRepresentation: [0x30] + derLength(body.count) + body)
         } catch {
             throw WebAuthnError(.malformedPublicKey, "RSA key with a \(trimmedModulus.count)-byte modulus is malformed")
         }
@@ -191,5 +194,18 @@ enum RSAKeyParsing {
         guard key.keySizeInBits >= policy.minimumRSAModulusBits else {
             throw WebAuthnError(.weakKey, "RSA modulus is \(key.keySizeInBits) bits; at least \(policy.minimumRSAModulusBits) are required")
         }
+    }
+
+    /// A DER INTEGER holding the unsigned big-endian `magnitude`.
+    private static func derInteger(_ magnitude: [UInt8]) -> [UInt8] {
+        var content = Array(magnitude.drop { $0 == 0 })
+        if content.first.map({ $0 & 0x80 != 0 }) ?? true { content.insert(0, at: 0) }
+        return [0x02] + derLength(content.count) + content
+    }
+
+    private static func derLength(_ count: Int) -> [UInt8] {
+        guard count >= 128 else { return [UInt8(count)] }
+        let bytes = withUnsafeBytes(of: UInt32(count).bigEndian, Array.init).drop { $0 == 0 }
+        return [0x80 | UInt8(bytes.count)] + bytes
     }
 }

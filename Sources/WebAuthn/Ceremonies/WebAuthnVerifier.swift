@@ -130,7 +130,8 @@ public struct WebAuthnVerifier: Sendable {
             throw WebAuthnError(.credentialNotAllowed, "the assertion names credential \(Base64URL.encode(credentialID.prefix(96))), not the stored record's")
         }
         // Step 6: the user handle belongs to the credential's owner.
-        let userHandle = response.response.userHandle?.bytes
+        // An empty user handle (as Safari has sent) counts as absent.
+        let userHandle = response.response.userHandle?.bytes.isEmpty == false ? response.response.userHandle?.bytes : nil
         if let userHandle, let owner = credential.userHandle, !Bytes.constantTimeEqual(userHandle, owner) {
             throw WebAuthnError(.userHandleMismatch, "the response's userHandle does not belong to the credential's owner")
         }

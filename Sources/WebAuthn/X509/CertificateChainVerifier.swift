@@ -55,7 +55,7 @@ struct CertificateChainVerifier {
                 reasons.append("\(current) is not signed by anchor \(anchor) (\(current.signatureAlgorithm))")
                 continue
             }
-            if let problem = problemWithIssuer(anchor, certificatesBelow: path.count - 1) {
+            if let problem = problemWithIssuer(anchor, intermediatesBelow: path.count - 1) {
                 reasons.append(problem)
                 continue
             }
@@ -71,7 +71,7 @@ struct CertificateChainVerifier {
                 reasons.append("\(current) is not signed by \(candidate) (\(current.signatureAlgorithm))")
                 continue
             }
-            if let problem = problemWithIssuer(candidate, certificatesBelow: path.count - 1)
+            if let problem = problemWithIssuer(candidate, intermediatesBelow: path.count - 1)
                 ?? problemWithCertificate(candidate, handled: [])
             {
                 reasons.append(problem)
@@ -98,9 +98,9 @@ struct CertificateChainVerifier {
         return nil
     }
 
-    /// Checks that an issuer (intermediate or anchor) may sign `certificatesBelow + 1`
-    /// certificates beneath it.
-    private func problemWithIssuer(_ issuer: AttestationCertificate, certificatesBelow: Int) -> String? {
+    /// Checks that an issuer (intermediate or anchor) may sign the path below it, which
+    /// holds `intermediatesBelow` CA certificates above the leaf.
+    private func problemWithIssuer(_ issuer: AttestationCertificate, intermediatesBelow: Int) -> String? {
         if let problem = problemWithValidity(issuer) { return problem }
         let constraints: BasicConstraints?
         do {
@@ -112,8 +112,8 @@ struct CertificateChainVerifier {
         let isAnchor = anchors.contains(issuer)
         if let constraints {
             guard constraints.isCertificateAuthority else { return "\(issuer) is not a CA (basicConstraints cA is false)" }
-            if let limit = constraints.pathLengthConstraint, certificatesBelow - 1 > limit {
-                return "\(issuer) allows \(limit) intermediate(s) below it, the path has \(certificatesBelow - 1)"
+            if let limit = constraints.pathLengthConstraint, intermediatesBelow > limit {
+                return "\(issuer) allows \(limit) intermediate(s) below it, the path has \(intermediatesBelow)"
             }
         } else if !(isAnchor && issuer.version < 3) {
             return "\(issuer) has no basicConstraints, so it is not a CA"

@@ -1,0 +1,152 @@
+import Crypto
+import Foundation
+import SwiftASN1
+import WebAuthn
+import X509
+
+/// A certificate authority generated for a test, with its key.
+struct TestIssuer {
+    let name: DistinguishedName
+    let key: Certificate.PrivateKey
+    let certificate: Certificate
+
+    var der: [UInt8] { (try? TestPKI.der(certificate)) ?? [] }
+    /// The certificate as the engine parses it, for use as a trust anchor.
+    var anchor: AttestationCertificate { try! AttestationCertificate(derEncoded: der) }
+}
+
+/// Generates throwaway PKIs with swift-certificates so that attestation tests describe
+/// their certificates instead of embedding opaque blobs.
+enum TestPKI {
+    /// The instant every test judges certificates at.
+    static let now = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01T00:00:00Z
+    static let day: TimeInterval = 86_400
+
+    static func name(_ commonName: String, organization: String = "Latchkey Test", unit: String? = nil, country: String = "US") -> DistinguishedName {
+        try! DistinguishedName {
+            CountryName(country)
+            OrganizationName(organization)
+            if let unit { OrganizationalUnitName(unit) }
+            CommonName(commonName)
+        }
+    }
+
+    static func root(
+        _ commonName: String,
+        key: P256.Signing.PrivateKey = P256.Signing.PrivateKey(),
+        notBefore: Date = now - 365 * day,
+        notAfter: Date = now + 3650 * day
+    ) throws -> TestIssuer {
+        let name = name(commonName)
+        let privateKey = Certificate.PrivateKey(key)
+        let certificate = try Certificate(
+            version: .v3,
+            serialNumber: .init(),
+            publicKey: privateKey.publicKey,
+            notValidBefore: notBefore,
+            notValidAfter: notAfter,
+            issuer: name,
+            subject: name,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                KeyUsage(keyCertSign: true, cRLSign: true)
+            },
+            issuerPrivateKey: privateKey
+        )
+        return TestIssuer(name: name, key: privateKey, certificate: certificate)
+    }
+
+    static func intermediate(
+        _ commonName: String,
+        issuer: TestIssuer,
+        isCertificateAuthority: Bool = true,
+        pathLength: Int? = nil,
+        notBefore: Date = now - 30 * day,
+        notAfter: Date = now + 365 * day
+    ) throws -> TestIssuer {
+        let name = name(commonName)
+        let privateKey = Certificate.PrivateKey(P256.Signing.PrivateKey())
+        let certificate = try Certificate(
+            version: .v3,
+            serialNumber: .init(),
+            publicKey: privateKey.publicKey,
+            notValidBefore: notBefore,
+            notValidAfter: notAfter,
+            issuer: issuer.name,
+            subject: name,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(
+                    isCertificateAuthority
+                        ? BasicConstraints.isCertificateAuthority(maxPathLength: pathLength) : BasicConstraints.notCertificateAuthority
+                )
+                KeyUsage(keyCertSign: true)
+            },
+            issuerPrivateKey: issuer.key
+        )
+        return TestIssuer(name: name, key: privateKey, certificate: certificate)
+    }
+
+    /// A leaf certificate for `publicKey`, issued by `issuer`, with the given extensions.
+    static func leaf(
+        subject: DistinguishedName,
+        publicKey: Certificate.PublicKey,
+        issuer: TestIssuer,
+        notBefore: Date = now - day,
+        notAfter: Date = now + 365 * day,
+        @ExtensionsBuilder extensions: () throws -> Result<Certificate.Extensions, any Error> = { .success(Certificate.Extensions()) }
+    ) throws -> [UInt8] {
+        let certificate = try Certificate(
+            version: .v3,
+            serialNumber: .init(),
+            publicKey: publicKey,
+            notValidBefore: notBefore,
+            notValidAfter: notAfter,
+            issuer: issuer.name,
+            subject: subject,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try extensions().get(),
+            issuerPrivateKey: issuer.key
+        )
+        return try der(certificate)
+    }
+
+    static func der(_ certificate: Certificate) throws -> [UInt8] {
+        var serializer = DER.Serializer()
+        try serializer.serialize(certificate)
+        return serializer.serializedBytes
+    }
+
+    /// A custom extension whose value is the given DER.
+    static func custom(_ oid: ASN1ObjectIdentifier, critical: Bool = false, value: [UInt8]) -> Certificate.Extension {
+        Certificate.Extension(oid: oid, critical: critical, value: value[...])
+    }
+}
+
+/// A tiny DER writer for the structures tests assemble by hand (Android key descriptions,
+/// Apple nonces), where writing the tags out is clearer than a builder.
+enum DERWriter {
+    static func tlv(_ tag: [UInt8], _ content: [UInt8]) -> [UInt8] {
+        var length: [UInt8]
+        if content.count < 128 {
+            length = [UInt8(content.count)]
+        } else {
+            var value = content.count
+            var bytes: [UInt8] = []
+            while value > 0 {
+                bytes.insert(UInt8(value & 0xff), at: 0)
+                value >>= 8
+            }
+            length = [0x80 | UInt8(bytes.count)] + bytes
+        }
+        return tag + length + content
+    }
+
+    static func sequence(_ parts: [UInt8]...) -> [UInt8] { tlv([0x30], parts.flatMap { $0 }) }
+    static func set(_ parts: [UInt8]...) -> [UInt8] { tlv([0x31], parts.flatMap { $0 }) }
+    static func octetString(_ bytes: [UInt8]) -> [UInt8] { tlv([0x04], bytes) }
+    static func integer(_ value: UInt8) -> [UInt8] { tlv([0x02], [value]) }
+    static func enumerated(_ value: UInt8) -> [UInt8] { tlv([0x0a], [value]) }
+    static let null: [UInt8] = [0x05, 0x00]
+}
