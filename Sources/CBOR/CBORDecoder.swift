@@ -112,13 +112,17 @@ private struct Reader {
             let count = try elementCount(argument, bytesPerElement: 2, itemOffset: itemOffset)
             var entries: [CBORMapEntry] = []
             entries.reserveCapacity(count)
-            var seenKeys = Set<CBORValue>(minimumCapacity: count)
+            // WebAuthn maps are small; a linear scan beats hashing until they are not.
+            var seenKeys = count > 16 ? Set<CBORValue>(minimumCapacity: count) : nil
             for _ in 0..<count {
                 let keyOffset = offset
                 let key = try readItem(depth: depth + 1)
-                guard seenKeys.insert(key.value).inserted else {
+                let isDuplicate = seenKeys.map { !$0.contains(key.value) } == false
+                    || (seenKeys == nil && entries.contains { $0.key.value == key.value })
+                guard !isDuplicate else {
                     throw CBORError(.duplicateMapKey, "map key \(describeKey(key.value)) appears more than once", offset: keyOffset)
                 }
+                seenKeys?.insert(key.value)
                 let mapValue = try readItem(depth: depth + 1)
                 entries.append(CBORMapEntry(key: key, value: mapValue))
             }

@@ -65,15 +65,22 @@ enum CeremonySteps {
     }
 
     /// §7.1 step 15, §7.2 step 17: the RP ID hash, matched against every allowed RP ID.
-    static func checkRelyingPartyIDHash(_ authenticatorData: AuthenticatorData, policy: RelyingPartyPolicy) throws(WebAuthnError) -> String {
-        for relyingPartyID in policy.relyingPartyIDs {
-            let hash = Array(SHA256.hash(data: Array(relyingPartyID.utf8)))
-            if Bytes.constantTimeEqual(hash, authenticatorData.relyingPartyIDHash) { return relyingPartyID }
+    static func checkRelyingPartyIDHash(
+        _ authenticatorData: AuthenticatorData,
+        allowed: [(relyingPartyID: String, hash: [UInt8])]
+    ) throws(WebAuthnError) -> String {
+        for candidate in allowed where candidate.hash == authenticatorData.relyingPartyIDHash {
+            return candidate.relyingPartyID
         }
         throw WebAuthnError(
             .rpIDHashMismatch,
-            "authenticator data rpIdHash \(Bytes.hex(authenticatorData.relyingPartyIDHash)) is not SHA-256 of any allowed RP ID (\(policy.relyingPartyIDs.joined(separator: ", ")))"
+            "authenticator data rpIdHash \(Bytes.hex(authenticatorData.relyingPartyIDHash)) is not SHA-256 of any allowed RP ID (\(allowed.map(\.relyingPartyID).joined(separator: ", ")))"
         )
+    }
+
+    /// SHA-256 of each RP ID, computed once per verifier.
+    static func relyingPartyIDHashes(_ ids: [String]) -> [(relyingPartyID: String, hash: [UInt8])] {
+        ids.map { ($0, Array(SHA256.hash(data: Array($0.utf8)))) }
     }
 
     /// §7.1 steps 16-18, §7.2 steps 18-20: UP, UV, and BS only with BE.

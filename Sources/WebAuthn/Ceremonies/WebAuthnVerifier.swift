@@ -9,9 +9,13 @@ public struct WebAuthnVerifier: Sendable {
     /// The policy every ceremony is verified under.
     public let policy: RelyingPartyPolicy
 
+    /// The allowed RP IDs with their SHA-256, computed once.
+    private let relyingPartyIDHashes: [(relyingPartyID: String, hash: [UInt8])]
+
     /// Creates a verifier.
     public init(policy: RelyingPartyPolicy) {
         self.policy = policy
+        self.relyingPartyIDHashes = CeremonySteps.relyingPartyIDHashes(policy.relyingPartyIDs)
     }
 
     /// The longest credential ID accepted (WebAuthn L3 §7.1 step 26).
@@ -43,7 +47,7 @@ public struct WebAuthnVerifier: Sendable {
         let attestationObject = try AttestationObject(bytes: response.response.attestationObject.bytes)
         let authenticatorData = attestationObject.authenticatorData
         // Step 15.
-        let relyingPartyID = try CeremonySteps.checkRelyingPartyIDHash(authenticatorData, policy: policy)
+        let relyingPartyID = try CeremonySteps.checkRelyingPartyIDHash(authenticatorData, allowed: relyingPartyIDHashes)
         // Steps 16-18: UP unless conditional create, UV when required, BE/BS.
         try CeremonySteps.checkFlags(
             authenticatorData.flags,
@@ -145,7 +149,7 @@ public struct WebAuthnVerifier: Sendable {
         )
         let authenticatorData = try AuthenticatorData(bytes: response.response.authenticatorData.bytes)
         // Step 17.
-        let relyingPartyID = try CeremonySteps.checkRelyingPartyIDHash(authenticatorData, policy: policy)
+        let relyingPartyID = try CeremonySteps.checkRelyingPartyIDHash(authenticatorData, allowed: relyingPartyIDHashes)
         // Steps 18-20.
         try CeremonySteps.checkFlags(
             authenticatorData.flags,

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The client data a browser or platform collected for a ceremony (WebAuthn L3 §5.8.1),
 /// decoded from clientDataJSON. ``rawBytes`` keeps the exact bytes, which are hashed for
 /// the signature; the JSON is never re-serialized.
@@ -27,72 +25,19 @@ public struct CollectedClientData: Sendable {
     ///   object with string `type`, `challenge` and `origin` members.
     public init(bytes: some Collection<UInt8>) throws(WebAuthnError) {
         let raw = Array(bytes)
-        let wire: WireClientData
-        do {
-            wire = try JSONDecoder().decode(WireClientData.self, from: Data(raw))
-        } catch let error as DecodingError {
-            throw WebAuthnError(.malformedClientData, "clientDataJSON: \(DecodingErrorDescription.describe(error))")
-        } catch {
-            throw WebAuthnError(.malformedClientData, "clientDataJSON is not valid JSON")
+        var reader = ClientDataJSONReader(raw)
+        let members = try reader.read()
+        guard let type = members.type, let challenge = members.challenge, let origin = members.origin else {
+            let missing = [("type", members.type), ("challenge", members.challenge), ("origin", members.origin)].filter { $0.1 == nil }.map(\.0)
+            throw WebAuthnError(.malformedClientData, "clientDataJSON: required member(s) \(missing.joined(separator: ", ")) missing")
         }
         self.rawBytes = raw
-        self.type = wire.type
-        self.challenge = wire.challenge
-        self.origin = wire.origin
-        self.crossOrigin = wire.crossOrigin
-        self.topOrigin = wire.topOrigin
-        self.tokenBindingStatus = wire.tokenBinding?.status
-        self.androidPackageName = wire.androidPackageName
-    }
-}
-
-/// The members of clientDataJSON this verifier reads; others are ignored, as the
-/// specification allows clients to add members.
-private struct WireClientData: Decodable {
-    var type: String
-    var challenge: String
-    var origin: String
-    var crossOrigin: Bool?
-    var topOrigin: String?
-    var tokenBinding: TokenBinding?
-    var androidPackageName: String?
-
-    /// WebAuthn L2 defined an object with a `status`; some old browsers sent a plain
-    /// string instead, which carries no status and is ignored.
-    struct TokenBinding: Decodable {
-        var status: String?
-
-        init(from decoder: any Decoder) throws {
-            if let object = try? decoder.container(keyedBy: CodingKeys.self) {
-                status = try object.decodeIfPresent(String.self, forKey: .status)
-            } else {
-                status = nil
-            }
-        }
-
-        enum CodingKeys: String, CodingKey { case status }
-    }
-}
-
-/// Turns Foundation decoding errors into short messages that name the member.
-enum DecodingErrorDescription {
-    static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-            return keys.isEmpty ? "the top level" : keys.joined(separator: ".")
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            let parent = path(context)
-            return parent == "the top level" ? "required member \"\(key.stringValue)\" is missing" : "required member \"\(key.stringValue)\" is missing in \(parent)"
-        case .typeMismatch(let type, let context):
-            return "\(path(context)) has the wrong type (expected \(type))"
-        case .valueNotFound(let type, let context):
-            return "\(path(context)) is null (expected \(type))"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "not valid JSON" : "\(path(context)): \(context.debugDescription)"
-        @unknown default:
-            return "cannot be decoded"
-        }
+        self.type = type
+        self.challenge = challenge
+        self.origin = origin
+        self.crossOrigin = members.crossOrigin
+        self.topOrigin = members.topOrigin
+        self.tokenBindingStatus = members.tokenBindingStatus
+        self.androidPackageName = members.androidPackageName
     }
 }

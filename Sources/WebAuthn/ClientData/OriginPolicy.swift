@@ -12,28 +12,28 @@ public struct OriginPolicy: Sendable, Hashable {
     /// The allowed origins as configured.
     public let allowed: [String]
     private let webOrigins: [WebOrigin: String]
-    private let opaqueOrigins: Set<String>
+    /// Every configured value as written: opaque origins, and web origins for the fast path.
+    private let exactOrigins: Set<String>
 
     /// Creates a policy from configured origins. A trailing slash on a configured web
     /// origin is tolerated.
     public init(_ allowed: [String]) {
         self.allowed = allowed
         var web: [WebOrigin: String] = [:]
-        var opaque = Set<String>()
         for origin in allowed {
             if let parsed = WebOrigin(parsing: origin, allowTrailingSlash: true) {
                 web[parsed] = web[parsed] ?? origin
-            } else {
-                opaque.insert(origin)
             }
         }
         self.webOrigins = web
-        self.opaqueOrigins = opaque
+        // A configured web origin with a trailing slash is not what browsers send.
+        self.exactOrigins = Set(allowed.filter { !($0.hasSuffix("/") && WebOrigin(parsing: $0, allowTrailingSlash: true) != nil) })
     }
 
     /// Returns the configured origin that `received` matches, or `nil`.
     public func match(_ received: String) -> String? {
-        if opaqueOrigins.contains(received) { return received }
+        // Browsers serialize origins canonically, so an exact match is the common case.
+        if exactOrigins.contains(received) { return received }
         guard let parsed = WebOrigin(parsing: received, allowTrailingSlash: false) else { return nil }
         return webOrigins[parsed]
     }

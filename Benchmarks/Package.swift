@@ -1,0 +1,23 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Benchmarks live in their own package so that the main build stays lean.
+// Run: swift run -c release --package-path Benchmarks
+let package = Package(
+    name: "LatchkeyBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "WebAuthnBenchmarks",
+            dependencies: [
+                .product(name: "WebAuthn", package: "main"),
+                .product(name: "Authenticator", package: "main"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        )
+    ]
+)
