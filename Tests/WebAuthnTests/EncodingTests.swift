@@ -188,6 +188,41 @@ struct ClientDataTests {
         #expect(data.crossOrigin == false)
     }
 
+    @Test func decodesEscapesAndSkipsEveryValueType() throws {
+        let data = try parse(#"""
+             { "type" : "webauthn.get" , "challenge":"AAEC", "origin":"https:\/\/ex\u0061mple.com",
+               "n":-12.5e+3, "z":0, "t":true, "f":false, "nil":null, "a":[[],{},[1,{"b":[2]}]], "e":"\ud83d\ude00\n\t\"\\" }
+            """#)
+        #expect(data.origin == "https://example.com")
+        #expect(data.crossOrigin == nil)
+        #expect(try parse("\u{FEFF}" + #"{"type":"t","challenge":"c","origin":"o"}"#).type == "t")
+    }
+
+    @Test func readMembersMayAppearOnlyOnce() {
+        for member in [#""origin":"https://evil.example""#, #""challenge":"AA""#, #""crossOrigin":true"#, #""type":"webauthn.create""#] {
+            let json = #"{"type":"webauthn.get","challenge":"AAEC","origin":"https://example.com","crossOrigin":false,"# + member + "}"
+            let error = expectFailure(.malformedClientData) { try parse(json) }
+            #expect(error?.reason.contains("more than once") == true, "\(member)")
+        }
+        // Members WebAuthn does not read may repeat, as JSON allows.
+        #expect(throws: Never.self) { try parse(#"{"type":"t","challenge":"c","origin":"o","x":1,"x":2}"#) }
+    }
+
+    @Test func rejectsWhatJSONDoesNotAllow() {
+        let base = #"{"type":"t","challenge":"c","origin":"o""#
+        for tail in [
+            "}}", "} x", ",}", #","n":01}"#, #","n":1.}"#, #","n":.5}"#, #","n":-}"#, #","n":1e}"#, ",\"s\":\"\u{01}\"}",
+            #","s":"\x"}"#, #","s":"\ud800"}"#, #","s":"\u12"}"#, #","a":[1,]}"#, #","a":[1 2]}"#, #","t":tru}"#, #","o":{"k"}}"#,
+            "", #","n":NaN}"#, #","s":'x'}"#,
+        ] {
+            expectFailure(.malformedClientData) { try parse(base + tail) }
+        }
+        let deep = base + #","d":"# + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}"
+        let error = expectFailure(.malformedClientData) { try parse(deep) }
+        #expect(error?.reason.contains("nested") == true)
+        expectFailure(.malformedClientData) { try CollectedClientData(bytes: Array(base.utf8) + [0x2c, 0x22, 0x73, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]) }
+    }
+
     @Test func missingOrWrongMembersAreMalformed() {
         for json in [
             "", "[]", "{}", #"{"type":"webauthn.get","challenge":"AAEC"}"#, #"{"type":1,"challenge":"AAEC","origin":"o"}"#,

@@ -200,6 +200,19 @@ struct RegistrationPipelineTests {
         }
     }
 
+    @Test func storedAttestationsCanBeReverifiedOnTheirOwn() throws {
+        var fixture = try RegistrationFixture()
+        fixture.usePackedSelfAttestation()
+        let response = try fixture.response()
+        let verifier = WebAuthnVerifier(policy: fixture.policy)
+        let clientDataHash = SHA256Digest.of(response.response.clientDataJSON.bytes)
+        let result = try verifier.verifyAttestation(response.response.attestationObject.bytes, clientDataHash: clientDataHash, at: fixture.time)
+        #expect(result.type == .self)
+        expectFailure(.attestationInvalid) {
+            try verifier.verifyAttestation(response.response.attestationObject.bytes, clientDataHash: randomBytes(32), at: fixture.time)
+        }
+    }
+
     @Test func softwareAuthenticatorRegistrationsVerify() throws {
         let options = PublicKeyCredentialCreationOptionsJSON(
             rp: .init(id: "example.com", name: "Example"),

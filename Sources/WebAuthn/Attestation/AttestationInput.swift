@@ -128,6 +128,13 @@ enum AttestationSteps {
         }
     }
 
+    /// The certificate must certify the credential public key itself (apple, android-key).
+    static func checkCertifiesCredentialKey(_ leaf: AttestationCertificate, _ input: AttestationInput, _ format: AttestationFormat) throws(WebAuthnError) {
+        guard let certifiedKey = leaf.publicKey, certifiedKey.isSameKey(as: input.credentialKey.material) else {
+            throw invalid(format, "x5c[0]'s public key is not the credential public key")
+        }
+    }
+
     /// Checks a leaf's Basic Constraints: present or not, it must not make the leaf a CA.
     static func checkNotCA(_ leaf: AttestationCertificate, _ format: AttestationFormat) throws(WebAuthnError) {
         let constraints: BasicConstraints?

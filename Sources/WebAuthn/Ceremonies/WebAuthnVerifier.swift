@@ -65,7 +65,7 @@ public struct WebAuthnVerifier: Sendable {
             )
         }
         // Step 20: the credential key and its algorithm.
-        let publicKey = try CredentialPublicKey(node: credential.credentialPublicKey, policy: registrationKeyPolicy(for: attestationObject.format))
+        let publicKey = try credentialPublicKey(credential, format: attestationObject.format)
         guard ceremony.allowedAlgorithms.contains(publicKey.algorithm) else {
             throw WebAuthnError(
                 .algorithmNotAllowed,
@@ -73,19 +73,7 @@ public struct WebAuthnVerifier: Sendable {
             )
         }
         // Steps 22-25: the attestation statement and its trust.
-        let attestation = try AttestationStatementVerification.verify(
-            attestationObject.format,
-            AttestationInput(
-                statement: attestationObject.statement,
-                authenticatorData: authenticatorData,
-                credential: credential,
-                credentialKey: publicKey,
-                clientDataHash: clientDataHash,
-                time: time,
-                policy: policy.attestation,
-                keyPolicy: policy.keyPolicy
-            )
-        )
+        let attestation = try verifyStatement(attestationObject, credential: credential, publicKey: publicKey, clientDataHash: clientDataHash, at: time)
         return VerifiedRegistration(
             credentialID: credential.credentialID,
             publicKey: publicKey,
@@ -104,11 +92,54 @@ public struct WebAuthnVerifier: Sendable {
         )
     }
 
-    /// RS1 credential keys come only from legacy TPMs, so the switch applies to `tpm` only.
-    private func registrationKeyPolicy(for format: AttestationFormat) -> KeyPolicy {
+    /// Verifies the attestation statement of a stored or received attestation object on
+    /// its own (WebAuthn L3 §7.1 steps 20-25 without the ceremony checks), for example to
+    /// re-evaluate trust after the trust anchors change.
+    /// - Parameters:
+    ///   - attestationObject: The attestation object bytes.
+    ///   - clientDataHash: SHA-256 of the clientDataJSON the statement was made for.
+    ///   - time: The instant at which certificates and timestamps are judged.
+    public func verifyAttestation(
+        _ attestationObject: some Collection<UInt8>,
+        clientDataHash: [UInt8],
+        at time: Date
+    ) throws(WebAuthnError) -> AttestationResult {
+        let object = try AttestationObject(bytes: attestationObject)
+        guard let credential = object.authenticatorData.attestedCredentialData else {
+            throw WebAuthnError(.malformedAuthenticatorData, "the AT flag is not set: an attestation object must carry attested credential data")
+        }
+        let publicKey = try credentialPublicKey(credential, format: object.format)
+        return try verifyStatement(object, credential: credential, publicKey: publicKey, clientDataHash: clientDataHash, at: time)
+    }
+
+    /// The credential key under the key policy. RS1 keys come only from legacy TPMs, so
+    /// the legacy switch applies to `tpm` attestations only.
+    private func credentialPublicKey(_ credential: AttestedCredentialData, format: AttestationFormat) throws(WebAuthnError) -> CredentialPublicKey {
         var keyPolicy = policy.keyPolicy
         keyPolicy.allowsLegacyRS1ForTPM = keyPolicy.allowsLegacyRS1ForTPM && format == .tpm
-        return keyPolicy
+        return try CredentialPublicKey(node: credential.credentialPublicKey, policy: keyPolicy)
+    }
+
+    private func verifyStatement(
+        _ object: AttestationObject,
+        credential: AttestedCredentialData,
+        publicKey: CredentialPublicKey,
+        clientDataHash: [UInt8],
+        at time: Date
+    ) throws(WebAuthnError) -> AttestationResult {
+        try AttestationStatementVerification.verify(
+            object.format,
+            AttestationInput(
+                statement: object.statement,
+                authenticatorData: object.authenticatorData,
+                credential: credential,
+                credentialKey: publicKey,
+                clientDataHash: clientDataHash,
+                time: time,
+                policy: policy.attestation,
+                keyPolicy: policy.keyPolicy
+            )
+        )
     }
 
     /// Verifies an assertion (WebAuthn L3 §7.2).

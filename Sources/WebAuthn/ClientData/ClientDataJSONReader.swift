@@ -34,41 +34,51 @@ struct ClientDataJSONReader {
         var members = Members()
         var sawTokenBinding = false
         skipWhitespace()
-        try expect(UInt8(ascii: "{"))
-        skipWhitespace()
-        if rest.first == UInt8(ascii: "}") {
-            rest = rest.dropFirst()
-        } else {
-            while true {
-                skipWhitespace()
-                let key = try readString()
-                skipWhitespace()
-                try expect(UInt8(ascii: ":"))
-                skipWhitespace()
-                switch key {
-                case "type": try readStringMember(key, into: &members.type)
-                case "challenge": try readStringMember(key, into: &members.challenge)
-                case "origin": try readStringMember(key, into: &members.origin)
-                case "topOrigin": try readStringMember(key, into: &members.topOrigin)
-                case "androidPackageName": try readStringMember(key, into: &members.androidPackageName)
-                case "crossOrigin":
-                    guard members.crossOrigin == nil else { throw duplicate(key) }
-                    members.crossOrigin = try readBoolMember(key)
-                case "tokenBinding":
-                    guard !sawTokenBinding else { throw duplicate(key) }
-                    sawTokenBinding = true
-                    members.tokenBindingStatus = try readTokenBinding()
-                default: try skipValue(depth: 1)
-                }
-                skipWhitespace()
-                guard let separator = rest.popFirst() else { throw malformed("the object is not closed") }
-                if separator == UInt8(ascii: "}") { break }
-                guard separator == UInt8(ascii: ",") else { throw unexpected(separator, "',' or '}'") }
+        try readObject("clientDataJSON") { reader, key throws(WebAuthnError) in
+            switch key {
+            case "type": try reader.readStringMember(key, into: &members.type)
+            case "challenge": try reader.readStringMember(key, into: &members.challenge)
+            case "origin": try reader.readStringMember(key, into: &members.origin)
+            case "topOrigin": try reader.readStringMember(key, into: &members.topOrigin)
+            case "androidPackageName": try reader.readStringMember(key, into: &members.androidPackageName)
+            case "crossOrigin":
+                guard members.crossOrigin == nil else { throw reader.duplicate(key) }
+                members.crossOrigin = try reader.readBoolMember(key)
+            case "tokenBinding":
+                guard !sawTokenBinding else { throw reader.duplicate(key) }
+                sawTokenBinding = true
+                members.tokenBindingStatus = try reader.readTokenBinding()
+            default: try reader.skipValue(depth: 1)
             }
         }
         skipWhitespace()
         guard rest.isEmpty else { throw malformed("\(rest.count) byte(s) follow the JSON object") }
         return members
+    }
+
+    /// Reads `{ "key": value, … }`, handing each key to `member`, which must consume the value.
+    private mutating func readObject(
+        _ what: String,
+        member: (inout ClientDataJSONReader, String) throws(WebAuthnError) -> Void
+    ) throws(WebAuthnError) {
+        try expect(UInt8(ascii: "{"))
+        skipWhitespace()
+        if rest.first == UInt8(ascii: "}") {
+            rest = rest.dropFirst()
+            return
+        }
+        while true {
+            skipWhitespace()
+            let key = try readString()
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"))
+            skipWhitespace()
+            try member(&self, key)
+            skipWhitespace()
+            guard let separator = rest.popFirst() else { throw malformed("\(what) is not closed") }
+            if separator == UInt8(ascii: "}") { return }
+            guard separator == UInt8(ascii: ",") else { throw unexpected(separator, "',' or '}'") }
+        }
     }
 
     // MARK: - Members
@@ -102,30 +112,15 @@ struct ClientDataJSONReader {
             try skipValue(depth: 1)
             return nil
         }
-        rest = rest.dropFirst()
         var status: String?
-        skipWhitespace()
-        if rest.first == UInt8(ascii: "}") {
-            rest = rest.dropFirst()
-            return nil
-        }
-        while true {
-            skipWhitespace()
-            let key = try readString()
-            skipWhitespace()
-            try expect(UInt8(ascii: ":"))
-            skipWhitespace()
-            if key == "status", rest.first == UInt8(ascii: "\"") {
-                guard status == nil else { throw malformed("tokenBinding.status appears more than once") }
-                status = try readString()
+        try readObject("tokenBinding") { reader, key throws(WebAuthnError) in
+            if key == "status", reader.rest.first == UInt8(ascii: "\"") {
+                try reader.readStringMember("tokenBinding.status", into: &status)
             } else {
-                try skipValue(depth: 2)
+                try reader.skipValue(depth: 2)
             }
-            skipWhitespace()
-            guard let separator = rest.popFirst() else { throw malformed("tokenBinding is not closed") }
-            if separator == UInt8(ascii: "}") { return status }
-            guard separator == UInt8(ascii: ",") else { throw unexpected(separator, "',' or '}'") }
         }
+        return status
     }
 
     // MARK: - Values
@@ -142,24 +137,7 @@ struct ClientDataJSONReader {
         case UInt8(ascii: "\""):
             _ = try readString()
         case UInt8(ascii: "{"):
-            rest = rest.dropFirst()
-            skipWhitespace()
-            if rest.first == UInt8(ascii: "}") {
-                rest = rest.dropFirst()
-                return
-            }
-            while true {
-                skipWhitespace()
-                _ = try readString()
-                skipWhitespace()
-                try expect(UInt8(ascii: ":"))
-                skipWhitespace()
-                try skipValue(depth: depth + 1)
-                skipWhitespace()
-                guard let separator = rest.popFirst() else { throw malformed("an object is not closed") }
-                if separator == UInt8(ascii: "}") { return }
-                guard separator == UInt8(ascii: ",") else { throw unexpected(separator, "',' or '}'") }
-            }
+            try readObject("an object") { reader, _ throws(WebAuthnError) in try reader.skipValue(depth: depth + 1) }
         case UInt8(ascii: "["):
             rest = rest.dropFirst()
             skipWhitespace()

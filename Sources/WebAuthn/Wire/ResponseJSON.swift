@@ -1,13 +1,12 @@
 public import Foundation
 
-/// `RegistrationResponseJSON` (WebAuthn L3 §5.1): what `credential.toJSON()` returns after
-/// `navigator.credentials.create()`, and what Android Credential Manager returns as
-/// `registrationResponseJson`.
+/// `PublicKeyCredential` as JSON (WebAuthn L3 §5.1, `toJSON()`): the envelope shared by
+/// registration and authentication responses, generic over the authenticator's response.
 ///
 /// Decoding is lenient where real clients differ: base64 with or without padding and in
 /// either alphabet, `clientDataJson` as well as `clientDataJSON`, a missing `rawId` (taken
 /// from `id`), a missing `type` or `clientExtensionResults`, and unknown members.
-public struct RegistrationResponseJSON: Codable, Sendable, Hashable {
+public struct PublicKeyCredentialJSON<Response: Codable & Sendable & Hashable>: Codable, Sendable, Hashable {
     /// The credential ID, base64url.
     public var id: String
     /// The credential ID bytes.
@@ -15,18 +14,18 @@ public struct RegistrationResponseJSON: Codable, Sendable, Hashable {
     /// Always `public-key`.
     public var type: String
     /// The authenticator's response.
-    public var response: AuthenticatorAttestationResponseJSON
+    public var response: Response
     /// `platform` or `cross-platform`, when the client reports it.
     public var authenticatorAttachment: String?
     /// Client extension outputs.
     public var clientExtensionResults: ClientExtensionResults
 
-    /// Creates a response.
+    /// Creates a credential.
     public init(
         id: String,
         rawId: Base64URLBytes,
         type: String = "public-key",
-        response: AuthenticatorAttestationResponseJSON,
+        response: Response,
         authenticatorAttachment: String? = nil,
         clientExtensionResults: ClientExtensionResults = ClientExtensionResults()
     ) {
@@ -40,8 +39,14 @@ public struct RegistrationResponseJSON: Codable, Sendable, Hashable {
 
     /// Decodes the JSON, mapping any failure to ``WebAuthnError/Code/malformedResponse``
     /// with the member that was wrong.
-    public static func decode(from json: Data) throws(WebAuthnError) -> RegistrationResponseJSON {
-        try ResponseDecoding.decode(RegistrationResponseJSON.self, from: json)
+    public static func decode(from json: Data) throws(WebAuthnError) -> Self {
+        do {
+            return try JSONDecoder().decode(Self.self, from: json)
+        } catch let error as DecodingError {
+            throw WebAuthnError(.malformedResponse, DecodingErrorDescription.describe(error))
+        } catch {
+            throw WebAuthnError(.malformedResponse, "the response is not valid JSON")
+        }
     }
 
     enum CodingKeys: String, CodingKey {
@@ -50,13 +55,37 @@ public struct RegistrationResponseJSON: Codable, Sendable, Hashable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        (id, rawId) = try ResponseDecoding.credentialID(container, idKey: .id, rawIdKey: .rawId)
+        let id = try container.decodeIfPresent(String.self, forKey: .id)
+        let rawId = try container.decodeIfPresent(Base64URLBytes.self, forKey: .rawId)
+        // Either member may stand in for a missing other; when both are present the
+        // verifier checks that they agree.
+        switch (id, rawId) {
+        case (let id?, let rawId?):
+            (self.id, self.rawId) = (id, rawId)
+        case (let id?, nil):
+            guard let bytes = Base64URLBytes(base64URL: id) else {
+                throw DecodingError.dataCorruptedError(forKey: .id, in: container, debugDescription: "is not base64url")
+            }
+            (self.id, self.rawId) = (id, bytes)
+        case (nil, let rawId?):
+            (self.id, self.rawId) = (rawId.base64URL, rawId)
+        case (nil, nil):
+            throw DecodingError.keyNotFound(CodingKeys.rawId, .init(codingPath: container.codingPath, debugDescription: "id and rawId are both missing"))
+        }
         type = try container.decodeIfPresent(String.self, forKey: .type) ?? "public-key"
-        response = try container.decode(AuthenticatorAttestationResponseJSON.self, forKey: .response)
+        response = try container.decode(Response.self, forKey: .response)
         authenticatorAttachment = try container.decodeIfPresent(String.self, forKey: .authenticatorAttachment)
         clientExtensionResults = try container.decodeIfPresent(ClientExtensionResults.self, forKey: .clientExtensionResults) ?? ClientExtensionResults()
     }
 }
+
+/// `RegistrationResponseJSON`: what `credential.toJSON()` returns after
+/// `navigator.credentials.create()`, and Android Credential Manager's `registrationResponseJson`.
+public typealias RegistrationResponseJSON = PublicKeyCredentialJSON<AuthenticatorAttestationResponseJSON>
+
+/// `AuthenticationResponseJSON`: what `credential.toJSON()` returns after
+/// `navigator.credentials.get()`, and Android's `authenticationResponseJson`.
+public typealias AuthenticationResponseJSON = PublicKeyCredentialJSON<AuthenticatorAssertionResponseJSON>
 
 /// `AuthenticatorAttestationResponseJSON`.
 public struct AuthenticatorAttestationResponseJSON: Codable, Sendable, Hashable {
@@ -112,60 +141,6 @@ public struct AuthenticatorAttestationResponseJSON: Codable, Sendable, Hashable 
         try container.encodeIfPresent(authenticatorData, forKey: .authenticatorData)
         try container.encodeIfPresent(publicKey, forKey: .publicKey)
         try container.encodeIfPresent(publicKeyAlgorithm, forKey: .publicKeyAlgorithm)
-    }
-}
-
-/// `AuthenticationResponseJSON` (WebAuthn L3 §5.1): what `credential.toJSON()` returns after
-/// `navigator.credentials.get()`, and Android's `authenticationResponseJson`. Decoding is
-/// lenient in the same ways as ``RegistrationResponseJSON``; `userHandle` of `""` or
-/// `null` counts as absent (Safari has sent an empty string).
-public struct AuthenticationResponseJSON: Codable, Sendable, Hashable {
-    /// The credential ID, base64url.
-    public var id: String
-    /// The credential ID bytes.
-    public var rawId: Base64URLBytes
-    /// Always `public-key`.
-    public var type: String
-    /// The authenticator's response.
-    public var response: AuthenticatorAssertionResponseJSON
-    /// `platform` or `cross-platform`, when the client reports it.
-    public var authenticatorAttachment: String?
-    /// Client extension outputs.
-    public var clientExtensionResults: ClientExtensionResults
-
-    /// Creates a response.
-    public init(
-        id: String,
-        rawId: Base64URLBytes,
-        type: String = "public-key",
-        response: AuthenticatorAssertionResponseJSON,
-        authenticatorAttachment: String? = nil,
-        clientExtensionResults: ClientExtensionResults = ClientExtensionResults()
-    ) {
-        self.id = id
-        self.rawId = rawId
-        self.type = type
-        self.response = response
-        self.authenticatorAttachment = authenticatorAttachment
-        self.clientExtensionResults = clientExtensionResults
-    }
-
-    /// Decodes the JSON, mapping any failure to ``WebAuthnError/Code/malformedResponse``.
-    public static func decode(from json: Data) throws(WebAuthnError) -> AuthenticationResponseJSON {
-        try ResponseDecoding.decode(AuthenticationResponseJSON.self, from: json)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, rawId, type, response, authenticatorAttachment, clientExtensionResults
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        (id, rawId) = try ResponseDecoding.credentialID(container, idKey: .id, rawIdKey: .rawId)
-        type = try container.decodeIfPresent(String.self, forKey: .type) ?? "public-key"
-        response = try container.decode(AuthenticatorAssertionResponseJSON.self, forKey: .response)
-        authenticatorAttachment = try container.decodeIfPresent(String.self, forKey: .authenticatorAttachment)
-        clientExtensionResults = try container.decodeIfPresent(ClientExtensionResults.self, forKey: .clientExtensionResults) ?? ClientExtensionResults()
     }
 }
 
@@ -232,40 +207,6 @@ public struct ClientExtensionResults: Codable, Sendable, Hashable {
 
 /// Decoding steps the response types share.
 enum ResponseDecoding {
-    static func decode<T: Decodable>(_ type: T.Type, from json: Data) throws(WebAuthnError) -> T {
-        do {
-            return try JSONDecoder().decode(T.self, from: json)
-        } catch let error as DecodingError {
-            throw WebAuthnError(.malformedResponse, DecodingErrorDescription.describe(error))
-        } catch {
-            throw WebAuthnError(.malformedResponse, "the response is not valid JSON")
-        }
-    }
-
-    /// Reads `id` and `rawId`, filling either from the other when one is missing. When both
-    /// are present they must name the same bytes.
-    static func credentialID<K: CodingKey>(
-        _ container: KeyedDecodingContainer<K>,
-        idKey: K,
-        rawIdKey: K
-    ) throws -> (String, Base64URLBytes) {
-        let id = try container.decodeIfPresent(String.self, forKey: idKey)
-        let rawId = try container.decodeIfPresent(Base64URLBytes.self, forKey: rawIdKey)
-        switch (id, rawId) {
-        case (let id?, let rawId?):
-            return (id, rawId)
-        case (let id?, nil):
-            guard let bytes = Base64URLBytes(base64URL: id) else {
-                throw DecodingError.dataCorruptedError(forKey: idKey, in: container, debugDescription: "is not base64url")
-            }
-            return (id, bytes)
-        case (nil, let rawId?):
-            return (rawId.base64URL, rawId)
-        case (nil, nil):
-            throw DecodingError.keyNotFound(rawIdKey, .init(codingPath: container.codingPath, debugDescription: "id and rawId are both missing"))
-        }
-    }
-
     /// Reads clientDataJSON under its specified key or the `clientDataJson` spelling.
     static func clientData<K: CodingKey>(_ container: KeyedDecodingContainer<K>, _ key: K, _ alternate: K) throws -> Base64URLBytes {
         if let value = try container.decodeIfPresent(Base64URLBytes.self, forKey: key) { return value }

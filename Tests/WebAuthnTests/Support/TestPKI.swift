@@ -37,24 +37,7 @@ enum TestPKI {
         notBefore: Date = now - 365 * day,
         notAfter: Date = now + 3650 * day
     ) throws -> TestIssuer {
-        let name = name(commonName)
-        let privateKey = Certificate.PrivateKey(key)
-        let certificate = try Certificate(
-            version: .v3,
-            serialNumber: .init(),
-            publicKey: privateKey.publicKey,
-            notValidBefore: notBefore,
-            notValidAfter: notAfter,
-            issuer: name,
-            subject: name,
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                KeyUsage(keyCertSign: true, cRLSign: true)
-            },
-            issuerPrivateKey: privateKey
-        )
-        return TestIssuer(name: name, key: privateKey, certificate: certificate)
+        try authority(commonName, key: key, issuer: nil, constraints: .isCertificateAuthority(maxPathLength: nil), notBefore: notBefore, notAfter: notAfter)
     }
 
     static func intermediate(
@@ -65,25 +48,41 @@ enum TestPKI {
         notBefore: Date = now - 30 * day,
         notAfter: Date = now + 365 * day
     ) throws -> TestIssuer {
+        try authority(
+            commonName,
+            key: P256.Signing.PrivateKey(),
+            issuer: issuer,
+            constraints: isCertificateAuthority ? .isCertificateAuthority(maxPathLength: pathLength) : .notCertificateAuthority,
+            notBefore: notBefore,
+            notAfter: notAfter
+        )
+    }
+
+    /// A CA certificate; self-signed when `issuer` is nil.
+    private static func authority(
+        _ commonName: String,
+        key: P256.Signing.PrivateKey,
+        issuer: TestIssuer?,
+        constraints: BasicConstraints,
+        notBefore: Date,
+        notAfter: Date
+    ) throws -> TestIssuer {
         let name = name(commonName)
-        let privateKey = Certificate.PrivateKey(P256.Signing.PrivateKey())
+        let privateKey = Certificate.PrivateKey(key)
         let certificate = try Certificate(
             version: .v3,
             serialNumber: .init(),
             publicKey: privateKey.publicKey,
             notValidBefore: notBefore,
             notValidAfter: notAfter,
-            issuer: issuer.name,
+            issuer: issuer?.name ?? name,
             subject: name,
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
-                Critical(
-                    isCertificateAuthority
-                        ? BasicConstraints.isCertificateAuthority(maxPathLength: pathLength) : BasicConstraints.notCertificateAuthority
-                )
-                KeyUsage(keyCertSign: true)
+                Critical(constraints)
+                KeyUsage(keyCertSign: true, cRLSign: true)
             },
-            issuerPrivateKey: issuer.key
+            issuerPrivateKey: issuer?.key ?? privateKey
         )
         return TestIssuer(name: name, key: privateKey, certificate: certificate)
     }

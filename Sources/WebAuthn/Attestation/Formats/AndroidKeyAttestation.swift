@@ -20,9 +20,7 @@ enum AndroidKeyAttestation {
             algorithm: algorithm, signer: "x5c[0] \(leaf)", .androidKey
         )
         // Step 3: the certified key is the credential key.
-        guard let certifiedKey = leaf.publicKey, certifiedKey.isSameKey(as: input.credentialKey.material) else {
-            throw AttestationSteps.invalid(.androidKey, "x5c[0]'s public key is not the credential public key")
-        }
+        try AttestationSteps.checkCertifiesCredentialKey(leaf, input, .androidKey)
         // Step 4: the key description.
         guard let ext = leaf.extension(keyDescriptionExtension) else {
             throw AttestationSteps.invalid(.androidKey, "x5c[0] has no key attestation extension \(keyDescriptionExtension)")

@@ -24,9 +24,7 @@ enum AppleAttestation {
             throw AttestationSteps.invalid(.apple, "credCert nonce \(Bytes.hex(certified)) differs from SHA-256(authData || clientDataHash) \(Bytes.hex(nonce))")
         }
         // Step 5: the certified key is the credential key.
-        guard let certifiedKey = leaf.publicKey, certifiedKey.isSameKey(as: input.credentialKey.material) else {
-            throw AttestationSteps.invalid(.apple, "credCert's public key is not the credential public key")
-        }
+        try AttestationSteps.checkCertifiesCredentialKey(leaf, input, .apple)
         return AttestationResult(
             format: .apple,
             type: .anonCA,
