@@ -17,7 +17,8 @@ status=${PIPESTATUS[0]}
 echo
 echo "==> summary"
 grep -E "^(SKIPPED|KNOWN DIVERGENCE) " "$log" || true
-grep -E "Test run with .* (passed|failed)|Executed [0-9]+ tests?" "$log" | tail -n 3
+grep -E "Test run with .* (passed|failed)" "$log" | tail -n 1
+grep -E "Executed [1-9][0-9]* tests?" "$log" | tail -n 1 || true
 if [ "$status" -ne 0 ]; then
     echo "FAILED (swift test exited with $status)"
     grep -E "✘ .* recorded an issue|error: " "$log" | head -n 40
