@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -6,6 +6,9 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
+
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let cryptoExtras: Target.Dependency = .product(name: "CryptoExtras", package: "swift-crypto")
 
 let package = Package(
     name: "Latchkey",
@@ -15,58 +18,81 @@ let package = Package(
         .library(name: "CBOR", targets: ["CBOR"]),
         .library(name: "WebAuthn", targets: ["WebAuthn"]),
         .library(name: "Authenticator", targets: ["Authenticator"]),
+        .library(name: "IdentityCore", targets: ["IdentityCore"]),
+        .library(name: "LatchkeyClient", targets: ["LatchkeyClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // Hummingbird's default traits pull in swift-configuration; Latchkey reads YAML with Yams.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
+        // The WebAuthn engine and its foundations.
         .target(name: "CBOR", swiftSettings: strictSettings),
         .target(
             name: "WebAuthn",
-            dependencies: [
-                "CBOR",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ],
+            dependencies: ["CBOR", crypto, cryptoExtras, .product(name: "SwiftASN1", package: "swift-asn1")],
+            swiftSettings: strictSettings
+        ),
+        .target(name: "Authenticator", dependencies: ["CBOR", "WebAuthn", crypto, cryptoExtras], swiftSettings: strictSettings),
+        .target(name: "WebAuthnCorpus", dependencies: ["WebAuthn"], swiftSettings: strictSettings),
+
+        // The identity server.
+        .target(name: "IdentityCore", dependencies: ["WebAuthn", crypto], swiftSettings: strictSettings),
+        .target(
+            name: "StorageSQLite",
+            dependencies: ["IdentityCore", "WebAuthn", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
         .target(
-            name: "Authenticator",
-            dependencies: [
-                "CBOR",
-                "WebAuthn",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
-            ],
+            name: "HTTPAPI",
+            dependencies: ["IdentityCore", "WebAuthn", .product(name: "Hummingbird", package: "hummingbird")],
             swiftSettings: strictSettings
         ),
-        .target(name: "WebAuthnCorpus", dependencies: ["WebAuthn"], swiftSettings: strictSettings),
+        .target(
+            name: "LatchkeyServer",
+            dependencies: [
+                "IdentityCore", "HTTPAPI", "StorageSQLite", "WebAuthn",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            resources: [.copy("Resources/passkey-provider-aaguids.json")],
+            swiftSettings: strictSettings
+        ),
+        .target(name: "LatchkeyClient", dependencies: ["WebAuthn"], swiftSettings: strictSettings),
+        .target(name: "IdentityTestSupport", dependencies: ["IdentityCore", "WebAuthn"], path: "Tests/IdentityTestSupport", swiftSettings: strictSettings),
+
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "WebAuthn",
-                "WebAuthnCorpus",
+                "WebAuthn", "WebAuthnCorpus", "Authenticator", "LatchkeyClient", "LatchkeyServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),
+
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(
             name: "WebAuthnTests",
             dependencies: [
-                "CBOR",
-                "WebAuthn",
-                "Authenticator",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
+                "CBOR", "WebAuthn", "Authenticator", crypto, cryptoExtras,
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         .testTarget(name: "ConformanceTests", dependencies: ["CBOR", "WebAuthn", "WebAuthnCorpus", "latchkey"]),
+        .testTarget(name: "StorageTests", dependencies: ["IdentityCore", "IdentityTestSupport", "StorageSQLite"]),
+        .testTarget(name: "IdentityCoreTests", dependencies: ["IdentityCore", "IdentityTestSupport", "Authenticator", "WebAuthn"]),
+        .testTarget(
+            name: "ServerTests",
+            dependencies: ["LatchkeyServer", "LatchkeyClient", "Authenticator", "IdentityCore", "StorageSQLite", "WebAuthn", "latchkey", crypto]
+        ),
     ]
 )

@@ -6,7 +6,7 @@ struct Latchkey: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "latchkey",
         abstract: "A self-hosted, passkey-first identity server.",
-        subcommands: [WebAuthnCommand.self]
+        subcommands: [ServeCommand.self, MigrateCommand.self, KeysCommand.self, WebAuthnCommand.self, AuthenticatorCommand.self]
     )
 }
 

@@ -214,3 +214,41 @@ enum ResponseDecoding {
         throw DecodingError.keyNotFound(key, .init(codingPath: container.codingPath, debugDescription: "clientDataJSON is missing"))
     }
 }
+
+/// Either kind of response, told apart by its members: an `attestationObject` makes a
+/// registration, anything else an authentication. Token endpoints receive both in the
+/// same `authn_response` field.
+public enum PublicKeyCredentialResponse: Codable, Sendable, Hashable {
+    /// A registration (`navigator.credentials.create()`).
+    case registration(RegistrationResponseJSON)
+    /// An authentication (`navigator.credentials.get()`).
+    case authentication(AuthenticationResponseJSON)
+
+    private enum Keys: String, CodingKey { case response }
+    private enum ResponseKeys: String, CodingKey { case attestationObject }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        let response = try container.nestedContainer(keyedBy: ResponseKeys.self, forKey: .response)
+        if response.contains(.attestationObject) {
+            self = .registration(try RegistrationResponseJSON(from: decoder))
+        } else {
+            self = .authentication(try AuthenticationResponseJSON(from: decoder))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .registration(let response): try response.encode(to: encoder)
+        case .authentication(let response): try response.encode(to: encoder)
+        }
+    }
+
+    /// The credential ID the response names.
+    public var credentialID: [UInt8] {
+        switch self {
+        case .registration(let response): return response.rawId.bytes
+        case .authentication(let response): return response.rawId.bytes
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import IdentityCore
+import WebAuthn
+
+/// `POST /passkey/register` body.
+struct SignupRequest: Decodable {
+    let client_id: String?
+    let client_secret: String?
+    let realm: String?
+    let organization: String?
+    let user_profile: SignupProfileBody
+    /// Accepted for compatibility with Auth0 clients; Latchkey stores no metadata.
+    let user_metadata: [String: String]?
+}
+
+/// `user_profile`: known members only; any other member is refused, as Auth0 does.
+struct SignupProfileBody: Decodable {
+    let input: SignupProfileInput
+
+    private struct Key: CodingKey {
+        let stringValue: String
+        init?(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
+    private static let known = ["email", "phone_number", "username", "name", "given_name", "family_name", "nickname", "picture"]
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        if let unknown = container.allKeys.first(where: { !Self.known.contains($0.stringValue) }) {
+            throw IdentityError(
+                .invalidRequest, "user_profile.\(unknown.stringValue.prefix(64)) is not a recognised property (allowed: \(Self.known.joined(separator: ", ")))",
+                field: "user_profile.\(unknown.stringValue.prefix(64))"
+            )
+        }
+        func value(_ name: String) throws -> String? {
+            guard let key = Key(stringValue: name) else { return nil }
+            return try container.decodeIfPresent(String.self, forKey: key)
+        }
+        input = SignupProfileInput(
+            email: try value("email"), phoneNumber: try value("phone_number"), username: try value("username"),
+            name: try value("name"), givenName: try value("given_name"), familyName: try value("family_name"),
+            nickname: try value("nickname"), picture: try value("picture")
+        )
+    }
+}
+
+/// `POST /passkey/challenge` body.
+struct LoginChallengeRequest: Decodable {
+    let client_id: String?
+    let client_secret: String?
+    let realm: String?
+    let organization: String?
+    /// Latchkey extension: names the account, so the options list its credentials.
+    let username: String?
+}
+
+/// The challenge responses of the Authentication API.
+struct ChallengeResponse<Options: Encodable>: Encodable {
+    let authn_params_public_key: Options
+    let auth_session: String
+}
+
+/// `POST /oauth/token` parameters, from a JSON or a form body.
+struct TokenRequest: Decodable {
+    var grant_type: String?
+    var client_id: String?
+    var client_secret: String?
+    var auth_session: String?
+    var authn_response: PublicKeyCredentialResponse?
+    var scope: String?
+    var audience: String?
+    var refresh_token: String?
+    var realm: String?
+    var organization: String?
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        grant_type = try container.decodeIfPresent(String.self, forKey: .grant_type)
+        client_id = try container.decodeIfPresent(String.self, forKey: .client_id)
+        client_secret = try container.decodeIfPresent(String.self, forKey: .client_secret)
+        auth_session = try container.decodeIfPresent(String.self, forKey: .auth_session)
+        authn_response = try container.decodeIfPresent(PublicKeyCredentialResponse.self, forKey: .authn_response)
+        scope = try container.decodeIfPresent(String.self, forKey: .scope)
+        audience = try container.decodeIfPresent(String.self, forKey: .audience)
+        refresh_token = try container.decodeIfPresent(String.self, forKey: .refresh_token)
+        realm = try container.decodeIfPresent(String.self, forKey: .realm)
+        organization = try container.decodeIfPresent(String.self, forKey: .organization)
+    }
+
+    init(form: [String: String]) {
+        grant_type = form["grant_type"]
+        client_id = form["client_id"]
+        client_secret = form["client_secret"]
+        auth_session = form["auth_session"]
+        authn_response = nil
+        scope = form["scope"]
+        audience = form["audience"]
+        refresh_token = form["refresh_token"]
+        realm = form["realm"]
+        organization = form["organization"]
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case grant_type, client_id, client_secret, auth_session, authn_response, scope, audience, refresh_token, realm, organization
+    }
+}
+
+/// `POST /oauth/revoke` parameters (RFC 7009).
+struct RevocationRequest: Decodable {
+    var token: String?
+    var token_type_hint: String?
+    var client_id: String?
+    var client_secret: String?
+
+    init(form: [String: String]) {
+        token = form["token"]
+        token_type_hint = form["token_type_hint"]
+        client_id = form["client_id"]
+        client_secret = form["client_secret"]
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+public import Hummingbird
+import IdentityCore
+import WebAuthn
+
+extension Router {
+    /// Adds the Authentication API in Auth0's shapes: `/passkey/register`,
+    /// `/passkey/challenge`, `/oauth/token` and `/oauth/revoke`.
+    public func addAuthenticationAPI(_ services: APIServices) {
+        post("/passkey/register") { request, context in
+            await Self.respond(context) {
+                let body = try await services.body.json(SignupRequest.self, from: request)
+                let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
+                let challenge = try await services.passkeys.startSignup(client: client, profile: body.user_profile.input)
+                return JSONResponse.make(ChallengeResponse(authn_params_public_key: challenge.options, auth_session: challenge.authSession))
+            }
+        }
+        post("/passkey/challenge") { request, context in
+            await Self.respond(context) {
+                let body = try await services.body.json(LoginChallengeRequest.self, from: request)
+                let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
+                let challenge = try await services.passkeys.startLogin(client: client, username: body.username)
+                return JSONResponse.make(ChallengeResponse(authn_params_public_key: challenge.options, auth_session: challenge.authSession))
+            }
+        }
+        post("/oauth/token") { request, context in
+            await Self.respond(context) {
+                let reader = services.body
+                var body: TokenRequest
+                switch try reader.format(of: request, accepting: [.json, .form]) {
+                case .json: body = try reader.decode(TokenRequest.self, from: try await reader.bytes(of: request))
+                case .form: body = TokenRequest(form: try reader.form(from: try await reader.bytes(of: request)))
+                }
+                let basic = try ClientCredentials.basic(request)
+                if let basic {
+                    guard body.client_secret == nil, body.client_id == nil || body.client_id == basic.id else {
+                        throw IdentityError(.invalidRequest, "use one client authentication method, not several")
+                    }
+                    (body.client_id, body.client_secret) = (basic.id, basic.secret)
+                }
+                return JSONResponse.make(try await Self.grant(body, services: services))
+            }
+        }
+        post("/oauth/revoke") { request, context in
+            await Self.respond(context) {
+                let reader = services.body
+                var body: RevocationRequest
+                switch try reader.format(of: request, accepting: [.json, .form]) {
+                case .json: body = try reader.decode(RevocationRequest.self, from: try await reader.bytes(of: request))
+                case .form: body = RevocationRequest(form: try reader.form(from: try await reader.bytes(of: request)))
+                }
+                if let basic = try ClientCredentials.basic(request) { (body.client_id, body.client_secret) = (basic.id, basic.secret) }
+                let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret)
+                guard let token = body.token, !token.isEmpty else {
+                    throw IdentityError(.invalidRequest, "token is required", field: "token")
+                }
+                try await services.tokens.revoke(token, client: client)
+                return Response(status: .ok, headers: [.cacheControl: "no-store"])
+            }
+        }
+    }
+
+    private static func grant(_ body: TokenRequest, services: APIServices) async throws -> IssuedTokens {
+        guard let grantType = body.grant_type, !grantType.isEmpty else {
+            throw IdentityError(.invalidRequest, "grant_type is required", field: "grant_type")
+        }
+        switch GrantType(rawValue: grantType) {
+        case .webauthn:
+            let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
+            guard let authSession = body.auth_session, !authSession.isEmpty else {
+                throw IdentityError(.invalidRequest, "auth_session is required", field: "auth_session")
+            }
+            guard let response = body.authn_response else {
+                throw IdentityError(.invalidRequest, "authn_response is required and must be sent in a JSON body", field: "authn_response")
+            }
+            return try await services.passkeys.finishWebAuthnGrant(client: client, authSession: authSession, response: response, scope: body.scope, audience: body.audience)
+        case .refreshToken:
+            let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .refreshToken)
+            guard let token = body.refresh_token, !token.isEmpty else {
+                throw IdentityError(.invalidRequest, "refresh_token is required", field: "refresh_token")
+            }
+            return try await services.tokens.refresh(token, client: client, scope: body.scope, audience: body.audience)
+        case .authorizationCode, nil:
+            throw IdentityError(.unsupportedGrantType, "grant_type \(grantType.prefix(100)) is not supported here")
+        }
+    }
+
+    /// Runs a handler and renders any failure in the Authentication API's error format.
+    static func respond(_ context: Context, _ handler: () async throws -> Response) async -> Response {
+        do {
+            return try await handler()
+        } catch {
+            return ErrorResponses.authenticationAPI(error, logger: context.logger)
+        }
+    }
+}
+
+/// HTTP Basic client authentication (RFC 6749 §2.3.1).
+enum ClientCredentials {
+    static func basic(_ request: Request) throws -> (id: String, secret: String)? {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("basic ") else { return nil }
+        guard let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+            let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        else {
+            throw IdentityError(.invalidClient, "the Basic authorization header is malformed")
+        }
+        func decode(_ part: Substring) -> String { part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(part) }
+        return (decode(text[..<colon]), decode(text[text.index(after: colon)...]))
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import HTTPTypes
+public import Hummingbird
+import IdentityCore
+
+/// OpenID Provider metadata (OpenID Connect Discovery 1.0 §3).
+struct ProviderMetadata: Encodable {
+    let issuer: String
+    let token_endpoint: String
+    let userinfo_endpoint: String
+    let jwks_uri: String
+    let revocation_endpoint: String
+    let response_types_supported: [String]
+    let subject_types_supported: [String]
+    let id_token_signing_alg_values_supported: [String]
+    let scopes_supported: [String]
+    let claims_supported: [String]
+    let grant_types_supported: [String]
+    let token_endpoint_auth_methods_supported: [String]
+    let revocation_endpoint_auth_methods_supported: [String]
+}
+
+extension Router {
+    /// Adds discovery, the JWKS and userinfo.
+    public func addOpenIDConnect(_ services: APIServices) {
+        get("/.well-known/openid-configuration") { _, context in
+            await Self.respond(context) {
+                let issuer = services.tokens.issuer
+                let clientAuth = ["none", "client_secret_post", "client_secret_basic"]
+                let metadata = ProviderMetadata(
+                    issuer: issuer,
+                    token_endpoint: issuer + "oauth/token",
+                    userinfo_endpoint: issuer + "userinfo",
+                    jwks_uri: issuer + ".well-known/jwks.json",
+                    revocation_endpoint: issuer + "oauth/revoke",
+                    // Tokens come from the token endpoint only; there is no authorization endpoint yet.
+                    response_types_supported: ["none"],
+                    subject_types_supported: ["public"],
+                    id_token_signing_alg_values_supported: ["ES256"],
+                    scopes_supported: Scopes.known,
+                    claims_supported: [
+                        "sub", "iss", "aud", "exp", "iat", "auth_time", "sid", "amr", "name", "given_name", "family_name",
+                        "nickname", "picture", "preferred_username", "updated_at", "email", "email_verified", "phone_number",
+                        "phone_number_verified",
+                    ],
+                    grant_types_supported: [GrantType.webauthn.rawValue, GrantType.refreshToken.rawValue],
+                    token_endpoint_auth_methods_supported: clientAuth,
+                    revocation_endpoint_auth_methods_supported: clientAuth
+                )
+                return Self.cacheable(JSONResponse.make(metadata), seconds: 300)
+            }
+        }
+        get("/.well-known/jwks.json") { _, context in
+            await Self.respond(context) {
+                Self.cacheable(JSONResponse.make(try await services.tokens.keySet()), seconds: 300)
+            }
+        }
+        let userinfo: @Sendable (Request, Context) async -> Response = { request, context in
+            await Self.respond(context) {
+                let grant = try await services.tokens.authorize(BearerToken.from(request), scope: Scopes.openID)
+                let user = try await services.accounts.user(grant.userID)
+                return JSONResponse.make(UserClaims(user: user, scopes: Array(grant.scopes)))
+            }
+        }
+        get("/userinfo", use: userinfo)
+        post("/userinfo", use: userinfo)
+    }
+
+    /// Public documents may be cached; everything else is `no-store`.
+    private static func cacheable(_ response: Response, seconds: Int) -> Response {
+        var response = response
+        response.headers[.cacheControl] = "public, max-age=\(seconds)"
+        response.headers[HTTPField.Name("Pragma")!] = nil
+        return response
+    }
+}
+
+/// Reading `Authorization: Bearer …` (RFC 6750 §2.1).
+enum BearerToken {
+    static func from(_ request: Request) -> String? {
+        guard let header = request.headers[.authorization] else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return parts[1].trimmingCharacters(in: .whitespaces)
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import HTTPTypes
+import IdentityCore
+
+/// How an `IdentityError` is answered: its HTTP status and, for bearer-token errors, the
+/// `WWW-Authenticate` challenge (RFC 6750 §3).
+extension IdentityError {
+    var status: HTTPResponse.Status {
+        if reason == "body_too_large" { return .contentTooLarge }
+        if reason == "unsupported_media_type" { return .unsupportedMediaType }
+        switch code {
+        case .invalidRequest, .unsupportedGrantType: return .badRequest
+        case .invalidClient, .invalidToken: return .unauthorized
+        // Auth0 answers a refused grant with 403; clients written for it expect that.
+        case .unauthorizedClient, .invalidGrant, .accessDenied, .insufficientScope: return .forbidden
+        case .notFound: return .notFound
+        case .conflict: return .conflict
+        }
+    }
+
+    var bearerChallenge: String? {
+        switch code {
+        case .invalidToken: return "Bearer error=\"invalid_token\", error_description=\"\(message.replacingOccurrences(of: "\"", with: "'"))\""
+        case .insufficientScope: return "Bearer error=\"insufficient_scope\"\(reason.map { ", scope=\"\($0)\"" } ?? "")"
+        default: return nil
+        }
+    }
+}
+
+/// A failure found by the HTTP layer itself (body size, content type, JSON), expressed
+/// in the same vocabulary as the services' errors.
+enum RequestFailure {
+    static func invalidRequest(_ message: String, field: String? = nil) -> IdentityError {
+        IdentityError(.invalidRequest, message, field: field)
+    }
+}

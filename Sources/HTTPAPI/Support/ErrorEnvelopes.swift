@@ -1,0 +1,78 @@
+import Foundation
+import Hummingbird
+import IdentityCore
+import Logging
+
+/// The Authentication API's error body, as Auth0 and its SDKs read it, with Latchkey's
+/// machine-readable additions.
+struct AuthenticationAPIErrorBody: Encodable {
+    let error: String
+    let error_description: String
+    /// A stable detail, for example `unknown_credential` or a WebAuthn code such as `challenge_mismatch`.
+    let reason: String?
+    /// The credential the error is about, for example one the app should signal as unknown.
+    let credential_id: String?
+}
+
+/// The My Account API's error body (RFC 9457 problem details, in Auth0's shape).
+struct MyAccountErrorBody: Encodable {
+    struct ValidationError: Encodable {
+        let detail: String
+        let field: String
+        let pointer: String
+    }
+
+    let type: String
+    let status: Int
+    let title: String
+    let detail: String
+    let reason: String?
+    let validation_errors: [ValidationError]?
+}
+
+/// Turns whatever a handler throws into the face's error response. Nothing escapes as a
+/// bare 500: unexpected errors are logged with their detail and answered generically.
+enum ErrorResponses {
+    static func authenticationAPI(_ error: any Error, logger: Logger) -> Response {
+        guard let failure = error as? IdentityError else {
+            logger.error("unexpected error", metadata: ["error": "\(error)"])
+            return JSONResponse.make(
+                AuthenticationAPIErrorBody(error: "server_error", error_description: "the server could not complete the request", reason: nil, credential_id: nil),
+                status: .internalServerError
+            )
+        }
+        var headers: HTTPFields = [:]
+        if let challenge = failure.bearerChallenge { headers[.wwwAuthenticate] = challenge }
+        return JSONResponse.make(
+            AuthenticationAPIErrorBody(error: failure.code.rawValue, error_description: failure.message, reason: failure.reason, credential_id: failure.credentialID),
+            status: failure.status,
+            headers: headers
+        )
+    }
+
+    static func myAccount(_ error: any Error, logger: Logger) -> Response {
+        guard let failure = error as? IdentityError else {
+            logger.error("unexpected error", metadata: ["error": "\(error)"])
+            return JSONResponse.make(
+                MyAccountErrorBody(
+                    type: "urn:latchkey:error:server_error", status: 500, title: "Internal Server Error",
+                    detail: "the server could not complete the request", reason: nil, validation_errors: nil
+                ),
+                status: .internalServerError
+            )
+        }
+        var headers: HTTPFields = [:]
+        if let challenge = failure.bearerChallenge { headers[.wwwAuthenticate] = challenge }
+        let validation = failure.field.map { field in
+            [MyAccountErrorBody.ValidationError(detail: failure.message, field: field, pointer: "/" + field.replacingOccurrences(of: ".", with: "/"))]
+        }
+        return JSONResponse.make(
+            MyAccountErrorBody(
+                type: "urn:latchkey:error:\(failure.code.rawValue)", status: Int(failure.status.code),
+                title: failure.status.reasonPhrase, detail: failure.message, reason: failure.reason, validation_errors: validation
+            ),
+            status: failure.status,
+            headers: headers
+        )
+    }
+}

@@ -1,0 +1,90 @@
+import Crypto
+import Foundation
+
+/// The grants a client may use at the token endpoint.
+public enum GrantType: String, Sendable, Hashable, CaseIterable {
+    /// Finish a passkey ceremony (`urn:okta:params:oauth:grant-type:webauthn`).
+    case webauthn = "urn:okta:params:oauth:grant-type:webauthn"
+    /// Exchange a refresh token.
+    case refreshToken = "refresh_token"
+    /// Exchange an authorization code (hosted pages).
+    case authorizationCode = "authorization_code"
+
+    /// The short names used in configuration: `webauthn`, `refresh_token`, `authorization_code`.
+    public init?(configName: String) {
+        switch configName {
+        case "webauthn", GrantType.webauthn.rawValue: self = .webauthn
+        case "refresh_token": self = .refreshToken
+        case "authorization_code": self = .authorizationCode
+        default: return nil
+        }
+    }
+}
+
+/// An application registered with Latchkey.
+public struct OAuthClient: Sendable, Hashable {
+    /// The client ID.
+    public let clientID: String
+    /// A display name.
+    public let name: String
+    /// The secret of a confidential client; `nil` for a public client (mobile and
+    /// single-page apps), which authenticates with its client ID alone.
+    public let secret: String?
+    /// The grants it may use.
+    public let grantTypes: Set<GrantType>
+
+    /// Creates a client.
+    public init(clientID: String, name: String, secret: String?, grantTypes: Set<GrantType>) {
+        self.clientID = clientID
+        self.name = name
+        self.secret = secret
+        self.grantTypes = grantTypes
+    }
+}
+
+/// The registered clients, and client authentication.
+public struct ClientRegistry: Sendable {
+    private let clients: [String: OAuthClient]
+
+    /// Creates the registry.
+    public init(_ clients: [OAuthClient]) {
+        self.clients = Dictionary(clients.map { ($0.clientID, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Authenticates a client: it must exist, and a confidential client must present its
+    /// secret. A public client that sends a secret is rejected too, so mistakes surface.
+    public func authenticate(clientID: String?, secret: String?) throws(IdentityError) -> OAuthClient {
+        guard let clientID, !clientID.isEmpty else {
+            throw IdentityError(.invalidClient, "client_id is required", field: "client_id")
+        }
+        guard let client = clients[clientID] else {
+            throw IdentityError(.invalidClient, "unknown client", field: "client_id")
+        }
+        switch (client.secret, secret) {
+        case (nil, nil):
+            return client
+        case (let expected?, let presented?):
+            // Compare digests so that the comparison takes the same time for every input.
+            guard SHA256.hash(data: Data(expected.utf8)) == SHA256.hash(data: Data(presented.utf8)) else {
+                throw IdentityError(.invalidClient, "client authentication failed")
+            }
+            return client
+        case (_?, nil):
+            throw IdentityError(.invalidClient, "this client must authenticate with its client_secret")
+        case (nil, _?):
+            throw IdentityError(.invalidClient, "this is a public client; it has no client_secret")
+        }
+    }
+
+    /// Authenticates a client and checks that it may use `grant`.
+    public func authenticate(clientID: String?, secret: String?, for grant: GrantType) throws(IdentityError) -> OAuthClient {
+        let client = try authenticate(clientID: clientID, secret: secret)
+        guard client.grantTypes.contains(grant) else {
+            throw IdentityError(.unauthorizedClient, "the client may not use the \(grant.rawValue) grant")
+        }
+        return client
+    }
+
+    /// Every registered client.
+    public var all: [OAuthClient] { Array(clients.values).sorted { $0.clientID < $1.clientID } }
+}

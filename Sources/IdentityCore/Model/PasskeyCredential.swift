@@ -1,0 +1,106 @@
+public import Foundation
+public import WebAuthn
+
+/// A registered passkey: the WebAuthn credential record plus what management needs.
+public struct PasskeyCredential: Sendable, Hashable {
+    /// The credential ID.
+    public let credentialID: [UInt8]
+    /// The owner.
+    public let userID: UserID
+    /// The COSE public key as registered.
+    public let publicKey: [UInt8]
+    /// The algorithm of the key.
+    public let algorithm: COSEAlgorithmIdentifier
+    /// The last signature counter seen.
+    public var signCount: UInt32
+    /// BE at registration; fixed for the credential's life.
+    public let isBackupEligible: Bool
+    /// BS as of the last ceremony.
+    public var isBackedUp: Bool
+    /// Whether UV has been seen for this credential.
+    public var isUserVerified: Bool
+    /// Transports the client reported.
+    public let transports: [String]
+    /// The authenticator model.
+    public let aaguid: AAGUID
+    /// The attestation statement format.
+    public let attestationFormat: String
+    /// Whether the attestation chained to a trust anchor.
+    public let isAttestationTrusted: Bool
+    /// The RP ID the credential is scoped to.
+    public let relyingPartyID: String
+    /// A name the user chose, unique per user.
+    public var name: String?
+    /// When the credential was registered.
+    public let createdAt: Date
+    /// When the credential last signed in.
+    public var lastUsedAt: Date?
+    /// Whether a signature counter has ever failed to increase (a possible clone).
+    public var hasSignCountRegressed: Bool
+
+    /// Creates a credential record.
+    public init(
+        credentialID: [UInt8],
+        userID: UserID,
+        publicKey: [UInt8],
+        algorithm: COSEAlgorithmIdentifier,
+        signCount: UInt32,
+        isBackupEligible: Bool,
+        isBackedUp: Bool,
+        isUserVerified: Bool,
+        transports: [String],
+        aaguid: AAGUID,
+        attestationFormat: String,
+        isAttestationTrusted: Bool,
+        relyingPartyID: String,
+        name: String? = nil,
+        createdAt: Date,
+        lastUsedAt: Date? = nil,
+        hasSignCountRegressed: Bool = false
+    ) {
+        self.credentialID = credentialID
+        self.userID = userID
+        self.publicKey = publicKey
+        self.algorithm = algorithm
+        self.signCount = signCount
+        self.isBackupEligible = isBackupEligible
+        self.isBackedUp = isBackedUp
+        self.isUserVerified = isUserVerified
+        self.transports = transports
+        self.aaguid = aaguid
+        self.attestationFormat = attestationFormat
+        self.isAttestationTrusted = isAttestationTrusted
+        self.relyingPartyID = relyingPartyID
+        self.name = name
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+        self.hasSignCountRegressed = hasSignCountRegressed
+    }
+
+    /// The credential's method identifier in the My Account API: `passkey|<base64url id>`.
+    public var methodID: String { "passkey|" + Base64URL.encode(credentialID) }
+}
+
+/// What a successful login changes on a credential; applied in one place.
+public struct CredentialUse: Sendable, Hashable {
+    /// The counter to store.
+    public let signCount: UInt32
+    /// BS as reported now.
+    public let isBackedUp: Bool
+    /// Whether this ceremony verified the user.
+    public let isUserVerified: Bool
+    /// When it happened; `nil` when the login was refused (a counter regression under the
+    /// reject policy), in which case only the regression flag changes.
+    public let usedAt: Date?
+    /// Whether the counter failed to increase.
+    public let signCountRegressed: Bool
+
+    /// Creates the update.
+    public init(signCount: UInt32, isBackedUp: Bool, isUserVerified: Bool, usedAt: Date?, signCountRegressed: Bool) {
+        self.signCount = signCount
+        self.isBackedUp = isBackedUp
+        self.isUserVerified = isUserVerified
+        self.usedAt = usedAt
+        self.signCountRegressed = signCountRegressed
+    }
+}

@@ -1,0 +1,118 @@
+public import Foundation
+
+/// A refresh token as stored: only its SHA-256 is kept. Tokens issued by rotation share a
+/// family; presenting a rotated token again revokes the whole family.
+public struct RefreshTokenRecord: Sendable, Hashable {
+    /// SHA-256 of the token.
+    public let tokenHash: [UInt8]
+    /// The family (the login session) this token belongs to; also the `sid` claim.
+    public let familyID: String
+    /// The user.
+    public let userID: UserID
+    /// The client the token was issued to.
+    public let clientID: String
+    /// The granted scopes.
+    public let scopes: [String]
+    /// The audience of access tokens issued from it.
+    public let audience: String
+    /// When the user authenticated to start this family (the `auth_time` claim).
+    public let authenticatedAt: Date
+    /// Whether that authentication verified the user.
+    public let userVerified: Bool
+    /// When it was issued.
+    public let issuedAt: Date
+    /// When it expires.
+    public let expiresAt: Date
+
+    /// Creates a record.
+    public init(
+        tokenHash: [UInt8],
+        familyID: String,
+        userID: UserID,
+        clientID: String,
+        scopes: [String],
+        audience: String,
+        authenticatedAt: Date,
+        userVerified: Bool,
+        issuedAt: Date,
+        expiresAt: Date
+    ) {
+        self.tokenHash = tokenHash
+        self.familyID = familyID
+        self.userID = userID
+        self.clientID = clientID
+        self.scopes = scopes
+        self.audience = audience
+        self.authenticatedAt = authenticatedAt
+        self.userVerified = userVerified
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// What presenting a refresh token led to.
+public enum RefreshOutcome: Sendable, Hashable {
+    /// The token was current; it is now used and `replacement` is stored in its place.
+    case rotated(previous: RefreshTokenRecord)
+    /// The token had already been rotated: its family is now revoked.
+    case reused(familyID: String, userID: UserID)
+    /// Unknown, expired, revoked, or issued to another client.
+    case invalid
+}
+
+/// A token signing key as stored.
+public struct SigningKeyRecord: Sendable, Hashable {
+    /// The key ID (`kid`).
+    public let keyID: String
+    /// The P-256 private key, raw representation.
+    public let privateKey: [UInt8]
+    /// When it was created.
+    public let createdAt: Date
+    /// When a newer key replaced it for signing; it stays published until its tokens expire.
+    public let retiredAt: Date?
+
+    /// Creates a record.
+    public init(keyID: String, privateKey: [UInt8], createdAt: Date, retiredAt: Date?) {
+        self.keyID = keyID
+        self.privateKey = privateKey
+        self.createdAt = createdAt
+        self.retiredAt = retiredAt
+    }
+}
+
+/// A security-relevant event, kept for operators.
+public struct AuditEvent: Sendable, Hashable {
+    /// Event kinds.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case signup, login, enrollment
+        case loginFailed = "login_failed"
+        case credentialRenamed = "credential_renamed"
+        case credentialDeleted = "credential_deleted"
+        case signCountRegressed = "sign_count_regressed"
+        case refreshTokenReused = "refresh_token_reused"
+        case tokensRevoked = "tokens_revoked"
+    }
+
+    /// When it happened.
+    public let time: Date
+    /// What happened.
+    public let kind: Kind
+    /// The user concerned, if known.
+    public let userID: UserID?
+    /// The client concerned, if known.
+    public let clientID: String?
+    /// The credential concerned, base64url, if any.
+    public let credentialID: String?
+    /// Details.
+    public let detail: String
+
+    /// Creates an event.
+    public init(time: Date, kind: Kind, userID: UserID? = nil, clientID: String? = nil, credentialID: String? = nil, detail: String = "") {
+        self.time = time
+        self.kind = kind
+        self.userID = userID
+        self.clientID = clientID
+        self.credentialID = credentialID
+        self.detail = detail
+    }
+}

@@ -1,0 +1,106 @@
+public import Foundation
+
+/// A user's stable identifier, used as the `sub` claim. Random, never derived from
+/// personal data.
+public struct UserID: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The identifier text.
+    public let rawValue: String
+
+    /// Wraps an identifier.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public var description: String { rawValue }
+}
+
+/// The profile a user signs up with. Identifiers (email, phone number, username) are
+/// stored normalized; at least one is present.
+public struct UserProfile: Sendable, Hashable, Codable {
+    /// The email address, with its domain lowercased.
+    public var email: String?
+    /// The phone number in E.164 form.
+    public var phoneNumber: String?
+    /// The username, lowercased.
+    public var username: String?
+    /// The full name.
+    public var name: String?
+    /// The given name.
+    public var givenName: String?
+    /// The family name.
+    public var familyName: String?
+    /// A casual name.
+    public var nickname: String?
+    /// A picture URL.
+    public var picture: String?
+
+    /// Creates a profile.
+    public init(
+        email: String? = nil,
+        phoneNumber: String? = nil,
+        username: String? = nil,
+        name: String? = nil,
+        givenName: String? = nil,
+        familyName: String? = nil,
+        nickname: String? = nil,
+        picture: String? = nil
+    ) {
+        self.email = email
+        self.phoneNumber = phoneNumber
+        self.username = username
+        self.name = name
+        self.givenName = givenName
+        self.familyName = familyName
+        self.nickname = nickname
+        self.picture = picture
+    }
+
+    /// The identifiers present, in precedence order: email, then phone number, then username.
+    public var identifiers: [Identifier] {
+        [email.map(Identifier.email), phoneNumber.map(Identifier.phoneNumber), username.map(Identifier.username)].compactMap { $0 }
+    }
+}
+
+/// One way to name an account.
+public enum Identifier: Sendable, Hashable {
+    /// An email address (normalized).
+    case email(String)
+    /// A phone number in E.164 form.
+    case phoneNumber(String)
+    /// A username (normalized).
+    case username(String)
+
+    /// The identifier's text.
+    public var value: String {
+        switch self {
+        case .email(let value), .phoneNumber(let value), .username(let value): return value
+        }
+    }
+}
+
+/// An account.
+public struct User: Sendable, Hashable, Codable {
+    /// The stable identifier (`sub`).
+    public let id: UserID
+    /// The WebAuthn user handle: 32 random bytes, unrelated to any identifier.
+    public let userHandle: [UInt8]
+    /// The profile.
+    public var profile: UserProfile
+    /// When the account was created.
+    public let createdAt: Date
+    /// When the profile last changed.
+    public var updatedAt: Date
+
+    /// Creates a user.
+    public init(id: UserID, userHandle: [UInt8], profile: UserProfile, createdAt: Date, updatedAt: Date) {
+        self.id = id
+        self.userHandle = userHandle
+        self.profile = profile
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    /// The account name shown in passkey pickers: the highest-precedence identifier.
+    public var accountName: String { profile.identifiers.first?.value ?? id.rawValue }
+
+    /// The friendly name: the profile name, else the account name.
+    public var displayName: String { profile.name ?? accountName }
+}

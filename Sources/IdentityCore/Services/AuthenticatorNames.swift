@@ -1,0 +1,38 @@
+public import WebAuthn
+
+/// Names passkey providers by AAGUID (for example "iCloud Keychain"), from the community
+/// list the server ships. Used for naming only, never for trust; an AAGUID that is not
+/// listed simply has no name.
+public struct AuthenticatorNames: Sendable {
+    /// A provider's name and icons.
+    public struct Entry: Sendable, Hashable {
+        /// The provider name.
+        public let name: String
+        /// An SVG data URI for light backgrounds.
+        public let iconLight: String?
+        /// An SVG data URI for dark backgrounds.
+        public let iconDark: String?
+
+        /// Creates an entry.
+        public init(name: String, iconLight: String?, iconDark: String?) {
+            self.name = name
+            self.iconLight = iconLight
+            self.iconDark = iconDark
+        }
+    }
+
+    private let entries: [AAGUID: Entry]
+
+    /// Creates the lookup.
+    public init(_ entries: [AAGUID: Entry]) {
+        self.entries = entries
+    }
+
+    /// The provider for `aaguid`, if listed.
+    public func entry(for aaguid: AAGUID) -> Entry? {
+        entries[aaguid]
+    }
+
+    /// How many providers are listed.
+    public var count: Int { entries.count }
+}

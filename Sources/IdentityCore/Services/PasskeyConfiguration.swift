@@ -1,0 +1,55 @@
+public import Foundation
+public import WebAuthn
+
+/// How passkey ceremonies are offered.
+public struct PasskeyConfiguration: Sendable {
+    /// The RP ID passkeys are scoped to.
+    public var relyingPartyID: String
+    /// The name shown by some authenticators.
+    public var relyingPartyName: String
+    /// How long an `auth_session` lives.
+    public var ceremonyLifetime: TimeInterval
+    /// The user verification requested and, when `.required`, enforced.
+    public var userVerification: UserVerificationRequirement
+    /// The algorithms offered in `pubKeyCredParams`, most preferred first.
+    public var algorithms: [COSEAlgorithmIdentifier]
+    /// The identifier kinds accepted at sign-up.
+    public var signupIdentifiers: Set<ProfileValidation.IdentifierKind>
+    /// What a signature counter that does not increase means for the login.
+    public var signCountPolicy: SignCountPolicy
+
+    /// Creates a configuration.
+    public init(
+        relyingPartyID: String,
+        relyingPartyName: String,
+        ceremonyLifetime: TimeInterval = 300,
+        userVerification: UserVerificationRequirement = .preferred,
+        algorithms: [COSEAlgorithmIdentifier] = [.edDSA, .es256, .rs256],
+        signupIdentifiers: Set<ProfileValidation.IdentifierKind> = Set(ProfileValidation.IdentifierKind.allCases),
+        signCountPolicy: SignCountPolicy = .reject
+    ) {
+        self.relyingPartyID = relyingPartyID
+        self.relyingPartyName = relyingPartyName
+        self.ceremonyLifetime = ceremonyLifetime
+        self.userVerification = userVerification
+        self.algorithms = algorithms
+        self.signupIdentifiers = signupIdentifiers
+        self.signCountPolicy = signCountPolicy
+    }
+}
+
+/// Creation options and the `auth_session` that names the ceremony.
+public struct CreationChallenge: Sendable, Hashable {
+    /// The options for `navigator.credentials.create()` and its platform equivalents.
+    public let options: PublicKeyCredentialCreationOptionsJSON
+    /// The ceremony's opaque identifier.
+    public let authSession: String
+}
+
+/// Request options and the `auth_session` that names the ceremony.
+public struct RequestChallenge: Sendable, Hashable {
+    /// The options for `navigator.credentials.get()` and its platform equivalents.
+    public let options: PublicKeyCredentialRequestOptionsJSON
+    /// The ceremony's opaque identifier.
+    public let authSession: String
+}

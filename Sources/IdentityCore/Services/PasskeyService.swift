@@ -1,0 +1,316 @@
+import Crypto
+import Foundation
+public import WebAuthn
+
+/// Passkey sign-up, login and enrollment: the one pipeline every API face calls. Each
+/// ceremony is started here (options plus an `auth_session`) and finished here, through
+/// ``WebAuthnVerifier``; post-login writes happen in one place.
+public struct PasskeyService: Sendable {
+    private let configuration: PasskeyConfiguration
+    private let verifier: WebAuthnVerifier
+    private let storage: any IdentityStorage
+    private let tokens: TokenService
+    private let clock: any WallClock
+    private let random: any RandomSource
+
+    /// Creates the service.
+    public init(
+        configuration: PasskeyConfiguration,
+        verifier: WebAuthnVerifier,
+        storage: any IdentityStorage,
+        tokens: TokenService,
+        clock: any WallClock,
+        random: any RandomSource
+    ) {
+        self.configuration = configuration
+        self.verifier = verifier
+        self.storage = storage
+        self.tokens = tokens
+        self.clock = clock
+        self.random = random
+    }
+
+    // MARK: - Starting ceremonies
+
+    /// Starts a sign-up: validates the profile, refuses identifiers that already exist, and
+    /// returns creation options for a new, not yet stored account.
+    public func startSignup(client: OAuthClient, profile input: SignupProfileInput) async throws -> CreationChallenge {
+        let profile = try ProfileValidation.validate(input, allowed: configuration.signupIdentifiers)
+        for identifier in profile.identifiers where try await storage.user(identifier: identifier) != nil {
+            throw IdentityError(
+                .invalidRequest, "a user with this \(Self.name(of: identifier)) already exists; sign in instead",
+                reason: "user_exists", field: "user_profile"
+            )
+        }
+        let now = clock.now()
+        // The user handle is random and unrelated to any identifier (WebAuthn L3 §14.6.1).
+        let user = User(
+            id: UserID(rawValue: Base64URL.encode(random.bytes(16))), userHandle: random.bytes(32), profile: profile,
+            createdAt: now, updatedAt: now
+        )
+        let ceremony = makeCeremony(kind: .signup, clientID: client.clientID, pendingUser: user)
+        try await storage.saveCeremony(ceremony)
+        return CreationChallenge(options: creationOptions(for: user, ceremony: ceremony, exclude: []), authSession: ceremony.id)
+    }
+
+    /// Starts a login. Without a username the options allow any discoverable credential;
+    /// with one they list that user's credentials. An unknown username gets the same shape
+    /// with credential IDs derived from a server secret, so responses do not reveal
+    /// whether an account exists.
+    public func startLogin(client: OAuthClient, username: String?) async throws -> RequestChallenge {
+        var allowed: [CredentialDescriptor] = []
+        if let username {
+            guard let identifier = ProfileValidation.identifier(forLogin: username) else {
+                throw IdentityError(.invalidRequest, "username is not a valid email, phone number or username", field: "username")
+            }
+            if let user = try await storage.user(identifier: identifier) {
+                allowed = try await storage.credentials(userID: user.id).map {
+                    CredentialDescriptor(id: Base64URLBytes($0.credentialID), transports: $0.transports.isEmpty ? nil : $0.transports)
+                }
+            } else {
+                allowed = [CredentialDescriptor(id: Base64URLBytes(try await decoyCredentialID(for: identifier)), transports: ["internal", "hybrid"])]
+            }
+        }
+        let ceremony = makeCeremony(kind: .login, clientID: client.clientID, allowedCredentialIDs: allowed.map(\.id.bytes))
+        try await storage.saveCeremony(ceremony)
+        let options = PublicKeyCredentialRequestOptionsJSON(
+            challenge: Base64URLBytes(ceremony.challenge),
+            timeout: timeoutMilliseconds,
+            rpId: configuration.relyingPartyID,
+            allowCredentials: allowed.isEmpty ? nil : allowed,
+            userVerification: configuration.userVerification.rawValue
+        )
+        return RequestChallenge(options: options, authSession: ceremony.id)
+    }
+
+    /// Starts adding a passkey to a signed-in account; the options exclude the passkeys the
+    /// account already has.
+    public func startEnrollment(userID: UserID, clientID: String) async throws -> CreationChallenge {
+        guard let user = try await storage.user(id: userID) else {
+            throw IdentityError(.invalidToken, "the account of this access token no longer exists")
+        }
+        let existing = try await storage.credentials(userID: userID)
+        let ceremony = makeCeremony(kind: .enrollment, clientID: clientID, userID: userID)
+        try await storage.saveCeremony(ceremony)
+        let exclude = existing.map { CredentialDescriptor(id: Base64URLBytes($0.credentialID), transports: $0.transports.isEmpty ? nil : $0.transports) }
+        return CreationChallenge(options: creationOptions(for: user, ceremony: ceremony, exclude: exclude), authSession: ceremony.id)
+    }
+
+    // MARK: - Finishing ceremonies
+
+    /// The WebAuthn grant: finishes a sign-up or a login and issues tokens.
+    public func finishWebAuthnGrant(
+        client: OAuthClient,
+        authSession: String,
+        response: PublicKeyCredentialResponse,
+        scope: String?,
+        audience: String?
+    ) async throws -> IssuedTokens {
+        let scopes = Scopes.grant(scope)
+        let resolvedAudience = try tokens.resolveAudience(audience)
+        let ceremony = try await consume(authSession, clientID: client.clientID)
+        switch (ceremony.kind, response) {
+        case (.signup, .registration(let registration)):
+            let (user, verified) = try await finishSignup(ceremony, registration)
+            return try await tokens.issue(for: user, client: client, scopes: scopes, audience: resolvedAudience, userVerified: verified.flags.isUserVerified)
+        case (.login, .authentication(let assertion)):
+            let (user, verified) = try await finishLogin(ceremony, assertion)
+            return try await tokens.issue(for: user, client: client, scopes: scopes, audience: resolvedAudience, userVerified: verified.flags.isUserVerified)
+        case (.signup, .authentication), (.login, .registration):
+            throw IdentityError(.invalidGrant, "this auth_session is for a \(ceremony.kind.rawValue), but authn_response is the other kind", reason: "wrong_response_kind")
+        case (.enrollment, _):
+            throw IdentityError(.invalidGrant, "an enrollment auth_session is finished at the My Account API, not the token endpoint")
+        }
+    }
+
+    /// Finishes adding a passkey to a signed-in account.
+    public func finishEnrollment(userID: UserID, clientID: String, authSession: String, response: RegistrationResponseJSON) async throws -> PasskeyCredential {
+        let ceremony = try await consume(authSession, clientID: clientID)
+        guard ceremony.kind == .enrollment, ceremony.userID == userID else {
+            throw IdentityError(.invalidGrant, "this auth_session was not started for adding a passkey to this account")
+        }
+        let verified = try verifyRegistration(response, ceremony)
+        let credential = makeCredential(verified, userID: userID)
+        do {
+            try await storage.addCredential(credential)
+        } catch let conflict as StoreConflict where conflict.kind == .credentialID {
+            throw IdentityError(.conflict, "this passkey is already registered", credentialID: Base64URL.encode(credential.credentialID))
+        }
+        try await storage.record(AuditEvent(time: clock.now(), kind: .enrollment, userID: userID, clientID: clientID, credentialID: Base64URL.encode(credential.credentialID)))
+        return credential
+    }
+
+    private func finishSignup(_ ceremony: Ceremony, _ response: RegistrationResponseJSON) async throws -> (User, VerifiedRegistration) {
+        guard let user = ceremony.pendingUser else {
+            throw IdentityError(.invalidGrant, "the sign-up auth_session carries no account")
+        }
+        let verified = try verifyRegistration(response, ceremony)
+        let credential = makeCredential(verified, userID: user.id)
+        do {
+            // The account and its first passkey appear together or not at all; a concurrent
+            // sign-up for the same identifier loses here.
+            try await storage.createUser(user, credential: credential)
+        } catch let conflict as StoreConflict {
+            switch conflict.kind {
+            case .identifier:
+                throw IdentityError(.invalidRequest, "a user with this identifier already exists; sign in instead", reason: "user_exists")
+            case .credentialID, .credentialName:
+                throw IdentityError(.invalidGrant, "this passkey is already registered", credentialID: Base64URL.encode(credential.credentialID))
+            }
+        }
+        try await storage.record(AuditEvent(time: clock.now(), kind: .signup, userID: user.id, clientID: ceremony.clientID, credentialID: Base64URL.encode(credential.credentialID)))
+        return (user, verified)
+    }
+
+    private func finishLogin(_ ceremony: Ceremony, _ response: AuthenticationResponseJSON) async throws -> (User, VerifiedAuthentication) {
+        let credentialID = response.rawId.bytes
+        let encodedID = Base64URL.encode(credentialID)
+        guard let credential = try await storage.credential(id: credentialID), let user = try await storage.user(id: credential.userID) else {
+            try await storage.record(AuditEvent(time: clock.now(), kind: .loginFailed, clientID: ceremony.clientID, credentialID: encodedID, detail: "unknown credential"))
+            throw IdentityError(
+                .invalidGrant, "this passkey is not registered here; the app should signal it as unknown to the platform",
+                reason: "unknown_credential", credentialID: encodedID
+            )
+        }
+        let verified: VerifiedAuthentication
+        do {
+            let record = CredentialRecord(
+                credentialID: credential.credentialID,
+                publicKey: try CredentialPublicKey(coseKey: credential.publicKey, policy: verifier.policy.keyPolicy),
+                signCount: credential.signCount,
+                isBackupEligible: credential.isBackupEligible,
+                userHandle: user.userHandle
+            )
+            let expectations = AuthenticationCeremony(
+                challenge: ceremony.challenge, userVerification: ceremony.userVerification, allowedCredentialIDs: ceremony.allowedCredentialIDs
+            )
+            verified = try verifier.verifyAuthentication(response, for: expectations, credential: record)
+        } catch {
+            try await storage.record(AuditEvent(time: clock.now(), kind: .loginFailed, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID, detail: error.description))
+            throw IdentityError(.invalidGrant, error.reason, reason: error.code.rawValue, credentialID: encodedID)
+        }
+        try await recordUse(of: credential, verified, ceremony: ceremony)
+        try await storage.record(AuditEvent(time: clock.now(), kind: .login, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID))
+        return (user, verified)
+    }
+
+    /// The single place a login writes back: counter, backup state, UV and last use. A
+    /// counter that did not increase is recorded on the credential and in the audit log,
+    /// then handled by the configured policy.
+    private func recordUse(of credential: PasskeyCredential, _ verified: VerifiedAuthentication, ceremony: Ceremony) async throws {
+        let now = clock.now()
+        var regressed = false
+        if case .regressed(let stored, let received) = verified.signCountStatus {
+            regressed = true
+            try await storage.record(AuditEvent(
+                time: now, kind: .signCountRegressed, userID: credential.userID, clientID: ceremony.clientID,
+                credentialID: Base64URL.encode(credential.credentialID),
+                detail: "counter \(received) after \(stored); policy \(configuration.signCountPolicy == .reject ? "reject" : "accept and flag")"
+            ))
+            if configuration.signCountPolicy == .reject {
+                try await storage.recordUse(
+                    credentialID: credential.credentialID,
+                    CredentialUse(signCount: credential.signCount, isBackedUp: credential.isBackedUp, isUserVerified: credential.isUserVerified, usedAt: nil, signCountRegressed: true)
+                )
+                throw IdentityError(
+                    .invalidGrant, "the signature counter is \(received), not greater than the stored \(stored): the passkey may be cloned",
+                    reason: WebAuthnError.Code.signCountRegressed.rawValue, credentialID: Base64URL.encode(credential.credentialID)
+                )
+            }
+        }
+        try await storage.recordUse(
+            credentialID: credential.credentialID,
+            CredentialUse(
+                signCount: verified.signCount, isBackedUp: verified.flags.isBackedUp,
+                isUserVerified: verified.flags.isUserVerified, usedAt: now, signCountRegressed: regressed
+            )
+        )
+    }
+
+    // MARK: - Helpers
+
+    private func consume(_ authSession: String, clientID: String) async throws -> Ceremony {
+        guard !authSession.isEmpty, authSession.utf8.count <= 128,
+            let ceremony = try await storage.consumeCeremony(id: authSession, clientID: clientID, at: clock.now())
+        else {
+            throw IdentityError(
+                .invalidGrant, "auth_session is unknown, expired, already used, or belongs to another client", reason: "invalid_auth_session"
+            )
+        }
+        return ceremony
+    }
+
+    private func verifyRegistration(_ response: RegistrationResponseJSON, _ ceremony: Ceremony) throws -> VerifiedRegistration {
+        let expectations = RegistrationCeremony(challenge: ceremony.challenge, userVerification: ceremony.userVerification, allowedAlgorithms: configuration.algorithms)
+        do {
+            return try verifier.verifyRegistration(response, for: expectations, at: clock.now())
+        } catch {
+            throw IdentityError(.invalidGrant, error.reason, reason: error.code.rawValue, credentialID: Base64URL.encode(response.rawId.bytes))
+        }
+    }
+
+    private func makeCredential(_ verified: VerifiedRegistration, userID: UserID) -> PasskeyCredential {
+        PasskeyCredential(
+            credentialID: verified.credentialID,
+            userID: userID,
+            publicKey: verified.publicKey.coseKey,
+            algorithm: verified.publicKey.algorithm,
+            signCount: verified.signCount,
+            isBackupEligible: verified.flags.isBackupEligible,
+            isBackedUp: verified.flags.isBackedUp,
+            isUserVerified: verified.flags.isUserVerified,
+            transports: verified.transports,
+            aaguid: verified.aaguid,
+            attestationFormat: verified.attestation.format.rawValue,
+            isAttestationTrusted: verified.attestation.trust.isTrusted,
+            relyingPartyID: verified.relyingPartyID,
+            createdAt: clock.now()
+        )
+    }
+
+    private func makeCeremony(kind: Ceremony.Kind, clientID: String, pendingUser: User? = nil, userID: UserID? = nil, allowedCredentialIDs: [[UInt8]] = []) -> Ceremony {
+        let now = clock.now()
+        return Ceremony(
+            id: Base64URL.encode(random.bytes(32)),
+            kind: kind,
+            clientID: clientID,
+            challenge: random.bytes(32),
+            userVerification: configuration.userVerification,
+            pendingUser: pendingUser,
+            userID: userID,
+            allowedCredentialIDs: allowedCredentialIDs,
+            createdAt: now,
+            expiresAt: now.addingTimeInterval(configuration.ceremonyLifetime)
+        )
+    }
+
+    private func creationOptions(for user: User, ceremony: Ceremony, exclude: [CredentialDescriptor]) -> PublicKeyCredentialCreationOptionsJSON {
+        PublicKeyCredentialCreationOptionsJSON(
+            rp: .init(id: configuration.relyingPartyID, name: configuration.relyingPartyName),
+            user: .init(id: Base64URLBytes(user.userHandle), name: user.accountName, displayName: user.displayName),
+            challenge: Base64URLBytes(ceremony.challenge),
+            pubKeyCredParams: configuration.algorithms.map { .init(alg: $0) },
+            timeout: timeoutMilliseconds,
+            excludeCredentials: exclude.isEmpty ? nil : exclude,
+            authenticatorSelection: .init(residentKey: "required", requireResidentKey: true, userVerification: configuration.userVerification.rawValue),
+            extensions: ExtensionInputs(credProps: true)
+        )
+    }
+
+    private var timeoutMilliseconds: UInt32 { UInt32(min(configuration.ceremonyLifetime * 1000, Double(UInt32.max))) }
+
+    /// A stable, secret-derived credential ID for an unknown login identifier.
+    private func decoyCredentialID(for identifier: Identifier) async throws -> [UInt8] {
+        let secret = try await storage.secret(named: "login-decoy", orStore: random.bytes(32))
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(identifier.value.utf8), using: SymmetricKey(data: secret))
+        return Array(Data(mac).prefix(16))
+    }
+
+    private static func name(of identifier: Identifier) -> String {
+        switch identifier {
+        case .email: return "email"
+        case .phoneNumber: return "phone number"
+        case .username: return "username"
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// The identifiers and profile fields a sign-up may carry, as received.
+public struct SignupProfileInput: Sendable, Hashable {
+    public var email: String?
+    public var phoneNumber: String?
+    public var username: String?
+    public var name: String?
+    public var givenName: String?
+    public var familyName: String?
+    public var nickname: String?
+    public var picture: String?
+
+    /// Creates an input.
+    public init(
+        email: String? = nil, phoneNumber: String? = nil, username: String? = nil, name: String? = nil,
+        givenName: String? = nil, familyName: String? = nil, nickname: String? = nil, picture: String? = nil
+    ) {
+        self.email = email
+        self.phoneNumber = phoneNumber
+        self.username = username
+        self.name = name
+        self.givenName = givenName
+        self.familyName = familyName
+        self.nickname = nickname
+        self.picture = picture
+    }
+}
+
+/// Validates and normalizes identifiers and profile fields. Normalized identifiers are
+/// what uniqueness is decided on: Unicode NFC, emails and usernames lowercased.
+public enum ProfileValidation {
+    /// The identifier kinds a deployment may accept at sign-up.
+    public enum IdentifierKind: String, Sendable, CaseIterable {
+        case email
+        case phoneNumber = "phone_number"
+        case username
+    }
+
+    /// Validates a sign-up profile.
+    /// - Parameter allowed: The identifier kinds this deployment accepts; at least one must be present.
+    public static func validate(_ input: SignupProfileInput, allowed: Set<IdentifierKind>) throws(IdentityError) -> UserProfile {
+        var profile = UserProfile()
+        if let email = input.email {
+            guard allowed.contains(.email) else { throw unsupported(.email) }
+            profile.email = try normalizeEmail(email)
+        }
+        if let phone = input.phoneNumber {
+            guard allowed.contains(.phoneNumber) else { throw unsupported(.phoneNumber) }
+            profile.phoneNumber = try normalizePhoneNumber(phone)
+        }
+        if let username = input.username {
+            guard allowed.contains(.username) else { throw unsupported(.username) }
+            profile.username = try normalizeUsername(username)
+        }
+        guard !profile.identifiers.isEmpty else {
+            let names = IdentifierKind.allCases.filter(allowed.contains).map(\.rawValue).joined(separator: ", ")
+            throw IdentityError(.invalidRequest, "user_profile needs an identifier: one of \(names)", field: "user_profile")
+        }
+        profile.name = try text(input.name, "name", maximum: 300)
+        profile.givenName = try text(input.givenName, "given_name", maximum: 150)
+        profile.familyName = try text(input.familyName, "family_name", maximum: 150)
+        profile.nickname = try text(input.nickname, "nickname", maximum: 300)
+        if let picture = input.picture {
+            guard picture.utf8.count <= 2048, let url = URL(string: picture), ["https", "http"].contains(url.scheme?.lowercased() ?? "") else {
+                throw IdentityError(.invalidRequest, "user_profile.picture must be an http(s) URL of at most 2048 bytes", field: "user_profile.picture")
+            }
+            profile.picture = picture
+        }
+        return profile
+    }
+
+    /// Reads a login identifier the way it was most likely meant: an email if it has an
+    /// `@`, a phone number if it starts with `+`, else a username.
+    public static func identifier(forLogin text: String) -> Identifier? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.contains("@"), let email = try? normalizeEmail(trimmed) { return .email(email) }
+        if trimmed.hasPrefix("+"), let phone = try? normalizePhoneNumber(trimmed) { return .phoneNumber(phone) }
+        if let username = try? normalizeUsername(trimmed) { return .username(username) }
+        return nil
+    }
+
+    static func normalizeEmail(_ raw: String) throws(IdentityError) -> String {
+        let email = raw.trimmingCharacters(in: .whitespaces).precomposedStringWithCanonicalMapping.lowercased()
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard email.utf8.count <= 254, parts.count == 2, let local = parts.first, let domain = parts.last,
+            !local.isEmpty, local.utf8.count <= 64, domain.contains("."), !domain.hasPrefix("."), !domain.hasSuffix("."),
+            !domain.contains(".."), email.unicodeScalars.allSatisfy({ !$0.properties.isWhitespace && !isControl($0) })
+        else {
+            throw IdentityError(.invalidRequest, "user_profile.email is not a valid email address (at most 254 bytes)", field: "user_profile.email")
+        }
+        return email
+    }
+
+    static func normalizePhoneNumber(_ raw: String) throws(IdentityError) -> String {
+        let phone = raw.trimmingCharacters(in: .whitespaces)
+        let digits = phone.dropFirst()
+        guard phone.hasPrefix("+"), (2...15).contains(digits.count), digits.first != "0",
+            digits.allSatisfy({ $0.isASCII && $0.isNumber })
+        else {
+            throw IdentityError(.invalidRequest, "user_profile.phone_number must be in E.164 form, for example +14155552671", field: "user_profile.phone_number")
+        }
+        return phone
+    }
+
+    static func normalizeUsername(_ raw: String) throws(IdentityError) -> String {
+        let username = raw.trimmingCharacters(in: .whitespaces).precomposedStringWithCanonicalMapping.lowercased()
+        let allowedPunctuation: Set<Character> = ["_", ".", "-", "+", "@"]
+        guard (1...128).contains(username.count), username.utf8.count <= 512,
+            username.allSatisfy({ $0.isLetter || $0.isNumber || allowedPunctuation.contains($0) })
+        else {
+            throw IdentityError(
+                .invalidRequest, "user_profile.username must be 1 to 128 letters, digits or _ . - + @",
+                field: "user_profile.username"
+            )
+        }
+        return username
+    }
+
+    /// Validates a name-like field: 1 to `maximum` characters, no control characters.
+    public static func text(_ raw: String?, _ field: String, maximum: Int) throws(IdentityError) -> String? {
+        guard let raw else { return nil }
+        let value = raw.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
+        guard (1...maximum).contains(value.count), value.utf8.count <= maximum * 4, !value.unicodeScalars.contains(where: isControl) else {
+            throw IdentityError(.invalidRequest, "user_profile.\(field) must be 1 to \(maximum) characters without control characters", field: "user_profile.\(field)")
+        }
+        return value
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format && scalar.value != 0x200D
+    }
+
+    private static func unsupported(_ kind: IdentifierKind) -> IdentityError {
+        IdentityError(.invalidRequest, "user_profile.\(kind.rawValue) is not accepted by this deployment", field: "user_profile.\(kind.rawValue)")
+    }
+}

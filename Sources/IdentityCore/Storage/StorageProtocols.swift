@@ -1,0 +1,97 @@
+public import Foundation
+
+/// Accounts. Identifiers are unique across users.
+public protocol UserStore: Sendable {
+    /// The user with this ID.
+    func user(id: UserID) async throws -> User?
+    /// The user an identifier belongs to.
+    func user(identifier: Identifier) async throws -> User?
+    /// Creates a user together with their first passkey, atomically.
+    /// - Throws: ``StoreConflict`` when an identifier or the credential ID already exists;
+    ///   nothing is written then.
+    func createUser(_ user: User, credential: PasskeyCredential) async throws
+}
+
+/// Passkeys. Every login writes through ``recordUse(credentialID:_:)``.
+public protocol CredentialStore: Sendable {
+    /// The credential with this ID.
+    func credential(id: [UInt8]) async throws -> PasskeyCredential?
+    /// A user's credentials, oldest first.
+    func credentials(userID: UserID) async throws -> [PasskeyCredential]
+    /// Adds a credential to an existing user.
+    /// - Throws: ``StoreConflict`` when the credential ID is already registered.
+    func addCredential(_ credential: PasskeyCredential) async throws
+    /// Stores what a login changed: counter, backup state, UV, last use, regression flag.
+    /// When `use.usedAt` is `nil` the login was refused: only the regression flag is set.
+    func recordUse(credentialID: [UInt8], _ use: CredentialUse) async throws
+    /// Renames a user's credential.
+    /// - Returns: `false` when the user has no such credential.
+    /// - Throws: ``StoreConflict`` when another of the user's credentials has that name.
+    func renameCredential(id: [UInt8], userID: UserID, name: String?) async throws -> Bool
+    /// Deletes a user's credential unless it is their last way to sign in.
+    func deleteCredential(id: [UInt8], userID: UserID) async throws -> CredentialDeletion
+}
+
+/// The result of deleting a credential, decided atomically with the deletion.
+public enum CredentialDeletion: Sendable, Hashable {
+    /// The credential is gone.
+    case deleted
+    /// The user has no such credential.
+    case notFound
+    /// It is the user's last way to sign in, so it was kept.
+    case lastCredential
+}
+
+/// Ceremonies in progress.
+public protocol CeremonyStore: Sendable {
+    /// Stores a new ceremony.
+    func saveCeremony(_ ceremony: Ceremony) async throws
+    /// Consumes a ceremony: returns it and marks it used, in one atomic step, only if it
+    /// exists, belongs to `clientID`, is unused and has not expired at `time`.
+    func consumeCeremony(id: String, clientID: String, at time: Date) async throws -> Ceremony?
+    /// Deletes ceremonies that expired before `time`.
+    func purgeCeremonies(expiredBefore time: Date) async throws
+}
+
+/// Refresh tokens with rotation and reuse detection.
+public protocol RefreshTokenStore: Sendable {
+    /// Stores a newly issued token.
+    func saveRefreshToken(_ record: RefreshTokenRecord) async throws
+    /// Presents a token, atomically. When it is current (known, issued to `clientID`,
+    /// unexpired at `time`, unused, family not revoked): marks it used and stores its
+    /// replacement, a copy of the record with `newHash`, `issuedAt = time` and
+    /// `expiresAt = newExpiresAt` (same family, user, client, scopes, audience and
+    /// authentication), and returns `.rotated(previous:)`. When it was already used:
+    /// revokes its whole family and returns `.reused`. Otherwise returns `.invalid`.
+    func rotateRefreshToken(hash: [UInt8], clientID: String, newHash: [UInt8], newExpiresAt: Date, at time: Date) async throws -> RefreshOutcome
+    /// Revokes the family of a token issued to `clientID`.
+    /// - Returns: the family's user, or `nil` when no such token exists.
+    func revokeRefreshTokenFamily(hash: [UInt8], clientID: String, at time: Date) async throws -> UserID?
+    /// Whether a family (a login session) is still active.
+    func isSessionActive(familyID: String) async throws -> Bool
+}
+
+/// Token signing keys.
+public protocol SigningKeyStore: Sendable {
+    /// Every stored key, newest first.
+    func signingKeys() async throws -> [SigningKeyRecord]
+    /// Adds a key and marks every other unretired key retired at `time`.
+    func addSigningKey(_ key: SigningKeyRecord, at time: Date) async throws
+}
+
+/// Audit events.
+public protocol AuditLog: Sendable {
+    /// Records an event.
+    func record(_ event: AuditEvent) async throws
+    /// The most recent events, newest first, optionally for one user.
+    func events(userID: UserID?, limit: Int) async throws -> [AuditEvent]
+}
+
+/// Small instance-wide secrets, created on first use.
+public protocol SecretStore: Sendable {
+    /// The secret named `name`, storing `candidate` if there is none yet.
+    func secret(named name: String, orStore candidate: [UInt8]) async throws -> [UInt8]
+}
+
+/// Everything IdentityCore persists, as one value to pass around.
+public typealias IdentityStorage = UserStore & CredentialStore & CeremonyStore & RefreshTokenStore & SigningKeyStore & AuditLog & SecretStore

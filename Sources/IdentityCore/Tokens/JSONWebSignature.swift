@@ -1,0 +1,76 @@
+import Crypto
+import Foundation
+import WebAuthn
+
+/// Compact JWS with ES256 (RFC 7515, RFC 7518 §3.4), built on swift-crypto. Latchkey only
+/// signs with P-256, so the verifier accepts nothing else: `alg` must be `ES256`.
+enum JSONWebSignature {
+    struct Header: Codable {
+        var alg: String
+        var typ: String?
+        var kid: String?
+    }
+
+    /// Signs `claims` with `key`, naming the key by `keyID`.
+    static func sign(_ claims: some Encodable, keyID: String, key: P256.Signing.PrivateKey, type: String = "JWT") throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        let header = Base64URL.encode(try encoder.encode(Header(alg: "ES256", typ: type, kid: keyID)))
+        let payload = Base64URL.encode(try encoder.encode(claims))
+        let signingInput = header + "." + payload
+        let signature = try key.signature(for: Data(signingInput.utf8))
+        return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
+    }
+
+    /// The key ID and verified payload bytes of a token, or `nil` when the token is
+    /// malformed, not ES256, names an unknown key, or its signature does not verify.
+    static func verify(_ token: String, keys: (String) -> P256.Signing.PublicKey?) -> (keyID: String, payload: Data)? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, token.utf8.count <= 8192,
+            let headerBytes = Base64URL.decode(parts[0]),
+            let payload = Base64URL.decode(parts[1]),
+            let signatureBytes = Base64URL.decode(parts[2]),
+            let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)),
+            header.alg == "ES256", let keyID = header.kid, let key = keys(keyID),
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes)
+        else { return nil }
+        let signingInput = Data(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        guard key.isValidSignature(signature, for: signingInput) else { return nil }
+        return (keyID, Data(payload))
+    }
+}
+
+/// A public key in JWK form (RFC 7517), as published at the JWKS endpoint.
+public struct JSONWebKey: Codable, Sendable, Hashable {
+    /// `EC`.
+    public let kty: String
+    /// `P-256`.
+    public let crv: String
+    /// The x coordinate, base64url.
+    public let x: String
+    /// The y coordinate, base64url.
+    public let y: String
+    /// The key ID.
+    public let kid: String
+    /// `sig`.
+    public let use: String
+    /// `ES256`.
+    public let alg: String
+
+    init(keyID: String, publicKey: P256.Signing.PublicKey) {
+        let point = Array(publicKey.x963Representation.dropFirst())
+        kty = "EC"
+        crv = "P-256"
+        x = Base64URL.encode(point.prefix(32))
+        y = Base64URL.encode(point.suffix(32))
+        kid = keyID
+        use = "sig"
+        alg = "ES256"
+    }
+}
+
+/// A JWK Set (RFC 7517 §5).
+public struct JSONWebKeySet: Codable, Sendable, Hashable {
+    /// The published keys.
+    public let keys: [JSONWebKey]
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// The scopes Latchkey grants. All of them concern the signed-in user's own data, so
+/// every first-party client may request them.
+public enum Scopes {
+    public static let openID = "openid"
+    public static let profile = "profile"
+    public static let email = "email"
+    public static let phone = "phone"
+    public static let offlineAccess = "offline_access"
+    /// My Account API: start and confirm passkey enrollment.
+    public static let createAuthenticationMethods = "create:me:authentication_methods"
+    /// My Account API: list and read passkeys.
+    public static let readAuthenticationMethods = "read:me:authentication_methods"
+    /// My Account API: rename passkeys.
+    public static let updateAuthenticationMethods = "update:me:authentication_methods"
+    /// My Account API: delete passkeys.
+    public static let deleteAuthenticationMethods = "delete:me:authentication_methods"
+
+    /// Every scope that can be granted.
+    public static let known: [String] = [
+        openID, profile, email, phone, offlineAccess,
+        createAuthenticationMethods, readAuthenticationMethods, updateAuthenticationMethods, deleteAuthenticationMethods,
+    ]
+
+    /// What a request without `scope` gets.
+    public static let defaults = [openID, profile, email]
+
+    /// The granted scopes for a requested `scope` string: known scopes in a stable order,
+    /// unknown ones dropped (RFC 6749 §3.3 lets the server grant less than asked).
+    public static func grant(_ requested: String?) -> [String] {
+        guard let requested else { return defaults }
+        let asked = Set(requested.split(separator: " ").map(String.init))
+        return known.filter(asked.contains)
+    }
+}
+
+/// The user claims that profile scopes release (OpenID Connect Core §5.4), shared by the
+/// ID token and the userinfo endpoint.
+public struct UserClaims: Codable, Sendable, Hashable {
+    public var sub: String
+    public var name: String?
+    public var given_name: String?
+    public var family_name: String?
+    public var nickname: String?
+    public var picture: String?
+    public var preferred_username: String?
+    public var updated_at: Int64?
+    public var email: String?
+    public var email_verified: Bool?
+    public var phone_number: String?
+    public var phone_number_verified: Bool?
+
+    /// The claims `scopes` release about `user`. Latchkey never verifies email addresses
+    /// or phone numbers, so it says so.
+    public init(user: User, scopes: [String]) {
+        sub = user.id.rawValue
+        if scopes.contains(Scopes.profile) {
+            name = user.profile.name ?? user.accountName
+            given_name = user.profile.givenName
+            family_name = user.profile.familyName
+            nickname = user.profile.nickname
+            picture = user.profile.picture
+            preferred_username = user.profile.username
+            updated_at = Int64(user.updatedAt.timeIntervalSince1970)
+        }
+        if scopes.contains(Scopes.email), let address = user.profile.email {
+            email = address
+            email_verified = false
+        }
+        if scopes.contains(Scopes.phone), let number = user.profile.phoneNumber {
+            phone_number = number
+            phone_number_verified = false
+        }
+    }
+}

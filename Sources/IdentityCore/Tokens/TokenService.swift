@@ -1,0 +1,277 @@
+import Crypto
+public import Foundation
+import WebAuthn
+
+/// Lifetimes and names for issued tokens.
+public struct TokenConfiguration: Sendable {
+    /// The issuer (`iss`), the public URL with a trailing slash.
+    public var issuer: String
+    /// Access token lifetime.
+    public var accessTokenLifetime: TimeInterval
+    /// ID token lifetime.
+    public var idTokenLifetime: TimeInterval
+    /// Refresh token lifetime; each rotation starts a new one.
+    public var refreshTokenLifetime: TimeInterval
+    /// Audiences of the relying party's own APIs that clients may request.
+    public var apiAudiences: [String]
+
+    /// Creates a configuration.
+    public init(
+        issuer: String,
+        accessTokenLifetime: TimeInterval = 3600,
+        idTokenLifetime: TimeInterval = 3600,
+        refreshTokenLifetime: TimeInterval = 30 * 86400,
+        apiAudiences: [String] = []
+    ) {
+        self.issuer = issuer.hasSuffix("/") ? issuer : issuer + "/"
+        self.accessTokenLifetime = accessTokenLifetime
+        self.idTokenLifetime = idTokenLifetime
+        self.refreshTokenLifetime = refreshTokenLifetime
+        self.apiAudiences = apiAudiences
+    }
+
+    /// The audience of the My Account API, and of tokens issued without an audience.
+    public var myAccountAudience: String { issuer + "me/" }
+
+    /// The longest lifetime of a signed token, for how long retired keys stay published.
+    public var longestSignedTokenLifetime: TimeInterval { max(accessTokenLifetime, idTokenLifetime) }
+}
+
+/// The token endpoint's successful response (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3).
+public struct IssuedTokens: Codable, Sendable, Hashable {
+    public let access_token: String
+    public let id_token: String?
+    public let refresh_token: String?
+    public let token_type: String
+    public let expires_in: Int
+    public let scope: String
+}
+
+/// What a valid access token allows.
+public struct AccessGrant: Sendable, Hashable {
+    /// The user.
+    public let userID: UserID
+    /// The client it was issued to.
+    public let clientID: String
+    /// The granted scopes.
+    public let scopes: Set<String>
+    /// The login session.
+    public let sessionID: String
+}
+
+/// Issues, refreshes, revokes and checks tokens.
+public struct TokenService: Sendable {
+    private let configuration: TokenConfiguration
+    private let keys: SigningKeyRing
+    private let users: any UserStore
+    private let refreshTokens: any RefreshTokenStore
+    private let audit: any AuditLog
+    private let clock: any WallClock
+    private let random: any RandomSource
+
+    /// Creates the service.
+    public init(
+        configuration: TokenConfiguration,
+        keys: SigningKeyRing,
+        users: any UserStore,
+        refreshTokens: any RefreshTokenStore,
+        audit: any AuditLog,
+        clock: any WallClock,
+        random: any RandomSource
+    ) {
+        self.configuration = configuration
+        self.keys = keys
+        self.users = users
+        self.refreshTokens = refreshTokens
+        self.audit = audit
+        self.clock = clock
+        self.random = random
+    }
+
+    /// The issuer URL.
+    public var issuer: String { configuration.issuer }
+
+    /// The audience a request may name: the My Account API or a configured API.
+    public func resolveAudience(_ requested: String?) throws(IdentityError) -> String {
+        guard let requested, !requested.isEmpty else { return configuration.myAccountAudience }
+        guard requested == configuration.myAccountAudience || configuration.apiAudiences.contains(requested) else {
+            throw IdentityError(.accessDenied, "audience \"\(requested.prefix(200))\" is not an API of this server", field: "audience")
+        }
+        return requested
+    }
+
+    /// Issues tokens after a successful authentication, starting a new login session.
+    public func issue(for user: User, client: OAuthClient, scopes: [String], audience: String, userVerified: Bool) async throws -> IssuedTokens {
+        let now = clock.now()
+        let familyID = Base64URL.encode(random.bytes(16))
+        var refreshToken: String?
+        if scopes.contains(Scopes.offlineAccess) && client.grantTypes.contains(.refreshToken) {
+            let (token, record) = makeRefreshToken(
+                familyID: familyID, userID: user.id, clientID: client.clientID, scopes: scopes, audience: audience,
+                authenticatedAt: now, userVerified: userVerified
+            )
+            try await refreshTokens.saveRefreshToken(record)
+            refreshToken = token
+        }
+        return try await signedTokens(
+            user: user, clientID: client.clientID, scopes: scopes, audience: audience, sessionID: familyID,
+            authenticatedAt: now, userVerified: userVerified, refreshToken: refreshToken
+        )
+    }
+
+    /// The `refresh_token` grant: rotates the token. Presenting a token that was already
+    /// rotated revokes its whole family, because one of the two holders is an attacker.
+    public func refresh(_ token: String, client: OAuthClient, scope: String?, audience: String?) async throws -> IssuedTokens {
+        let now = clock.now()
+        let hash = Self.hash(token)
+        let newToken = Base64URL.encode(random.bytes(32))
+        let outcome = try await refreshTokens.rotateRefreshToken(
+            hash: hash, clientID: client.clientID, newHash: Self.hash(newToken),
+            newExpiresAt: now.addingTimeInterval(configuration.refreshTokenLifetime), at: now
+        )
+        switch outcome {
+        case .invalid:
+            throw IdentityError(.invalidGrant, "the refresh token is unknown, expired, revoked, or was issued to another client")
+        case .reused(let familyID, let userID):
+            try await audit.record(AuditEvent(time: now, kind: .refreshTokenReused, userID: userID, clientID: client.clientID, detail: "session \(familyID) revoked"))
+            throw IdentityError(.invalidGrant, "the refresh token was already used; its session is revoked", reason: "refresh_token_reused")
+        case .rotated(let previous):
+            // The new refresh token keeps the original grant (RFC 6749 §6); a narrower scope
+            // applies to the access and ID tokens issued now.
+            var scopes = previous.scopes
+            if let scope {
+                let asked = Scopes.grant(scope)
+                guard Set(asked).isSubset(of: Set(previous.scopes)) else {
+                    throw IdentityError(.invalidRequest, "scope may not exceed what was originally granted", field: "scope")
+                }
+                scopes = asked
+            }
+            let resolvedAudience = audience == nil ? previous.audience : try resolveAudience(audience)
+            guard let user = try await users.user(id: previous.userID) else {
+                throw IdentityError(.invalidGrant, "the account no longer exists")
+            }
+            return try await signedTokens(
+                user: user, clientID: client.clientID, scopes: scopes, audience: resolvedAudience, sessionID: previous.familyID,
+                authenticatedAt: previous.authenticatedAt, userVerified: previous.userVerified, refreshToken: newToken
+            )
+        }
+    }
+
+    /// Revokes the session of a refresh token (RFC 7009). Unknown tokens are not an error.
+    public func revoke(_ token: String, client: OAuthClient) async throws {
+        let now = clock.now()
+        if let userID = try await refreshTokens.revokeRefreshTokenFamily(hash: Self.hash(token), clientID: client.clientID, at: now) {
+            try await audit.record(AuditEvent(time: now, kind: .tokensRevoked, userID: userID, clientID: client.clientID))
+        }
+    }
+
+    /// Checks a bearer access token: signature, issuer, expiry, audience, required scope,
+    /// and that its session has not been revoked.
+    public func authorize(_ bearer: String?, audience: String? = nil, scope: String? = nil) async throws -> AccessGrant {
+        guard let bearer, !bearer.isEmpty else { throw IdentityError(.invalidToken, "a bearer access token is required") }
+        var verified: (keyID: String, payload: Data)?
+        // Resolve the key first (the ring may need to reload), then verify synchronously.
+        if let keyID = Self.keyID(of: bearer), let key = try await keys.publicKey(keyID: keyID) {
+            verified = JSONWebSignature.verify(bearer) { $0 == keyID ? key : nil }
+        }
+        guard let payload = verified?.payload,
+            let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: payload),
+            claims.iss == configuration.issuer
+        else {
+            throw IdentityError(.invalidToken, "the access token is malformed or its signature does not verify")
+        }
+        guard Double(claims.exp) > clock.now().timeIntervalSince1970 else {
+            throw IdentityError(.invalidToken, "the access token has expired")
+        }
+        if let audience, claims.aud != audience {
+            throw IdentityError(.invalidToken, "the access token is for \(claims.aud), not \(audience)")
+        }
+        let scopes = Set(claims.scope.split(separator: " ").map(String.init))
+        if let scope, !scopes.contains(scope) {
+            throw IdentityError(.insufficientScope, "the access token lacks the \(scope) scope", reason: scope)
+        }
+        guard try await refreshTokens.isSessionActive(familyID: claims.sid) else {
+            throw IdentityError(.invalidToken, "the session of this access token has been revoked")
+        }
+        return AccessGrant(userID: UserID(rawValue: claims.sub), clientID: claims.client_id, scopes: scopes, sessionID: claims.sid)
+    }
+
+    /// The published signing keys.
+    public func keySet() async throws -> JSONWebKeySet {
+        try await keys.keySet()
+    }
+
+    // MARK: - Building tokens
+
+    private func signedTokens(
+        user: User,
+        clientID: String,
+        scopes: [String],
+        audience: String,
+        sessionID: String,
+        authenticatedAt: Date,
+        userVerified: Bool,
+        refreshToken: String?
+    ) async throws -> IssuedTokens {
+        let now = Int64(clock.now().timeIntervalSince1970)
+        let (keyID, key) = try await keys.activeKey()
+        let access = AccessTokenClaims(
+            iss: configuration.issuer, sub: user.id.rawValue, aud: audience, iat: now,
+            exp: now + Int64(configuration.accessTokenLifetime), jti: Base64URL.encode(random.bytes(16)),
+            scope: scopes.joined(separator: " "), client_id: clientID, sid: sessionID, auth_time: Int64(authenticatedAt.timeIntervalSince1970)
+        )
+        var idToken: String?
+        if scopes.contains(Scopes.openID) {
+            let profile = UserClaims(user: user, scopes: scopes)
+            let claims = IDTokenClaims(
+                iss: configuration.issuer, sub: user.id.rawValue, aud: clientID, iat: now,
+                exp: now + Int64(configuration.idTokenLifetime), auth_time: Int64(authenticatedAt.timeIntervalSince1970),
+                sid: sessionID, amr: userVerified ? ["pop", "user"] : ["pop"],
+                name: profile.name, given_name: profile.given_name, family_name: profile.family_name, nickname: profile.nickname,
+                picture: profile.picture, preferred_username: profile.preferred_username, updated_at: profile.updated_at,
+                email: profile.email, email_verified: profile.email_verified,
+                phone_number: profile.phone_number, phone_number_verified: profile.phone_number_verified
+            )
+            idToken = try JSONWebSignature.sign(claims, keyID: keyID, key: key)
+        }
+        return IssuedTokens(
+            access_token: try JSONWebSignature.sign(access, keyID: keyID, key: key, type: "at+jwt"),
+            id_token: idToken,
+            refresh_token: refreshToken,
+            token_type: "Bearer",
+            expires_in: Int(configuration.accessTokenLifetime),
+            scope: scopes.joined(separator: " ")
+        )
+    }
+
+    private func makeRefreshToken(
+        familyID: String,
+        userID: UserID,
+        clientID: String,
+        scopes: [String],
+        audience: String,
+        authenticatedAt: Date,
+        userVerified: Bool
+    ) -> (String, RefreshTokenRecord) {
+        let token = Base64URL.encode(random.bytes(32))
+        let now = clock.now()
+        let record = RefreshTokenRecord(
+            tokenHash: Self.hash(token), familyID: familyID, userID: userID, clientID: clientID, scopes: scopes,
+            audience: audience, authenticatedAt: authenticatedAt, userVerified: userVerified,
+            issuedAt: now, expiresAt: now.addingTimeInterval(configuration.refreshTokenLifetime)
+        )
+        return (token, record)
+    }
+
+    /// Refresh tokens are stored only as SHA-256, so a database leak does not leak them.
+    static func hash(_ token: String) -> [UInt8] {
+        Array(SHA256.hash(data: Data(token.utf8)))
+    }
+
+    private static func keyID(of token: String) -> String? {
+        guard let header = token.split(separator: ".").first, let bytes = Base64URL.decode(header),
+            let decoded = try? JSONDecoder().decode(JSONWebSignature.Header.self, from: Data(bytes))
+        else { return nil }
+        return decoded.kid
+    }
+}

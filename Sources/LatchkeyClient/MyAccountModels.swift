@@ -1,0 +1,175 @@
+public import WebAuthn
+
+/// The body of `POST /me/v1/authentication-methods`: start enrolling a passkey.
+public struct CreateAuthenticationMethodRequest: Codable, Sendable, Hashable {
+    /// Always `passkey`.
+    public var type: String
+    /// The database connection, when the user has several.
+    public var connection: String?
+    /// The linked identity to enroll for.
+    public var identityUserID: String?
+
+    /// Creates a passkey enrollment request.
+    public init(connection: String? = nil, identityUserID: String? = nil) {
+        self.type = "passkey"
+        self.connection = connection
+        self.identityUserID = identityUserID
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case type
+        case connection
+        case identityUserID = "identity_user_id"
+    }
+}
+
+/// The body of `POST /me/v1/authentication-methods/passkey%7Cnew/verify`: finish enrolling.
+public struct VerifyAuthenticationMethodRequest: Codable, Sendable, Hashable {
+    /// The session from the enrollment challenge.
+    public var authSession: String
+    /// The authenticator's registration.
+    public var authnResponse: RegistrationResponseJSON
+
+    /// Creates a request.
+    public init(authSession: String, authnResponse: RegistrationResponseJSON) {
+        self.authSession = authSession
+        self.authnResponse = authnResponse
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case authSession = "auth_session"
+        case authnResponse = "authn_response"
+    }
+}
+
+/// The body of `PATCH /me/v1/authentication-methods/{id}`.
+public struct UpdateAuthenticationMethodRequest: Codable, Sendable, Hashable {
+    /// The new friendly name, unique among the user's passkeys.
+    public var name: String
+
+    /// Creates a request.
+    public init(name: String) { self.name = name }
+
+    private enum CodingKeys: String, CodingKey {
+        case name
+    }
+}
+
+/// One of the user's authentication methods, as My Account lists it. Passkeys have
+/// `type == "passkey"` and an ``id`` of the form `passkey|<base64url credential ID>`.
+///
+/// Only ``id`` and ``type`` are required, so that methods of other types still decode.
+/// Timestamps stay in their wire form (ISO 8601, for example `2025-01-15T10:30:00.000Z`).
+public struct AuthenticationMethod: Codable, Sendable, Hashable {
+    /// The method ID, for example `passkey|dGVzdA`.
+    public var id: String
+    /// `passkey` for passkeys.
+    public var type: String
+    /// The friendly name.
+    public var name: String?
+    /// The passkey provider named by the AAGUID, for example `iCloud Keychain`.
+    public var providerName: String?
+    /// `multi_device` for a synced passkey, `single_device` for a device-bound one.
+    public var credentialDeviceType: String?
+    /// Whether the passkey is currently backed up (the BS flag).
+    public var credentialBackedUp: Bool?
+    /// The user ID of the identity the method belongs to.
+    public var identityUserID: String?
+    /// The credential ID, base64url.
+    public var keyID: String?
+    /// The COSE public key, base64url.
+    public var publicKey: String?
+    /// The transports the authenticator reported.
+    public var transports: [String]?
+    /// The user agent that enrolled the passkey.
+    public var userAgent: String?
+    /// The WebAuthn user handle, base64url.
+    public var userHandle: String?
+    /// The authenticator model, as a UUID.
+    public var aaguid: String?
+    /// The RP ID the credential is scoped to.
+    public var relyingPartyID: String?
+    /// What the method may be used for, for example `["primary"]`.
+    public var usage: [String]?
+    /// When the method was enrolled.
+    public var createdAt: String?
+    /// When the method was last used to sign in.
+    public var lastAuthAt: String?
+
+    /// Whether this is a synced (multi-device) passkey.
+    public var isSynced: Bool { credentialDeviceType == "multi_device" }
+
+    /// Creates a method.
+    public init(
+        id: String,
+        type: String,
+        name: String? = nil,
+        providerName: String? = nil,
+        credentialDeviceType: String? = nil,
+        credentialBackedUp: Bool? = nil,
+        identityUserID: String? = nil,
+        keyID: String? = nil,
+        publicKey: String? = nil,
+        transports: [String]? = nil,
+        userAgent: String? = nil,
+        userHandle: String? = nil,
+        aaguid: String? = nil,
+        relyingPartyID: String? = nil,
+        usage: [String]? = nil,
+        createdAt: String? = nil,
+        lastAuthAt: String? = nil
+    ) {
+        self.id = id
+        self.type = type
+        self.name = name
+        self.providerName = providerName
+        self.credentialDeviceType = credentialDeviceType
+        self.credentialBackedUp = credentialBackedUp
+        self.identityUserID = identityUserID
+        self.keyID = keyID
+        self.publicKey = publicKey
+        self.transports = transports
+        self.userAgent = userAgent
+        self.userHandle = userHandle
+        self.aaguid = aaguid
+        self.relyingPartyID = relyingPartyID
+        self.usage = usage
+        self.createdAt = createdAt
+        self.lastAuthAt = lastAuthAt
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id
+        case type
+        case name
+        case providerName = "provider_name"
+        case credentialDeviceType = "credential_device_type"
+        case credentialBackedUp = "credential_backed_up"
+        case identityUserID = "identity_user_id"
+        case keyID = "key_id"
+        case publicKey = "public_key"
+        case transports
+        case userAgent = "user_agent"
+        case userHandle = "user_handle"
+        case aaguid
+        case relyingPartyID = "relying_party_id"
+        case usage
+        case createdAt = "created_at"
+        case lastAuthAt = "last_auth_at"
+    }
+}
+
+/// The answer of `GET /me/v1/authentication-methods`.
+public struct AuthenticationMethodList: Codable, Sendable, Hashable {
+    /// The user's methods.
+    public var authenticationMethods: [AuthenticationMethod]
+
+    /// Creates a list.
+    public init(authenticationMethods: [AuthenticationMethod]) {
+        self.authenticationMethods = authenticationMethods
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case authenticationMethods = "authentication_methods"
+    }
+}

@@ -1,0 +1,319 @@
+public import Foundation
+import IdentityCore
+import WebAuthn
+
+/// Values given on the command line; each overrides the same value from the environment
+/// and the configuration file.
+public struct ConfigurationOverrides: Sendable {
+    public var configFile: String?
+    public var host: String?
+    public var port: Int?
+    public var database: String?
+    public var relyingPartyID: String?
+    public var origins: [String]
+    public var publicURL: String?
+
+    /// Creates overrides.
+    public init(configFile: String? = nil, host: String? = nil, port: Int? = nil, database: String? = nil, relyingPartyID: String? = nil, origins: [String] = [], publicURL: String? = nil) {
+        self.configFile = configFile
+        self.host = host
+        self.port = port
+        self.database = database
+        self.relyingPartyID = relyingPartyID
+        self.origins = origins
+        self.publicURL = publicURL
+    }
+}
+
+/// Builds a ``LatchkeyConfiguration`` from defaults, a YAML file, the environment and
+/// flags, and validates every value. Every failure names the key it is about.
+public enum ConfigurationLoader {
+    /// Every top-level key of the configuration file.
+    static let topLevelKeys = ["server", "database", "relying_party", "clients", "tokens", "passkeys", "limits", "logging", "authenticator_names"]
+
+    /// Loads the configuration.
+    /// - Parameters:
+    ///   - overrides: Command-line values.
+    ///   - environment: The process environment (`LATCHKEY_*` variables are read).
+    ///   - readFile: Reads a file; injected for tests.
+    public static func load(
+        overrides: ConfigurationOverrides,
+        environment: [String: String],
+        readFile: (String) throws -> String = { try String(contentsOfFile: $0, encoding: .utf8) }
+    ) throws(ConfigurationError) -> LatchkeyConfiguration {
+        var sources: [String] = []
+        var yaml = YAMLReader(node: nil, path: "")
+        if let file = overrides.configFile ?? environment["LATCHKEY_CONFIG"] {
+            let text: String
+            do {
+                text = try readFile(file)
+            } catch {
+                throw ConfigurationError(key: file, "cannot be read: \(error.localizedDescription)")
+            }
+            yaml = try YAMLReader.parse(text, file: file)
+            try yaml.requireKeys(topLevelKeys)
+            sources.append("file \(file)")
+        }
+        let env = Environment(values: environment)
+        if !env.used.isEmpty { sources.append("environment") }
+        if overrides.host != nil || overrides.port != nil || overrides.database != nil || overrides.relyingPartyID != nil || !overrides.origins.isEmpty || overrides.publicURL != nil {
+            sources.append("command line")
+        }
+        if sources.isEmpty { sources.append("built-in defaults") }
+
+        // server
+        let serverNode = yaml.child("server")
+        try serverNode.requireKeys(["host", "port", "public_url"])
+        let fileHost = try serverNode.child("host").string()
+        let host = overrides.host ?? env["LATCHKEY_HOST"] ?? fileHost ?? "127.0.0.1"
+        guard !host.isEmpty else { throw ConfigurationError(key: "server.host", "must not be empty") }
+        let port: Int
+        if let value = overrides.port {
+            port = value
+        } else if let text = env["LATCHKEY_PORT"] {
+            guard let value = Int(text) else { throw ConfigurationError(key: "LATCHKEY_PORT", "must be a port number, found \"\(text.prefix(40))\"") }
+            port = value
+        } else {
+            port = try serverNode.child("port").int() ?? 8080
+        }
+        guard (0...65535).contains(port) else { throw ConfigurationError(key: "server.port", "must be between 0 and 65535, found \(port)") }
+        let filePublicURL = try serverNode.child("public_url").string()
+        let publicURLText = overrides.publicURL ?? env["LATCHKEY_PUBLIC_URL"] ?? filePublicURL ?? "http://localhost:\(port == 0 ? 8080 : port)"
+        let publicURL = try validatePublicURL(publicURLText)
+
+        // database
+        let fileDatabase = try yaml.child("database").string()
+        let databaseText = overrides.database ?? env["LATCHKEY_DATABASE"] ?? fileDatabase ?? "sqlite:latchkey.sqlite"
+        let database = try parseDatabase(databaseText)
+
+        // relying party
+        let rpNode = yaml.child("relying_party")
+        try rpNode.requireKeys(["id", "name", "origins"])
+        let fileRPID = try rpNode.child("id").string()
+        let rpID = (overrides.relyingPartyID ?? env["LATCHKEY_RP_ID"] ?? fileRPID ?? "localhost").lowercased()
+        try validateRelyingPartyID(rpID)
+        var origins = overrides.origins
+        if origins.isEmpty, let text = env["LATCHKEY_ORIGINS"] {
+            origins = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        if origins.isEmpty { origins = try rpNode.child("origins").strings() ?? [] }
+        if origins.isEmpty { origins = [originOf(publicURL)] }
+        for (index, origin) in origins.enumerated() {
+            try validateOrigin(origin, relyingPartyID: rpID, key: "relying_party.origins[\(index)]")
+        }
+        let relyingParty = LatchkeyConfiguration.RelyingParty(id: rpID, name: try rpNode.child("name").string() ?? "Latchkey", origins: origins)
+
+        return LatchkeyConfiguration(
+            server: .init(host: host, port: port, publicURL: publicURL),
+            database: database,
+            relyingParty: relyingParty,
+            clients: try parseClients(yaml.child("clients")),
+            tokens: try parseTokens(yaml.child("tokens")),
+            passkeys: try parsePasskeys(yaml.child("passkeys")),
+            maximumBodyBytes: try parseLimits(yaml.child("limits")),
+            logLevel: try parseLogLevel(yaml.child("logging"), environment: env),
+            authenticatorNamesFile: try yaml.child("authenticator_names").string(),
+            sources: sources
+        )
+    }
+
+    // MARK: - Sections
+
+    private static func parseClients(_ node: YAMLReader) throws(ConfigurationError) -> [LatchkeyConfiguration.Client] {
+        guard let elements = try node.elements(), !elements.isEmpty else {
+            return [.init(id: "demo", name: "Demo app", secret: nil, grantTypes: [.webauthn, .refreshToken])]
+        }
+        var clients: [LatchkeyConfiguration.Client] = []
+        for element in elements {
+            try element.requireKeys(["client_id", "name", "client_secret", "grant_types", "ios", "android", "redirect_uris"])
+            guard let id = try element.child("client_id").string(), !id.isEmpty else {
+                throw element.child("client_id").error("is required")
+            }
+            guard id.count <= 128, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
+                throw element.child("client_id").error("must be 1 to 128 letters, digits, '.', '_' or '-'")
+            }
+            guard !clients.contains(where: { $0.id == id }) else {
+                throw element.child("client_id").error("\"\(id)\" is used by another client")
+            }
+            let secret = try element.child("client_secret").string()
+            if let secret, secret.count < 16 {
+                throw element.child("client_secret").error("must be at least 16 characters; omit it for a public client")
+            }
+            var grants: [GrantType] = []
+            for (index, name) in (try element.child("grant_types").strings() ?? ["webauthn", "refresh_token"]).enumerated() {
+                guard let grant = GrantType(configName: name) else {
+                    throw ConfigurationError(key: "\(element.path).grant_types[\(index)]", "\"\(name)\" is not a grant type; use webauthn, refresh_token or authorization_code")
+                }
+                grants.append(grant)
+            }
+            clients.append(.init(id: id, name: try element.child("name").string() ?? id, secret: secret, grantTypes: grants))
+        }
+        return clients
+    }
+
+    private static func parseTokens(_ node: YAMLReader) throws(ConfigurationError) -> LatchkeyConfiguration.Tokens {
+        try node.requireKeys(["access_token_lifetime", "id_token_lifetime", "refresh_token_lifetime", "audiences"])
+        let audiences = try node.child("audiences").strings() ?? []
+        for (index, audience) in audiences.enumerated() where audience.isEmpty {
+            throw ConfigurationError(key: "tokens.audiences[\(index)]", "must not be empty")
+        }
+        return .init(
+            accessTokenLifetime: try node.child("access_token_lifetime").duration() ?? 3600,
+            idTokenLifetime: try node.child("id_token_lifetime").duration() ?? 3600,
+            refreshTokenLifetime: try node.child("refresh_token_lifetime").duration() ?? 30 * 86400,
+            audiences: audiences
+        )
+    }
+
+    private static func parsePasskeys(_ node: YAMLReader) throws(ConfigurationError) -> LatchkeyConfiguration.Passkeys {
+        try node.requireKeys(["ceremony_lifetime", "user_verification", "sign_count_policy", "signup_identifiers", "attestation", "allow_legacy_rs1"])
+        let verificationNode = node.child("user_verification")
+        let verificationText = try verificationNode.string() ?? "preferred"
+        guard let verification = UserVerificationRequirement(rawValue: verificationText) else {
+            throw verificationNode.error("must be required, preferred or discouraged, found \"\(verificationText.prefix(40))\"")
+        }
+        let policyNode = node.child("sign_count_policy")
+        let policy: SignCountPolicy
+        switch try policyNode.string() ?? "reject" {
+        case "reject": policy = .reject
+        case "flag": policy = .acceptAndFlag
+        case let other: throw policyNode.error("must be reject or flag, found \"\(other.prefix(40))\"")
+        }
+        var identifiers: [ProfileValidation.IdentifierKind] = []
+        for (index, name) in (try node.child("signup_identifiers").strings() ?? ["email", "phone_number", "username"]).enumerated() {
+            guard let kind = ProfileValidation.IdentifierKind(rawValue: name) else {
+                throw ConfigurationError(key: "passkeys.signup_identifiers[\(index)]", "\"\(name)\" is not email, phone_number or username")
+            }
+            identifiers.append(kind)
+        }
+        guard !identifiers.isEmpty else { throw node.child("signup_identifiers").error("must name at least one identifier") }
+
+        let attestation = node.child("attestation")
+        try attestation.requireKeys(["requirement", "trust_anchors"])
+        let requirementNode = attestation.child("requirement")
+        let requirement: AttestationRequirement
+        switch try requirementNode.string() ?? "trusted_when_anchors_configured" {
+        case "any": requirement = .any
+        case "trusted_when_anchors_configured": requirement = .trustedWhenAnchorsConfigured
+        case "trusted": requirement = .trusted
+        case let other: throw requirementNode.error("must be any, trusted_when_anchors_configured or trusted, found \"\(other.prefix(40))\"")
+        }
+        let anchorsNode = attestation.child("trust_anchors")
+        var anchorFiles: [AttestationFormat: [String]] = [:]
+        for format in try anchorsNode.keys() {
+            guard AttestationFormat.all.contains(AttestationFormat(rawValue: format)) else {
+                throw ConfigurationError(key: "\(anchorsNode.path).\(format)", "is not an attestation format (\(AttestationFormat.all.map(\.rawValue).joined(separator: ", ")))")
+            }
+            anchorFiles[AttestationFormat(rawValue: format)] = try anchorsNode.child(format).strings() ?? []
+        }
+        return .init(
+            ceremonyLifetime: try node.child("ceremony_lifetime").duration() ?? 300,
+            userVerification: verification,
+            signCountPolicy: policy,
+            signupIdentifiers: identifiers,
+            attestationRequirement: requirement,
+            trustAnchorFiles: anchorFiles,
+            allowsLegacyRS1: try node.child("allow_legacy_rs1").bool() ?? false
+        )
+    }
+
+    private static func parseLimits(_ node: YAMLReader) throws(ConfigurationError) -> Int {
+        try node.requireKeys(["max_body_bytes"])
+        let bytes = try node.child("max_body_bytes").int() ?? 64 * 1024
+        guard (4096...(16 * 1024 * 1024)).contains(bytes) else {
+            throw node.child("max_body_bytes").error("must be between 4096 and 16777216, found \(bytes)")
+        }
+        return bytes
+    }
+
+    private static func parseLogLevel(_ node: YAMLReader, environment: Environment) throws(ConfigurationError) -> String {
+        try node.requireKeys(["level"])
+        let fileLevel = try node.child("level").string()
+        let level = environment["LATCHKEY_LOG_LEVEL"] ?? fileLevel ?? "info"
+        let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+        guard levels.contains(level) else {
+            throw ConfigurationError(key: "logging.level", "must be one of \(levels.joined(separator: ", ")), found \"\(level.prefix(40))\"")
+        }
+        return level
+    }
+
+    // MARK: - Values
+
+    static func validatePublicURL(_ text: String) throws(ConfigurationError) -> String {
+        let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
+        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil, url.user == nil
+        else {
+            throw ConfigurationError(key: "server.public_url", "must be an absolute http(s) URL such as https://login.example.com, found \"\(text.prefix(200))\"")
+        }
+        return trimmed
+    }
+
+    static func parseDatabase(_ text: String) throws(ConfigurationError) -> LatchkeyConfiguration.Database {
+        if text.hasPrefix("sqlite:") {
+            let path = String(text.dropFirst("sqlite:".count))
+            guard !path.isEmpty else { throw ConfigurationError(key: "database", "sqlite: needs a file path, for example sqlite:latchkey.sqlite") }
+            return .sqlite(path: path)
+        }
+        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            throw ConfigurationError(key: "database", "PostgreSQL is not supported by this build yet; use sqlite:PATH")
+        }
+        throw ConfigurationError(key: "database", "must be sqlite:PATH, found \"\(text.prefix(200))\"")
+    }
+
+    static func validateRelyingPartyID(_ id: String) throws(ConfigurationError) {
+        let labels = id.split(separator: ".", omittingEmptySubsequences: false)
+        let valid = !id.isEmpty && id.count <= 253 && labels.allSatisfy { label in
+            !label.isEmpty && label.count <= 63 && !label.hasPrefix("-") && !label.hasSuffix("-")
+                && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+        }
+        guard valid else {
+            throw ConfigurationError(key: "relying_party.id", "must be a domain name such as example.com or localhost (no scheme, port or path), found \"\(id.prefix(200))\"")
+        }
+    }
+
+    /// A web origin must be on the RP ID or one of its subdomains (WebAuthn L3 §5.1.3);
+    /// an Android app's origin is `android:apk-key-hash:` and the base64url SHA-256 of its
+    /// signing certificate.
+    static func validateOrigin(_ origin: String, relyingPartyID: String, key: String) throws(ConfigurationError) {
+        if origin.hasPrefix("android:apk-key-hash:") {
+            let hash = origin.dropFirst("android:apk-key-hash:".count)
+            guard let bytes = Base64URL.decode(hash), bytes.count == 32, !hash.contains("=") else {
+                throw ConfigurationError(key: key, "android:apk-key-hash: must be followed by the unpadded base64url SHA-256 of the signing certificate")
+            }
+            return
+        }
+        guard let url = URL(string: origin), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), let host = url.host?.lowercased(),
+            url.path.isEmpty || url.path == "/", url.query == nil, url.fragment == nil
+        else {
+            throw ConfigurationError(key: key, "must be an origin such as https://example.com (scheme, host and optional port), found \"\(origin.prefix(200))\"")
+        }
+        guard host == relyingPartyID || host.hasSuffix("." + relyingPartyID) else {
+            throw ConfigurationError(key: key, "\(origin) is not on the RP ID \(relyingPartyID) or a subdomain of it; set relying_party.id or the origin accordingly")
+        }
+        if scheme == "http" && host != "localhost" && !host.hasSuffix(".localhost") {
+            throw ConfigurationError(key: key, "\(origin) uses http; browsers allow WebAuthn over http only on localhost")
+        }
+    }
+
+    static func originOf(_ publicURL: String) -> String {
+        guard let url = URL(string: publicURL), let scheme = url.scheme, let host = url.host else { return publicURL }
+        return url.port.map { "\(scheme)://\(host):\($0)" } ?? "\(scheme)://\(host)"
+    }
+
+    /// Environment access that records which variables were used.
+    private final class Environment {
+        let values: [String: String]
+        var used: Set<String> = []
+
+        init(values: [String: String]) {
+            self.values = values
+            used = Set(values.keys.filter { $0.hasPrefix("LATCHKEY_") && $0 != "LATCHKEY_CONFIG" && $0 != "LATCHKEY_SERVER" })
+        }
+
+        subscript(name: String) -> String? {
+            guard let value = values[name], !value.isEmpty else { return nil }
+            return value
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import HTTPAPI
+public import Hummingbird
+public import IdentityCore
+public import Logging
+import NIOCore
+public import StorageSQLite
+import WebAuthn
+
+/// The composition root: the only place that names concrete types. It opens storage,
+/// loads keys and trust anchors, builds the services and the router, and returns the
+/// Hummingbird application.
+public enum LatchkeyApplication {
+    /// Opens the configured database, running migrations.
+    public static func openStorage(_ configuration: LatchkeyConfiguration) throws -> SQLiteStorage {
+        switch configuration.database {
+        case .sqlite(let path): return try SQLiteStorage(path: path)
+        }
+    }
+
+    /// Applies pending migrations to the configured database.
+    /// - Returns: The names of the migrations applied now.
+    public static func migrate(_ configuration: LatchkeyConfiguration) throws -> [String] {
+        switch configuration.database {
+        case .sqlite(let path): return try SQLiteStorage.migrate(path: path)
+        }
+    }
+
+    /// Builds the application.
+    /// - Parameters:
+    ///   - configuration: The validated configuration.
+    ///   - clock: The clock every expiry is judged by.
+    ///   - random: The random source for challenges, IDs and keys.
+    ///   - logger: Where start-up and request logs go.
+    ///   - onRunning: Called with the bound port once the server listens.
+    public static func build(
+        _ configuration: LatchkeyConfiguration,
+        clock: any WallClock = SystemClock(),
+        random: any RandomSource = SystemRandom(),
+        logger: Logger,
+        onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws -> some ApplicationProtocol {
+        let storage = try openStorage(configuration)
+        let anchors = try TrustAnchorLoader.load(configuration.passkeys.trustAnchorFiles)
+        let names = try AuthenticatorNamesLoader.load(file: configuration.authenticatorNamesFile)
+
+        let verifier = WebAuthnVerifier(policy: RelyingPartyPolicy(
+            relyingPartyIDs: [configuration.relyingParty.id],
+            origins: OriginPolicy(configuration.relyingParty.origins),
+            keyPolicy: KeyPolicy(allowsLegacyRS1ForTPM: configuration.passkeys.allowsLegacyRS1),
+            attestation: AttestationPolicy(trustAnchors: anchors, requirement: configuration.passkeys.attestationRequirement),
+            // IdentityCore applies the configured policy itself, after recording the regression.
+            signCountPolicy: .acceptAndFlag
+        ))
+        let tokenConfiguration = TokenConfiguration(
+            issuer: configuration.server.publicURL,
+            accessTokenLifetime: configuration.tokens.accessTokenLifetime,
+            idTokenLifetime: configuration.tokens.idTokenLifetime,
+            refreshTokenLifetime: configuration.tokens.refreshTokenLifetime,
+            apiAudiences: configuration.tokens.audiences
+        )
+        let keys = SigningKeyRing(store: storage, clock: clock, random: random, publicationGrace: tokenConfiguration.longestSignedTokenLifetime)
+        try await keys.prepare()
+        let tokens = TokenService(
+            configuration: tokenConfiguration, keys: keys, users: storage, refreshTokens: storage, audit: storage, clock: clock, random: random
+        )
+        let passkeys = PasskeyService(
+            configuration: PasskeyConfiguration(
+                relyingPartyID: configuration.relyingParty.id,
+                relyingPartyName: configuration.relyingParty.name,
+                ceremonyLifetime: configuration.passkeys.ceremonyLifetime,
+                userVerification: configuration.passkeys.userVerification,
+                signupIdentifiers: Set(configuration.passkeys.signupIdentifiers),
+                signCountPolicy: configuration.passkeys.signCountPolicy
+            ),
+            verifier: verifier, storage: storage, tokens: tokens, clock: clock, random: random
+        )
+        let clients = ClientRegistry(configuration.clients.map {
+            OAuthClient(clientID: $0.id, name: $0.name, secret: $0.secret, grantTypes: Set($0.grantTypes))
+        })
+        let services = APIServices(
+            passkeys: passkeys,
+            accounts: AccountService(storage: storage, clock: clock),
+            tokens: tokens,
+            clients: clients,
+            authenticatorNames: names,
+            publicURL: configuration.server.publicURL,
+            maximumBodyBytes: configuration.maximumBodyBytes
+        )
+
+        let router = Router()
+        router.add(middleware: LogRequestsMiddleware(.debug))
+        router.addAuthenticationAPI(services)
+        router.addOpenIDConnect(services)
+        router.addMyAccountAPI(services)
+        router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }
+
+        logStartup(configuration, names: names, logger: logger)
+        let host = configuration.server.host
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(host, port: configuration.server.port), serverName: "Latchkey"),
+            services: [CeremonyPurgeService(storage: storage, clock: clock, interval: .seconds(300), logger: logger)],
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.server.port
+                logger.info("Latchkey listening on http://\(host):\(port) (public URL \(configuration.server.publicURL))")
+                await onRunning(port)
+            },
+            logger: logger
+        )
+    }
+
+    /// Says where everything is, so a newcomer knows what is running.
+    private static func logStartup(_ configuration: LatchkeyConfiguration, names: AuthenticatorNames, logger: Logger) {
+        logger.info("configuration from \(configuration.sources.joined(separator: ", "))")
+        switch configuration.database {
+        case .sqlite(let path):
+            let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+            logger.info("database: SQLite at \(absolute)")
+        }
+        logger.info("relying party: id \(configuration.relyingParty.id), origins \(configuration.relyingParty.origins.joined(separator: ", "))")
+        for client in configuration.clients {
+            let kind = client.secret == nil ? "public" : "confidential"
+            logger.info("client \(client.id) (\(kind)): grants \(client.grantTypes.map(\.rawValue).joined(separator: ", "))")
+        }
+        let issuer = configuration.server.publicURL
+        logger.info("OpenID discovery: \(issuer)/.well-known/openid-configuration")
+        logger.info("passkey provider names: \(names.count) AAGUIDs")
+    }
+}
+
+extension LatchkeyApplication {
+    /// Adds a token signing key to the configured database and returns its key ID.
+    public static func rotateSigningKey(_ configuration: LatchkeyConfiguration, clock: any WallClock = SystemClock(), random: any RandomSource = SystemRandom()) async throws -> String {
+        let storage = try openStorage(configuration)
+        let keys = SigningKeyRing(
+            store: storage, clock: clock, random: random,
+            publicationGrace: max(configuration.tokens.accessTokenLifetime, configuration.tokens.idTokenLifetime)
+        )
+        return try await keys.rotate()
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import GRDB
+public import IdentityCore
+
+extension SQLiteStorage {
+    /// Records an event. Its text is kept whatever it contains, with U+0000 replaced (see
+    /// `TextBinding`): an audit record must not fail because of what an attacker sent.
+    public func record(_ event: AuditEvent) async throws {
+        try await writer.write { db in
+            try db.execute(
+                sql: "INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    event.time.databaseSeconds, event.kind.rawValue, event.userID.map { TextBinding.sanitized($0.rawValue) },
+                    event.clientID.map(TextBinding.sanitized), event.credentialID.map(TextBinding.sanitized),
+                    TextBinding.sanitized(event.detail),
+                ]
+            )
+        }
+    }
+
+    /// The most recent events, newest first (by time, then by insertion), optionally for one
+    /// user. A `limit` of zero or less returns nothing.
+    public func events(userID: UserID?, limit: Int) async throws -> [AuditEvent] {
+        guard limit > 0, TextBinding.canMatch(userID?.rawValue) else { return [] }
+        return try await writer.read { db in
+            let rows: [Row]
+            if let userID {
+                rows = try Row.fetchAll(
+                    db,
+                    sql: "SELECT * FROM audit_events WHERE user_id = ? ORDER BY time DESC, id DESC LIMIT ?",
+                    arguments: [userID.rawValue, limit]
+                )
+            } else {
+                rows = try Row.fetchAll(db, sql: "SELECT * FROM audit_events ORDER BY time DESC, id DESC LIMIT ?", arguments: [limit])
+            }
+            return try rows.map { row in
+                AuditEvent(
+                    time: try row.date("time"),
+                    kind: try row.enumeration(AuditEvent.Kind.self, "kind"),
+                    userID: try row.optionalText("user_id").map(UserID.init(rawValue:)),
+                    clientID: try row.optionalText("client_id"),
+                    credentialID: try row.optionalText("credential_id"),
+                    detail: try row.text("detail")
+                )
+            }
+        }
+    }
+}

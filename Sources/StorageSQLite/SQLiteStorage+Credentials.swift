@@ -1,0 +1,170 @@
+import Foundation
+import GRDB
+public import IdentityCore
+import WebAuthn
+
+extension SQLiteStorage {
+    /// The credential with this ID.
+    public func credential(id: [UInt8]) async throws -> PasskeyCredential? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM credentials WHERE id = ?", arguments: [id.databaseBlob])
+                .map(PasskeyCredential.init(databaseRow:))
+        }
+    }
+
+    /// A user's credentials, oldest first (registration order among equal times).
+    public func credentials(userID: UserID) async throws -> [PasskeyCredential] {
+        guard TextBinding.canMatch(userID.rawValue) else { return [] }
+        return try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM credentials WHERE user_id = ? ORDER BY created_at, rowid", arguments: [userID.rawValue])
+                .map(PasskeyCredential.init(databaseRow:))
+        }
+    }
+
+    /// Adds a credential to an existing user.
+    /// - Throws: `StoreConflict(.credentialID)` when the ID is registered,
+    ///   `StoreConflict(.credentialName)` when the user has a credential with its name; a
+    ///   foreign key error when the user does not exist.
+    public func addCredential(_ credential: PasskeyCredential) async throws {
+        try Self.requireStorable(credential)
+        try await writer.write { db in
+            try Self.insertCredential(credential, db)
+        }
+    }
+
+    /// Stores what a login changed, in one statement. UV and the regression flag only ever
+    /// go from false to true: a later ceremony without UV does not erase that UV was seen,
+    /// and a possible clone stays flagged. A refused login (`usedAt == nil`) only sets the
+    /// regression flag; the counter, backup state and last use stay as they were.
+    public func recordUse(credentialID: [UInt8], _ use: CredentialUse) async throws {
+        try await writer.write { db in
+            guard let usedAt = use.usedAt else {
+                try db.execute(
+                    sql: "UPDATE credentials SET sign_count_regressed = (sign_count_regressed OR ?) WHERE id = ?",
+                    arguments: [use.signCountRegressed, credentialID.databaseBlob]
+                )
+                return
+            }
+            try db.execute(
+                sql: """
+                    UPDATE credentials SET
+                        sign_count = ?,
+                        backed_up = ?,
+                        user_verified = (user_verified OR ?),
+                        last_used_at = ?,
+                        sign_count_regressed = (sign_count_regressed OR ?)
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    Int64(use.signCount), use.isBackedUp, use.isUserVerified, usedAt.databaseSeconds,
+                    use.signCountRegressed, credentialID.databaseBlob,
+                ]
+            )
+        }
+    }
+
+    /// Renames a user's credential; `nil` clears the name.
+    /// - Returns: `false` when the user has no such credential.
+    /// - Throws: `StoreConflict(.credentialName)` when another of the user's credentials has
+    ///   that name.
+    public func renameCredential(id: [UInt8], userID: UserID, name: String?) async throws -> Bool {
+        guard TextBinding.canMatch(userID.rawValue) else { return false }
+        try TextBinding.requireStorable(name, in: "renameCredential")
+        return try await writer.write { db in
+            try reportingConflicts({ $0.involves("credentials.name") ? .credentialName : nil }) {
+                try db.execute(
+                    sql: "UPDATE credentials SET name = ? WHERE id = ? AND user_id = ?",
+                    arguments: [name, id.databaseBlob, userID.rawValue]
+                )
+            }
+            return db.changesCount > 0
+        }
+    }
+
+    /// Deletes a user's credential unless it is their only one, deciding and deleting in one
+    /// transaction so that two concurrent deletions cannot remove both of the last two.
+    public func deleteCredential(id: [UInt8], userID: UserID) async throws -> CredentialDeletion {
+        guard TextBinding.canMatch(userID.rawValue) else { return .notFound }
+        return try await writer.write { db in
+            let owned = try Bool.fetchOne(
+                db,
+                sql: "SELECT EXISTS (SELECT 1 FROM credentials WHERE id = ? AND user_id = ?)",
+                arguments: [id.databaseBlob, userID.rawValue]
+            ) ?? false
+            guard owned else { return .notFound }
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM credentials WHERE user_id = ?", arguments: [userID.rawValue]) ?? 0
+            guard count > 1 else { return .lastCredential }
+            try db.execute(sql: "DELETE FROM credentials WHERE id = ? AND user_id = ?", arguments: [id.databaseBlob, userID.rawValue])
+            return .deleted
+        }
+    }
+
+    /// Throws unless the credential's text can be stored exactly (see `TextBinding`).
+    /// Transports are stored as JSON, which escapes U+0000.
+    static func requireStorable(_ credential: PasskeyCredential) throws {
+        try TextBinding.requireStorable(
+            credential.userID.rawValue, credential.attestationFormat, credential.relyingPartyID, credential.name,
+            in: "credential"
+        )
+    }
+
+    /// Inserts a credential inside the caller's transaction.
+    static func insertCredential(_ credential: PasskeyCredential, _ db: Database) throws {
+        let classify: (UniqueViolation) -> StoreConflict.Kind? = { violation in
+            if violation.involves("credentials.id") { return .credentialID }
+            if violation.involves("credentials.name") { return .credentialName }
+            return nil
+        }
+        try reportingConflicts(classify) {
+            try db.execute(
+                sql: """
+                    INSERT INTO credentials (
+                        id, user_id, public_key, algorithm, sign_count, backup_eligible, backed_up,
+                        user_verified, transports, aaguid, attestation_format, attestation_trusted,
+                        relying_party_id, name, created_at, last_used_at, sign_count_regressed
+                    ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    credential.credentialID.databaseBlob, credential.userID.rawValue, credential.publicKey.databaseBlob,
+                    credential.algorithm.rawValue, Int64(credential.signCount), credential.isBackupEligible,
+                    credential.isBackedUp, credential.isUserVerified, try JSONColumn.encode(credential.transports),
+                    credential.aaguid.uuidString, credential.attestationFormat, credential.isAttestationTrusted,
+                    credential.relyingPartyID, credential.name, credential.createdAt.databaseSeconds,
+                    credential.lastUsedAt?.databaseSeconds, credential.hasSignCountRegressed,
+                ]
+            )
+        }
+    }
+}
+
+extension PasskeyCredential {
+    init(databaseRow row: Row) throws {
+        let aaguidText = try row.text("aaguid")
+        guard let aaguid = AAGUID(uuidString: aaguidText) else {
+            throw SQLiteStorageError(.unreadableRow, "credentials.aaguid is not a UUID: \(aaguidText)")
+        }
+        let storedCount = try row.decode(Int64.self, forColumn: "sign_count")
+        guard let signCount = UInt32(exactly: storedCount) else {
+            throw SQLiteStorageError(.unreadableRow, "credentials.sign_count is out of range: \(storedCount)")
+        }
+        self.init(
+            credentialID: try row.bytes("id"),
+            userID: UserID(rawValue: try row.text("user_id")),
+            publicKey: try row.bytes("public_key"),
+            algorithm: COSEAlgorithmIdentifier(rawValue: try row.decode(Int64.self, forColumn: "algorithm")),
+            signCount: signCount,
+            isBackupEligible: try row.bool("backup_eligible"),
+            isBackedUp: try row.bool("backed_up"),
+            isUserVerified: try row.bool("user_verified"),
+            transports: try row.stringList("transports"),
+            aaguid: aaguid,
+            attestationFormat: try row.text("attestation_format"),
+            isAttestationTrusted: try row.bool("attestation_trusted"),
+            relyingPartyID: try row.text("relying_party_id"),
+            name: try row.optionalText("name"),
+            createdAt: try row.date("created_at"),
+            lastUsedAt: try row.optionalDate("last_used_at"),
+            hasSignCountRegressed: try row.bool("sign_count_regressed")
+        )
+    }
+}

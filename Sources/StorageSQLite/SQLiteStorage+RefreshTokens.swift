@@ -1,0 +1,157 @@
+public import Foundation
+import GRDB
+public import IdentityCore
+
+extension SQLiteStorage {
+    /// Stores a newly issued token, starting its family if the family is new.
+    /// - Throws: ``SQLiteStorageError`` `.invalidArgument` when the family exists for another
+    ///   user or client; a foreign key error when the user does not exist.
+    public func saveRefreshToken(_ record: RefreshTokenRecord) async throws {
+        // Scopes are stored as JSON, which escapes U+0000.
+        try TextBinding.requireStorable(record.familyID, record.userID.rawValue, record.clientID, record.audience, in: "saveRefreshToken")
+        try await writer.write { db in
+            try Self.insertFamilyIfNew(record, db)
+            try Self.insertToken(record, db)
+        }
+    }
+
+    /// Presents a token, in one transaction:
+    ///
+    /// - unknown, issued to another client, or of a revoked family: `.invalid`, nothing changes;
+    /// - already rotated: the family is revoked and the outcome is `.reused`, even when the
+    ///   token has expired since: a replayed old token means it leaked, and the newer tokens
+    ///   of its family may be in the wrong hands;
+    /// - expired at `time` (from its `expiresAt` on): `.invalid`;
+    /// - otherwise it is marked used, its replacement (a copy with `newHash`, issued at `time`,
+    ///   expiring at `newExpiresAt`) is stored in the same family, and the outcome is
+    ///   `.rotated(previous:)`.
+    public func rotateRefreshToken(hash: [UInt8], clientID: String, newHash: [UInt8], newExpiresAt: Date, at time: Date) async throws -> RefreshOutcome {
+        guard TextBinding.canMatch(clientID) else { return .invalid }
+        return try await writer.write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT t.*, f.revoked_at AS family_revoked_at
+                        FROM refresh_tokens t JOIN refresh_token_families f ON f.id = t.family_id
+                        WHERE t.token_hash = ?
+                        """,
+                    arguments: [hash.databaseBlob]
+                )
+            else { return .invalid }
+            let previous = try RefreshTokenRecord(databaseRow: row)
+            // Another client presenting the token learns nothing and changes nothing.
+            guard previous.clientID == clientID else { return .invalid }
+            guard try row.optionalDate("family_revoked_at") == nil else { return .invalid }
+            if try row.optionalDate("used_at") != nil {
+                try Self.revokeFamily(previous.familyID, at: time, db)
+                return .reused(familyID: previous.familyID, userID: previous.userID)
+            }
+            guard time < previous.expiresAt else { return .invalid }
+
+            try db.execute(
+                sql: "UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ?",
+                arguments: [time.databaseSeconds, hash.databaseBlob]
+            )
+            // A hash collision fails the insert and rolls the whole rotation back.
+            try Self.insertToken(previous.replacement(hash: newHash, issuedAt: time, expiresAt: newExpiresAt), db)
+            return .rotated(previous: previous)
+        }
+    }
+
+    /// Revokes the family of a token issued to `clientID` (logout). Revoking a revoked family
+    /// keeps its first revocation time.
+    /// - Returns: The family's user, or `nil` when `clientID` has no token with this hash.
+    public func revokeRefreshTokenFamily(hash: [UInt8], clientID: String, at time: Date) async throws -> UserID? {
+        guard TextBinding.canMatch(clientID) else { return nil }
+        return try await writer.write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: "SELECT family_id, user_id FROM refresh_tokens WHERE token_hash = ? AND client_id = ?",
+                    arguments: [hash.databaseBlob, clientID]
+                )
+            else { return nil }
+            try Self.revokeFamily(try row.text("family_id"), at: time, db)
+            return UserID(rawValue: try row.text("user_id"))
+        }
+    }
+
+    /// Whether a family exists and has not been revoked.
+    public func isSessionActive(familyID: String) async throws -> Bool {
+        guard TextBinding.canMatch(familyID) else { return false }
+        return try await writer.read { db in
+            try Bool.fetchOne(
+                db,
+                sql: "SELECT EXISTS (SELECT 1 FROM refresh_token_families WHERE id = ? AND revoked_at IS NULL)",
+                arguments: [familyID]
+            ) ?? false
+        }
+    }
+
+    private static func insertFamilyIfNew(_ record: RefreshTokenRecord, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO refresh_token_families (id, user_id, client_id, created_at, revoked_at)
+                VALUES (?, ?, ?, ?, NULL)
+                ON CONFLICT (id) DO NOTHING
+                """,
+            arguments: [record.familyID, record.userID.rawValue, record.clientID, record.issuedAt.databaseSeconds]
+        )
+        // A family is one login of one user at one client. A token claiming otherwise is a bug
+        // in the caller, and storing it would let rotation hand out tokens across accounts.
+        let owner = try Row.fetchOne(db, sql: "SELECT user_id, client_id FROM refresh_token_families WHERE id = ?", arguments: [record.familyID])
+        guard let owner, try owner.text("user_id") == record.userID.rawValue, try owner.text("client_id") == record.clientID else {
+            throw SQLiteStorageError(.invalidArgument, "refresh token family \(record.familyID) belongs to another user or client")
+        }
+    }
+
+    private static func insertToken(_ record: RefreshTokenRecord, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO refresh_tokens (
+                    token_hash, family_id, user_id, client_id, scopes, audience, authenticated_at,
+                    user_verified, issued_at, expires_at, used_at
+                ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+                """,
+            arguments: [
+                record.tokenHash.databaseBlob, record.familyID, record.userID.rawValue, record.clientID,
+                try JSONColumn.encode(record.scopes), record.audience, record.authenticatedAt.databaseSeconds,
+                record.userVerified, record.issuedAt.databaseSeconds, record.expiresAt.databaseSeconds,
+            ]
+        )
+    }
+
+    private static func revokeFamily(_ familyID: String, at time: Date, _ db: Database) throws {
+        try db.execute(
+            sql: "UPDATE refresh_token_families SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+            arguments: [time.databaseSeconds, familyID]
+        )
+    }
+}
+
+extension RefreshTokenRecord {
+    init(databaseRow row: Row) throws {
+        self.init(
+            tokenHash: try row.bytes("token_hash"),
+            familyID: try row.text("family_id"),
+            userID: UserID(rawValue: try row.text("user_id")),
+            clientID: try row.text("client_id"),
+            scopes: try row.stringList("scopes"),
+            audience: try row.text("audience"),
+            authenticatedAt: try row.date("authenticated_at"),
+            userVerified: try row.bool("user_verified"),
+            issuedAt: try row.date("issued_at"),
+            expiresAt: try row.date("expires_at")
+        )
+    }
+
+    /// The token that replaces this one on rotation: the same session, with a new hash and
+    /// lifetime.
+    func replacement(hash: [UInt8], issuedAt: Date, expiresAt: Date) -> RefreshTokenRecord {
+        RefreshTokenRecord(
+            tokenHash: hash, familyID: familyID, userID: userID, clientID: clientID, scopes: scopes, audience: audience,
+            authenticatedAt: authenticatedAt, userVerified: userVerified, issuedAt: issuedAt, expiresAt: expiresAt
+        )
+    }
+}

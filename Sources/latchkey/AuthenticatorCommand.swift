@@ -1,0 +1,277 @@
+import ArgumentParser
+import Authenticator
+import Foundation
+import LatchkeyClient
+import WebAuthn
+
+/// `latchkey authenticator …`: a software passkey authenticator that signs up, logs in and
+/// manages passkeys against a Latchkey server through its native API, the way a native app
+/// would.
+struct AuthenticatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "authenticator",
+        abstract: "Use a software passkey authenticator against a Latchkey server.",
+        discussion: """
+            The credentials' private keys and the last tokens are kept in the --store file, in \
+            the clear, readable by its owner only. Use it for development and testing, never \
+            for a real account.
+            """,
+        subcommands: [
+            AuthenticatorSignupCommand.self, AuthenticatorLoginCommand.self,
+            AuthenticatorEnrollCommand.self, AuthenticatorListCommand.self,
+        ]
+    )
+}
+
+/// Options every `authenticator` subcommand takes.
+struct AuthenticatorOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The server's public URL. (default: $LATCHKEY_SERVER, else http://localhost:8080)", valueName: "url"))
+    var server: String?
+
+    @Option(name: .customLong("client-id"), help: ArgumentHelp("The OAuth client ID.", valueName: "id"))
+    var clientID = "demo"
+
+    @Option(name: .customLong("client-secret"), help: ArgumentHelp("The client secret of a confidential client.", valueName: "secret"))
+    var clientSecret: String?
+
+    @Option(help: ArgumentHelp("The origin written into clientDataJSON. (default: the server URL's origin)", valueName: "origin"))
+    var origin: String?
+
+    @Option(help: ArgumentHelp("The file holding the software credentials and the last tokens.", valueName: "file"))
+    var store = "latchkey-authenticator.json"
+
+    /// `--server`, else `LATCHKEY_SERVER`, else the local default; without a trailing slash.
+    var resolvedServer: String {
+        var server = server ?? ProcessInfo.processInfo.environment["LATCHKEY_SERVER"] ?? "http://localhost:8080"
+        while server.hasSuffix("/") { server.removeLast() }
+        return server
+    }
+}
+
+/// Options for the commands that create a credential.
+struct CredentialCreationOptions: ParsableArguments {
+    /// The key algorithms the CLI offers.
+    enum Algorithm: String, ExpressibleByArgument, CaseIterable {
+        case es256, eddsa, rs256
+
+        var identifier: COSEAlgorithmIdentifier {
+            switch self {
+            case .es256: return .es256
+            case .eddsa: return .edDSA
+            case .rs256: return .rs256
+            }
+        }
+    }
+
+    /// The attestation statements the CLI can produce.
+    enum Attestation: String, ExpressibleByArgument, CaseIterable {
+        case none, packed
+    }
+
+    @Option(help: "The credential's key algorithm.")
+    var algorithm: Algorithm = .es256
+
+    @Option(help: "The attestation statement: none, or packed self attestation.")
+    var attestation: Attestation = .none
+
+    @Flag(help: "Create a synced passkey (BE and BS set, counter always 0) rather than a device-bound one.")
+    var synced = false
+
+    /// The authenticator these options describe.
+    var authenticator: SoftwareAuthenticator {
+        SoftwareAuthenticator(attestation: attestation == .packed ? .packedSelf : .none, createsSyncedCredentials: synced)
+    }
+}
+
+/// `latchkey authenticator signup`.
+struct AuthenticatorSignupCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "signup",
+        abstract: "Create an account with a new passkey (POST /passkey/register, then /oauth/token)."
+    )
+
+    @OptionGroup var options: AuthenticatorOptions
+    @OptionGroup var creation: CredentialCreationOptions
+
+    @Option(help: "The account's email address.")
+    var email: String
+
+    @Option(help: "The account holder's full name.")
+    var name: String?
+
+    @Option(help: "The account's phone number, in E.164 form.")
+    var phone: String?
+
+    @Option(help: "The account's username.")
+    var username: String?
+
+    func run() async throws {
+        try await reportingFailures {
+            var session = try AuthenticatorSession(options)
+            let profile = SignupProfile(email: email, phoneNumber: phone, username: username, name: name)
+            let (tokens, credential) = try await session.signup(
+                profile: profile, authenticator: creation.authenticator, algorithm: creation.algorithm.identifier
+            )
+            print("Signed up \(credential.userName)\(IDTokenSummary(tokens.idToken).map { " (user \($0.subject))" } ?? "")")
+            printCredential(credential)
+            printTokens(tokens, session: session)
+        }
+    }
+}
+
+/// `latchkey authenticator login`.
+struct AuthenticatorLoginCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login",
+        abstract: "Sign in with a stored passkey (POST /passkey/challenge, then /oauth/token)."
+    )
+
+    @OptionGroup var options: AuthenticatorOptions
+
+    @Option(help: "An account identifier, to log in with allowCredentials instead of a discoverable passkey.")
+    var username: String?
+
+    func run() async throws {
+        try await reportingFailures {
+            var session = try AuthenticatorSession(options)
+            let (tokens, credential) = try await session.login(username: username)
+            print("Logged in as \(credential.userName)\(IDTokenSummary(tokens.idToken).map { " (user \($0.subject))" } ?? "")")
+            printCredential(credential)
+            printTokens(tokens, session: session)
+        }
+    }
+}
+
+/// `latchkey authenticator enroll`.
+struct AuthenticatorEnrollCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "enroll",
+        abstract: "Add another passkey to the signed-in account (My Account API).",
+        discussion: "Uses the stored access token; refreshes it, or logs in with a stored passkey, when it has expired or is refused."
+    )
+
+    @OptionGroup var options: AuthenticatorOptions
+    @OptionGroup var creation: CredentialCreationOptions
+
+    func run() async throws {
+        try await reportingFailures {
+            var session = try AuthenticatorSession(options)
+            let (method, credential) = try await session.enroll(authenticator: creation.authenticator, algorithm: creation.algorithm.identifier)
+            print("Enrolled \(method.id)")
+            print("  name         \(method.name ?? "-")\(method.providerName.map { " (\($0))" } ?? "")")
+            printCredential(credential)
+            print("  created      \(method.createdAt ?? "-")")
+        }
+    }
+}
+
+/// `latchkey authenticator list`.
+struct AuthenticatorListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the signed-in account's passkeys (My Account API).",
+        discussion: "Passkeys whose private key is in the store are marked with *."
+    )
+
+    @OptionGroup var options: AuthenticatorOptions
+
+    func run() async throws {
+        try await reportingFailures {
+            var session = try AuthenticatorSession(options)
+            let methods = try await session.authenticationMethods()
+            let passkeys = methods.filter { $0.type == "passkey" }
+            let local = Set(session.store.credentials.map { "passkey|" + Base64URL.encode($0.credentialID) })
+            if passkeys.isEmpty {
+                print("No passkeys.")
+            }
+            for method in passkeys {
+                let label = [method.name, method.providerName.map { "[\($0)]" }].compactMap { $0 }.joined(separator: " ")
+                let synced = method.isSynced ? "synced" : "device-bound"
+                let backedUp = method.credentialBackedUp == true ? ", backed up" : ""
+                print(
+                    "\(local.contains(method.id) ? "*" : " ") \(label.isEmpty ? "(unnamed)" : label)  \(method.id)  "
+                        + "created \(method.createdAt ?? "-")  last used \(method.lastAuthAt ?? "never")  \(synced)\(backedUp)"
+                )
+            }
+            let others = methods.count - passkeys.count
+            if others > 0 { print("(\(others) other authentication method(s) not shown)") }
+        }
+    }
+}
+
+// MARK: - Output
+
+/// Prints a credential's facts, indented under a headline.
+private func printCredential(_ credential: SoftwareCredential) {
+    print("  credential   \(Base64URL.encode(credential.credentialID))")
+    print("  algorithm    \(credential.privateKey.algorithm.name), \(credential.isSynced ? "synced" : "device-bound"), sign count \(credential.signCount)")
+    print("  RP ID        \(credential.relyingPartyID)")
+}
+
+/// Prints when the tokens expire and where they were saved.
+private func printTokens(_ tokens: TokenResponse, session: AuthenticatorSession) {
+    let expiry = Date().addingTimeInterval(TimeInterval(tokens.expiresIn))
+    let formatter = ISO8601DateFormatter()
+    print("  access token \(tokens.tokenType), expires in \(tokens.expiresIn) s (\(formatter.string(from: expiry)))\(tokens.refreshToken == nil ? "" : "; refresh token saved")")
+    if let scope = tokens.scope { print("  scope        \(scope)") }
+    print("  store        \(session.storeURL.path)")
+}
+
+/// The subject of an ID token, read without verifying it: for display only.
+private struct IDTokenSummary: Decodable {
+    let subject: String
+
+    private enum CodingKeys: String, CodingKey {
+        case subject = "sub"
+    }
+
+    init?(_ token: String?) {
+        let parts = token?.split(separator: ".", omittingEmptySubsequences: false) ?? []
+        guard parts.count == 3, let payload = Base64URL.decode(parts[1]),
+              let summary = try? JSONDecoder().decode(IDTokenSummary.self, from: Data(payload))
+        else { return nil }
+        self = summary
+    }
+}
+
+/// Runs a command body and turns its failures into a clear message on standard error and
+/// a non-zero exit, without a stack trace.
+private func reportingFailures(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as LatchkeyAPIError {
+        printAPIError(error)
+        throw ExitCode.failure
+    } catch let error as CLIFailure {
+        printError("error: \(error.description)")
+        throw ExitCode.failure
+    } catch let error as SoftwareAuthenticator.Failure {
+        printError("error: the authenticator refused: \(error.description)")
+        throw ExitCode.failure
+    } catch let error as CredentialPrivateKey.KeyError {
+        printError("error: \(error.description)")
+        throw ExitCode.failure
+    } catch let error as ExitCode {
+        throw error
+    } catch {
+        printError("error: \(error)")
+        throw ExitCode.failure
+    }
+}
+
+/// Prints a server error: status, code, description, reason and the rest.
+private func printAPIError(_ error: LatchkeyAPIError) {
+    guard let status = error.status else {
+        printError("error: \(error.code): \(error.detail ?? "no response")")
+        return
+    }
+    printError("error: the server answered HTTP \(status)")
+    printError("  error        \(error.code)")
+    if let title = error.title { printError("  title        \(title)") }
+    if let detail = error.detail { printError("  description  \(detail)") }
+    if let reason = error.reason { printError("  reason       \(reason)") }
+    if let credentialID = error.credentialID { printError("  credential   \(credentialID)") }
+    for problem in error.validationErrors {
+        printError("  invalid      \(problem.field ?? problem.pointer ?? "-"): \(problem.detail ?? "")")
+    }
+}

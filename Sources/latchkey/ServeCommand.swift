@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import LatchkeyServer
+import Logging
+
+/// `latchkey serve`: runs the server.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the Latchkey server.",
+        discussion: """
+            With no configuration it listens on 127.0.0.1:8080 with RP ID localhost, origin \
+            http://localhost:8080, a SQLite file latchkey.sqlite in the working directory, and one \
+            public client, demo. Flags override LATCHKEY_* environment variables, which override the \
+            configuration file.
+            """
+    )
+
+    @OptionGroup var options: ServerOptions
+
+    func run() async throws {
+        let configuration = try options.load()
+        let logger = makeLogger(label: "latchkey", level: configuration.logLevel)
+        do {
+            let application = try await LatchkeyApplication.build(configuration, logger: logger)
+            try await application.runService()
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("latchkey: invalid configuration: \(error)\n".utf8))
+            throw ExitCode(78)
+        }
+    }
+}
+
+/// `latchkey migrate`: applies pending database migrations and exits.
+struct MigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Apply database migrations and exit (serve also applies them at start-up)."
+    )
+
+    @OptionGroup var options: ServerOptions
+
+    func run() async throws {
+        let configuration = try options.load()
+        let applied = try LatchkeyApplication.migrate(configuration)
+        if applied.isEmpty {
+            print("database \(configuration.database) is up to date")
+        } else {
+            print("database \(configuration.database): applied \(applied.joined(separator: ", "))")
+        }
+    }
+}
+
+/// `latchkey keys rotate`: adds a token signing key.
+struct KeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys",
+        abstract: "Manage token signing keys.",
+        subcommands: [Rotate.self]
+    )
+
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate",
+            abstract: "Add a new signing key. Tokens signed by older keys stay valid until they expire; their keys stay in the JWKS until then."
+        )
+
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            let configuration = try options.load()
+            let keyID = try await LatchkeyApplication.rotateSigningKey(configuration)
+            print("new signing key \(keyID); running servers pick it up within a minute")
+        }
+    }
+}
+
+func makeLogger(label: String, level: String) -> Logger {
+    var logger = Logger(label: label)
+    logger.logLevel = Logger.Level(rawValue: level) ?? .info
+    return logger
+}

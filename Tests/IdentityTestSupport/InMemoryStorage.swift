@@ -1,0 +1,319 @@
+public import Foundation
+public import IdentityCore
+import Synchronization
+
+/// IdentityCore's storage in memory, for fast service tests.
+///
+/// It keeps the semantics of ``StorageContract`` (the same suite runs against it and against
+/// SQLite): every operation runs under one lock, so each is atomic exactly as a database
+/// transaction would be, and constraint failures are reported as the database backends
+/// report them (`StoreConflict` for uniqueness, ``InMemoryStorageError`` for the rest).
+public final class InMemoryStorage: IdentityStorage {
+    private let state = Mutex(State())
+
+    /// An empty store.
+    public init() {}
+
+    // MARK: - Users
+
+    /// The user with this ID.
+    public func user(id: UserID) async throws -> User? {
+        state.withLock { $0.users[id] }
+    }
+
+    /// The user an identifier belongs to. Identifiers compare exactly: normalizing them is
+    /// the caller's job.
+    public func user(identifier: Identifier) async throws -> User? {
+        state.withLock { state in
+            state.users.values.first { $0.profile.identifiers.contains(identifier) }
+        }
+    }
+
+    /// Creates a user together with their first passkey, atomically.
+    public func createUser(_ user: User, credential: PasskeyCredential) async throws {
+        guard credential.userID == user.id else {
+            throw InMemoryStorageError(.invalidArgument, "the credential belongs to \(credential.userID), not to the new user \(user.id)")
+        }
+        try state.withLock { state in
+            guard state.users[user.id] == nil else {
+                throw InMemoryStorageError(.duplicateKey, "user \(user.id) exists")
+            }
+            let taken = state.users.values.contains { existing in
+                existing.userHandle == user.userHandle
+                    || !Set(existing.profile.identifiers).isDisjoint(with: user.profile.identifiers)
+            }
+            guard !taken else { throw StoreConflict(.identifier) }
+            try state.checkNewCredential(credential)
+            state.users[user.id] = user
+            state.credentials.append(credential)
+        }
+    }
+
+    // MARK: - Credentials
+
+    /// The credential with this ID.
+    public func credential(id: [UInt8]) async throws -> PasskeyCredential? {
+        state.withLock { state in state.credentials.first { $0.credentialID == id } }
+    }
+
+    /// A user's credentials, oldest first (registration order among equal times).
+    public func credentials(userID: UserID) async throws -> [PasskeyCredential] {
+        state.withLock { state in
+            state.credentials.enumerated()
+                .filter { $0.element.userID == userID }
+                .sorted { ($0.element.createdAt, $0.offset) < ($1.element.createdAt, $1.offset) }
+                .map(\.element)
+        }
+    }
+
+    /// Adds a credential to an existing user.
+    public func addCredential(_ credential: PasskeyCredential) async throws {
+        try state.withLock { state in
+            guard state.users[credential.userID] != nil else {
+                throw InMemoryStorageError(.missingReference, "no user \(credential.userID)")
+            }
+            try state.checkNewCredential(credential)
+            state.credentials.append(credential)
+        }
+    }
+
+    /// Stores what a login changed. UV and the regression flag only go from false to true;
+    /// a refused login (`usedAt == nil`) only sets the regression flag.
+    public func recordUse(credentialID: [UInt8], _ use: CredentialUse) async throws {
+        state.withLock { state in
+            guard let index = state.credentials.firstIndex(where: { $0.credentialID == credentialID }) else { return }
+            state.credentials[index].hasSignCountRegressed = state.credentials[index].hasSignCountRegressed || use.signCountRegressed
+            guard let usedAt = use.usedAt else { return }
+            state.credentials[index].signCount = use.signCount
+            state.credentials[index].isBackedUp = use.isBackedUp
+            state.credentials[index].isUserVerified = state.credentials[index].isUserVerified || use.isUserVerified
+            state.credentials[index].lastUsedAt = usedAt
+        }
+    }
+
+    /// Renames a user's credential; `nil` clears the name.
+    public func renameCredential(id: [UInt8], userID: UserID, name: String?) async throws -> Bool {
+        try state.withLock { state in
+            guard let index = state.credentials.firstIndex(where: { $0.credentialID == id && $0.userID == userID }) else {
+                return false
+            }
+            if let name {
+                let clash = state.credentials.contains { $0.userID == userID && $0.credentialID != id && $0.name == name }
+                guard !clash else { throw StoreConflict(.credentialName) }
+            }
+            state.credentials[index].name = name
+            return true
+        }
+    }
+
+    /// Deletes a user's credential unless it is their only one.
+    public func deleteCredential(id: [UInt8], userID: UserID) async throws -> CredentialDeletion {
+        state.withLock { state in
+            guard let index = state.credentials.firstIndex(where: { $0.credentialID == id && $0.userID == userID }) else {
+                return .notFound
+            }
+            guard state.credentials.count(where: { $0.userID == userID }) > 1 else { return .lastCredential }
+            state.credentials.remove(at: index)
+            return .deleted
+        }
+    }
+
+    // MARK: - Ceremonies
+
+    /// Stores a new ceremony.
+    public func saveCeremony(_ ceremony: Ceremony) async throws {
+        try state.withLock { state in
+            guard state.ceremonies[ceremony.id] == nil else {
+                throw InMemoryStorageError(.duplicateKey, "ceremony \(ceremony.id) exists")
+            }
+            state.ceremonies[ceremony.id] = StoredCeremony(ceremony: ceremony, consumedAt: nil)
+        }
+    }
+
+    /// Consumes a ceremony if it belongs to `clientID`, is unused and has not expired at
+    /// `time` (it is expired from its `expiresAt` on).
+    public func consumeCeremony(id: String, clientID: String, at time: Date) async throws -> Ceremony? {
+        state.withLock { state in
+            guard let stored = state.ceremonies[id], stored.ceremony.clientID == clientID, stored.consumedAt == nil,
+                time < stored.ceremony.expiresAt
+            else { return nil }
+            state.ceremonies[id]?.consumedAt = time
+            return stored.ceremony
+        }
+    }
+
+    /// Deletes ceremonies that expired before `time`, consumed or not.
+    public func purgeCeremonies(expiredBefore time: Date) async throws {
+        state.withLock { state in
+            state.ceremonies = state.ceremonies.filter { !($0.value.ceremony.expiresAt < time) }
+        }
+    }
+
+    // MARK: - Refresh tokens
+
+    /// Stores a newly issued token, starting its family if the family is new.
+    public func saveRefreshToken(_ record: RefreshTokenRecord) async throws {
+        try state.withLock { state in
+            guard state.users[record.userID] != nil else {
+                throw InMemoryStorageError(.missingReference, "no user \(record.userID)")
+            }
+            if let family = state.families[record.familyID], family.userID != record.userID || family.clientID != record.clientID {
+                throw InMemoryStorageError(.invalidArgument, "refresh token family \(record.familyID) belongs to another user or client")
+            }
+            try state.insertToken(record)
+            if state.families[record.familyID] == nil {
+                state.families[record.familyID] = Family(userID: record.userID, clientID: record.clientID, revokedAt: nil)
+            }
+        }
+    }
+
+    /// Presents a token: see `SQLiteStorage.rotateRefreshToken` for the order of the checks.
+    public func rotateRefreshToken(hash: [UInt8], clientID: String, newHash: [UInt8], newExpiresAt: Date, at time: Date) async throws -> RefreshOutcome {
+        try state.withLock { state in
+            guard let stored = state.refreshTokens[hash], stored.record.clientID == clientID,
+                let family = state.families[stored.record.familyID], family.revokedAt == nil
+            else { return .invalid }
+            let previous = stored.record
+            if stored.usedAt != nil {
+                state.families[previous.familyID]?.revokedAt = time
+                return .reused(familyID: previous.familyID, userID: previous.userID)
+            }
+            guard time < previous.expiresAt else { return .invalid }
+            let replacement = RefreshTokenRecord(
+                tokenHash: newHash, familyID: previous.familyID, userID: previous.userID, clientID: previous.clientID,
+                scopes: previous.scopes, audience: previous.audience, authenticatedAt: previous.authenticatedAt,
+                userVerified: previous.userVerified, issuedAt: time, expiresAt: newExpiresAt
+            )
+            // Insert first: a duplicate hash must leave the presented token unused.
+            try state.insertToken(replacement)
+            state.refreshTokens[hash]?.usedAt = time
+            return .rotated(previous: previous)
+        }
+    }
+
+    /// Revokes the family of a token issued to `clientID`.
+    public func revokeRefreshTokenFamily(hash: [UInt8], clientID: String, at time: Date) async throws -> UserID? {
+        state.withLock { state in
+            guard let stored = state.refreshTokens[hash], stored.record.clientID == clientID else { return nil }
+            if state.families[stored.record.familyID]?.revokedAt == nil {
+                state.families[stored.record.familyID]?.revokedAt = time
+            }
+            return stored.record.userID
+        }
+    }
+
+    /// Whether a family exists and has not been revoked.
+    public func isSessionActive(familyID: String) async throws -> Bool {
+        state.withLock { state in
+            guard let family = state.families[familyID] else { return false }
+            return family.revokedAt == nil
+        }
+    }
+
+    // MARK: - Signing keys
+
+    /// Every stored key, newest first (by creation time, then by insertion).
+    public func signingKeys() async throws -> [SigningKeyRecord] {
+        state.withLock { state in
+            state.signingKeys.enumerated()
+                .sorted { ($0.element.createdAt, $0.offset) > ($1.element.createdAt, $1.offset) }
+                .map(\.element)
+        }
+    }
+
+    /// Adds a key and retires every other unretired key at `time`.
+    public func addSigningKey(_ key: SigningKeyRecord, at time: Date) async throws {
+        try state.withLock { state in
+            guard !state.signingKeys.contains(where: { $0.keyID == key.keyID }) else {
+                throw InMemoryStorageError(.duplicateKey, "signing key \(key.keyID) exists")
+            }
+            state.signingKeys = state.signingKeys.map { existing in
+                guard existing.retiredAt == nil else { return existing }
+                return SigningKeyRecord(keyID: existing.keyID, privateKey: existing.privateKey, createdAt: existing.createdAt, retiredAt: time)
+            }
+            state.signingKeys.append(key)
+        }
+    }
+
+    // MARK: - Audit
+
+    /// Records an event.
+    public func record(_ event: AuditEvent) async throws {
+        state.withLock { $0.events.append(event) }
+    }
+
+    /// The most recent events, newest first (by time, then by insertion), optionally for one
+    /// user. A `limit` of zero or less returns nothing.
+    public func events(userID: UserID?, limit: Int) async throws -> [AuditEvent] {
+        guard limit > 0 else { return [] }
+        return state.withLock { state in
+            Array(
+                state.events.enumerated()
+                    .filter { userID == nil || $0.element.userID == userID }
+                    .sorted { ($0.element.time, $0.offset) > ($1.element.time, $1.offset) }
+                    .prefix(limit)
+                    .map(\.element)
+            )
+        }
+    }
+
+    // MARK: - Secrets
+
+    /// The secret named `name`, storing `candidate` if there is none yet.
+    public func secret(named name: String, orStore candidate: [UInt8]) async throws -> [UInt8] {
+        state.withLock { state in
+            if let existing = state.secrets[name] { return existing }
+            state.secrets[name] = candidate
+            return candidate
+        }
+    }
+}
+
+// MARK: - State
+
+private struct StoredCeremony {
+    let ceremony: Ceremony
+    var consumedAt: Date?
+}
+
+private struct StoredToken {
+    let record: RefreshTokenRecord
+    var usedAt: Date?
+}
+
+private struct Family {
+    let userID: UserID
+    let clientID: String
+    var revokedAt: Date?
+}
+
+private struct State {
+    var users: [UserID: User] = [:]
+    /// In insertion order, which breaks ties between equal creation times.
+    var credentials: [PasskeyCredential] = []
+    var ceremonies: [String: StoredCeremony] = [:]
+    var families: [String: Family] = [:]
+    var refreshTokens: [[UInt8]: StoredToken] = [:]
+    /// In insertion order.
+    var signingKeys: [SigningKeyRecord] = []
+    /// In insertion order.
+    var events: [AuditEvent] = []
+    var secrets: [String: [UInt8]] = [:]
+
+    /// The uniqueness rules of a new credential: its ID, and its name within its user.
+    func checkNewCredential(_ credential: PasskeyCredential) throws {
+        guard !credentials.contains(where: { $0.credentialID == credential.credentialID }) else {
+            throw StoreConflict(.credentialID)
+        }
+        if let name = credential.name, credentials.contains(where: { $0.userID == credential.userID && $0.name == name }) {
+            throw StoreConflict(.credentialName)
+        }
+    }
+
+    mutating func insertToken(_ record: RefreshTokenRecord) throws {
+        guard refreshTokens[record.tokenHash] == nil else {
+            throw InMemoryStorageError(.duplicateKey, "a refresh token with this hash exists")
+        }
+        refreshTokens[record.tokenHash] = StoredToken(record: record, usedAt: nil)
+    }
+}

@@ -1,0 +1,65 @@
+import IdentityCore
+import Testing
+
+// Instance-wide state: signing keys, the audit log, secrets.
+extension StorageContract {
+    /// Adding a key retires every unretired key at that time; keys list newest first.
+    static func signingKeyRotation(_ storage: any IdentityStorage) async throws {
+        #expect(try await storage.signingKeys() == [])
+        let first = SigningKeyRecord(keyID: "k1", privateKey: [0x00, 0x01, 0xFF], createdAt: StorageFixtures.time(0), retiredAt: nil)
+        try await storage.addSigningKey(first, at: StorageFixtures.time(0))
+        #expect(try await storage.signingKeys() == [first], "a key does not retire itself")
+
+        let second = SigningKeyRecord(keyID: "k2", privateKey: [0x02], createdAt: StorageFixtures.time(100), retiredAt: nil)
+        try await storage.addSigningKey(second, at: StorageFixtures.time(100))
+        let third = SigningKeyRecord(keyID: "k3", privateKey: [0x03], createdAt: StorageFixtures.time(200), retiredAt: nil)
+        try await storage.addSigningKey(third, at: StorageFixtures.time(200))
+
+        let retiredFirst = SigningKeyRecord(keyID: "k1", privateKey: first.privateKey, createdAt: first.createdAt, retiredAt: StorageFixtures.time(100))
+        let retiredSecond = SigningKeyRecord(keyID: "k2", privateKey: second.privateKey, createdAt: second.createdAt, retiredAt: StorageFixtures.time(200))
+        #expect(try await storage.signingKeys() == [third, retiredSecond, retiredFirst], "a retired key keeps its first retirement time")
+        #expect(try await storage.signingKeys().filter { $0.retiredAt == nil }.map(\.keyID) == ["k3"], "exactly one key signs")
+
+        await #expect(throws: (any Error).self, "a duplicate key ID") {
+            try await storage.addSigningKey(SigningKeyRecord(keyID: "k1", privateKey: [0x09], createdAt: StorageFixtures.time(300), retiredAt: nil), at: StorageFixtures.time(300))
+        }
+        #expect(try await storage.signingKeys().filter { $0.retiredAt == nil }.map(\.keyID) == ["k3"], "a failed add retires nothing")
+    }
+
+    /// Events come newest first, filtered by user and limited.
+    static func auditEvents(_ storage: any IdentityStorage) async throws {
+        let alice = UserID(rawValue: "user-alice")
+        let bob = UserID(rawValue: "user-bob")
+        let events = [
+            AuditEvent(time: StorageFixtures.time(1), kind: .signup, userID: alice, clientID: "client-a", credentialID: "AAE", detail: "first"),
+            AuditEvent(time: StorageFixtures.time(2), kind: .loginFailed, clientID: "client-a", detail: "unknown credential"),
+            AuditEvent(time: StorageFixtures.time(3), kind: .login, userID: bob),
+            AuditEvent(time: StorageFixtures.time(4), kind: .refreshTokenReused, userID: alice, clientID: "client-b"),
+            AuditEvent(time: StorageFixtures.time(4), kind: .tokensRevoked, userID: alice, clientID: "client-b"),
+        ]
+        for event in events {
+            try await storage.record(event)
+        }
+        #expect(try await storage.events(userID: nil, limit: 100) == events.reversed(), "newest first; equal times by insertion")
+        #expect(try await storage.events(userID: alice, limit: 100) == [events[4], events[3], events[0]])
+        #expect(try await storage.events(userID: nil, limit: 2) == [events[4], events[3]])
+        #expect(try await storage.events(userID: bob, limit: 1) == [events[2]])
+        #expect(try await storage.events(userID: UserID(rawValue: "user-nobody"), limit: 10) == [])
+        #expect(try await storage.events(userID: nil, limit: 0) == [])
+
+        for kind in AuditEvent.Kind.allCases {
+            try await storage.record(AuditEvent(time: StorageFixtures.time(10), kind: kind, userID: UserID(rawValue: "user-kinds")))
+        }
+        let kinds = try await storage.events(userID: UserID(rawValue: "user-kinds"), limit: 100).map(\.kind)
+        #expect(Set(kinds) == Set(AuditEvent.Kind.allCases), "every kind round-trips")
+    }
+
+    /// The first value stored under a name wins.
+    static func secrets(_ storage: any IdentityStorage) async throws {
+        #expect(try await storage.secret(named: "decoy", orStore: [0x00, 0x01]) == [0x00, 0x01])
+        #expect(try await storage.secret(named: "decoy", orStore: [0x02]) == [0x00, 0x01])
+        #expect(try await storage.secret(named: "other", orStore: Array(0...255)) == Array(0...255))
+        #expect(try await storage.secret(named: "empty", orStore: []) == [])
+        #expect(try await storage.secret(named: "empty", orStore: [0x05]) == [])
+    }
+}

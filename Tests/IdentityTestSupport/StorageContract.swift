@@ -1,0 +1,127 @@
+public import IdentityCore
+import Testing
+
+/// The behaviour every `IdentityStorage` backend must have, as a suite that runs against any
+/// of them. Most of it is security, not convenience: single use of ceremonies, refresh token
+/// reuse detection, all-or-nothing sign-up, never deleting a user's last passkey.
+///
+/// Each check expects a new, empty store. Run one check per test, so a failure names the
+/// rule it broke:
+///
+/// ```swift
+/// @Test(arguments: StorageContract.Check.allCases)
+/// func contract(_ check: StorageContract.Check) async throws {
+///     try await StorageContract.run(check, on: InMemoryStorage())
+/// }
+/// ```
+///
+/// Failures are recorded with Swift Testing's `#expect` and `#require`, so the suite must
+/// run inside a test.
+public enum StorageContract {
+    /// One rule of the contract.
+    public enum Check: String, CaseIterable, Sendable {
+        // Users
+        case userRoundTrip
+        case usersWithoutSomeIdentifiers
+        case createUserIdentifierConflicts
+        case createUserCredentialConflict
+        case createUserRejectsAnotherUsersCredential
+        // Credentials
+        case credentialsOldestFirst
+        case addCredentialConflicts
+        case recordUse
+        case recordRefusedUse
+        case renameCredential
+        case deleteCredential
+        // Ceremonies
+        case ceremonyRoundTrip
+        case ceremonyOtherClientCannotConsume
+        case ceremonyExpiry
+        case purgeCeremonies
+        // Refresh tokens
+        case refreshTokenRotation
+        case refreshTokenReuseRevokesFamily
+        case refreshTokenInvalid
+        case refreshTokenFamilyRevocation
+        case refreshTokenFamilyOwnership
+        // Signing keys, audit, secrets
+        case signingKeyRotation
+        case auditEvents
+        case secrets
+        // Data
+        case hostileAndLongText
+        case textWithNULIsNeverTruncated
+        // Concurrency
+        case concurrentCeremonyConsumption
+        case concurrentSignupsWithOneEmail
+        case concurrentRefreshTokenRotation
+        case concurrentCredentialDeletion
+        case concurrentSecretCreation
+    }
+
+    /// Runs one check against `storage`, which must be empty.
+    public static func run(_ check: Check, on storage: any IdentityStorage) async throws {
+        switch check {
+        case .userRoundTrip: try await userRoundTrip(storage)
+        case .usersWithoutSomeIdentifiers: try await usersWithoutSomeIdentifiers(storage)
+        case .createUserIdentifierConflicts: try await createUserIdentifierConflicts(storage)
+        case .createUserCredentialConflict: try await createUserCredentialConflict(storage)
+        case .createUserRejectsAnotherUsersCredential: try await createUserRejectsAnotherUsersCredential(storage)
+        case .credentialsOldestFirst: try await credentialsOldestFirst(storage)
+        case .addCredentialConflicts: try await addCredentialConflicts(storage)
+        case .recordUse: try await recordUse(storage)
+        case .recordRefusedUse: try await recordRefusedUse(storage)
+        case .renameCredential: try await renameCredential(storage)
+        case .deleteCredential: try await deleteCredential(storage)
+        case .ceremonyRoundTrip: try await ceremonyRoundTrip(storage)
+        case .ceremonyOtherClientCannotConsume: try await ceremonyOtherClientCannotConsume(storage)
+        case .ceremonyExpiry: try await ceremonyExpiry(storage)
+        case .purgeCeremonies: try await purgeCeremonies(storage)
+        case .refreshTokenRotation: try await refreshTokenRotation(storage)
+        case .refreshTokenReuseRevokesFamily: try await refreshTokenReuseRevokesFamily(storage)
+        case .refreshTokenInvalid: try await refreshTokenInvalid(storage)
+        case .refreshTokenFamilyRevocation: try await refreshTokenFamilyRevocation(storage)
+        case .refreshTokenFamilyOwnership: try await refreshTokenFamilyOwnership(storage)
+        case .signingKeyRotation: try await signingKeyRotation(storage)
+        case .auditEvents: try await auditEvents(storage)
+        case .secrets: try await secrets(storage)
+        case .hostileAndLongText: try await hostileAndLongText(storage)
+        case .textWithNULIsNeverTruncated: try await textWithNULIsNeverTruncated(storage)
+        case .concurrentCeremonyConsumption: try await concurrentCeremonyConsumption(storage)
+        case .concurrentSignupsWithOneEmail: try await concurrentSignupsWithOneEmail(storage)
+        case .concurrentRefreshTokenRotation: try await concurrentRefreshTokenRotation(storage)
+        case .concurrentCredentialDeletion: try await concurrentCredentialDeletion(storage)
+        case .concurrentSecretCreation: try await concurrentSecretCreation(storage)
+        }
+    }
+
+    /// Runs every check, each against a new store from `makeStorage`.
+    public static func run(_ makeStorage: () async throws -> any IdentityStorage) async throws {
+        for check in Check.allCases {
+            try await run(check, on: makeStorage())
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Creates `label`'s account with one credential named after the label.
+    @discardableResult
+    static func signUp(_ label: String, on storage: any IdentityStorage) async throws -> (User, PasskeyCredential) {
+        let user = StorageFixtures.user(label)
+        let credential = StorageFixtures.credential("\(label)-1", userID: user.id)
+        try await storage.createUser(user, credential: credential)
+        return (user, credential)
+    }
+
+    /// Expects `body` to throw exactly `StoreConflict(kind)`.
+    static func expectConflict(
+        _ kind: StoreConflict.Kind,
+        _ comment: Comment? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () async throws -> Void
+    ) async {
+        await #expect(throws: StoreConflict(kind), comment, sourceLocation: sourceLocation) {
+            try await body()
+        }
+    }
+}

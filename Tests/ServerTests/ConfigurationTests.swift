@@ -1,0 +1,117 @@
+import Foundation
+import IdentityCore
+import LatchkeyServer
+import Testing
+import WebAuthn
+
+/// Loading configuration: defaults, file, environment and flags, and a clear error naming
+/// the key for every bad value.
+@Suite("Configuration")
+struct ConfigurationTests {
+    private func load(_ yaml: String? = nil, environment: [String: String] = [:], overrides: ConfigurationOverrides = .init()) throws -> LatchkeyConfiguration {
+        var overrides = overrides
+        if yaml != nil { overrides.configFile = "latchkey.yaml" }
+        return try ConfigurationLoader.load(overrides: overrides, environment: environment) { _ in yaml ?? "" }
+    }
+
+    private func error(_ yaml: String? = nil, environment: [String: String] = [:], overrides: ConfigurationOverrides = .init()) -> ConfigurationError? {
+        do {
+            _ = try load(yaml, environment: environment, overrides: overrides)
+            return nil
+        } catch let error as ConfigurationError {
+            return error
+        } catch {
+            Issue.record("unexpected error \(error)")
+            return nil
+        }
+    }
+
+    @Test func defaultsNeedNoConfiguration() throws {
+        let configuration = try load()
+        #expect(configuration.server.host == "127.0.0.1")
+        #expect(configuration.server.port == 8080)
+        #expect(configuration.server.publicURL == "http://localhost:8080")
+        #expect(configuration.database == .sqlite(path: "latchkey.sqlite"))
+        #expect(configuration.relyingParty.id == "localhost")
+        #expect(configuration.relyingParty.origins == ["http://localhost:8080"])
+        #expect(configuration.clients.map(\.id) == ["demo"])
+        #expect(configuration.clients.first?.secret == nil)
+        #expect(configuration.sources == ["built-in defaults"])
+    }
+
+    @Test func theDocumentedFileLoads() throws {
+        let configuration = try load("""
+            server: { host: 127.0.0.1, port: 8080, public_url: http://localhost:8080 }
+            database: sqlite:latchkey.sqlite
+            relying_party: { id: localhost, name: Latchkey, origins: [http://localhost:8080] }
+            clients:
+              - client_id: demo
+                name: Demo app
+                client_secret: optional-for-confidential-clients
+                grant_types: [webauthn, refresh_token]
+            tokens: { access_token_lifetime: 15m, refresh_token_lifetime: 30d, audiences: [https://api.example.com] }
+            passkeys: { ceremony_lifetime: 2m, user_verification: required, sign_count_policy: flag }
+            """)
+        #expect(configuration.clients.first?.secret == "optional-for-confidential-clients")
+        #expect(configuration.clients.first?.grantTypes == [.webauthn, .refreshToken])
+        #expect(configuration.tokens.accessTokenLifetime == 900)
+        #expect(configuration.tokens.refreshTokenLifetime == 30 * 86400)
+        #expect(configuration.passkeys.ceremonyLifetime == 120)
+        #expect(configuration.passkeys.userVerification == .required)
+        #expect(configuration.passkeys.signCountPolicy == .acceptAndFlag)
+    }
+
+    @Test func flagsOverrideEnvironmentWhichOverridesTheFile() throws {
+        let yaml = "server: { port: 9000 }\nrelying_party: { id: example.com, origins: [https://example.com] }"
+        let environment = ["LATCHKEY_PORT": "9100", "LATCHKEY_RP_ID": "login.example.com", "LATCHKEY_ORIGINS": "https://login.example.com, https://app.login.example.com"]
+        let fromEnvironment = try load(yaml, environment: environment)
+        #expect(fromEnvironment.server.port == 9100)
+        #expect(fromEnvironment.relyingParty.id == "login.example.com")
+        #expect(fromEnvironment.relyingParty.origins == ["https://login.example.com", "https://app.login.example.com"])
+
+        let fromFlags = try load(yaml, environment: environment, overrides: .init(port: 9200, origins: ["https://login.example.com"]))
+        #expect(fromFlags.server.port == 9200)
+        #expect(fromFlags.relyingParty.origins == ["https://login.example.com"])
+    }
+
+    @Test(arguments: [
+        ("server: { port: 70000 }", "server.port"),
+        ("server: { prot: 8080 }", "server.prot"),
+        ("colour: blue", "colour"),
+        ("server: { public_url: 'ftp://x' }", "server.public_url"),
+        ("database: mysql://x", "database"),
+        ("database: 'postgres://localhost/latchkey'", "database"),
+        ("relying_party: { id: 'https://example.com' }", "relying_party.id"),
+        ("relying_party: { id: example.com, origins: [https://evil.com] }", "relying_party.origins[0]"),
+        ("relying_party: { id: example.com, origins: [https://example.com, 'http://example.com'] }", "relying_party.origins[1]"),
+        ("relying_party: { origins: ['android:apk-key-hash:short'] }", "relying_party.origins[0]"),
+        ("clients: [{ name: x }]", "clients[0].client_id"),
+        ("clients: [{ client_id: a }, { client_id: a }]", "clients[1].client_id"),
+        ("clients: [{ client_id: a, grant_types: [password] }]", "clients[0].grant_types[0]"),
+        ("clients: [{ client_id: a, client_secret: short }]", "clients[0].client_secret"),
+        ("tokens: { access_token_lifetime: -5 }", "tokens.access_token_lifetime"),
+        ("passkeys: { user_verification: always }", "passkeys.user_verification"),
+        ("passkeys: { sign_count_policy: ignore }", "passkeys.sign_count_policy"),
+        ("passkeys: { attestation: { trust_anchors: { fido-u3f: [x.pem] } } }", "passkeys.attestation.trust_anchors.fido-u3f"),
+        ("limits: { max_body_bytes: 10 }", "limits.max_body_bytes"),
+        ("logging: { level: loud }", "logging.level"),
+        ("server: [1, 2]", "server"),
+        ("server: {", "latchkey.yaml"),
+    ])
+    func badValuesNameTheirKey(yaml: String, key: String) {
+        let failure = error(yaml)
+        #expect(failure?.key == key, "\(yaml) → \(failure.map { "\($0)" } ?? "no error")")
+        #expect(failure?.message.isEmpty == false)
+    }
+
+    @Test func badEnvironmentValuesNameTheirVariable() {
+        #expect(error(environment: ["LATCHKEY_PORT": "eighty"])?.key == "LATCHKEY_PORT")
+        #expect(error(environment: ["LATCHKEY_RP_ID": "example.com"])?.key == "relying_party.origins[0]")
+    }
+
+    @Test func androidOriginsAreAccepted() throws {
+        let origin = "android:apk-key-hash:" + Base64URL.encode([UInt8](repeating: 7, count: 32))
+        let configuration = try load("relying_party: { id: localhost, origins: [http://localhost:8080, '\(origin)'] }")
+        #expect(configuration.relyingParty.origins.last == origin)
+    }
+}

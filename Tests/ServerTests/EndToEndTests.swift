@@ -1,0 +1,226 @@
+import Crypto
+import Foundation
+import LatchkeyClient
+import Testing
+import WebAuthn
+
+/// The real `latchkey` executable and a real SQLite file, driven over HTTP by a software
+/// authenticator, the way an app would.
+@Suite("End to end: a real server process", .serialized)
+struct EndToEndTests {
+    static let configuration = """
+        server: { public_url: http://localhost:8080 }
+        relying_party: { id: localhost, name: Latchkey Test, origins: [http://localhost:8080] }
+        clients:
+          - client_id: demo
+            name: Demo app
+            grant_types: [webauthn, refresh_token]
+          - client_id: backend
+            name: Backend
+            client_secret: a-long-enough-test-secret
+            grant_types: [webauthn, refresh_token]
+        """
+
+    private func startServer(_ directory: TemporaryDirectory) async throws -> ServerProcess {
+        try Self.configuration.write(toFile: directory.path("latchkey.yaml"), atomically: true, encoding: .utf8)
+        return try await ServerProcess.start(
+            arguments: ["--config", directory.path("latchkey.yaml"), "--database", "sqlite:" + directory.path("latchkey.sqlite")],
+            workingDirectory: directory.url
+        )
+    }
+
+    @Test func signUpSignInEnrollManageAndRefresh() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await startServer(directory)
+        defer { server.stop() }
+        var ada = PasskeyUser(server: server.baseURL)
+
+        // Sign up: an account and its first passkey, and tokens.
+        let signup = try await ada.signUp(SignupProfile(email: "ada@example.com", name: "Ada Lovelace"))
+        let idClaims = claims(of: try #require(signup.idToken))
+        #expect(idClaims["iss"] as? String == "http://localhost:8080/")
+        #expect(idClaims["aud"] as? String == "demo")
+        #expect(idClaims["email"] as? String == "ada@example.com")
+        #expect(idClaims["name"] as? String == "Ada Lovelace")
+        #expect(signup.refreshToken != nil)
+        #expect(signup.tokenType == "Bearer")
+        try await expectSignedByServer(try #require(signup.idToken), server: server.baseURL)
+        try await expectSignedByServer(signup.accessToken, server: server.baseURL)
+        let subject = try #require(idClaims["sub"] as? String)
+
+        // The identifier now exists: signing up again is refused so the app switches to login.
+        await #expect(throws: LatchkeyAPIError.self) { try await ada.client.signupChallenge(profile: SignupProfile(email: "ada@example.com")) }
+
+        // Userinfo.
+        let info = try await ada.client.userInfo(accessToken: signup.accessToken)
+        #expect(info.subject == subject)
+
+        // Discoverable login, then login by username.
+        let login = try await ada.signIn()
+        #expect(claims(of: try #require(login.idToken))["sub"] as? String == subject)
+        let named = try await ada.signIn(username: "ADA@example.com")
+        #expect(claims(of: named.accessToken)["sub"] as? String == subject)
+
+        // Enroll a second passkey, then manage both.
+        let second = try await ada.enroll(accessToken: login.accessToken, algorithm: .edDSA)
+        #expect(second.type == "passkey")
+        var methods = try await ada.client.authenticationMethods(accessToken: login.accessToken)
+        #expect(methods.count == 2)
+        let first = try #require(methods.first { $0.id != second.id })
+        #expect(first.createdAt != nil)
+        #expect(first.lastAuthAt != nil)
+        #expect(first.credentialDeviceType == "single_device")
+        #expect(first.credentialBackedUp == false)
+        #expect(first.transports == ["internal", "hybrid"])
+
+        let renamed = try await ada.client.renameAuthenticationMethod(id: second.id, name: "Backup key", accessToken: login.accessToken)
+        #expect(renamed.name == "Backup key")
+        await expectAPIError(status: 409) { try await ada.client.renameAuthenticationMethod(id: first.id, name: "Backup key", accessToken: login.accessToken) }
+        try await ada.client.deleteAuthenticationMethod(id: second.id, accessToken: login.accessToken)
+        await expectAPIError(status: 409) { try await ada.client.deleteAuthenticationMethod(id: first.id, accessToken: login.accessToken) }
+        methods = try await ada.client.authenticationMethods(accessToken: login.accessToken)
+        #expect(methods.map(\.id) == [first.id])
+
+        // Refresh rotates; presenting a rotated token again revokes the whole session.
+        let originalRefresh = try #require(login.refreshToken)
+        let refreshed = try await ada.client.refresh(refreshToken: originalRefresh)
+        let rotatedRefresh = try #require(refreshed.refreshToken)
+        #expect(rotatedRefresh != originalRefresh)
+        #expect(try await ada.client.userInfo(accessToken: refreshed.accessToken).subject == subject)
+        let reuse = await expectAPIError(status: 403) { try await ada.client.refresh(refreshToken: originalRefresh) }
+        #expect(reuse?.reason == "refresh_token_reused")
+        await expectAPIError(status: 403) { try await ada.client.refresh(refreshToken: rotatedRefresh) }
+        await expectAPIError(status: 401) { try await ada.client.userInfo(accessToken: refreshed.accessToken) }
+
+        // Revocation ends a session too.
+        let other = try await ada.signIn()
+        try await ada.client.revoke(token: try #require(other.refreshToken))
+        await expectAPIError(status: 401) { try await ada.client.userInfo(accessToken: other.accessToken) }
+    }
+
+    @Test func restartsKeepTokensValidAndRotationKeepsOldKeysPublished() async throws {
+        let directory = try TemporaryDirectory()
+        var server = try await startServer(directory)
+        var ada = PasskeyUser(server: server.baseURL)
+        let tokens = try await ada.signUp(SignupProfile(username: "ada"))
+        server.stop()
+
+        server = try await startServer(directory)
+        defer { server.stop() }
+        ada = PasskeyUser(server: server.baseURL, credentials: ada.credentials)
+        #expect(try await ada.client.userInfo(accessToken: tokens.accessToken).subject == claims(of: tokens.accessToken)["sub"] as? String)
+
+        let rotate = try CommandRun.run(["keys", "rotate", "--config", directory.path("latchkey.yaml"), "--database", "sqlite:" + directory.path("latchkey.sqlite")], workingDirectory: directory.url)
+        #expect(rotate.status == 0, "\(rotate.output)")
+        #expect(rotate.output.contains("new signing key"))
+
+        // The running server picks up the new key when it meets an unknown kid or its cache ages;
+        // a fresh server process uses it at once.
+        server.stop()
+        server = try await startServer(directory)
+        ada = PasskeyUser(server: server.baseURL, credentials: ada.credentials)
+        let keys = try await jwks(server.baseURL)
+        #expect(keys.count == 2)
+        let fresh = try await ada.signIn()
+        #expect(header(of: fresh.accessToken)["kid"] as? String != header(of: tokens.accessToken)["kid"] as? String)
+        #expect(try await ada.client.userInfo(accessToken: tokens.accessToken).subject.isEmpty == false)
+        try await expectSignedByServer(fresh.accessToken, server: server.baseURL)
+    }
+
+    @Test func confidentialClientsMustAuthenticate() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await startServer(directory)
+        defer { server.stop() }
+        var withSecret = PasskeyUser(server: server.baseURL, clientID: "backend", clientSecret: "a-long-enough-test-secret")
+        try await withSecret.signUp(SignupProfile(email: "backend-user@example.com"))
+
+        let noSecret = PasskeyUser(server: server.baseURL, clientID: "backend")
+        await expectAPIError(status: 401) { try await noSecret.client.loginChallenge() }
+        let wrongSecret = PasskeyUser(server: server.baseURL, clientID: "backend", clientSecret: "not-the-right-secret-at-all")
+        await expectAPIError(status: 401) { try await wrongSecret.client.loginChallenge() }
+        let unknown = PasskeyUser(server: server.baseURL, clientID: "nobody")
+        await expectAPIError(status: 401) { try await unknown.client.loginChallenge() }
+    }
+
+    @Test func theAuthenticatorCommandsWorkAgainstTheServer() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await startServer(directory)
+        defer { server.stop() }
+        let common = ["--server", server.baseURL.absoluteString, "--origin", "http://localhost:8080", "--store", directory.path("store.json")]
+
+        let signup = try CommandRun.run(["authenticator", "signup", "--email", "cli@example.com", "--name", "Cli User"] + common, workingDirectory: directory.url)
+        #expect(signup.status == 0, "\(signup.output)")
+        let login = try CommandRun.run(["authenticator", "login"] + common, workingDirectory: directory.url)
+        #expect(login.status == 0, "\(login.output)")
+        let enroll = try CommandRun.run(["authenticator", "enroll", "--algorithm", "eddsa"] + common, workingDirectory: directory.url)
+        #expect(enroll.status == 0, "\(enroll.output)")
+        let list = try CommandRun.run(["authenticator", "list"] + common, workingDirectory: directory.url)
+        #expect(list.status == 0, "\(list.output)")
+        #expect(list.output.components(separatedBy: "passkey|").count - 1 == 2, "\(list.output)")
+
+        let duplicate = try CommandRun.run(["authenticator", "signup", "--email", "cli@example.com"] + common, workingDirectory: directory.url)
+        #expect(duplicate.status != 0)
+        #expect(duplicate.output.contains("invalid_request"), "\(duplicate.output)")
+    }
+
+    @Test func migrateAndBadConfigurationFromTheCommandLine() throws {
+        let directory = try TemporaryDirectory()
+        let migrate = try CommandRun.run(["migrate", "--database", "sqlite:" + directory.path("m.sqlite")], workingDirectory: directory.url)
+        #expect(migrate.status == 0, "\(migrate.output)")
+        #expect(FileManager.default.fileExists(atPath: directory.path("m.sqlite")))
+
+        try "server: { port: 99999 }".write(toFile: directory.path("bad.yaml"), atomically: true, encoding: .utf8)
+        let bad = try CommandRun.run(["serve", "--config", directory.path("bad.yaml")], workingDirectory: directory.url)
+        #expect(bad.status != 0)
+        #expect(bad.output.contains("server.port"), "\(bad.output)")
+
+        let badOrigin = try CommandRun.run(["serve", "--rp-id", "example.com"], workingDirectory: directory.url)
+        #expect(badOrigin.status != 0)
+        #expect(badOrigin.output.contains("relying_party.origins[0]"), "\(badOrigin.output)")
+
+        let badEnvironment = try CommandRun.run(["serve"], workingDirectory: directory.url, environment: ["LATCHKEY_DATABASE": "mysql://x"])
+        #expect(badEnvironment.status != 0)
+        #expect(badEnvironment.output.contains("database"), "\(badEnvironment.output)")
+    }
+}
+
+// MARK: - Helpers
+
+@discardableResult
+func expectAPIError(status: Int, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> some Any) async -> LatchkeyAPIError? {
+    do {
+        _ = try await body()
+        Issue.record("expected HTTP \(status), but the call succeeded", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as LatchkeyAPIError {
+        #expect(error.status == status, "expected HTTP \(status), got \(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected LatchkeyAPIError, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+func header(of jwt: String) -> [String: Any] {
+    guard let part = jwt.split(separator: ".").first, let bytes = Base64URL.decode(part),
+        let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+    else { return [:] }
+    return object
+}
+
+func jwks(_ server: URL) async throws -> [[String: Any]] {
+    let reply = try await RawHTTP(baseURL: server).send("GET", "/.well-known/jwks.json", contentType: nil)
+    return reply.json["keys"] as? [[String: Any]] ?? []
+}
+
+/// Verifies a JWT's ES256 signature with the key the server publishes for its `kid`.
+func expectSignedByServer(_ jwt: String, server: URL, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let keyID = try #require(header(of: jwt)["kid"] as? String, sourceLocation: sourceLocation)
+    let key = try #require(try await jwks(server).first { $0["kid"] as? String == keyID }, sourceLocation: sourceLocation)
+    let x = try #require(Base64URL.decode(key["x"] as? String ?? ""))
+    let y = try #require(Base64URL.decode(key["y"] as? String ?? ""))
+    let publicKey = try P256.Signing.PublicKey(x963Representation: [0x04] + x + y)
+    let parts = jwt.split(separator: ".")
+    let signature = try P256.Signing.ECDSASignature(rawRepresentation: try #require(Base64URL.decode(parts[2])))
+    #expect(publicKey.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8)), sourceLocation: sourceLocation)
+}

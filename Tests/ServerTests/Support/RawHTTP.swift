@@ -1,0 +1,37 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Plain HTTP requests, for the tests that must send exactly the bytes they mean
+/// (malformed JSON, wrong content types, oversized bodies).
+struct RawHTTP {
+    let baseURL: URL
+
+    struct Reply {
+        let status: Int
+        let headers: [String: String]
+        let body: Data
+
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body) as? [String: Any]) ?? [:] }
+        var text: String { String(decoding: body, as: UTF8.self) }
+        func header(_ name: String) -> String? { headers.first { $0.key.lowercased() == name.lowercased() }?.value }
+    }
+
+    func send(_ method: String, _ path: String, body: Data? = nil, contentType: String? = "application/json", headers: [String: String] = [:]) async throws -> Reply {
+        var request = URLRequest(url: URL(string: baseURL.absoluteString + path)!)
+        request.httpMethod = method
+        request.httpBody = body
+        if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as! HTTPURLResponse
+        var fields: [String: String] = [:]
+        for (key, value) in http.allHeaderFields { fields["\(key)"] = "\(value)" }
+        return Reply(status: http.statusCode, headers: fields, body: data)
+    }
+
+    func json(_ method: String, _ path: String, _ object: [String: Any], headers: [String: String] = [:]) async throws -> Reply {
+        try await send(method, path, body: try JSONSerialization.data(withJSONObject: object), headers: headers)
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import IdentityCore
+import LatchkeyServer
+import Logging
+import Testing
+
+/// A clock tests move by hand, so that expiry is tested without sleeping.
+final class TestClock: WallClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+
+    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = start }
+
+    func now() -> Date { lock.withLock { current } }
+
+    func advance(by interval: TimeInterval) { lock.withLock { current = current.addingTimeInterval(interval) } }
+}
+
+/// A temporary directory removed when the test ends.
+final class TemporaryDirectory: @unchecked Sendable {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// The Latchkey server running inside the test process on a free port, with an injected
+/// clock and a real SQLite file.
+final class InProcessServer: @unchecked Sendable {
+    let baseURL: URL
+    let clock: TestClock
+    let directory: TemporaryDirectory
+    private let task: Task<Void, any Error>
+
+    static func start(yaml: String = "", clock: TestClock = TestClock()) async throws -> InProcessServer {
+        let directory = try TemporaryDirectory()
+        let configuration = try ConfigurationLoader.load(
+            overrides: .init(configFile: "test.yaml", port: 0, database: "sqlite:" + directory.path("latchkey.sqlite"), publicURL: "http://localhost:8080"),
+            environment: [:]
+        ) { _ in yaml }
+        var logger = Logger(label: "test-server")
+        logger.logLevel = .critical
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let application = try await LatchkeyApplication.build(configuration, clock: clock, logger: logger) { port in
+            continuation.yield(port)
+            continuation.finish()
+        }
+        let task = Task { try await application.runService(gracefulShutdownSignals: []) }
+        var port = 0
+        for await bound in ports { port = bound }
+        return InProcessServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, clock: clock, directory: directory, task: task)
+    }
+
+    private init(baseURL: URL, clock: TestClock, directory: TemporaryDirectory, task: Task<Void, any Error>) {
+        self.baseURL = baseURL
+        self.clock = clock
+        self.directory = directory
+        self.task = task
+    }
+
+    func stop() async {
+        task.cancel()
+        _ = try? await task.value
+    }
+}
+
+/// The real `latchkey` executable, started as a child process on a free port.
+final class ServerProcess: @unchecked Sendable {
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("latchkey")
+    }
+
+    let process: Process
+    let baseURL: URL
+    let output: OutputCollector
+
+    /// Starts `latchkey serve` and waits for its "listening" line.
+    static func start(arguments: [String], workingDirectory: URL) async throws -> ServerProcess {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["serve", "--port", "0"] + arguments
+        process.currentDirectoryURL = workingDirectory
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LATCHKEY_") }
+        let output = OutputCollector()
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            // At end of file the handler keeps firing with no data; stop it then.
+            if data.isEmpty { handle.readabilityHandler = nil } else { output.append(data) }
+        }
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if let port = output.listeningPort() {
+                return ServerProcess(process: process, baseURL: URL(string: "http://127.0.0.1:\(port)")!, output: output)
+            }
+            if !process.isRunning { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        process.terminate()
+        throw TestFailure("latchkey serve did not start: \(output.text)")
+    }
+
+    private init(process: Process, baseURL: URL, output: OutputCollector) {
+        self.process = process
+        self.baseURL = baseURL
+        self.output = output
+    }
+
+    /// Stops the server with SIGTERM and waits for it to exit; SIGKILL after 10 seconds.
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    deinit { stop() }
+}
+
+/// Collects a child process's output.
+final class OutputCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+
+    func append(_ chunk: Data) { lock.withLock { data.append(chunk) } }
+
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+
+    func listeningPort() -> Int? {
+        guard let range = text.range(of: "Latchkey listening on http://127.0.0.1:") else { return nil }
+        return Int(text[range.upperBound...].prefix { $0.isNumber })
+    }
+}
+
+/// Runs a `latchkey` subcommand to completion.
+struct CommandRun {
+    let status: Int32
+    let output: String
+
+    static func run(_ arguments: [String], workingDirectory: URL, environment: [String: String] = [:]) throws -> CommandRun {
+        let process = Process()
+        process.executableURL = ServerProcess.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = workingDirectory
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LATCHKEY_") }.merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CommandRun(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

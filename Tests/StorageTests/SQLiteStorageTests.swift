@@ -1,0 +1,124 @@
+import Foundation
+import IdentityCore
+import IdentityTestSupport
+import StorageSQLite
+import Testing
+
+/// What only the SQLite backend has: a file, a schema, migrations.
+@Suite struct SQLiteStorageTests {
+    @Test func migrationsAreIdempotent() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("latchkey.sqlite").path
+            let first = try SQLiteStorage(path: path)
+            #expect(try first.appliedMigrations() == SQLiteStorage.knownMigrations)
+            try first.migrate()
+            try first.close()
+
+            // Opening migrates again, and so does the migrate command: both are no-ops.
+            let second = try SQLiteStorage(path: path)
+            #expect(try second.appliedMigrations() == SQLiteStorage.knownMigrations)
+            try second.close()
+            #expect(try SQLiteStorage.migrate(path: path) == [])
+        }
+    }
+
+    @Test func migrateCommandPreparesANewFile() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("new.sqlite").path
+            #expect(try SQLiteStorage.migrate(path: path) == SQLiteStorage.knownMigrations)
+            let storage = try SQLiteStorage(path: path, runsMigrations: false)
+            #expect(try storage.appliedMigrations() == SQLiteStorage.knownMigrations)
+            try storage.close()
+        }
+    }
+
+    @Test func openingWithoutMigratingRefusesAnOldSchema() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("empty.sqlite").path
+            #expect {
+                try SQLiteStorage(path: path, runsMigrations: false)
+            } throws: { error in
+                (error as? SQLiteStorageError)?.code == .schemaOutOfDate
+            }
+        }
+    }
+
+    @Test func aNewFileIsPrivate() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("latchkey.sqlite").path
+            let storage = try SQLiteStorage(path: path)
+            let permissions = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber
+            #expect(permissions?.int16Value == 0o600)
+            try storage.close()
+        }
+    }
+
+    @Test func dataSurvivesReopening() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("latchkey.sqlite").path
+            let alice = StorageFixtures.user("alice", phoneNumber: "+15555550100")
+            let credential = StorageFixtures.credential("alice-1", userID: alice.id, name: "Laptop")
+            let hostile = StorageFixtures.user("mallory", email: "'; DROP TABLE users; --", username: String(repeating: "ß🧑🏽‍💻", count: 5_000))
+            let token = StorageFixtures.refreshToken("t1", familyID: "family-1", userID: alice.id)
+            let key = SigningKeyRecord(keyID: "k1", privateKey: Array(0...31), createdAt: StorageFixtures.time(0), retiredAt: nil)
+            let event = AuditEvent(time: StorageFixtures.time(5), kind: .signup, userID: alice.id, clientID: "client-a", credentialID: "AP-A", detail: "ok")
+
+            do {
+                let storage = try SQLiteStorage(path: path)
+                try await storage.createUser(alice, credential: credential)
+                try await storage.createUser(hostile, credential: StorageFixtures.credential("mallory-1", userID: hostile.id))
+                try await storage.recordUse(
+                    credentialID: credential.credentialID,
+                    CredentialUse(signCount: 9, isBackedUp: true, isUserVerified: true, usedAt: StorageFixtures.time(30), signCountRegressed: false)
+                )
+                try await storage.saveCeremony(StorageFixtures.ceremony("c1", kind: .signup, pendingUser: alice))
+                try await storage.saveRefreshToken(token)
+                try await storage.addSigningKey(key, at: StorageFixtures.time(0))
+                try await storage.record(event)
+                #expect(try await storage.secret(named: "decoy", orStore: [1, 2, 3]) == [1, 2, 3])
+                try storage.close()
+            }
+
+            let reopened = try SQLiteStorage(path: path)
+            #expect(try await reopened.user(identifier: .phoneNumber("+15555550100")) == alice)
+            #expect(try await reopened.user(identifier: .email("'; DROP TABLE users; --")) == hostile)
+            #expect(try await reopened.user(identifier: .username(String(repeating: "ß🧑🏽‍💻", count: 5_000))) == hostile)
+            let stored = try #require(try await reopened.credential(id: credential.credentialID))
+            #expect(stored.signCount == 9 && stored.isBackedUp && stored.isUserVerified && stored.lastUsedAt == StorageFixtures.time(30))
+            #expect(try await reopened.consumeCeremony(id: "c1", clientID: "client-a", at: StorageFixtures.time(1))?.pendingUser == alice)
+            #expect(try await reopened.isSessionActive(familyID: "family-1"))
+            let outcome = try await reopened.rotateRefreshToken(
+                hash: token.tokenHash, clientID: "client-a", newHash: [9], newExpiresAt: StorageFixtures.time(9000), at: StorageFixtures.time(60)
+            )
+            #expect(outcome == .rotated(previous: token))
+            #expect(try await reopened.signingKeys() == [key])
+            #expect(try await reopened.events(userID: alice.id, limit: 10) == [event])
+            #expect(try await reopened.secret(named: "decoy", orStore: [4]) == [1, 2, 3])
+            try reopened.close()
+        }
+    }
+
+    @Test func twoStoresOnOneFileSeeEachOther() async throws {
+        // Two processes (a server and an admin command) share a file the same way.
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("latchkey.sqlite").path
+            let server = try SQLiteStorage(path: path)
+            let admin = try SQLiteStorage(path: path)
+            try await server.saveCeremony(StorageFixtures.ceremony("c1"))
+            async let fromServer = server.consumeCeremony(id: "c1", clientID: "client-a", at: StorageFixtures.time(1))
+            async let fromAdmin = admin.consumeCeremony(id: "c1", clientID: "client-a", at: StorageFixtures.time(1))
+            let results = try await [fromServer, fromAdmin]
+            #expect(results.compactMap { $0 }.count == 1, "one consumer across connections")
+            try server.close()
+            try admin.close()
+        }
+    }
+
+    @Test func durabilityFullOpens() async throws {
+        try await withTemporaryDirectory { directory in
+            let storage = try SQLiteStorage(path: directory.appendingPathComponent("full.sqlite").path, durability: .full)
+            #expect(try await storage.secret(named: "s", orStore: [1]) == [1])
+            try storage.close()
+        }
+    }
+}
