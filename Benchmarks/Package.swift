@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Benchmarks live in their own package so that the main build stays lean.
-// Run: swift run -c release --package-path Benchmarks
+// Run: swift run -c release --package-path Benchmarks WebAuthnBenchmarks
+//      scripts/bench-server.sh   (builds the release server and runs ServerBenchmark against it)
 let package = Package(
     name: "LatchkeyBenchmarks",
     platforms: [.macOS(.v15)],
@@ -18,6 +19,15 @@ let package = Package(
                 .product(name: "Authenticator", package: "main"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
-        )
+        ),
+        .executableTarget(
+            name: "ServerBenchmark",
+            dependencies: [
+                .product(name: "WebAuthn", package: "main"),
+                .product(name: "Authenticator", package: "main"),
+                .product(name: "LatchkeyClient", package: "main"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
     ]
 )

@@ -4,6 +4,17 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+# GRDB builds against the system SQLite.
+if [ ! -f /usr/include/sqlite3.h ]; then
+    echo "==> installing libsqlite3-dev"
+    if command -v apt-get >/dev/null; then
+        SUDO=$([ "$(id -u)" -eq 0 ] && echo "" || echo "sudo")
+        $SUDO apt-get update -qq && $SUDO apt-get install -y -qq libsqlite3-dev >/dev/null || { echo "could not install libsqlite3-dev"; exit 1; }
+    else
+        echo "SQLite headers are missing: install libsqlite3-dev (or your system's equivalent)"; exit 1
+    fi
+fi
+
 log=$(mktemp -t latchkey-test.XXXXXX)
 trap 'rm -f "$log"' EXIT
 

@@ -7,7 +7,7 @@ extension SQLiteStorage {
     /// `TextBinding`): an audit record must not fail because of what an attacker sent.
     public func record(_ event: AuditEvent) async throws {
         try await writer.write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: "INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail) VALUES (?, ?, ?, ?, ?, ?)",
                 arguments: [
                     event.time.databaseSeconds, event.kind.rawValue, event.userID.map { TextBinding.sanitized($0.rawValue) },
@@ -31,7 +31,7 @@ extension SQLiteStorage {
                     arguments: [userID.rawValue, limit]
                 )
             } else {
-                rows = try Row.fetchAll(db, sql: "SELECT * FROM audit_events ORDER BY time DESC, id DESC LIMIT ?", arguments: [limit])
+                rows = try Row.fetchAllCached(db, sql: "SELECT * FROM audit_events ORDER BY time DESC, id DESC LIMIT ?", arguments: [limit])
             }
             return try rows.map { row in
                 AuditEvent(

@@ -11,7 +11,7 @@ extension SQLiteStorage {
         let pendingUser = try ceremony.pendingUser.map { String(decoding: try JSONEncoder.sortedKeys.encode($0), as: UTF8.self) }
         let allowed = try JSONColumn.encode(ceremony.allowedCredentialIDs.map { Base64URL.encode($0) })
         try await writer.write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     INSERT INTO ceremonies (
                         id, kind, client_id, challenge, user_verification, pending_user, user_id,
@@ -50,7 +50,7 @@ extension SQLiteStorage {
     /// Deletes ceremonies that expired before `time`, consumed or not.
     public func purgeCeremonies(expiredBefore time: Date) async throws {
         try await writer.write { db in
-            try db.execute(sql: "DELETE FROM ceremonies WHERE expires_at < ?", arguments: [time.databaseSeconds])
+            try db.executeCached(sql: "DELETE FROM ceremonies WHERE expires_at < ?", arguments: [time.databaseSeconds])
         }
     }
 }

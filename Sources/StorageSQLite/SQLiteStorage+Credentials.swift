@@ -7,7 +7,7 @@ extension SQLiteStorage {
     /// The credential with this ID.
     public func credential(id: [UInt8]) async throws -> PasskeyCredential? {
         try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM credentials WHERE id = ?", arguments: [id.databaseBlob])
+            try Row.fetchOneCached(db, sql: "SELECT * FROM credentials WHERE id = ?", arguments: [id.databaseBlob])
                 .map(PasskeyCredential.init(databaseRow:))
         }
     }
@@ -16,7 +16,7 @@ extension SQLiteStorage {
     public func credentials(userID: UserID) async throws -> [PasskeyCredential] {
         guard TextBinding.canMatch(userID.rawValue) else { return [] }
         return try await writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM credentials WHERE user_id = ? ORDER BY created_at, rowid", arguments: [userID.rawValue])
+            try Row.fetchAllCached(db, sql: "SELECT * FROM credentials WHERE user_id = ? ORDER BY created_at, rowid", arguments: [userID.rawValue])
                 .map(PasskeyCredential.init(databaseRow:))
         }
     }
@@ -39,13 +39,13 @@ extension SQLiteStorage {
     public func recordUse(credentialID: [UInt8], _ use: CredentialUse) async throws {
         try await writer.write { db in
             guard let usedAt = use.usedAt else {
-                try db.execute(
+                try db.executeCached(
                     sql: "UPDATE credentials SET sign_count_regressed = (sign_count_regressed OR ?) WHERE id = ?",
                     arguments: [use.signCountRegressed, credentialID.databaseBlob]
                 )
                 return
             }
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     UPDATE credentials SET
                         sign_count = ?,
@@ -72,7 +72,7 @@ extension SQLiteStorage {
         try TextBinding.requireStorable(name, in: "renameCredential")
         return try await writer.write { db in
             try reportingConflicts({ $0.involves("credentials.name") ? .credentialName : nil }) {
-                try db.execute(
+                try db.executeCached(
                     sql: "UPDATE credentials SET name = ? WHERE id = ? AND user_id = ?",
                     arguments: [name, id.databaseBlob, userID.rawValue]
                 )
@@ -92,9 +92,9 @@ extension SQLiteStorage {
                 arguments: [id.databaseBlob, userID.rawValue]
             ) ?? false
             guard owned else { return .notFound }
-            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM credentials WHERE user_id = ?", arguments: [userID.rawValue]) ?? 0
+            let count = try Int.fetchOneCached(db, sql: "SELECT COUNT(*) FROM credentials WHERE user_id = ?", arguments: [userID.rawValue]) ?? 0
             guard count > 1 else { return .lastCredential }
-            try db.execute(sql: "DELETE FROM credentials WHERE id = ? AND user_id = ?", arguments: [id.databaseBlob, userID.rawValue])
+            try db.executeCached(sql: "DELETE FROM credentials WHERE id = ? AND user_id = ?", arguments: [id.databaseBlob, userID.rawValue])
             return .deleted
         }
     }
@@ -116,7 +116,7 @@ extension SQLiteStorage {
             return nil
         }
         try reportingConflicts(classify) {
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     INSERT INTO credentials (
                         id, user_id, public_key, algorithm, sign_count, backup_eligible, backed_up,

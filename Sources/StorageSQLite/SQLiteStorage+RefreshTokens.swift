@@ -15,6 +15,14 @@ extension SQLiteStorage {
         }
     }
 
+    /// The stored record of a token, whatever its state.
+    public func refreshToken(hash: [UInt8]) async throws -> RefreshTokenRecord? {
+        try await writer.read { db in
+            try Row.fetchOneCached(db, sql: "SELECT * FROM refresh_tokens WHERE token_hash = ?", arguments: [hash.databaseBlob])
+                .map(RefreshTokenRecord.init(databaseRow:))
+        }
+    }
+
     /// Presents a token, in one transaction:
     ///
     /// - unknown, issued to another client, or of a revoked family: `.invalid`, nothing changes;
@@ -49,7 +57,7 @@ extension SQLiteStorage {
             }
             guard time < previous.expiresAt else { return .invalid }
 
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ?",
                 arguments: [time.databaseSeconds, hash.databaseBlob]
             )
@@ -90,7 +98,7 @@ extension SQLiteStorage {
     }
 
     private static func insertFamilyIfNew(_ record: RefreshTokenRecord, _ db: Database) throws {
-        try db.execute(
+        try db.executeCached(
             sql: """
                 INSERT INTO refresh_token_families (id, user_id, client_id, created_at, revoked_at)
                 VALUES (?, ?, ?, ?, NULL)
@@ -100,14 +108,14 @@ extension SQLiteStorage {
         )
         // A family is one login of one user at one client. A token claiming otherwise is a bug
         // in the caller, and storing it would let rotation hand out tokens across accounts.
-        let owner = try Row.fetchOne(db, sql: "SELECT user_id, client_id FROM refresh_token_families WHERE id = ?", arguments: [record.familyID])
+        let owner = try Row.fetchOneCached(db, sql: "SELECT user_id, client_id FROM refresh_token_families WHERE id = ?", arguments: [record.familyID])
         guard let owner, try owner.text("user_id") == record.userID.rawValue, try owner.text("client_id") == record.clientID else {
             throw SQLiteStorageError(.invalidArgument, "refresh token family \(record.familyID) belongs to another user or client")
         }
     }
 
     private static func insertToken(_ record: RefreshTokenRecord, _ db: Database) throws {
-        try db.execute(
+        try db.executeCached(
             sql: """
                 INSERT INTO refresh_tokens (
                     token_hash, family_id, user_id, client_id, scopes, audience, authenticated_at,
@@ -123,7 +131,7 @@ extension SQLiteStorage {
     }
 
     private static func revokeFamily(_ familyID: String, at time: Date, _ db: Database) throws {
-        try db.execute(
+        try db.executeCached(
             sql: "UPDATE refresh_token_families SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
             arguments: [time.databaseSeconds, familyID]
         )

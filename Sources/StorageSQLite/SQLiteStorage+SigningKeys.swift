@@ -6,7 +6,7 @@ extension SQLiteStorage {
     /// Every stored key, newest first (by creation time, then by insertion).
     public func signingKeys() async throws -> [SigningKeyRecord] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM signing_keys ORDER BY created_at DESC, rowid DESC").map { row in
+            try Row.fetchAllCached(db, sql: "SELECT * FROM signing_keys ORDER BY created_at DESC, rowid DESC").map { row in
                 SigningKeyRecord(
                     keyID: try row.text("key_id"),
                     privateKey: try row.bytes("private_key"),
@@ -22,11 +22,11 @@ extension SQLiteStorage {
     public func addSigningKey(_ key: SigningKeyRecord, at time: Date) async throws {
         try TextBinding.requireStorable(key.keyID, in: "addSigningKey")
         try await writer.write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: "INSERT INTO signing_keys (key_id, private_key, created_at, retired_at) VALUES (?, ?, ?, ?)",
                 arguments: [key.keyID, key.privateKey.databaseBlob, key.createdAt.databaseSeconds, key.retiredAt?.databaseSeconds]
             )
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE signing_keys SET retired_at = ? WHERE retired_at IS NULL AND key_id <> ?",
                 arguments: [time.databaseSeconds, key.keyID]
             )

@@ -7,7 +7,7 @@ extension SQLiteStorage {
     public func user(id: UserID) async throws -> User? {
         guard TextBinding.canMatch(id.rawValue) else { return nil }
         return try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id.rawValue]).map(User.init(databaseRow:))
+            try Row.fetchOneCached(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id.rawValue]).map(User.init(databaseRow:))
         }
     }
 
@@ -22,7 +22,7 @@ extension SQLiteStorage {
         }
         guard TextBinding.canMatch(identifier.value) else { return nil }
         return try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE \(column) = ?", arguments: [identifier.value])
+            try Row.fetchOneCached(db, sql: "SELECT * FROM users WHERE \(column) = ?", arguments: [identifier.value])
                 .map(User.init(databaseRow:))
         }
     }
@@ -57,7 +57,7 @@ extension SQLiteStorage {
 
     private static func insertUser(_ user: User, _ db: Database) throws {
         let profile = user.profile
-        try db.execute(
+        try db.executeCached(
             sql: """
                 INSERT INTO users (
                     id, user_handle, email, phone_number, username, name, given_name, family_name,

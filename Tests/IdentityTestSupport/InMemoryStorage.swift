@@ -167,6 +167,11 @@ public final class InMemoryStorage: IdentityStorage {
         }
     }
 
+    /// The stored record of a token.
+    public func refreshToken(hash: [UInt8]) async throws -> RefreshTokenRecord? {
+        state.withLock { $0.refreshTokens[hash]?.record }
+    }
+
     /// Presents a token: see `SQLiteStorage.rotateRefreshToken` for the order of the checks.
     public func rotateRefreshToken(hash: [UInt8], clientID: String, newHash: [UInt8], newExpiresAt: Date, at time: Date) async throws -> RefreshOutcome {
         try state.withLock { state in

@@ -28,6 +28,9 @@ extension StorageContract {
         )
         #expect(next == .rotated(previous: second), "the replacement is current, and outlives the first token's expiry")
         #expect(try await storage.isSessionActive(familyID: "family-1"))
+        // Reading a token's grant works whatever its state, and finds nothing for an unknown hash.
+        #expect(try await storage.refreshToken(hash: first.tokenHash) == first)
+        #expect(try await storage.refreshToken(hash: StorageFixtures.tokenHash("unknown")) == nil)
     }
 
     /// Presenting a rotated token again revokes its whole family, even after it expired.

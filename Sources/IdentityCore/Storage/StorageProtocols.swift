@@ -57,6 +57,9 @@ public protocol CeremonyStore: Sendable {
 public protocol RefreshTokenStore: Sendable {
     /// Stores a newly issued token.
     func saveRefreshToken(_ record: RefreshTokenRecord) async throws
+    /// The stored record of a token, whatever its state, to validate a request before the
+    /// token is presented.
+    func refreshToken(hash: [UInt8]) async throws -> RefreshTokenRecord?
     /// Presents a token, atomically. When it is current (known, issued to `clientID`,
     /// unexpired at `time`, unused, family not revoked): marks it used and stores its
     /// replacement, a copy of the record with `newHash`, `issuedAt = time` and

@@ -26,7 +26,13 @@ public struct SystemRandom: RandomSource {
     public init() {}
 
     public func bytes(_ count: Int) -> [UInt8] {
+        // Eight bytes per call to the generator (one system call each), not one.
         var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count + 7)
+        while bytes.count < count {
+            withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
+        }
+        return Array(bytes.prefix(count))
     }
 }

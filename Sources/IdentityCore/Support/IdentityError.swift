@@ -1,5 +1,6 @@
 /// The one error type of `IdentityCore`. Each API face renders it in its own envelope; the
-/// ``code`` decides the status and the stable error name.
+/// ``code`` decides the status and the stable error name. Equality and hashing consider
+/// only the code, so callers and tests match on it.
 public struct IdentityError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of failure this is, in OAuth vocabulary where one exists.
     public enum Code: String, Sendable, Hashable {
@@ -47,6 +48,9 @@ public struct IdentityError: Error, Hashable, Sendable, CustomStringConvertible 
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
+
+    public static func == (lhs: IdentityError, rhs: IdentityError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 
 /// A failure a store reports for a write that would break a uniqueness rule.

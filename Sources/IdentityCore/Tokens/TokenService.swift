@@ -124,6 +124,22 @@ public struct TokenService: Sendable {
     public func refresh(_ token: String, client: OAuthClient, scope: String?, audience: String?) async throws -> IssuedTokens {
         let now = clock.now()
         let hash = Self.hash(token)
+        // A malformed request must not use up the token, so the request is checked against
+        // the stored grant before the token is presented. The grant never changes, so this
+        // read cannot race with the rotation that follows.
+        var requested: (scopes: [String]?, audience: String?) = (nil, nil)
+        if let stored = try await refreshTokens.refreshToken(hash: hash), stored.clientID == client.clientID {
+            if let scope {
+                let asked = Scopes.grant(scope)
+                guard Set(asked).isSubset(of: Set(stored.scopes)) else {
+                    throw IdentityError(.invalidRequest, "scope may not exceed what was originally granted", field: "scope")
+                }
+                // The new refresh token keeps the original grant (RFC 6749 §6); a narrower
+                // scope applies to the access and ID tokens issued now.
+                requested.scopes = asked
+            }
+            if audience != nil { requested.audience = try resolveAudience(audience) }
+        }
         let newToken = Base64URL.encode(random.bytes(32))
         let outcome = try await refreshTokens.rotateRefreshToken(
             hash: hash, clientID: client.clientID, newHash: Self.hash(newToken),
@@ -136,22 +152,12 @@ public struct TokenService: Sendable {
             try await audit.record(AuditEvent(time: now, kind: .refreshTokenReused, userID: userID, clientID: client.clientID, detail: "session \(familyID) revoked"))
             throw IdentityError(.invalidGrant, "the refresh token was already used; its session is revoked", reason: "refresh_token_reused")
         case .rotated(let previous):
-            // The new refresh token keeps the original grant (RFC 6749 §6); a narrower scope
-            // applies to the access and ID tokens issued now.
-            var scopes = previous.scopes
-            if let scope {
-                let asked = Scopes.grant(scope)
-                guard Set(asked).isSubset(of: Set(previous.scopes)) else {
-                    throw IdentityError(.invalidRequest, "scope may not exceed what was originally granted", field: "scope")
-                }
-                scopes = asked
-            }
-            let resolvedAudience = audience == nil ? previous.audience : try resolveAudience(audience)
             guard let user = try await users.user(id: previous.userID) else {
                 throw IdentityError(.invalidGrant, "the account no longer exists")
             }
             return try await signedTokens(
-                user: user, clientID: client.clientID, scopes: scopes, audience: resolvedAudience, sessionID: previous.familyID,
+                user: user, clientID: client.clientID, scopes: requested.scopes ?? previous.scopes,
+                audience: requested.audience ?? previous.audience, sessionID: previous.familyID,
                 authenticatedAt: previous.authenticatedAt, userVerified: previous.userVerified, refreshToken: newToken
             )
         }

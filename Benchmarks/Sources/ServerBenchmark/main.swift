@@ -1,0 +1,185 @@
+import Authenticator
+import Crypto
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LatchkeyClient
+import WebAuthn
+
+// Drives a real `latchkey serve` process over loopback with concurrent clients: sign-ups,
+// then complete logins (challenge, sign, token). Reports ceremonies per second, latency
+// percentiles, the server's CPU time, and raw P-256 verifies per second from this run.
+//
+// Usage: ServerBenchmark SERVER_BINARY [--concurrency N] [--signups N] [--logins N]
+
+struct Options {
+    var binary = ""
+    var concurrency = 16
+    var signups = 1000
+    var logins = 3000
+
+    init(_ arguments: [String]) {
+        var rest = arguments.dropFirst()
+        binary = rest.popFirst() ?? ""
+        while let flag = rest.popFirst() {
+            let value = Int(rest.popFirst() ?? "") ?? 0
+            switch flag {
+            case "--concurrency": concurrency = value
+            case "--signups": signups = value
+            case "--logins": logins = value
+            default: fatalError("unknown option \(flag)")
+            }
+        }
+    }
+}
+
+/// CPU seconds (user + system) a process has used, from /proc.
+func cpuSeconds(pid: Int32) -> Double {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+    else { return 0 }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
+    return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    guard !sorted.isEmpty else { return 0 }
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
+
+/// Starts the server on a free port with a fresh SQLite file.
+func startServer(binary: String, directory: URL) throws -> (Process, URL) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = ["serve", "--port", "0", "--database", "sqlite:" + directory.appendingPathComponent("bench.sqlite").path]
+    process.currentDirectoryURL = directory
+    var environment = ProcessInfo.processInfo.environment
+    environment["LATCHKEY_LOG_LEVEL"] = "info"
+    process.environment = environment
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    var output = ""
+    let deadline = Date().addingTimeInterval(30)
+    while Date() < deadline {
+        output += String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self)
+        if let range = output.range(of: "listening on http://127.0.0.1:") {
+            let port = output[range.upperBound...].prefix { $0.isNumber }
+            return (process, URL(string: "http://127.0.0.1:\(port)")!)
+        }
+    }
+    fatalError("server did not start: \(output)")
+}
+
+struct Phase {
+    let name: String
+    let count: Int
+    let seconds: Double
+    let latencies: [Double]
+    let serverCPU: Double
+
+    func report() {
+        let sorted = latencies.sorted()
+        print(String(
+            format: "%-8@ %6d ceremonies in %6.2f s = %7.1f/s   p50 %6.1f ms  p99 %6.1f ms   server CPU %5.1f%% of one core, %6.0f µs per ceremony",
+            name, count, seconds, Double(count) / seconds, percentile(sorted, 0.5) * 1000, percentile(sorted, 0.99) * 1000,
+            serverCPU / seconds * 100, serverCPU / Double(count) * 1_000_000
+        ))
+    }
+}
+
+/// Runs `total` ceremonies over `concurrency` workers.
+func run(_ name: String, total: Int, concurrency: Int, serverPID: Int32, ceremony: @escaping @Sendable (Int) async throws -> Void) async throws -> Phase {
+    let cpuBefore = cpuSeconds(pid: serverPID)
+    let start = Date()
+    let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+        for worker in 0..<concurrency {
+            group.addTask {
+                var mine: [Double] = []
+                var index = worker
+                while index < total {
+                    let began = Date()
+                    try await ceremony(index)
+                    mine.append(Date().timeIntervalSince(began))
+                    index += concurrency
+                }
+                return mine
+            }
+        }
+        return try await group.reduce(into: [Double]()) { $0 += $1 }
+    }
+    return Phase(name: name, count: total, seconds: Date().timeIntervalSince(start), latencies: latencies, serverCPU: cpuSeconds(pid: serverPID) - cpuBefore)
+}
+
+/// Raw P-256 verifications per second on one core, as the baseline.
+func rawP256VerifiesPerSecond() throws -> Double {
+    let key = P256.Signing.PrivateKey()
+    let message = Data((0..<69).map { UInt8($0) })
+    let signature = try key.signature(for: message).derRepresentation
+    let publicKey = key.publicKey
+    let start = Date()
+    var count = 0
+    while Date().timeIntervalSince(start) < 3 {
+        for _ in 0..<100 {
+            let parsed = try P256.Signing.ECDSASignature(derRepresentation: signature)
+            precondition(publicKey.isValidSignature(parsed, for: SHA256.hash(data: message)))
+        }
+        count += 100
+    }
+    return Double(count) / Date().timeIntervalSince(start)
+}
+
+/// The client's side of the ceremonies; one per worker.
+final class Users: @unchecked Sendable {
+    private let lock = NSLock()
+    private var credentials: [Int: SoftwareCredential] = [:]
+
+    func store(_ credential: SoftwareCredential, at index: Int) { lock.withLock { credentials[index] = credential } }
+    func take(_ index: Int) -> SoftwareCredential? { lock.withLock { credentials[index] } }
+}
+
+let options = Options(CommandLine.arguments)
+guard !options.binary.isEmpty else {
+    print("usage: ServerBenchmark SERVER_BINARY [--concurrency N] [--signups N] [--logins N]")
+    exit(2)
+}
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-bench-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+let (server, baseURL) = try startServer(binary: options.binary, directory: directory)
+defer { server.terminate() }
+
+let configuration = URLSessionConfiguration.default
+configuration.httpMaximumConnectionsPerHost = options.concurrency
+let session = URLSession(configuration: configuration)
+let client = LatchkeyAPIClient(baseURL: baseURL, clientID: "demo", session: session)
+let authenticator = SoftwareAuthenticator()
+let users = Users()
+let scope = "openid profile email offline_access"
+let origin = "http://localhost:8080"
+
+print("server \(options.binary) at \(baseURL), \(options.concurrency) concurrent clients, SQLite, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+let rawBefore = try rawP256VerifiesPerSecond()
+
+let signups = try await run("sign-up", total: options.signups, concurrency: options.concurrency, serverPID: server.processIdentifier) { index in
+    let (creation, authSession) = try await client.signupChallenge(profile: SignupProfile(email: "user\(index)@bench.example"))
+    let (response, credential) = try authenticator.makeCredential(creation, origin: origin)
+    _ = try await client.finishSignup(authSession: authSession, response: response, scope: scope)
+    users.store(credential, at: index)
+}
+let logins = try await run("login", total: options.logins, concurrency: options.concurrency, serverPID: server.processIdentifier) { index in
+    let user = index % options.signups
+    guard var credential = users.take(user) else { return }
+    let (request, authSession) = try await client.loginChallenge()
+    let assertion = try authenticator.getAssertion(request, origin: origin, credential: &credential)
+    _ = try await client.finishLogin(authSession: authSession, response: assertion, scope: scope)
+    users.store(credential, at: user)
+}
+let rawAfter = try rawP256VerifiesPerSecond()
+
+signups.report()
+logins.report()
+print(String(format: "raw P-256 verify (same run, one core): %.0f/s before, %.0f/s after", rawBefore, rawAfter))
