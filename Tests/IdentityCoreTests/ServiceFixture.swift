@@ -41,7 +41,7 @@ struct ServiceFixture {
 
     /// Signs up and returns the tokens and the credential.
     func signUp(email: String) async throws -> (IssuedTokens, SoftwareCredential) {
-        let challenge = try await passkeys.startSignup(client: client, profile: SignupProfileInput(email: email))
+        let challenge = try await passkeys.startSignup(client: client, profile: UserProfile(email: email))
         let (response, credential) = try authenticator.makeCredential(challenge.options, origin: origin)
         let tokens = try await passkeys.finishWebAuthnGrant(client: client, authSession: challenge.authSession, response: .registration(response), scope: Self.scopes, audience: nil)
         return (tokens, credential)

@@ -87,7 +87,7 @@ struct PasskeyServiceTests {
         let fixture = try await ServiceFixture()
         _ = try await fixture.signUp(email: "ada@example.com")
         let error = await #expect(throws: IdentityError.self) {
-            try await fixture.passkeys.startSignup(client: fixture.client, profile: SignupProfileInput(email: "ADA@example.com"))
+            try await fixture.passkeys.startSignup(client: fixture.client, profile: UserProfile(email: "ADA@example.com"))
         }
         #expect(error?.reason == "user_exists")
     }

@@ -14,7 +14,7 @@ struct SignupRequest: Decodable {
 
 /// `user_profile`: known members only; any other member is refused, as Auth0 does.
 struct SignupProfileBody: Decodable {
-    let input: SignupProfileInput
+    let input: UserProfile
 
     private struct Key: CodingKey {
         let stringValue: String
@@ -37,7 +37,7 @@ struct SignupProfileBody: Decodable {
             guard let key = Key(stringValue: name) else { return nil }
             return try container.decodeIfPresent(String.self, forKey: key)
         }
-        input = SignupProfileInput(
+        input = UserProfile(
             email: try value("email"), phoneNumber: try value("phone_number"), username: try value("username"),
             name: try value("name"), givenName: try value("given_name"), familyName: try value("family_name"),
             nickname: try value("nickname"), picture: try value("picture")

@@ -34,7 +34,7 @@ public struct PasskeyService: Sendable {
 
     /// Starts a sign-up: validates the profile, refuses identifiers that already exist, and
     /// returns creation options for a new, not yet stored account.
-    public func startSignup(client: OAuthClient, profile input: SignupProfileInput) async throws -> CreationChallenge {
+    public func startSignup(client: OAuthClient, profile input: UserProfile) async throws -> CreationChallenge {
         let profile = try ProfileValidation.validate(input, allowed: configuration.signupIdentifiers)
         for identifier in profile.identifiers where try await storage.user(identifier: identifier) != nil {
             throw IdentityError(

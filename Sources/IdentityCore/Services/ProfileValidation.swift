@@ -1,32 +1,5 @@
 import Foundation
 
-/// The identifiers and profile fields a sign-up may carry, as received.
-public struct SignupProfileInput: Sendable, Hashable {
-    public var email: String?
-    public var phoneNumber: String?
-    public var username: String?
-    public var name: String?
-    public var givenName: String?
-    public var familyName: String?
-    public var nickname: String?
-    public var picture: String?
-
-    /// Creates an input.
-    public init(
-        email: String? = nil, phoneNumber: String? = nil, username: String? = nil, name: String? = nil,
-        givenName: String? = nil, familyName: String? = nil, nickname: String? = nil, picture: String? = nil
-    ) {
-        self.email = email
-        self.phoneNumber = phoneNumber
-        self.username = username
-        self.name = name
-        self.givenName = givenName
-        self.familyName = familyName
-        self.nickname = nickname
-        self.picture = picture
-    }
-}
-
 /// Validates and normalizes identifiers and profile fields. Normalized identifiers are
 /// what uniqueness is decided on: Unicode NFC, emails and usernames lowercased.
 public enum ProfileValidation {
@@ -37,9 +10,9 @@ public enum ProfileValidation {
         case username
     }
 
-    /// Validates a sign-up profile.
+    /// Validates a sign-up profile as received and returns it normalized.
     /// - Parameter allowed: The identifier kinds this deployment accepts; at least one must be present.
-    public static func validate(_ input: SignupProfileInput, allowed: Set<IdentifierKind>) throws(IdentityError) -> UserProfile {
+    public static func validate(_ input: UserProfile, allowed: Set<IdentifierKind>) throws(IdentityError) -> UserProfile {
         var profile = UserProfile()
         if let email = input.email {
             guard allowed.contains(.email) else { throw unsupported(.email) }
