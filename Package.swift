@@ -46,6 +46,12 @@ let package = Package(
         // The identity server.
         .target(name: "IdentityCore", dependencies: ["WebAuthn", crypto], swiftSettings: strictSettings),
         .target(
+            name: "AppAssociation",
+            dependencies: ["WebAuthn"],
+            resources: [.copy("Resources/public_suffix_list.dat")],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "StorageSQLite",
             dependencies: ["IdentityCore", "WebAuthn", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
@@ -58,7 +64,7 @@ let package = Package(
         .target(
             name: "LatchkeyServer",
             dependencies: [
-                "IdentityCore", "HTTPAPI", "StorageSQLite", "WebAuthn",
+                "AppAssociation", "IdentityCore", "HTTPAPI", "StorageSQLite", "WebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
@@ -67,18 +73,20 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(name: "LatchkeyClient", dependencies: ["WebAuthn"], swiftSettings: strictSettings),
+        .target(name: "LatchkeyDoctor", dependencies: ["AppAssociation"], swiftSettings: strictSettings),
         .target(name: "IdentityTestSupport", dependencies: ["IdentityCore", "WebAuthn"], path: "Tests/IdentityTestSupport", swiftSettings: strictSettings),
 
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "WebAuthn", "WebAuthnCorpus", "Authenticator", "LatchkeyClient", "LatchkeyServer",
+                "WebAuthn", "WebAuthnCorpus", "Authenticator", "LatchkeyClient", "LatchkeyServer", "LatchkeyDoctor", "AppAssociation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
+        .testTarget(name: "AppAssociationTests", dependencies: ["AppAssociation"]),
         .testTarget(
             name: "WebAuthnTests",
             dependencies: [
@@ -92,7 +100,10 @@ let package = Package(
         .testTarget(name: "IdentityCoreTests", dependencies: ["IdentityCore", "IdentityTestSupport", "Authenticator", "WebAuthn"]),
         .testTarget(
             name: "ServerTests",
-            dependencies: ["LatchkeyServer", "LatchkeyClient", "Authenticator", "IdentityCore", "StorageSQLite", "WebAuthn", "latchkey", crypto]
+            dependencies: [
+                "LatchkeyServer", "LatchkeyClient", "LatchkeyDoctor", "AppAssociation", "Authenticator", "IdentityCore", "StorageSQLite", "WebAuthn",
+                "latchkey", crypto, .product(name: "Hummingbird", package: "hummingbird"),
+            ]
         ),
     ]
 )

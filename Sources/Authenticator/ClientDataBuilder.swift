@@ -9,15 +9,16 @@ public struct ClientDataBuilder: Sendable {
     public var challenge: [UInt8]
     /// The caller's origin.
     public var origin: String
-    /// Whether the call came from a cross-origin iframe.
-    public var crossOrigin: Bool
+    /// Whether the call came from a cross-origin iframe; `nil` leaves the member out, as
+    /// native platforms do.
+    public var crossOrigin: Bool?
     /// The top-level origin of a cross-origin call.
     public var topOrigin: String?
     /// Further string members, in order.
     public var extraMembers: [(String, String)]
 
     /// Creates client data.
-    public init(type: String, challenge: [UInt8], origin: String, crossOrigin: Bool = false, topOrigin: String? = nil) {
+    public init(type: String, challenge: [UInt8], origin: String, crossOrigin: Bool? = false, topOrigin: String? = nil) {
         self.type = type
         self.challenge = challenge
         self.origin = origin
@@ -28,7 +29,8 @@ public struct ClientDataBuilder: Sendable {
 
     /// The JSON bytes.
     public func build() -> [UInt8] {
-        var json = "{\"type\":\(quoted(type)),\"challenge\":\(quoted(Base64URL.encode(challenge))),\"origin\":\(quoted(origin)),\"crossOrigin\":\(crossOrigin)"
+        var json = "{\"type\":\(quoted(type)),\"challenge\":\(quoted(Base64URL.encode(challenge))),\"origin\":\(quoted(origin))"
+        if let crossOrigin { json += ",\"crossOrigin\":\(crossOrigin)" }
         if let topOrigin { json += ",\"topOrigin\":\(quoted(topOrigin))" }
         for (key, value) in extraMembers { json += ",\(quoted(key)):\(quoted(value))" }
         json += "}"

@@ -94,6 +94,21 @@ public enum CredentialPrivateKey: Sendable {
     /// The COSE_Key bytes.
     public var coseKeyBytes: [UInt8] { CBOREncoder.encode(coseKey) }
 
+    /// The public key as a DER SubjectPublicKeyInfo, what `getPublicKey()` returns in
+    /// browsers and Android puts in `response.publicKey`; `nil` for ML-DSA, which those
+    /// clients leave out.
+    public var subjectPublicKeyInfo: [UInt8]? {
+        switch self {
+        case .es256(let key): return Array(key.publicKey.derRepresentation)
+        case .es384(let key): return Array(key.publicKey.derRepresentation)
+        case .es512(let key): return Array(key.publicKey.derRepresentation)
+        // RFC 8410 §4: SEQUENCE { SEQUENCE { OID 1.3.101.112 }, BIT STRING { key } }.
+        case .ed25519(let key, _): return [0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00] + Array(key.publicKey.rawRepresentation)
+        case .rsa(let key, _): return Array(key.publicKey.derRepresentation)
+        case .mldsa65, .mldsa87: return nil
+        }
+    }
+
     private static func ec2(_ alg: CBORItem, curve: Int64, x963: Data) -> CBORItem {
         let coordinates = Array(x963.dropFirst())
         let half = coordinates.count / 2

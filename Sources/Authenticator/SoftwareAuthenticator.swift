@@ -69,6 +69,22 @@ public struct SoftwareAuthenticator: Sendable {
         origin: String,
         algorithm: COSEAlgorithmIdentifier? = nil
     ) throws -> (response: RegistrationResponseJSON, credential: SoftwareCredential) {
+        try makeCredential(options, caller: .webPage(origin: origin), algorithm: algorithm)
+    }
+
+    /// Creates a credential for creation options on behalf of a web page or a native app.
+    /// - Parameters:
+    ///   - options: The relying party's creation options.
+    ///   - caller: The page or app asking; it decides clientDataJSON's origin members.
+    ///   - algorithm: The algorithm to use; by default the first requested one this
+    ///     authenticator supports, preferring ES256.
+    /// - Returns: The response to send and the credential to keep.
+    public func makeCredential(
+        _ options: PublicKeyCredentialCreationOptionsJSON,
+        caller: Caller,
+        algorithm: COSEAlgorithmIdentifier? = nil
+    ) throws -> (response: RegistrationResponseJSON, credential: SoftwareCredential) {
+        let origin = caller.origin
         let requested = options.pubKeyCredParams.map(\.alg)
         let chosen = try algorithm ?? Self.choose(from: requested)
         guard requested.contains(chosen) else {
@@ -85,7 +101,7 @@ public struct SoftwareAuthenticator: Sendable {
         var authenticatorData = AuthenticatorDataBuilder(relyingPartyID: relyingPartyID, flags: flags())
         authenticatorData.attestedCredential = .init(aaguid: aaguid, credentialID: credentialID, publicKey: privateKey.coseKeyBytes)
         let authData = authenticatorData.build()
-        let clientData = ClientDataBuilder(type: "webauthn.create", challenge: options.challenge.bytes, origin: origin).build()
+        let clientData = caller.clientData(type: "webauthn.create", challenge: options.challenge.bytes)
 
         let statement: CBORItem
         let format: String
@@ -107,6 +123,7 @@ public struct SoftwareAuthenticator: Sendable {
                 attestationObject: Base64URLBytes(CBOREncoder.encode(attestationObject)),
                 transports: ["internal", "hybrid"],
                 authenticatorData: Base64URLBytes(authData),
+                publicKey: privateKey.subjectPublicKeyInfo.map(Base64URLBytes.init),
                 publicKeyAlgorithm: chosen
             ),
             authenticatorAttachment: "platform",
@@ -131,7 +148,17 @@ public struct SoftwareAuthenticator: Sendable {
         origin: String,
         credential: inout SoftwareCredential
     ) throws -> AuthenticationResponseJSON {
-        let relyingPartyID = options.rpId ?? Self.host(of: origin)
+        try getAssertion(options, caller: .webPage(origin: origin), credential: &credential)
+    }
+
+    /// Signs an assertion on behalf of a web page or a native app, and advances the
+    /// credential's counter.
+    public func getAssertion(
+        _ options: PublicKeyCredentialRequestOptionsJSON,
+        caller: Caller,
+        credential: inout SoftwareCredential
+    ) throws -> AuthenticationResponseJSON {
+        let relyingPartyID = options.rpId ?? Self.host(of: caller.origin)
         guard relyingPartyID == credential.relyingPartyID else {
             throw Failure(description: "credential is scoped to \(credential.relyingPartyID), not \(relyingPartyID)")
         }
@@ -140,7 +167,7 @@ public struct SoftwareAuthenticator: Sendable {
         }
         if !credential.isSynced { credential.signCount += 1 }
         let authData = AuthenticatorDataBuilder(relyingPartyID: relyingPartyID, flags: flags(), signCount: credential.signCount).build()
-        let clientData = ClientDataBuilder(type: "webauthn.get", challenge: options.challenge.bytes, origin: origin).build()
+        let clientData = caller.clientData(type: "webauthn.get", challenge: options.challenge.bytes)
         let signature = try credential.privateKey.signature(for: authData + Array(SHA256.hash(data: clientData)))
         return AuthenticationResponseJSON(
             id: Base64URL.encode(credential.credentialID),

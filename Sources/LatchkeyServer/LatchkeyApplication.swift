@@ -1,3 +1,4 @@
+import AppAssociation
 import Foundation
 import HTTPAPI
 public import Hummingbird
@@ -46,7 +47,11 @@ public enum LatchkeyApplication {
 
         let verifier = WebAuthnVerifier(policy: RelyingPartyPolicy(
             relyingPartyIDs: [configuration.relyingParty.id],
-            origins: OriginPolicy(configuration.relyingParty.origins),
+            origins: OriginPolicy(
+                configuration.allowedOrigins,
+                androidPackageNames: configuration.association.androidPackagesByOrigin,
+                sourceDescription: LatchkeyConfiguration.originSourceDescription
+            ),
             keyPolicy: KeyPolicy(allowsLegacyRS1ForTPM: configuration.passkeys.allowsLegacyRS1),
             attestation: AttestationPolicy(trustAnchors: anchors, requirement: configuration.passkeys.attestationRequirement),
             // IdentityCore applies the configured policy itself, after recording the regression.
@@ -93,6 +98,7 @@ public enum LatchkeyApplication {
         router.addAuthenticationAPI(services)
         router.addOpenIDConnect(services)
         router.addMyAccountAPI(services)
+        router.addWellKnownDocuments(WellKnownDocumentsBuilder.build(configuration))
         router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }
 
         logStartup(configuration, names: names, logger: logger)
@@ -119,12 +125,28 @@ public enum LatchkeyApplication {
             logger.info("database: SQLite at \(absolute)")
         }
         logger.info("relying party: id \(configuration.relyingParty.id), origins \(configuration.relyingParty.origins.joined(separator: ", "))")
+        for derived in configuration.association.derivedOrigins {
+            logger.info("origin \(derived.origin) (\(derived.source))")
+        }
+        for warning in configuration.warnings {
+            logger.warning("\(warning)")
+        }
         for client in configuration.clients {
             let kind = client.secret == nil ? "public" : "confidential"
             logger.info("client \(client.id) (\(kind)): grants \(client.grantTypes.map(\.rawValue).joined(separator: ", "))")
         }
         let issuer = configuration.server.publicURL
         logger.info("OpenID discovery: \(issuer)/.well-known/openid-configuration")
+        let documents = WellKnownDocumentsBuilder.build(configuration)
+        for path in documents.served.keys.sorted() {
+            logger.info("serving \(issuer)\(path)")
+        }
+        let publicHost = URL(string: issuer)?.host ?? issuer
+        if publicHost != configuration.relyingParty.id {
+            logger.notice(
+                "apps and password managers fetch these from https://\(configuration.relyingParty.id)/.well-known/, not from \(publicHost); serve or proxy them there and check with latchkey doctor"
+            )
+        }
         logger.info("passkey provider names: \(names.count) AAGUIDs")
     }
 }

@@ -37,6 +37,15 @@ struct AuthenticatorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The origin written into clientDataJSON. (default: the server URL's origin)", valueName: "origin"))
     var origin: String?
 
+    @Option(name: .customLong("android-app"), help: ArgumentHelp("Act as this Android app (package name), as Credential Manager reports it; needs --signing-certificate.", valueName: "package"))
+    var androidApp: String?
+
+    @Option(name: .customLong("signing-certificate"), help: ArgumentHelp("The Android app's SHA-256 signing-certificate fingerprint.", valueName: "fingerprint"))
+    var signingCertificate: String?
+
+    @Flag(name: .customLong("apple-app"), help: "Act as an Apple platform app with the webcredentials associated domain (origin https://<rp id>).")
+    var appleApp = false
+
     @Option(help: ArgumentHelp("The file holding the software credentials and the last tokens.", valueName: "file"))
     var store = "latchkey-authenticator.json"
 

@@ -1,15 +1,34 @@
+import AppAssociation
 import Authenticator
 import Foundation
 import LatchkeyClient
 import WebAuthn
 
-/// What every `latchkey authenticator` subcommand shares: the API client, the origin the
-/// software authenticator claims, and the store. It runs the ceremonies and keeps the
+/// What every `latchkey authenticator` subcommand shares: the API client, the page or app
+/// the software authenticator acts for, and the store. It runs the ceremonies and keeps the
 /// store in step with the server.
 struct AuthenticatorSession {
     /// The server URL as given, without a trailing slash.
     let server: String
-    /// The origin written into clientDataJSON.
+    /// Who the authenticator acts for: a web page, an Android app or an Apple app.
+    enum Client {
+        case webPage(origin: String)
+        case androidApp(packageName: String, certificate: CertificateFingerprint)
+        case appleApp
+
+        /// The caller for a ceremony on `relyingPartyID`.
+        func caller(relyingPartyID: String) -> Caller {
+            switch self {
+            case .webPage(let origin): return .webPage(origin: origin)
+            case .androidApp(let packageName, let certificate): return .androidApp(packageName: packageName, signingCertificateSHA256: certificate.bytes)
+            case .appleApp: return .appleApp(relyingPartyID: relyingPartyID)
+            }
+        }
+    }
+
+    /// The page or app whose origin goes into clientDataJSON.
+    let clientApp: Client
+    /// The web origin, which is also the default RP ID's host.
     let origin: String
     /// The API client.
     let client: LatchkeyAPIClient
@@ -37,6 +56,23 @@ struct AuthenticatorSession {
         }
         self.server = server
         self.origin = options.origin ?? Self.origin(of: url)
+        switch (options.androidApp, options.signingCertificate, options.appleApp) {
+        case (nil, nil, false):
+            clientApp = .webPage(origin: origin)
+        case (nil, nil, true):
+            clientApp = .appleApp
+        case (let package?, let fingerprint?, false):
+            guard AndroidApp.validatePackageName(package) else { throw CLIFailure("--android-app \(package) is not an application ID such as com.example.app") }
+            do {
+                clientApp = .androidApp(packageName: package, certificate: try CertificateFingerprint(parsing: fingerprint))
+            } catch {
+                throw CLIFailure("--signing-certificate \(error)")
+            }
+        case (_, _, true):
+            throw CLIFailure("--apple-app and --android-app exclude each other")
+        default:
+            throw CLIFailure("--android-app and --signing-certificate go together")
+        }
         self.client = LatchkeyAPIClient(baseURL: url, clientID: options.clientID, clientSecret: options.clientSecret)
         self.storeURL = URL(fileURLWithPath: options.store).standardizedFileURL
         self.store = try AuthenticatorStore.load(from: storeURL)
@@ -60,7 +96,8 @@ struct AuthenticatorSession {
     /// the tokens.
     mutating func signup(profile: SignupProfile, authenticator: SoftwareAuthenticator, algorithm: COSEAlgorithmIdentifier) async throws -> (TokenResponse, SoftwareCredential) {
         let (options, authSession) = try await client.signupChallenge(profile: profile)
-        let (response, credential) = try authenticator.makeCredential(options, origin: origin, algorithm: algorithm)
+        let caller = clientApp.caller(relyingPartyID: options.rp.id ?? originHost)
+        let (response, credential) = try authenticator.makeCredential(options, caller: caller, algorithm: algorithm)
         let tokens = try await client.finishSignup(authSession: authSession, response: response, scope: scope, audience: await audience)
         // The server registered the credential: only now is it worth keeping.
         store.credentials.append(credential)
@@ -94,7 +131,7 @@ struct AuthenticatorSession {
 
         var credential = store.credentials[chosen]
         let authenticator = SoftwareAuthenticator(createsSyncedCredentials: credential.isSynced)
-        let response = try authenticator.getAssertion(options, origin: origin, credential: &credential)
+        let response = try authenticator.getAssertion(options, caller: clientApp.caller(relyingPartyID: relyingPartyID), credential: &credential)
         // A real authenticator's counter moves whether or not the server accepts the
         // assertion, so the new count is saved first.
         store.credentials[chosen] = credential
@@ -110,12 +147,12 @@ struct AuthenticatorSession {
     /// then saves it.
     mutating func enroll(authenticator: SoftwareAuthenticator, algorithm: COSEAlgorithmIdentifier) async throws -> (AuthenticationMethod, SoftwareCredential) {
         let client = self.client
-        let origin = self.origin
         let (options, authSession, accessToken) = try await withAccessToken { token in
             let (options, authSession, _) = try await client.startEnrollment(accessToken: token)
             return (options, authSession, token)
         }
-        let (response, credential) = try authenticator.makeCredential(options, origin: origin, algorithm: algorithm)
+        let caller = clientApp.caller(relyingPartyID: options.rp.id ?? originHost)
+        let (response, credential) = try authenticator.makeCredential(options, caller: caller, algorithm: algorithm)
         let method = try await client.finishEnrollment(accessToken: accessToken, authSession: authSession, response: response)
         store.credentials.append(credential)
         try store.save(to: storeURL)

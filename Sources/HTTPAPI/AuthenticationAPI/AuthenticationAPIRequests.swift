@@ -1,3 +1,4 @@
+import Foundation
 import IdentityCore
 import WebAuthn
 
@@ -80,7 +81,14 @@ struct TokenRequest: Decodable {
         client_id = try container.decodeIfPresent(String.self, forKey: .client_id)
         client_secret = try container.decodeIfPresent(String.self, forKey: .client_secret)
         auth_session = try container.decodeIfPresent(String.self, forKey: .auth_session)
-        authn_response = try container.decodeIfPresent(PublicKeyCredentialResponse.self, forKey: .authn_response)
+        if let text = try? container.decode(String.self, forKey: .authn_response) {
+            // Android's Credential Manager hands the app its response as a JSON string
+            // (registrationResponseJson, authenticationResponseJson); an app may forward it
+            // as it is rather than as an object.
+            authn_response = try JSONDecoder().decode(PublicKeyCredentialResponse.self, from: Data(text.utf8))
+        } else {
+            authn_response = try container.decodeIfPresent(PublicKeyCredentialResponse.self, forKey: .authn_response)
+        }
         scope = try container.decodeIfPresent(String.self, forKey: .scope)
         audience = try container.decodeIfPresent(String.self, forKey: .audience)
         refresh_token = try container.decodeIfPresent(String.self, forKey: .refresh_token)

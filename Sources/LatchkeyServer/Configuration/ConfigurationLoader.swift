@@ -1,3 +1,4 @@
+import AppAssociation
 public import Foundation
 import IdentityCore
 import WebAuthn
@@ -29,7 +30,7 @@ public struct ConfigurationOverrides: Sendable {
 /// flags, and validates every value. Every failure names the key it is about.
 public enum ConfigurationLoader {
     /// Every top-level key of the configuration file.
-    static let topLevelKeys = ["server", "database", "relying_party", "clients", "tokens", "passkeys", "limits", "logging", "authenticator_names"]
+    static let topLevelKeys = ["server", "database", "relying_party", "clients", "tokens", "passkeys", "limits", "logging", "authenticator_names", "well_known"]
 
     /// Loads the configuration.
     /// - Parameters:
@@ -88,7 +89,7 @@ public enum ConfigurationLoader {
 
         // relying party
         let rpNode = yaml.child("relying_party")
-        try rpNode.requireKeys(["id", "name", "origins"])
+        try rpNode.requireKeys(["id", "name", "origins", "related_origins", "passkey_endpoints"])
         let fileRPID = try rpNode.child("id").string()
         let rpID = (overrides.relyingPartyID ?? env["LATCHKEY_RP_ID"] ?? fileRPID ?? "localhost").lowercased()
         try validateRelyingPartyID(rpID)
@@ -101,7 +102,15 @@ public enum ConfigurationLoader {
         for (index, origin) in origins.enumerated() {
             try validateOrigin(origin, relyingPartyID: rpID, key: "relying_party.origins[\(index)]")
         }
-        let relyingParty = LatchkeyConfiguration.RelyingParty(id: rpID, name: try rpNode.child("name").string() ?? "Latchkey", origins: origins)
+        var warnings: [String] = []
+        let relatedOrigins = try parseRelatedOrigins(rpNode.child("related_origins"), warnings: &warnings)
+        let relyingParty = LatchkeyConfiguration.RelyingParty(
+            id: rpID,
+            name: try rpNode.child("name").string() ?? "Latchkey",
+            origins: origins,
+            relatedOrigins: relatedOrigins,
+            passkeyEndpoints: try parsePasskeyEndpoints(rpNode.child("passkey_endpoints"), relyingPartyID: rpID, publicURL: publicURL)
+        )
 
         return LatchkeyConfiguration(
             server: .init(host: host, port: port, publicURL: publicURL),
@@ -111,9 +120,11 @@ public enum ConfigurationLoader {
             tokens: try parseTokens(yaml.child("tokens")),
             passkeys: try parsePasskeys(yaml.child("passkeys")),
             maximumBodyBytes: try parseLimits(yaml.child("limits")),
+            wellKnownCacheControl: try parseWellKnown(yaml.child("well_known")),
             logLevel: try parseLogLevel(yaml.child("logging"), environment: env),
             authenticatorNamesFile: try yaml.child("authenticator_names").string(),
-            sources: sources
+            sources: sources,
+            warnings: warnings
         )
     }
 
@@ -121,7 +132,7 @@ public enum ConfigurationLoader {
 
     private static func parseClients(_ node: YAMLReader) throws(ConfigurationError) -> [LatchkeyConfiguration.Client] {
         guard let elements = try node.elements(), !elements.isEmpty else {
-            return [.init(id: "demo", name: "Demo app", secret: nil, grantTypes: [.webauthn, .refreshToken])]
+            return [.init(id: "demo", name: "Demo app", secret: nil, grantTypes: [.webauthn, .refreshToken], ios: nil, android: nil)]
         }
         var clients: [LatchkeyConfiguration.Client] = []
         for element in elements {
@@ -146,9 +157,73 @@ public enum ConfigurationLoader {
                 }
                 grants.append(grant)
             }
-            clients.append(.init(id: id, name: try element.child("name").string() ?? id, secret: secret, grantTypes: grants))
+            let ios = try NativeAppConfiguration.appleApp(element.child("ios"), client: id)
+            let android = try NativeAppConfiguration.androidApp(element.child("android"), client: id)
+            for other in clients {
+                if let ios, let theirs = other.ios, let shared = ios.appIDs.first(where: theirs.appIDs.contains) {
+                    throw element.child("ios").error("client \(id): app \(shared) is already configured for client \(other.id)")
+                }
+                if let android, android.packageName == other.android?.packageName {
+                    throw element.child("android").child("package_name").error("client \(id): \(android.packageName) is already configured for client \(other.id)")
+                }
+            }
+            clients.append(.init(id: id, name: try element.child("name").string() ?? id, secret: secret, grantTypes: grants, ios: ios, android: android))
         }
         return clients
+    }
+
+    private static func parseRelatedOrigins(_ node: YAMLReader, warnings: inout [String]) throws(ConfigurationError) -> [String] {
+        guard let elements = try node.elements() else { return [] }
+        var origins: [String] = []
+        for element in elements {
+            guard let text = try element.string(), let origin = WebOriginText(text) else {
+                throw element.error("must be a web origin such as https://example.co.uk (scheme, host and optional port)")
+            }
+            guard origin.isPotentiallyTrustworthy else {
+                throw element.error("\(text) uses http; browsers use related origins only over https")
+            }
+            guard !origins.contains(text) else { throw element.error("\(text) is listed twice") }
+            origins.append(text)
+        }
+        let ignored = RelatedOrigins.originsBeyondLabelLimit(origins)
+        if !ignored.isEmpty {
+            warnings.append(
+                "relying_party.related_origins: browsers need only honour \(RelatedOrigins.guaranteedLabelCount) distinct domain labels and may ignore \(ignored.joined(separator: ", "))"
+            )
+        }
+        return origins
+    }
+
+    private static func parsePasskeyEndpoints(_ node: YAMLReader, relyingPartyID: String, publicURL: String) throws(ConfigurationError) -> PasskeyEndpoints {
+        try node.requireKeys(["enroll", "manage", "prf_usage_details"])
+        func endpoint(_ key: String) throws(ConfigurationError) -> String? {
+            let child = node.child(key)
+            guard let text = try child.string() else { return nil }
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(),
+                let origin = WebOriginText("\(scheme)://\(host)"), origin.isPotentiallyTrustworthy
+            else {
+                throw child.error("must be an absolute https URL, found \"\(text.prefix(200))\"")
+            }
+            guard PublicSuffixList.bundled.isSameSite(host, relyingPartyID) else {
+                throw child.error("\(text) is not on the same site as the RP ID \(relyingPartyID); password managers only follow links on the relying party's own site")
+            }
+            return text
+        }
+        return PasskeyEndpoints(
+            enroll: try endpoint("enroll") ?? publicURL + "/account/passkeys/new",
+            manage: try endpoint("manage") ?? publicURL + "/account/passkeys",
+            prfUsageDetails: try endpoint("prf_usage_details")
+        )
+    }
+
+    private static func parseWellKnown(_ node: YAMLReader) throws(ConfigurationError) -> String {
+        try node.requireKeys(["cache_control"])
+        let child = node.child("cache_control")
+        let value = try child.string() ?? "public, max-age=300"
+        guard !value.isEmpty, value.count <= 200, value.allSatisfy({ $0.isASCII && !$0.isNewline && ($0 == " " || !$0.isWhitespace) }) else {
+            throw child.error("must be a Cache-Control header value such as \"public, max-age=300\"")
+        }
+        return value
     }
 
     private static func parseTokens(_ node: YAMLReader) throws(ConfigurationError) -> LatchkeyConfiguration.Tokens {
@@ -269,6 +344,9 @@ public enum ConfigurationLoader {
         }
         guard valid else {
             throw ConfigurationError(key: "relying_party.id", "must be a domain name such as example.com or localhost (no scheme, port or path), found \"\(id.prefix(200))\"")
+        }
+        guard !PublicSuffixList.bundled.isListedPublicSuffix(id) else {
+            throw ConfigurationError(key: "relying_party.id", "\(id) is a public suffix, shared by unrelated sites; use your own domain, such as example.\(id)")
         }
     }
 

@@ -1,3 +1,4 @@
+public import AppAssociation
 public import Foundation
 public import IdentityCore
 public import WebAuthn
@@ -36,8 +37,14 @@ public struct LatchkeyConfiguration: Sendable {
         /// The display name.
         public var name: String
         /// The origins ceremonies may come from: web origins and
-        /// `android:apk-key-hash:` origins.
+        /// `android:apk-key-hash:` origins. App and related origins are added to these;
+        /// see ``LatchkeyConfiguration/allowedOrigins``.
         public var origins: [String]
+        /// Web origins on other domains that may use the RP ID, served in
+        /// `/.well-known/webauthn`.
+        public var relatedOrigins: [String]
+        /// The enroll and manage pages, served in `/.well-known/passkey-endpoints`.
+        public var passkeyEndpoints: PasskeyEndpoints
     }
 
     /// A registered application.
@@ -46,6 +53,10 @@ public struct LatchkeyConfiguration: Sendable {
         public var name: String
         public var secret: String?
         public var grantTypes: [GrantType]
+        /// The client's Apple platform app, if it has one.
+        public var ios: AppleApp?
+        /// The client's Android app, if it has one.
+        public var android: AndroidApp?
     }
 
     /// Token lifetimes and API audiences.
@@ -78,10 +89,40 @@ public struct LatchkeyConfiguration: Sendable {
     public var passkeys: Passkeys
     /// The largest request body accepted, in bytes.
     public var maximumBodyBytes: Int
+    /// The `Cache-Control` of the association files and other well-known documents.
+    public var wellKnownCacheControl: String
     /// The log level: trace, debug, info, notice, warning, error or critical.
     public var logLevel: String
     /// A replacement for the bundled passkey provider names (AAGUID → name) file.
     public var authenticatorNamesFile: String?
     /// Where the configuration came from, for the start-up log.
     public var sources: [String]
+    /// Values that work but are probably not what the operator meant, for the start-up log.
+    public var warnings: [String]
+}
+
+extension LatchkeyConfiguration {
+    /// The apps, related origins and passkey endpoints, from which the association files
+    /// and the app origins are derived.
+    public var association: AssociationSettings {
+        AssociationSettings(
+            relyingPartyID: relyingParty.id,
+            appleApps: clients.compactMap(\.ios),
+            androidApps: clients.compactMap(\.android),
+            relatedOrigins: relyingParty.relatedOrigins,
+            passkeyEndpoints: relyingParty.passkeyEndpoints
+        )
+    }
+
+    /// Every origin a ceremony may come from: the configured origins, then those derived
+    /// from the apps and related origins.
+    public var allowedOrigins: [String] {
+        var seen: Set<String> = []
+        return (relyingParty.origins + association.derivedOrigins.map(\.origin)).filter { seen.insert($0).inserted }
+    }
+
+    /// Where allowed origins come from, for the error a rejected origin gets.
+    static let originSourceDescription =
+        "relying_party.origins, relying_party.related_origins, https://<rp id> for the apps in clients[].ios, "
+        + "and android:apk-key-hash:<fingerprint> for each of clients[].android.sha256_cert_fingerprints"
 }

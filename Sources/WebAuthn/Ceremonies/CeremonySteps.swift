@@ -29,7 +29,16 @@ enum CeremonySteps {
         guard let origin = policy.origins.match(clientData.origin) else {
             throw WebAuthnError(
                 .originNotAllowed,
-                "origin \"\(clientData.origin.prefix(256))\" is not allowed; allowed origins come from the relying party configuration: \(policy.origins.allowed.joined(separator: ", "))"
+                "origin \"\(clientData.origin.prefix(256))\" is not allowed; allowed origins come from \(policy.origins.sourceDescription): \(policy.origins.allowed.joined(separator: ", "))"
+            )
+        }
+        // An Android app names itself in androidPackageName (Credential Manager adds it); the
+        // app origin only names the signing certificate, so the package must be one of the
+        // apps configured with that certificate.
+        if let package = clientData.androidPackageName, let packages = policy.origins.androidPackageNames[origin], !packages.contains(package) {
+            throw WebAuthnError(
+                .androidPackageNotAllowed,
+                "androidPackageName \"\(package.prefix(256))\" is not an app configured for origin \(origin); configured: \(packages.sorted().joined(separator: ", "))"
             )
         }
         // §7.1 step 12, §7.2 step 16: cross-origin iframes and topOrigin.

@@ -11,14 +11,23 @@
 public struct OriginPolicy: Sendable, Hashable {
     /// The allowed origins as configured.
     public let allowed: [String]
+    /// For Android app origins, the package names an app may report in
+    /// `androidPackageName`. An app origin names a signing certificate, which several apps
+    /// may share; an origin without an entry accepts any package.
+    public let androidPackageNames: [String: Set<String>]
+    /// Where the allowed origins come from, named in the error for an origin that is not
+    /// allowed so that the operator knows what to change.
+    public let sourceDescription: String
     private let webOrigins: [WebOrigin: String]
     /// Every configured value as written: opaque origins, and web origins for the fast path.
     private let exactOrigins: Set<String>
 
     /// Creates a policy from configured origins. A trailing slash on a configured web
     /// origin is tolerated.
-    public init(_ allowed: [String]) {
+    public init(_ allowed: [String], androidPackageNames: [String: Set<String>] = [:], sourceDescription: String = "the relying party configuration") {
         self.allowed = allowed
+        self.androidPackageNames = androidPackageNames
+        self.sourceDescription = sourceDescription
         var web: [WebOrigin: String] = [:]
         for origin in allowed {
             if let parsed = WebOrigin(parsing: origin, allowTrailingSlash: true) {

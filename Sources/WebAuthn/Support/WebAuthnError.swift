@@ -38,6 +38,8 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let challengeMismatch: Code = "challenge_mismatch"
         /// The origin in clientDataJSON is not allowed.
         public static let originNotAllowed: Code = "origin_not_allowed"
+        /// clientDataJSON names an Android package that is not configured for its app origin.
+        public static let androidPackageNotAllowed: Code = "android_package_not_allowed"
         /// The ceremony ran in a cross-origin iframe, or named a top origin, that policy forbids.
         public static let crossOriginNotAllowed: Code = "cross_origin_not_allowed"
         /// The token binding member has a status the specification does not define.
