@@ -64,12 +64,18 @@ let package = Package(
         .target(
             name: "LatchkeyServer",
             dependencies: [
-                "AppAssociation", "IdentityCore", "HTTPAPI", "StorageSQLite", "WebAuthn",
+                "AppAssociation", "IdentityCore", "HTTPAPI", "HostedUI", "StorageSQLite", "WebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ],
             resources: [.copy("Resources/passkey-provider-aaguids.json")],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "HostedUI",
+            dependencies: ["HTTPAPI", "IdentityCore", "WebAuthn", .product(name: "Hummingbird", package: "hummingbird")],
+            resources: [.copy("Resources/latchkey.js"), .copy("Resources/ui.js"), .copy("Resources/ui.css")],
             swiftSettings: strictSettings
         ),
         .target(name: "LatchkeyClient", dependencies: ["WebAuthn"], swiftSettings: strictSettings),
@@ -102,7 +108,7 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "LatchkeyServer", "LatchkeyClient", "LatchkeyDoctor", "AppAssociation", "Authenticator", "IdentityCore", "StorageSQLite", "WebAuthn",
-                "latchkey", crypto, .product(name: "Hummingbird", package: "hummingbird"),
+                "latchkey", "WebAuthnCorpus", crypto, .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
     ]

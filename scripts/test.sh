@@ -15,6 +15,19 @@ if [ ! -f /usr/include/sqlite3.h ]; then
     fi
 fi
 
+# The hosted pages are tested in headless Chromium with virtual authenticators (Debian's
+# package, run directly; no network access is needed by the tests themselves).
+if [ "${LATCHKEY_SKIP_BROWSER_TESTS:-}" != "1" ] && [ -z "${LATCHKEY_CHROMIUM:-}" ] && [ ! -x /usr/lib/chromium/chromium ]; then
+    echo "==> installing chromium (about 380 MB) for the browser tests"
+    if command -v apt-get >/dev/null; then
+        SUDO=$([ "$(id -u)" -eq 0 ] && echo "" || echo "sudo")
+        $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null \
+            || { echo "could not install chromium; set LATCHKEY_SKIP_BROWSER_TESTS=1 to run without the browser tests"; exit 1; }
+    else
+        echo "Chromium is missing: install it, point LATCHKEY_CHROMIUM at it, or set LATCHKEY_SKIP_BROWSER_TESTS=1"; exit 1
+    fi
+fi
+
 log=$(mktemp -t latchkey-test.XXXXXX)
 trap 'rm -f "$log"' EXIT
 

@@ -11,6 +11,8 @@ public struct APIServices: Sendable {
     public let tokens: TokenService
     /// Registered clients.
     public let clients: ClientRegistry
+    /// The authorization code flow.
+    public let authorization: AuthorizationService
     /// Provider names by AAGUID.
     public let authenticatorNames: AuthenticatorNames
     /// The public base URL, without a trailing slash, for `Location` headers and discovery.
@@ -24,6 +26,7 @@ public struct APIServices: Sendable {
         accounts: AccountService,
         tokens: TokenService,
         clients: ClientRegistry,
+        authorization: AuthorizationService,
         authenticatorNames: AuthenticatorNames,
         publicURL: String,
         maximumBodyBytes: Int = 64 * 1024
@@ -32,10 +35,11 @@ public struct APIServices: Sendable {
         self.accounts = accounts
         self.tokens = tokens
         self.clients = clients
+        self.authorization = authorization
         self.authenticatorNames = authenticatorNames
         self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
         self.maximumBodyBytes = maximumBodyBytes
     }
 
-    var body: RequestBodyReader { RequestBodyReader(maximumBytes: maximumBodyBytes) }
+    package var body: RequestBodyReader { RequestBodyReader(maximumBytes: maximumBodyBytes) }
 }

@@ -1,10 +1,12 @@
+import Foundation
 import IdentityCore
 import Logging
 import ServiceLifecycle
 
-/// Deletes expired ceremonies every few minutes so the table does not grow without bound.
+/// Deletes expired ceremonies, browser sessions and authorization codes every few minutes
+/// so the tables do not grow without bound.
 struct CeremonyPurgeService: Service {
-    let storage: any CeremonyStore
+    let storage: any CeremonyStore & BrowserSessionStore & AuthorizationCodeStore
     let clock: any WallClock
     let interval: Duration
     let logger: Logger
@@ -14,9 +16,14 @@ struct CeremonyPurgeService: Service {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    try await storage.purgeCeremonies(expiredBefore: clock.now())
+                    let now = clock.now()
+                    try await storage.purgeCeremonies(expiredBefore: now)
+                    try await storage.purgeBrowserSessions(expiredBefore: now)
+                    // Used codes are kept for a day after expiry, so that a replay is still
+                    // recognised and revokes what the first exchange issued.
+                    try await storage.purgeAuthorizationCodes(expiredBefore: now.addingTimeInterval(-86400))
                 } catch {
-                    logger.warning("could not purge expired ceremonies", metadata: ["error": "\(error)"])
+                    logger.warning("could not purge expired ceremonies, sessions or codes", metadata: ["error": "\(error)"])
                 }
                 try await Task.sleep(for: interval)
             }

@@ -1,6 +1,7 @@
 import AppAssociation
 import Foundation
 import HTTPAPI
+import HostedUI
 public import Hummingbird
 public import IdentityCore
 public import Logging
@@ -81,24 +82,36 @@ public enum LatchkeyApplication {
             verifier: verifier, storage: storage, tokens: tokens, clock: clock, random: random
         )
         let clients = ClientRegistry(configuration.clients.map {
-            OAuthClient(clientID: $0.id, name: $0.name, secret: $0.secret, grantTypes: Set($0.grantTypes))
+            OAuthClient(clientID: $0.id, name: $0.name, secret: $0.secret, grantTypes: Set($0.grantTypes), redirectURIs: $0.redirectURIs)
         })
         let services = APIServices(
             passkeys: passkeys,
             accounts: AccountService(storage: storage, clock: clock),
             tokens: tokens,
             clients: clients,
+            authorization: AuthorizationService(clients: clients, tokens: tokens, storage: storage, clock: clock, random: random),
             authenticatorNames: names,
             publicURL: configuration.server.publicURL,
             maximumBodyBytes: configuration.maximumBodyBytes
         )
 
+        let hostedPages = HostedPages(
+            api: services,
+            sessions: BrowserSessionService(store: storage, audit: storage, clock: clock, random: random, lifetime: configuration.hostedPages.sessionLifetime),
+            relyingPartyID: configuration.relyingParty.id,
+            relyingPartyName: configuration.relyingParty.name,
+            signupIdentifiers: Set(configuration.passkeys.signupIdentifiers),
+            random: random
+        )
+
         let router = Router()
         router.add(middleware: LogRequestsMiddleware(.debug))
+        router.add(middleware: CORSMiddleware(allowedOrigins: configuration.corsOrigins))
         router.addAuthenticationAPI(services)
         router.addOpenIDConnect(services)
         router.addMyAccountAPI(services)
         router.addWellKnownDocuments(WellKnownDocumentsBuilder.build(configuration))
+        router.addHostedPages(hostedPages)
         router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }
 
         logStartup(configuration, names: names, logger: logger)
@@ -136,6 +149,7 @@ public enum LatchkeyApplication {
             logger.info("client \(client.id) (\(kind)): grants \(client.grantTypes.map(\.rawValue).joined(separator: ", "))")
         }
         let issuer = configuration.server.publicURL
+        logger.info("hosted pages: \(issuer)/ (sign up at \(issuer)/signup, sign in at \(issuer)/login)")
         logger.info("OpenID discovery: \(issuer)/.well-known/openid-configuration")
         let documents = WellKnownDocumentsBuilder.build(configuration)
         for path in documents.served.keys.sorted() {

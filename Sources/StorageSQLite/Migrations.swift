@@ -15,6 +15,9 @@ enum Migrations {
         migrator.registerMigration("v1") { db in
             try db.execute(sql: v1)
         }
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: v2)
+        }
         return migrator
     }()
 
@@ -121,5 +124,35 @@ enum Migrations {
             name TEXT NOT NULL PRIMARY KEY,
             value BLOB NOT NULL
         ) STRICT;
+        """
+
+    /// Browser sessions of the hosted pages, and authorization codes.
+    private static let v2 = """
+        CREATE TABLE browser_sessions (
+            token_hash BLOB NOT NULL PRIMARY KEY,
+            user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            authenticated_at REAL NOT NULL,
+            user_verified INTEGER NOT NULL CHECK (user_verified IN (0, 1)),
+            expires_at REAL NOT NULL,
+            revoked_at REAL
+        ) STRICT;
+        CREATE INDEX browser_sessions_expires_at ON browser_sessions(expires_at);
+
+        CREATE TABLE authorization_codes (
+            code_hash BLOB NOT NULL PRIMARY KEY,
+            client_id TEXT NOT NULL,
+            user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            redirect_uri TEXT NOT NULL,
+            code_challenge TEXT NOT NULL,
+            scopes TEXT NOT NULL,
+            audience TEXT NOT NULL,
+            nonce TEXT,
+            session_id TEXT NOT NULL,
+            authenticated_at REAL NOT NULL,
+            user_verified INTEGER NOT NULL CHECK (user_verified IN (0, 1)),
+            expires_at REAL NOT NULL,
+            used_at REAL
+        ) STRICT;
+        CREATE INDEX authorization_codes_expires_at ON authorization_codes(expires_at);
         """
 }

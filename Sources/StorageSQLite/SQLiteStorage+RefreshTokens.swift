@@ -10,7 +10,7 @@ extension SQLiteStorage {
         // Scopes are stored as JSON, which escapes U+0000.
         try TextBinding.requireStorable(record.familyID, record.userID.rawValue, record.clientID, record.audience, in: "saveRefreshToken")
         try await writer.write { db in
-            try Self.insertFamilyIfNew(record, db)
+            try Self.insertFamilyIfNew(id: record.familyID, userID: record.userID, clientID: record.clientID, at: record.issuedAt, db)
             try Self.insertToken(record, db)
         }
     }
@@ -85,6 +85,16 @@ extension SQLiteStorage {
         }
     }
 
+    /// Starts a family with no token yet; an existing family is left as it is.
+    /// - Throws: ``SQLiteStorageError`` `.invalidArgument` when the family exists for another
+    ///   user or client; a foreign key error when the user does not exist.
+    public func startSession(familyID: String, userID: UserID, clientID: String, at time: Date) async throws {
+        try TextBinding.requireStorable(familyID, userID.rawValue, clientID, in: "startSession")
+        try await writer.write { db in
+            try Self.insertFamilyIfNew(id: familyID, userID: userID, clientID: clientID, at: time, db)
+        }
+    }
+
     /// Whether a family exists and has not been revoked.
     public func isSessionActive(familyID: String) async throws -> Bool {
         guard TextBinding.canMatch(familyID) else { return false }
@@ -97,20 +107,20 @@ extension SQLiteStorage {
         }
     }
 
-    private static func insertFamilyIfNew(_ record: RefreshTokenRecord, _ db: Database) throws {
+    private static func insertFamilyIfNew(id familyID: String, userID: UserID, clientID: String, at time: Date, _ db: Database) throws {
         try db.executeCached(
             sql: """
                 INSERT INTO refresh_token_families (id, user_id, client_id, created_at, revoked_at)
                 VALUES (?, ?, ?, ?, NULL)
                 ON CONFLICT (id) DO NOTHING
                 """,
-            arguments: [record.familyID, record.userID.rawValue, record.clientID, record.issuedAt.databaseSeconds]
+            arguments: [familyID, userID.rawValue, clientID, time.databaseSeconds]
         )
         // A family is one login of one user at one client. A token claiming otherwise is a bug
         // in the caller, and storing it would let rotation hand out tokens across accounts.
-        let owner = try Row.fetchOneCached(db, sql: "SELECT user_id, client_id FROM refresh_token_families WHERE id = ?", arguments: [record.familyID])
-        guard let owner, try owner.text("user_id") == record.userID.rawValue, try owner.text("client_id") == record.clientID else {
-            throw SQLiteStorageError(.invalidArgument, "refresh token family \(record.familyID) belongs to another user or client")
+        let owner = try Row.fetchOneCached(db, sql: "SELECT user_id, client_id FROM refresh_token_families WHERE id = ?", arguments: [familyID])
+        guard let owner, try owner.text("user_id") == userID.rawValue, try owner.text("client_id") == clientID else {
+            throw SQLiteStorageError(.invalidArgument, "refresh token family \(familyID) belongs to another user or client")
         }
     }
 
@@ -130,7 +140,7 @@ extension SQLiteStorage {
         )
     }
 
-    private static func revokeFamily(_ familyID: String, at time: Date, _ db: Database) throws {
+    static func revokeFamily(_ familyID: String, at time: Date, _ db: Database) throws {
         try db.executeCached(
             sql: "UPDATE refresh_token_families SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
             arguments: [time.databaseSeconds, familyID]

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import GRDB
 public import IdentityCore
 
@@ -48,6 +48,19 @@ extension SQLiteStorage {
                 try Self.insertUser(user, db)
             }
             try Self.insertCredential(credential, db)
+        }
+    }
+
+    /// Sets a user's display name and `updated_at`.
+    public func updateName(userID: UserID, name: String?, at time: Date) async throws -> User? {
+        try TextBinding.requireStorable(name, in: "updateName")
+        guard TextBinding.canMatch(userID.rawValue) else { return nil }
+        return try await writer.write { db in
+            try db.executeCached(
+                sql: "UPDATE users SET name = ?, updated_at = ? WHERE id = ?",
+                arguments: [name, time.databaseSeconds, userID.rawValue]
+            )
+            return try Row.fetchOneCached(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [userID.rawValue]).map(User.init(databaseRow:))
         }
     }
 

@@ -49,6 +49,17 @@ public final class InMemoryStorage: IdentityStorage {
         }
     }
 
+    /// Sets a user's display name and `updatedAt`.
+    public func updateName(userID: UserID, name: String?, at time: Date) async throws -> User? {
+        state.withLock { state in
+            guard var user = state.users[userID] else { return nil }
+            user.profile.name = name
+            user.updatedAt = time
+            state.users[userID] = user
+            return user
+        }
+    }
+
     // MARK: - Credentials
 
     /// The credential with this ID.
@@ -207,12 +218,87 @@ public final class InMemoryStorage: IdentityStorage {
         }
     }
 
+    /// Starts a family with no token yet; an existing family is left as it is.
+    public func startSession(familyID: String, userID: UserID, clientID: String, at time: Date) async throws {
+        try state.withLock { state in
+            guard state.users[userID] != nil else { throw InMemoryStorageError(.missingReference, "no user \(userID)") }
+            if let family = state.families[familyID] {
+                guard family.userID == userID, family.clientID == clientID else {
+                    throw InMemoryStorageError(.invalidArgument, "refresh token family \(familyID) belongs to another user or client")
+                }
+                return
+            }
+            state.families[familyID] = Family(userID: userID, clientID: clientID, revokedAt: nil)
+        }
+    }
+
     /// Whether a family exists and has not been revoked.
     public func isSessionActive(familyID: String) async throws -> Bool {
         state.withLock { state in
             guard let family = state.families[familyID] else { return false }
             return family.revokedAt == nil
         }
+    }
+
+    // MARK: - Browser sessions
+
+    /// Stores a new session.
+    public func saveBrowserSession(_ session: BrowserSession) async throws {
+        try state.withLock { state in
+            guard state.users[session.userID] != nil else { throw InMemoryStorageError(.missingReference, "no user \(session.userID)") }
+            guard state.browserSessions[session.tokenHash] == nil else { throw InMemoryStorageError(.duplicateKey, "a session with this hash exists") }
+            state.browserSessions[session.tokenHash] = (session, nil)
+        }
+    }
+
+    /// The session with this hash, if it is neither revoked nor expired at `time`.
+    public func browserSession(hash: [UInt8], at time: Date) async throws -> BrowserSession? {
+        state.withLock { state in
+            guard let (session, revokedAt) = state.browserSessions[hash], revokedAt == nil, time < session.expiresAt else { return nil }
+            return session
+        }
+    }
+
+    /// Revokes a session, keeping its first revocation time.
+    public func revokeBrowserSession(hash: [UInt8], at time: Date) async throws {
+        state.withLock { state in
+            if let stored = state.browserSessions[hash], stored.revokedAt == nil { state.browserSessions[hash] = (stored.session, time) }
+        }
+    }
+
+    /// Deletes sessions that expired before `time`.
+    public func purgeBrowserSessions(expiredBefore time: Date) async throws {
+        state.withLock { state in state.browserSessions = state.browserSessions.filter { $0.value.session.expiresAt >= time } }
+    }
+
+    // MARK: - Authorization codes
+
+    /// Stores a new code.
+    public func saveAuthorizationCode(_ code: AuthorizationCode) async throws {
+        try state.withLock { state in
+            guard state.users[code.userID] != nil else { throw InMemoryStorageError(.missingReference, "no user \(code.userID)") }
+            guard state.codes[code.codeHash] == nil else { throw InMemoryStorageError(.duplicateKey, "a code with this hash exists") }
+            state.codes[code.codeHash] = (code, nil)
+        }
+    }
+
+    /// Presents a code: see `SQLiteStorage.consumeAuthorizationCode` for the order of the checks.
+    public func consumeAuthorizationCode(hash: [UInt8], at time: Date) async throws -> AuthorizationCodeOutcome {
+        state.withLock { state in
+            guard let (code, usedAt) = state.codes[hash] else { return .invalid }
+            if usedAt != nil {
+                if state.families[code.sessionID]?.revokedAt == nil { state.families[code.sessionID]?.revokedAt = time }
+                return .reused(code)
+            }
+            guard time < code.expiresAt else { return .invalid }
+            state.codes[hash] = (code, time)
+            return .consumed(code)
+        }
+    }
+
+    /// Deletes codes that expired before `time`.
+    public func purgeAuthorizationCodes(expiredBefore time: Date) async throws {
+        state.withLock { state in state.codes = state.codes.filter { $0.value.code.expiresAt >= time } }
     }
 
     // MARK: - Signing keys
@@ -304,6 +390,8 @@ private struct State {
     /// In insertion order.
     var events: [AuditEvent] = []
     var secrets: [String: [UInt8]] = [:]
+    var browserSessions: [[UInt8]: (session: BrowserSession, revokedAt: Date?)] = [:]
+    var codes: [[UInt8]: (code: AuthorizationCode, usedAt: Date?)] = [:]
 
     /// The uniqueness rules of a new credential: its ID, and its name within its user.
     func checkNewCredential(_ credential: PasskeyCredential) throws {

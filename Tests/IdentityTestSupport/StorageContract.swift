@@ -44,6 +44,11 @@ public enum StorageContract {
         case refreshTokenInvalid
         case refreshTokenFamilyRevocation
         case refreshTokenFamilyOwnership
+        case sessionWithoutRefreshToken
+        // Browser sessions, authorization codes, profile
+        case browserSessionLifecycle
+        case authorizationCodeSingleUse
+        case updateName
         // Signing keys, audit, secrets
         case signingKeyRotation
         case auditEvents
@@ -82,6 +87,10 @@ public enum StorageContract {
         case .refreshTokenInvalid: try await refreshTokenInvalid(storage)
         case .refreshTokenFamilyRevocation: try await refreshTokenFamilyRevocation(storage)
         case .refreshTokenFamilyOwnership: try await refreshTokenFamilyOwnership(storage)
+        case .sessionWithoutRefreshToken: try await sessionWithoutRefreshToken(storage)
+        case .browserSessionLifecycle: try await browserSessionLifecycle(storage)
+        case .authorizationCodeSingleUse: try await authorizationCodeSingleUse(storage)
+        case .updateName: try await updateName(storage)
         case .signingKeyRotation: try await signingKeyRotation(storage)
         case .auditEvents: try await auditEvents(storage)
         case .secrets: try await secrets(storage)

@@ -114,4 +114,33 @@ struct ConfigurationTests {
         let configuration = try load("relying_party: { id: localhost, origins: [http://localhost:8080, '\(origin)'] }")
         #expect(configuration.relyingParty.origins.last == origin)
     }
+
+    @Test func redirectURIsAndHostedPages() throws {
+        let configuration = try load("""
+            clients:
+              - client_id: web
+                redirect_uris: [https://app.example.com/callback, http://127.0.0.1:5173/cb, com.example.app:/oauth]
+            hosted_pages: { session_lifetime: 1d }
+            """)
+        let web = try #require(configuration.clients.first)
+        #expect(web.grantTypes == [.authorizationCode, .webauthn, .refreshToken], "redirect URIs imply the code grant")
+        #expect(web.redirectURIs.count == 3)
+        #expect(configuration.hostedPages.sessionLifetime == 86400)
+        #expect(configuration.corsOrigins.contains("https://app.example.com"))
+        #expect(configuration.corsOrigins.contains("http://127.0.0.1:5173"))
+        #expect(try load().hostedPages.sessionLifetime == 7 * 86400)
+
+        for (yaml, key) in [
+            ("clients: [{ client_id: w, redirect_uris: [http://app.example.com/cb] }]", "clients[0].redirect_uris[0]"),
+            ("clients: [{ client_id: w, redirect_uris: [https://app.example.com/cb#x] }]", "clients[0].redirect_uris[0]"),
+            ("clients: [{ client_id: w, redirect_uris: [myapp:/cb] }]", "clients[0].redirect_uris[0]"),
+            ("clients: [{ client_id: w, redirect_uris: [/cb] }]", "clients[0].redirect_uris[0]"),
+            ("clients: [{ client_id: w, redirect_uris: [https://a.example/cb, https://a.example/cb] }]", "clients[0].redirect_uris[1]"),
+            ("clients: [{ client_id: w, grant_types: [authorization_code] }]", "clients[0].redirect_uris"),
+            ("hosted_pages: { session_lifetime: 5s }", "hosted_pages.session_lifetime"),
+            ("hosted_pages: { lifetime: 5m }", "hosted_pages.lifetime"),
+        ] {
+            #expect(error(yaml)?.key == key, "\(yaml)")
+        }
+    }
 }

@@ -74,6 +74,9 @@ struct TokenRequest: Decodable {
     var refresh_token: String?
     var realm: String?
     var organization: String?
+    var code: String?
+    var redirect_uri: String?
+    var code_verifier: String?
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -94,6 +97,9 @@ struct TokenRequest: Decodable {
         refresh_token = try container.decodeIfPresent(String.self, forKey: .refresh_token)
         realm = try container.decodeIfPresent(String.self, forKey: .realm)
         organization = try container.decodeIfPresent(String.self, forKey: .organization)
+        code = try container.decodeIfPresent(String.self, forKey: .code)
+        redirect_uri = try container.decodeIfPresent(String.self, forKey: .redirect_uri)
+        code_verifier = try container.decodeIfPresent(String.self, forKey: .code_verifier)
     }
 
     init(form: [String: String]) {
@@ -104,13 +110,16 @@ struct TokenRequest: Decodable {
         authn_response = nil
         scope = form["scope"]
         audience = form["audience"]
+        code = form["code"]
+        redirect_uri = form["redirect_uri"]
+        code_verifier = form["code_verifier"]
         refresh_token = form["refresh_token"]
         realm = form["realm"]
         organization = form["organization"]
     }
 
     enum CodingKeys: String, CodingKey {
-        case grant_type, client_id, client_secret, auth_session, authn_response, scope, audience, refresh_token, realm, organization
+        case grant_type, client_id, client_secret, auth_session, authn_response, scope, audience, refresh_token, realm, organization, code, redirect_uri, code_verifier
     }
 }
 

@@ -80,13 +80,16 @@ extension Router {
                 throw IdentityError(.invalidRequest, "refresh_token is required", field: "refresh_token")
             }
             return try await services.tokens.refresh(token, client: client, scope: body.scope, audience: body.audience)
-        case .authorizationCode, nil:
+        case .authorizationCode:
+            let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .authorizationCode)
+            return try await services.authorization.exchange(code: body.code, client: client, redirectURI: body.redirect_uri, codeVerifier: body.code_verifier)
+        case nil:
             throw IdentityError(.unsupportedGrantType, "grant_type \(grantType.prefix(100)) is not supported here")
         }
     }
 
     /// Runs a handler and renders any failure in the Authentication API's error format.
-    static func respond(_ context: Context, _ handler: () async throws -> Response) async -> Response {
+    package static func respond(_ context: Context, _ handler: () async throws -> Response) async -> Response {
         do {
             return try await handler()
         } catch {

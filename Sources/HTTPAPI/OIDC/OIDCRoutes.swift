@@ -6,11 +6,16 @@ import IdentityCore
 /// OpenID Provider metadata (OpenID Connect Discovery 1.0 §3).
 struct ProviderMetadata: Encodable {
     let issuer: String
+    let authorization_endpoint: String
     let token_endpoint: String
     let userinfo_endpoint: String
     let jwks_uri: String
     let revocation_endpoint: String
     let response_types_supported: [String]
+    let response_modes_supported: [String]
+    let code_challenge_methods_supported: [String]
+    let prompt_values_supported: [String]
+    let authorization_response_iss_parameter_supported: Bool
     let subject_types_supported: [String]
     let id_token_signing_alg_values_supported: [String]
     let scopes_supported: [String]
@@ -29,21 +34,25 @@ extension Router {
                 let clientAuth = ["none", "client_secret_post", "client_secret_basic"]
                 let metadata = ProviderMetadata(
                     issuer: issuer,
+                    authorization_endpoint: issuer + "authorize",
                     token_endpoint: issuer + "oauth/token",
                     userinfo_endpoint: issuer + "userinfo",
                     jwks_uri: issuer + ".well-known/jwks.json",
                     revocation_endpoint: issuer + "oauth/revoke",
-                    // Tokens come from the token endpoint only; there is no authorization endpoint yet.
-                    response_types_supported: ["none"],
+                    response_types_supported: ["code"],
+                    response_modes_supported: ["query"],
+                    code_challenge_methods_supported: ["S256"],
+                    prompt_values_supported: ["none", "login"],
+                    authorization_response_iss_parameter_supported: true,
                     subject_types_supported: ["public"],
                     id_token_signing_alg_values_supported: ["ES256"],
                     scopes_supported: Scopes.known,
                     claims_supported: [
-                        "sub", "iss", "aud", "exp", "iat", "auth_time", "sid", "amr", "name", "given_name", "family_name",
+                        "sub", "iss", "aud", "exp", "iat", "auth_time", "sid", "nonce", "amr", "name", "given_name", "family_name",
                         "nickname", "picture", "preferred_username", "updated_at", "email", "email_verified", "phone_number",
                         "phone_number_verified",
                     ],
-                    grant_types_supported: [GrantType.webauthn.rawValue, GrantType.refreshToken.rawValue],
+                    grant_types_supported: [GrantType.authorizationCode.rawValue, GrantType.webauthn.rawValue, GrantType.refreshToken.rawValue],
                     token_endpoint_auth_methods_supported: clientAuth,
                     revocation_endpoint_auth_methods_supported: clientAuth
                 )
@@ -76,8 +85,8 @@ extension Router {
 }
 
 /// Reading `Authorization: Bearer …` (RFC 6750 §2.1).
-enum BearerToken {
-    static func from(_ request: Request) -> String? {
+package enum BearerToken {
+    package static func from(_ request: Request) -> String? {
         guard let header = request.headers[.authorization] else { return nil }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }

@@ -1,11 +1,11 @@
 import Foundation
-import HTTPTypes
-import IdentityCore
+public import HTTPTypes
+public import IdentityCore
 
 /// How an `IdentityError` is answered: its HTTP status and, for bearer-token errors, the
 /// `WWW-Authenticate` challenge (RFC 6750 §3).
 extension IdentityError {
-    var status: HTTPResponse.Status {
+    package var status: HTTPResponse.Status {
         if reason == "body_too_large" { return .contentTooLarge }
         if reason == "unsupported_media_type" { return .unsupportedMediaType }
         switch code {

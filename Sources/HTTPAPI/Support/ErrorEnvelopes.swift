@@ -1,11 +1,18 @@
 import Foundation
-import Hummingbird
+public import Hummingbird
 import IdentityCore
-import Logging
+public import Logging
 
 /// The Authentication API's error body, as Auth0 and its SDKs read it, with Latchkey's
 /// machine-readable additions.
-struct AuthenticationAPIErrorBody: Encodable {
+package struct AuthenticationAPIErrorBody: Encodable {
+    package init(error: String, error_description: String, reason: String?, credential_id: String?) {
+        self.error = error
+        self.error_description = error_description
+        self.reason = reason
+        self.credential_id = credential_id
+    }
+
     let error: String
     let error_description: String
     /// A stable detail, for example `unknown_credential` or a WebAuthn code such as `challenge_mismatch`.
@@ -32,8 +39,8 @@ struct MyAccountErrorBody: Encodable {
 
 /// Turns whatever a handler throws into the face's error response. Nothing escapes as a
 /// bare 500: unexpected errors are logged with their detail and answered generically.
-enum ErrorResponses {
-    static func authenticationAPI(_ error: any Error, logger: Logger) -> Response {
+package enum ErrorResponses {
+    package static func authenticationAPI(_ error: any Error, logger: Logger) -> Response {
         guard let failure = error as? IdentityError else {
             logger.error("unexpected error", metadata: ["error": "\(error)"])
             return JSONResponse.make(

@@ -1,18 +1,18 @@
-import Foundation
-import HTTPTypes
-import Hummingbird
+public import Foundation
+public import HTTPTypes
+public import Hummingbird
 import NIOCore
 
 /// Builds JSON responses. Every response says not to cache it: these bodies carry
 /// challenges, tokens and account data.
-enum JSONResponse {
-    static let encoder: JSONEncoder = {
+package enum JSONResponse {
+    package static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         return encoder
     }()
 
-    static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
+    package static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
         headers[HTTPField.Name("Pragma")!] = "no-cache"

@@ -1,22 +1,24 @@
 import Foundation
-import Hummingbird
+public import Hummingbird
 import IdentityCore
-import NIOCore
+public import NIOCore
 
 /// Reading request bodies: a size bound, the content type, and JSON decoding with
 /// messages that name the member at fault.
-struct RequestBodyReader: Sendable {
+package struct RequestBodyReader: Sendable {
     /// The largest body accepted.
-    let maximumBytes: Int
+    package let maximumBytes: Int
+
+    package init(maximumBytes: Int) { self.maximumBytes = maximumBytes }
 
     /// The media types a body may have.
-    enum Format {
+    package enum Format {
         case json
         case form
     }
 
     /// Collects the body, refusing anything over the bound.
-    func bytes(of request: Request) async throws -> ByteBuffer {
+    package func bytes(of request: Request) async throws -> ByteBuffer {
         var request = request
         do {
             return try await request.collectBody(upTo: maximumBytes)
@@ -26,7 +28,7 @@ struct RequestBodyReader: Sendable {
     }
 
     /// The body's format from its `Content-Type`.
-    func format(of request: Request, accepting formats: [Format]) throws -> Format {
+    package func format(of request: Request, accepting formats: [Format]) throws -> Format {
         let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
         if type == "application/json" || type.hasSuffix("+json"), formats.contains(.json) { return .json }
         if type == "application/x-www-form-urlencoded", formats.contains(.form) { return .form }
@@ -35,12 +37,12 @@ struct RequestBodyReader: Sendable {
     }
 
     /// Decodes a JSON body into `T`.
-    func json<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+    package func json<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
         _ = try format(of: request, accepting: [.json])
         return try decode(T.self, from: try await bytes(of: request))
     }
 
-    func decode<T: Decodable>(_ type: T.Type, from buffer: ByteBuffer) throws -> T {
+    package func decode<T: Decodable>(_ type: T.Type, from buffer: ByteBuffer) throws -> T {
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
@@ -53,7 +55,7 @@ struct RequestBodyReader: Sendable {
     }
 
     /// Parses an `application/x-www-form-urlencoded` body.
-    func form(from buffer: ByteBuffer) throws -> [String: String] {
+    package func form(from buffer: ByteBuffer) throws -> [String: String] {
         let text = String(decoding: buffer.readableBytesView, as: UTF8.self)
         var fields: [String: String] = [:]
         for pair in text.split(separator: "&", omittingEmptySubsequences: true) {

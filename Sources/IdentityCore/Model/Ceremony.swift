@@ -60,3 +60,15 @@ public struct Ceremony: Sendable, Hashable {
         self.expiresAt = expiresAt
     }
 }
+
+/// Who a finished sign-up or login signed in.
+public struct SignedIn: Sendable {
+    /// The user.
+    public let user: User
+    /// Whether the authenticator verified the user.
+    public let userVerified: Bool
+    /// The passkey used.
+    public let credentialID: [UInt8]
+    /// Whether the ceremony created the account.
+    public let isNewAccount: Bool
+}

@@ -32,14 +32,22 @@ public struct OAuthClient: Sendable, Hashable {
     public let secret: String?
     /// The grants it may use.
     public let grantTypes: Set<GrantType>
+    /// Where the authorization endpoint may send codes; matched exactly (OAuth 2.1 §2.3.1).
+    public let redirectURIs: [String]
 
     /// Creates a client.
-    public init(clientID: String, name: String, secret: String?, grantTypes: Set<GrantType>) {
+    public init(clientID: String, name: String, secret: String?, grantTypes: Set<GrantType>, redirectURIs: [String] = []) {
         self.clientID = clientID
         self.name = name
         self.secret = secret
         self.grantTypes = grantTypes
+        self.redirectURIs = redirectURIs
     }
+
+    /// The hosted pages' own client. Its ID contains a ':' which configured client IDs may
+    /// not, so no registered client can impersonate it, and it is absent from the registry,
+    /// so the token endpoint never accepts it.
+    public static let hostedPages = OAuthClient(clientID: "latchkey:hosted-pages", name: "Hosted pages", secret: nil, grantTypes: [.webauthn])
 }
 
 /// The registered clients, and client authentication.
@@ -84,6 +92,10 @@ public struct ClientRegistry: Sendable {
         }
         return client
     }
+
+    /// The registered client with this ID, without authenticating it (the authorization
+    /// endpoint identifies clients by ID alone).
+    public func client(id: String) -> OAuthClient? { clients[id] }
 
     /// Every registered client.
     public var all: [OAuthClient] { Array(clients.values).sorted { $0.clientID < $1.clientID } }

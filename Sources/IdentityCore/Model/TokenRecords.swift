@@ -91,6 +91,9 @@ public struct AuditEvent: Sendable, Hashable {
         case signCountRegressed = "sign_count_regressed"
         case refreshTokenReused = "refresh_token_reused"
         case tokensRevoked = "tokens_revoked"
+        case authorizationCodeReused = "authorization_code_reused"
+        case profileUpdated = "profile_updated"
+        case signedOut = "signed_out"
     }
 
     /// When it happened.

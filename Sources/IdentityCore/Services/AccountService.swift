@@ -20,6 +20,17 @@ public struct AccountService: Sendable {
         return user
     }
 
+    /// Changes the user's display name; an empty name clears it, so the account name shows.
+    public func updateName(of userID: UserID, to name: String?) async throws -> User {
+        let trimmed = name?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let newName = trimmed?.isEmpty == false ? try ProfileValidation.text(trimmed, "name", maximum: 100) : nil
+        guard let user = try await storage.updateName(userID: userID, name: newName, at: clock.now()) else {
+            throw IdentityError(.invalidToken, "the signed-in account no longer exists")
+        }
+        try await storage.record(AuditEvent(time: clock.now(), kind: .profileUpdated, userID: userID, detail: "name"))
+        return user
+    }
+
     /// The user's passkeys, oldest first.
     public func passkeys(of userID: UserID) async throws -> [PasskeyCredential] {
         try await storage.credentials(userID: userID)

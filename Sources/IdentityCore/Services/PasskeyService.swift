@@ -108,14 +108,21 @@ public struct PasskeyService: Sendable {
     ) async throws -> IssuedTokens {
         let scopes = Scopes.grant(scope)
         let resolvedAudience = try tokens.resolveAudience(audience)
+        let signedIn = try await finishCeremony(client: client, authSession: authSession, response: response)
+        return try await tokens.issue(for: signedIn.user, client: client, scopes: scopes, audience: resolvedAudience, userVerified: signedIn.userVerified)
+    }
+
+    /// Finishes a sign-up or a login: the step every face shares, whether it then issues
+    /// tokens or starts a browser session.
+    public func finishCeremony(client: OAuthClient, authSession: String, response: PublicKeyCredentialResponse) async throws -> SignedIn {
         let ceremony = try await consume(authSession, clientID: client.clientID)
         switch (ceremony.kind, response) {
         case (.signup, .registration(let registration)):
             let (user, verified) = try await finishSignup(ceremony, registration)
-            return try await tokens.issue(for: user, client: client, scopes: scopes, audience: resolvedAudience, userVerified: verified.flags.isUserVerified)
+            return SignedIn(user: user, userVerified: verified.flags.isUserVerified, credentialID: verified.credentialID, isNewAccount: true)
         case (.login, .authentication(let assertion)):
             let (user, verified) = try await finishLogin(ceremony, assertion)
-            return try await tokens.issue(for: user, client: client, scopes: scopes, audience: resolvedAudience, userVerified: verified.flags.isUserVerified)
+            return SignedIn(user: user, userVerified: verified.flags.isUserVerified, credentialID: assertion.rawId.bytes, isNewAccount: false)
         case (.signup, .authentication), (.login, .registration):
             throw IdentityError(.invalidGrant, "this auth_session is for a \(ceremony.kind.rawValue), but authn_response is the other kind", reason: "wrong_response_kind")
         case (.enrollment, _):

@@ -10,6 +10,9 @@ public protocol UserStore: Sendable {
     /// - Throws: ``StoreConflict`` when an identifier or the credential ID already exists;
     ///   nothing is written then.
     func createUser(_ user: User, credential: PasskeyCredential) async throws
+    /// Sets a user's display name (`nil` clears it) and `updatedAt`.
+    /// - Returns: The updated user, or `nil` when there is no such user.
+    func updateName(userID: UserID, name: String?, at time: Date) async throws -> User?
 }
 
 /// Passkeys. Every login writes through ``recordUse(credentialID:_:)``.
@@ -70,8 +73,36 @@ public protocol RefreshTokenStore: Sendable {
     /// Revokes the family of a token issued to `clientID`.
     /// - Returns: the family's user, or `nil` when no such token exists.
     func revokeRefreshTokenFamily(hash: [UInt8], clientID: String, at time: Date) async throws -> UserID?
+    /// Starts a login session (a family) that may have no refresh token, so that access
+    /// tokens issued without `offline_access` can be revoked too. Starting an existing
+    /// family changes nothing.
+    func startSession(familyID: String, userID: UserID, clientID: String, at time: Date) async throws
     /// Whether a family (a login session) is still active.
     func isSessionActive(familyID: String) async throws -> Bool
+}
+
+/// Signed-in browsers on the hosted pages.
+public protocol BrowserSessionStore: Sendable {
+    /// Stores a new session.
+    func saveBrowserSession(_ session: BrowserSession) async throws
+    /// The session with this token hash, if it exists, is not revoked and has not expired at `time`.
+    func browserSession(hash: [UInt8], at time: Date) async throws -> BrowserSession?
+    /// Revokes a session (sign-out). Revoking an unknown session is not an error.
+    func revokeBrowserSession(hash: [UInt8], at time: Date) async throws
+    /// Deletes sessions that expired before `time`.
+    func purgeBrowserSessions(expiredBefore time: Date) async throws
+}
+
+/// Authorization codes, single use.
+public protocol AuthorizationCodeStore: Sendable {
+    /// Stores a new code.
+    func saveAuthorizationCode(_ code: AuthorizationCode) async throws
+    /// Presents a code, atomically: an unused code that has not expired at `time` is marked
+    /// used and returned as `.consumed`; a used one revokes the session `sessionID` names
+    /// (its family) and is returned as `.reused`; anything else is `.invalid`.
+    func consumeAuthorizationCode(hash: [UInt8], at time: Date) async throws -> AuthorizationCodeOutcome
+    /// Deletes codes that expired before `time`.
+    func purgeAuthorizationCodes(expiredBefore time: Date) async throws
 }
 
 /// Token signing keys.
@@ -98,3 +129,4 @@ public protocol SecretStore: Sendable {
 
 /// Everything IdentityCore persists, as one value to pass around.
 public typealias IdentityStorage = UserStore & CredentialStore & CeremonyStore & RefreshTokenStore & SigningKeyStore & AuditLog & SecretStore
+    & BrowserSessionStore & AuthorizationCodeStore

@@ -22,6 +22,8 @@ struct IDTokenClaims: Codable, Sendable {
     var exp: Int64
     var auth_time: Int64
     var sid: String
+    /// The client's `nonce` from the authorization request, against replay of the ID token.
+    var nonce: String?
     /// How the user authenticated (RFC 8176): `pop` for a proof of possession of a key,
     /// plus `user` when the authenticator verified the user.
     var amr: [String]

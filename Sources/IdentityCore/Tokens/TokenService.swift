@@ -101,21 +101,39 @@ public struct TokenService: Sendable {
     }
 
     /// Issues tokens after a successful authentication, starting a new login session.
-    public func issue(for user: User, client: OAuthClient, scopes: [String], audience: String, userVerified: Bool) async throws -> IssuedTokens {
+    /// - Parameters:
+    ///   - authenticatedAt: When the user authenticated; now when `nil`.
+    ///   - sessionID: The login session's ID, when the caller decided it up front (an
+    ///     authorization code does, so that replaying the code can revoke these tokens).
+    ///   - nonce: The OpenID Connect `nonce` to echo in the ID token.
+    public func issue(
+        for user: User,
+        client: OAuthClient,
+        scopes: [String],
+        audience: String,
+        userVerified: Bool,
+        authenticatedAt: Date? = nil,
+        sessionID: String? = nil,
+        nonce: String? = nil
+    ) async throws -> IssuedTokens {
         let now = clock.now()
-        let familyID = Base64URL.encode(random.bytes(16))
+        let authenticatedAt = authenticatedAt ?? now
+        let familyID = sessionID ?? Base64URL.encode(random.bytes(16))
+        // Every access token belongs to a session row, with or without a refresh token, so
+        // that revoking the session revokes it.
+        try await refreshTokens.startSession(familyID: familyID, userID: user.id, clientID: client.clientID, at: now)
         var refreshToken: String?
         if scopes.contains(Scopes.offlineAccess) && client.grantTypes.contains(.refreshToken) {
             let (token, record) = makeRefreshToken(
                 familyID: familyID, userID: user.id, clientID: client.clientID, scopes: scopes, audience: audience,
-                authenticatedAt: now, userVerified: userVerified
+                authenticatedAt: authenticatedAt, userVerified: userVerified
             )
             try await refreshTokens.saveRefreshToken(record)
             refreshToken = token
         }
         return try await signedTokens(
             user: user, clientID: client.clientID, scopes: scopes, audience: audience, sessionID: familyID,
-            authenticatedAt: now, userVerified: userVerified, refreshToken: refreshToken
+            authenticatedAt: authenticatedAt, userVerified: userVerified, refreshToken: refreshToken, nonce: nonce
         )
     }
 
@@ -158,7 +176,7 @@ public struct TokenService: Sendable {
             return try await signedTokens(
                 user: user, clientID: client.clientID, scopes: requested.scopes ?? previous.scopes,
                 audience: requested.audience ?? previous.audience, sessionID: previous.familyID,
-                authenticatedAt: previous.authenticatedAt, userVerified: previous.userVerified, refreshToken: newToken
+                authenticatedAt: previous.authenticatedAt, userVerified: previous.userVerified, refreshToken: newToken, nonce: nil
             )
         }
     }
@@ -217,7 +235,8 @@ public struct TokenService: Sendable {
         sessionID: String,
         authenticatedAt: Date,
         userVerified: Bool,
-        refreshToken: String?
+        refreshToken: String?,
+        nonce: String?
     ) async throws -> IssuedTokens {
         let now = Int64(clock.now().timeIntervalSince1970)
         let (keyID, key) = try await keys.activeKey()
@@ -232,7 +251,7 @@ public struct TokenService: Sendable {
             let claims = IDTokenClaims(
                 iss: configuration.issuer, sub: user.id.rawValue, aud: clientID, iat: now,
                 exp: now + Int64(configuration.idTokenLifetime), auth_time: Int64(authenticatedAt.timeIntervalSince1970),
-                sid: sessionID, amr: userVerified ? ["pop", "user"] : ["pop"],
+                sid: sessionID, nonce: nonce, amr: userVerified ? ["pop", "user"] : ["pop"],
                 name: profile.name, given_name: profile.given_name, family_name: profile.family_name, nickname: profile.nickname,
                 picture: profile.picture, preferred_username: profile.preferred_username, updated_at: profile.updated_at,
                 email: profile.email, email_verified: profile.email_verified,

@@ -30,7 +30,7 @@ public struct ConfigurationOverrides: Sendable {
 /// flags, and validates every value. Every failure names the key it is about.
 public enum ConfigurationLoader {
     /// Every top-level key of the configuration file.
-    static let topLevelKeys = ["server", "database", "relying_party", "clients", "tokens", "passkeys", "limits", "logging", "authenticator_names", "well_known"]
+    static let topLevelKeys = ["server", "database", "relying_party", "clients", "tokens", "passkeys", "limits", "logging", "authenticator_names", "well_known", "hosted_pages"]
 
     /// Loads the configuration.
     /// - Parameters:
@@ -123,6 +123,7 @@ public enum ConfigurationLoader {
             wellKnownCacheControl: try parseWellKnown(yaml.child("well_known")),
             logLevel: try parseLogLevel(yaml.child("logging"), environment: env),
             authenticatorNamesFile: try yaml.child("authenticator_names").string(),
+            hostedPages: try parseHostedPages(yaml.child("hosted_pages")),
             sources: sources,
             warnings: warnings
         )
@@ -132,7 +133,7 @@ public enum ConfigurationLoader {
 
     private static func parseClients(_ node: YAMLReader) throws(ConfigurationError) -> [LatchkeyConfiguration.Client] {
         guard let elements = try node.elements(), !elements.isEmpty else {
-            return [.init(id: "demo", name: "Demo app", secret: nil, grantTypes: [.webauthn, .refreshToken], ios: nil, android: nil)]
+            return [.init(id: "demo", name: "Demo app", secret: nil, grantTypes: [.webauthn, .refreshToken], redirectURIs: [], ios: nil, android: nil)]
         }
         var clients: [LatchkeyConfiguration.Client] = []
         for element in elements {
@@ -150,12 +151,18 @@ public enum ConfigurationLoader {
             if let secret, secret.count < 16 {
                 throw element.child("client_secret").error("must be at least 16 characters; omit it for a public client")
             }
+            let redirectURIs = try parseRedirectURIs(element.child("redirect_uris"), client: id)
             var grants: [GrantType] = []
-            for (index, name) in (try element.child("grant_types").strings() ?? ["webauthn", "refresh_token"]).enumerated() {
+            // A client that registers redirect URIs means to use them.
+            let defaultGrants = redirectURIs.isEmpty ? ["webauthn", "refresh_token"] : ["authorization_code", "webauthn", "refresh_token"]
+            for (index, name) in (try element.child("grant_types").strings() ?? defaultGrants).enumerated() {
                 guard let grant = GrantType(configName: name) else {
                     throw ConfigurationError(key: "\(element.path).grant_types[\(index)]", "\"\(name)\" is not a grant type; use webauthn, refresh_token or authorization_code")
                 }
                 grants.append(grant)
+            }
+            if grants.contains(.authorizationCode), redirectURIs.isEmpty {
+                throw element.child("redirect_uris").error("client \(id): the authorization_code grant needs at least one redirect URI")
             }
             let ios = try NativeAppConfiguration.appleApp(element.child("ios"), client: id)
             let android = try NativeAppConfiguration.androidApp(element.child("android"), client: id)
@@ -167,9 +174,47 @@ public enum ConfigurationLoader {
                     throw element.child("android").child("package_name").error("client \(id): \(android.packageName) is already configured for client \(other.id)")
                 }
             }
-            clients.append(.init(id: id, name: try element.child("name").string() ?? id, secret: secret, grantTypes: grants, ios: ios, android: android))
+            clients.append(.init(id: id, name: try element.child("name").string() ?? id, secret: secret, grantTypes: grants, redirectURIs: redirectURIs, ios: ios, android: android))
         }
         return clients
+    }
+
+    /// Redirect URIs are compared exactly, so each must be a complete URL: https, http on a
+    /// loopback host (RFC 8252 §7.3), or an app's private scheme with a dot in it (RFC 8252
+    /// §7.1, e.g. `com.example.app:/callback`). No fragment (OAuth 2.1 §2.3).
+    private static func parseRedirectURIs(_ node: YAMLReader, client: String) throws(ConfigurationError) -> [String] {
+        guard let elements = try node.elements() else { return [] }
+        var uris: [String] = []
+        for element in elements {
+            guard let text = try element.string(), let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
+                throw element.error("client \(client): must be an absolute URL such as https://app.example.com/callback")
+            }
+            guard url.fragment == nil, !text.contains("#") else {
+                throw element.error("client \(client): \(text.prefix(200)) must not have a fragment")
+            }
+            switch scheme {
+            case "https":
+                guard url.host?.isEmpty == false else { throw element.error("client \(client): \(text.prefix(200)) has no host") }
+            case "http":
+                guard let host = url.host, ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host.lowercased()) else {
+                    throw element.error("client \(client): \(text.prefix(200)) uses http; only loopback hosts may (use https)")
+                }
+            default:
+                guard scheme.contains(".") else {
+                    throw element.error("client \(client): a private-use scheme must be a reverse domain name such as com.example.app, found \(scheme.prefix(60))")
+                }
+            }
+            guard !uris.contains(text) else { throw element.error("client \(client): \(text.prefix(200)) is listed twice") }
+            uris.append(text)
+        }
+        return uris
+    }
+
+    private static func parseHostedPages(_ node: YAMLReader) throws(ConfigurationError) -> LatchkeyConfiguration.HostedPages {
+        try node.requireKeys(["session_lifetime"])
+        let lifetime = try node.child("session_lifetime").duration() ?? 7 * 86400
+        guard lifetime >= 60 else { throw node.child("session_lifetime").error("must be at least 60 seconds") }
+        return .init(sessionLifetime: lifetime)
     }
 
     private static func parseRelatedOrigins(_ node: YAMLReader, warnings: inout [String]) throws(ConfigurationError) -> [String] {

@@ -53,6 +53,8 @@ public struct LatchkeyConfiguration: Sendable {
         public var name: String
         public var secret: String?
         public var grantTypes: [GrantType]
+        /// Where the authorization endpoint may send codes.
+        public var redirectURIs: [String]
         /// The client's Apple platform app, if it has one.
         public var ios: AppleApp?
         /// The client's Android app, if it has one.
@@ -66,6 +68,12 @@ public struct LatchkeyConfiguration: Sendable {
         public var refreshTokenLifetime: TimeInterval
         /// The relying party's own APIs that clients may request tokens for.
         public var audiences: [String]
+    }
+
+    /// The hosted sign-up, sign-in and account pages.
+    public struct HostedPages: Sendable, Equatable {
+        /// How long a browser stays signed in.
+        public var sessionLifetime: TimeInterval
     }
 
     /// Passkey ceremonies and verification policy.
@@ -95,6 +103,8 @@ public struct LatchkeyConfiguration: Sendable {
     public var logLevel: String
     /// A replacement for the bundled passkey provider names (AAGUID → name) file.
     public var authenticatorNamesFile: String?
+    /// The hosted pages.
+    public var hostedPages: HostedPages
     /// Where the configuration came from, for the start-up log.
     public var sources: [String]
     /// Values that work but are probably not what the operator meant, for the start-up log.
@@ -119,6 +129,17 @@ extension LatchkeyConfiguration {
     public var allowedOrigins: [String] {
         var seen: Set<String> = []
         return (relyingParty.origins + association.derivedOrigins.map(\.origin)).filter { seen.insert($0).inserted }
+    }
+
+    /// The web origins that may call the JSON APIs from a browser (CORS): the relying
+    /// party's web origins, related origins, and the origins of registered redirect URIs.
+    public var corsOrigins: Set<String> {
+        var origins = Set((relyingParty.origins + relyingParty.relatedOrigins).filter { $0.hasPrefix("https://") || $0.hasPrefix("http://") })
+        for uri in clients.flatMap(\.redirectURIs) {
+            guard let url = URL(string: uri), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", let host = url.host else { continue }
+            origins.insert("\(scheme)://\(host.lowercased())\(url.port.map { ":\($0)" } ?? "")")
+        }
+        return origins
     }
 
     /// Where allowed origins come from, for the error a rejected origin gets.

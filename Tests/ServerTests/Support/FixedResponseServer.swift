@@ -20,7 +20,7 @@ final class FixedResponseServer: @unchecked Sendable {
     /// The URL the doctor is pointed at; `localhost` so that it matches the RP ID.
     var url: URL { URL(string: "http://localhost:\(port)")! }
 
-    static func start(_ answers: [String: Answer]) async throws -> FixedResponseServer {
+    static func start(_ answers: [String: Answer], port requestedPort: Int = 0) async throws -> FixedResponseServer {
         let router = Router()
         for (path, answer) in answers {
             router.get(RouterPath(path)) { _, _ in
@@ -35,7 +35,7 @@ final class FixedResponseServer: @unchecked Sendable {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let application = Application(
             router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            configuration: .init(address: .hostname("127.0.0.1", port: requestedPort)),
             onServerRunning: { channel in
                 continuation.yield(channel.localAddress?.port ?? 0)
                 continuation.finish()

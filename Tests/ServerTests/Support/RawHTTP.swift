@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDoctor
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -24,12 +25,23 @@ struct RawHTTP {
         request.httpBody = body
         if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await Self.session.data(for: request)
         let http = response as! HTTPURLResponse
         var fields: [String: String] = [:]
         for (key, value) in http.allHeaderFields { fields["\(key)"] = "\(value)" }
         return Reply(status: http.statusCode, headers: fields, body: data)
     }
+
+    /// A session that returns redirects instead of following them, so tests see the
+    /// `Location` a browser would be sent to.
+    /// Cookies are the tests' business too: none are stored or sent unless a test sets them.
+    private static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        // The doctor's fetcher is a delegate that refuses every redirect.
+        return URLSession(configuration: configuration, delegate: URLSessionFetcher(), delegateQueue: nil)
+    }()
 
     func json(_ method: String, _ path: String, _ object: [String: Any], headers: [String: String] = [:]) async throws -> Reply {
         try await send(method, path, body: try JSONSerialization.data(withJSONObject: object), headers: headers)

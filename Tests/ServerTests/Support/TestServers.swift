@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import IdentityCore
 import LatchkeyServer
 import Logging
@@ -38,10 +41,10 @@ final class InProcessServer: @unchecked Sendable {
     let directory: TemporaryDirectory
     private let task: Task<Void, any Error>
 
-    static func start(yaml: String = "", clock: TestClock = TestClock()) async throws -> InProcessServer {
+    static func start(yaml: String = "", clock: TestClock = TestClock(), publicURL: String? = "http://localhost:8080") async throws -> InProcessServer {
         let directory = try TemporaryDirectory()
         let configuration = try ConfigurationLoader.load(
-            overrides: .init(configFile: "test.yaml", port: 0, database: "sqlite:" + directory.path("latchkey.sqlite"), publicURL: "http://localhost:8080"),
+            overrides: .init(configFile: "test.yaml", port: 0, database: "sqlite:" + directory.path("latchkey.sqlite"), publicURL: publicURL),
             environment: [:]
         ) { _ in yaml }
         var logger = Logger(label: "test-server")
@@ -81,10 +84,10 @@ final class ServerProcess: @unchecked Sendable {
     let output: OutputCollector
 
     /// Starts `latchkey serve` and waits for its "listening" line.
-    static func start(arguments: [String], workingDirectory: URL) async throws -> ServerProcess {
+    static func start(arguments: [String], workingDirectory: URL, port: Int = 0) async throws -> ServerProcess {
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["serve", "--port", "0"] + arguments
+        process.arguments = ["serve", "--port", String(port)] + arguments
         process.currentDirectoryURL = workingDirectory
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LATCHKEY_") }
         let output = OutputCollector()
@@ -164,6 +167,24 @@ struct CommandRun {
         process.waitUntilExit()
         return CommandRun(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
     }
+}
+
+/// A TCP port that was free a moment ago, for servers whose URL must be known before they
+/// start (the hosted pages' origin is part of their configuration).
+func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestFailure("socket() failed") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    guard bound else { throw TestFailure("could not bind a free port") }
+    return Int(UInt16(bigEndian: address.sin_port))
 }
 
 struct TestFailure: Error, CustomStringConvertible {

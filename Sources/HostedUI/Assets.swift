@@ -1,0 +1,38 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The scripts and stylesheet, read from the bundle once.
+enum Assets {
+    static let files: [String: (resource: String, type: String)] = [
+        "/latchkey.js": ("latchkey", "js"),
+        "/ui/assets/ui.js": ("ui", "js"),
+        "/ui/assets/ui.css": ("ui", "css"),
+    ]
+
+    static func load(_ resource: String, _ type: String) -> [UInt8]? {
+        guard let url = Bundle.module.url(forResource: resource, withExtension: type), let data = try? Data(contentsOf: url) else { return nil }
+        return Array(data)
+    }
+}
+
+extension Router {
+    func addHostedAssets() {
+        for (path, file) in Assets.files {
+            guard let bytes = Assets.load(file.resource, file.type) else { continue }
+            let contentType = file.type == "js" ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8"
+            let headers: HTTPFields = [
+                .contentType: contentType,
+                // Short, so that an upgrade reaches browsers soon; pages revalidate after that.
+                .cacheControl: "public, max-age=300",
+                HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+                // latchkey.js may be included by pages on other origins.
+                .accessControlAllowOrigin: "*",
+            ]
+            get(RouterPath(path)) { _, _ in
+                Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import HTTPAPI
+import Hummingbird
+import IdentityCore
+
+extension Router {
+    /// The authorization endpoint (OAuth 2.1 §4.1.1). A signed-in person is sent straight back
+    /// to the client with a code; anyone else signs in on the hosted login page first and
+    /// returns here. Errors the client can be trusted with go back to its redirect URI; the
+    /// rest (unknown client, unregistered redirect URI) are shown on an error page.
+    func addAuthorizationEndpoint(_ pages: HostedPages) {
+        get("/authorize") { request, context in
+            await PageResponses.page(pages, request, context) {
+                let csrf = pages.csrfToken(for: request).token
+                let parameters: [String: String]
+                do {
+                    parameters = try QueryString.parameters(of: request, reader: pages.api.body)
+                } catch let error as IdentityError {
+                    return PageResponses.errorPage(
+                        pages, csrfToken: csrf, title: "This sign-in link is broken", message: error.message, code: "invalid_request", status: .badRequest
+                    )
+                }
+                let authorization = pages.api.authorization
+                let validated: ValidatedAuthorization
+                do throws(AuthorizationFailure) {
+                    validated = try authorization.validate(AuthorizationRequest(parameters: parameters))
+                } catch {
+                    if let location = authorization.errorRedirect(error) { return PageResponses.redirect(location) }
+                    return PageResponses.errorPage(
+                        pages, csrfToken: csrf, title: "This sign-in link is not valid", message: error.description, code: error.error, status: .badRequest
+                    )
+                }
+                let session = try await pages.session(of: request)
+                switch (validated.prompt, session) {
+                case (.none?, nil):
+                    return PageResponses.redirect(authorization.loginRequiredRedirect(validated))
+                case (.login?, _):
+                    // Come back without prompt=login, so the fresh sign-in is not asked for again.
+                    let query = (request.uri.query ?? "").split(separator: "&").filter { !$0.hasPrefix("prompt=") }.joined(separator: "&")
+                    return PageResponses.redirect(ReturnTo.loginURL(returningTo: "/authorize?" + query) + "&reauthenticate=1")
+                case (_, nil):
+                    return PageResponses.redirect(ReturnTo.loginURL(returningTo: "/authorize?" + (request.uri.query ?? "")))
+                case (_, let session?):
+                    return PageResponses.redirect(try await authorization.issueCode(validated, session: session))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Reading the `Cookie` header and writing `Set-Cookie` (RFC 6265).
+enum Cookies {
+    /// The value of the cookie `name`, if the request carries it once.
+    static func value(_ name: String, in request: Request) -> String? {
+        var found: [String] = []
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name else { continue }
+                found.append(parts[1].trimmingCharacters(in: .whitespaces))
+            }
+        }
+        // Two cookies of one name mean someone planted one (a sibling subdomain can); trust neither.
+        return found.count == 1 ? found[0] : nil
+    }
+
+    /// A `Set-Cookie` value: always `Path=/` and `HttpOnly`; `Secure` when asked.
+    static func setCookie(_ name: String, _ value: String, maxAge: Int?, sameSite: String, secure: Bool) -> String {
+        var parts = ["\(name)=\(value)", "Path=/", "HttpOnly", "SameSite=\(sameSite)"]
+        if let maxAge { parts.append("Max-Age=\(maxAge)") }
+        if secure { parts.append("Secure") }
+        return parts.joined(separator: "; ")
+    }
+}

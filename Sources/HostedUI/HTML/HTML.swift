@@ -1,0 +1,77 @@
+import Foundation
+
+/// Escaping for text and attribute values. Every value that did not come from this file
+/// goes through it.
+enum HTML {
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// JSON for a `<script type="application/json">` block: `<` is escaped so that no value
+    /// can close the element.
+    static func jsonScript(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let text = String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
+        return text.replacingOccurrences(of: "<", with: "\\u003c")
+    }
+
+    /// A date people read, and its machine form.
+    static func time(_ date: Date) -> String {
+        let machine = ISO8601DateFormatter().string(from: date)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "d MMM yyyy, HH:mm 'UTC'"
+        return "<time datetime=\"\(machine)\">\(escape(formatter.string(from: date)))</time>"
+    }
+}
+
+/// The frame every page shares.
+struct PageLayout {
+    let title: String
+    let siteName: String
+    let page: String
+    let csrfToken: String
+    var dataAttributes: [String: String] = [:]
+    var signedIn = false
+
+    func render(_ content: String) -> String {
+        let attributes = dataAttributes.sorted { $0.key < $1.key }.map { " data-\($0.key)=\"\(HTML.escape($0.value))\"" }.joined()
+        let navigation = signedIn
+            ? "<a href=\"/account\">Account</a>"
+            : "<a href=\"/login\">Sign in</a> <a href=\"/signup\">Create account</a>"
+        return """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="latchkey-csrf" content="\(HTML.escape(csrfToken))">
+            <title>\(HTML.escape(title)) · \(HTML.escape(siteName))</title>
+            <link rel="stylesheet" href="/ui/assets/ui.css">
+            <script src="/latchkey.js" defer></script>
+            <script src="/ui/assets/ui.js" defer></script>
+            </head>
+            <body data-page="\(HTML.escape(page))"\(attributes)>
+            <header class="bar"><a class="brand" href="/">\(HTML.escape(siteName))</a><nav>\(navigation)</nav></header>
+            <main class="card">
+            \(content)
+            </main>
+            </body>
+            </html>
+            """
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import IdentityCore
+import WebAuthn
+
+/// The bodies of the hosted pages. Pages carry no inline script: the Content Security
+/// Policy allows scripts from this server only, and data reaches the scripts through data
+/// attributes and JSON blocks.
+enum Pages {
+    static let statusLine = "<p id=\"status\" class=\"status\" role=\"status\" aria-live=\"polite\"></p>"
+    static let errorLine = "<p id=\"error\" class=\"error\" role=\"alert\" hidden></p>"
+    static let unsupported = """
+        <p id="unsupported" class="error" role="alert" hidden>This browser cannot use passkeys. Use a current version of \
+        Safari, Chrome, Edge or Firefox, or another device.</p>
+        """
+
+    static func home(siteName: String) -> String {
+        """
+        <h1>Welcome to \(HTML.escape(siteName))</h1>
+        <p>Sign in with a passkey: no password to remember, nothing to phish. Your device unlocks it with your face, \
+        fingerprint or screen lock.</p>
+        <p class="actions"><a class="button" href="/signup">Create an account</a> <a class="button secondary" href="/login">Sign in</a></p>
+        """
+    }
+
+    static func signup(identifiers: Set<ProfileValidation.IdentifierKind>) -> String {
+        var fields = ""
+        if identifiers.contains(.email) {
+            fields += """
+                <label for="email">Email</label>
+                <input id="email" name="email" type="email" autocomplete="email" autocapitalize="none" spellcheck="false" maxlength="320"\(identifiers.contains(.phoneNumber) ? "" : " required")>
+                """
+        }
+        if identifiers.contains(.phoneNumber) {
+            fields += """
+                <label for="phone">Phone number\(identifiers.contains(.email) ? " <span class=\"hint\">(or instead of email)</span>" : "")</label>
+                <input id="phone" name="phone_number" type="tel" autocomplete="tel" placeholder="+1 555 010 0000" maxlength="20">
+                """
+        }
+        return """
+            <h1>Create your account</h1>
+            <p>There is no password. You will create a passkey on this device.</p>
+            \(unsupported)
+            <form id="signup-form" novalidate>
+            \(fields)
+            <label for="name">Name <span class="hint">(optional)</span></label>
+            <input id="name" name="name" autocomplete="name" maxlength="100">
+            <button type="submit">Create a passkey</button>
+            </form>
+            \(errorLine)
+            <p id="exists" class="notice" hidden>An account with this identifier already exists. <a href="/login">Sign in instead</a>.</p>
+            \(statusLine)
+            <p class="alt">Already have an account? <a href="/login">Sign in</a></p>
+            """
+    }
+
+    static func login() -> String {
+        """
+        <h1>Sign in</h1>
+        \(unsupported)
+        <form id="login-form" novalidate>
+        <label for="username">Email or phone number</label>
+        <input id="username" name="username" type="text" autocomplete="username webauthn" autocapitalize="none" spellcheck="false" maxlength="320">
+        <button type="submit">Sign in with a passkey</button>
+        </form>
+        <p class="hint">Pick your passkey from the suggestions on the field, or press the button.</p>
+        \(errorLine)
+        \(statusLine)
+        <p class="alt">New here? <a href="/signup">Create an account</a></p>
+        """
+    }
+
+    /// The data the account page's script needs for the Signal API.
+    struct AccountData: Encodable {
+        let rpId: String
+        let userId: String
+        let name: String
+        let displayName: String
+        let credentialIds: [String]
+    }
+
+    static func account(user: User, passkeys: [PasskeyCredential], names: AuthenticatorNames, data: AccountData, notice: String?) -> String {
+        let items = passkeys.map { passkeyItem($0, names: names) }.joined(separator: "\n")
+        return """
+            <h1>Your account</h1>
+            \(notice.map { "<p class=\"notice\" role=\"status\">\(HTML.escape($0))</p>" } ?? "")
+            \(errorLine)
+            \(statusLine)
+            <section aria-labelledby="profile-heading">
+            <h2 id="profile-heading">Profile</h2>
+            <p>Signed in as <strong id="account-name">\(HTML.escape(user.accountName))</strong></p>
+            <form id="profile-form" class="inline">
+            <label for="display-name">Display name</label>
+            <input id="display-name" name="name" autocomplete="name" maxlength="100" value="\(HTML.escape(user.profile.name ?? ""))">
+            <button type="submit">Save name</button>
+            </form>
+            </section>
+            <section id="passkeys" aria-labelledby="passkeys-heading">
+            <h2 id="passkeys-heading">Passkeys</h2>
+            <ul class="passkeys">
+            \(items)
+            </ul>
+            <p><button type="button" id="add-passkey">Add a passkey</button></p>
+            </section>
+            <form id="signout-form"><button type="submit" class="secondary">Sign out</button></form>
+            <script type="application/json" id="latchkey-account">\(HTML.jsonScript(data))</script>
+            """
+    }
+
+    private static func passkeyItem(_ credential: PasskeyCredential, names: AuthenticatorNames) -> String {
+        let provider = names.entry(for: credential.aaguid)
+        let id = Base64URL.encode(credential.credentialID)
+        let title = credential.name ?? provider?.name ?? "Passkey"
+        let icon = provider?.iconLight.flatMap { $0.hasPrefix("data:image/") ? $0 : nil }
+            .map { "<img class=\"provider-icon\" src=\"\(HTML.escape($0))\" alt=\"\" width=\"32\" height=\"32\">" }
+            ?? "<span class=\"provider-icon generic\" aria-hidden=\"true\"></span>"
+        // The provider is the title until the person names the passkey; then it is a detail.
+        let meta = (credential.name == nil && provider != nil ? [] : [HTML.escape(provider?.name ?? "Unknown provider")]) + [
+
+            "Created " + HTML.time(credential.createdAt),
+            credential.lastUsedAt.map { "Last used " + HTML.time($0) } ?? "Not used to sign in yet",
+        ]
+        let synced = credential.isBackedUp ? " <span class=\"badge\">Synced</span>" : ""
+        return """
+            <li class="passkey" data-credential-id="\(id)">
+            \(icon)
+            <div class="details">
+            <p class="passkey-name"><span class="name">\(HTML.escape(title))</span>\(synced)</p>
+            <p class="meta">\(meta.joined(separator: " · "))</p>
+            <form class="rename-form" hidden>
+            <label>New name <input name="name" maxlength="100" value="\(HTML.escape(credential.name ?? ""))"></label>
+            <button type="submit">Save</button> <button type="button" class="secondary" data-action="cancel">Cancel</button>
+            </form>
+            <div class="confirm" hidden>
+            <p>Revoke this passkey? You will no longer be able to sign in with it.</p>
+            <button type="button" class="danger" data-action="confirm-revoke">Revoke passkey</button> <button type="button" class="secondary" data-action="cancel">Keep it</button>
+            </div>
+            </div>
+            <div class="actions">
+            <button type="button" class="secondary" data-action="rename" aria-label="Rename \(HTML.escape(title))">Rename</button>
+            <button type="button" class="danger" data-action="revoke" aria-label="Revoke \(HTML.escape(title))">Revoke</button>
+            </div>
+            </li>
+            """
+    }
+
+    static func enroll(accountName: String) -> String {
+        """
+        <h1>Add a passkey</h1>
+        <p>Create another passkey for <strong>\(HTML.escape(accountName))</strong>, on this device or on a security key, \
+        so that you can still sign in if you lose one.</p>
+        \(unsupported)
+        <p><button type="button" id="add-passkey">Create a passkey</button></p>
+        \(errorLine)
+        \(statusLine)
+        <p class="alt"><a href="/account/passkeys">Back to your passkeys</a></p>
+        """
+    }
+
+    static func error(title: String, message: String, code: String) -> String {
+        """
+        <h1>\(HTML.escape(title))</h1>
+        <p class="error" role="alert">\(HTML.escape(message))</p>
+        <p class="hint">Error code: <code>\(HTML.escape(code))</code>. If a link brought you here, tell the site that sent you.</p>
+        <p class="alt"><a href="/">Go to the start page</a></p>
+        """
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import HTTPAPI
+public import Hummingbird
+import IdentityCore
+import NIOCore
+import WebAuthn
+
+extension Router {
+    /// Adds the hosted pages: `/`, `/signup`, `/login`, `/account` (also served as
+    /// `/account/passkeys`), `/account/passkeys/new`, `/authorize`, their JSON calls under
+    /// `/ui/`, and the scripts `latchkey.js` and `ui.js`.
+    public func addHostedPages(_ pages: HostedPages) {
+        get("/") { request, context in
+            await PageResponses.page(pages, request, context) {
+                if try await pages.session(of: request) != nil { return PageResponses.redirect("/account") }
+                return pages.render(request, title: "Welcome", page: "home", body: Pages.home(siteName: pages.relyingPartyName))
+            }
+        }
+        get("/signup") { request, context in
+            await PageResponses.page(pages, request, context) {
+                if try await pages.session(of: request) != nil { return PageResponses.redirect("/account") }
+                let returnTo = ReturnTo.validated(try? QueryString.parameters(of: request, reader: pages.api.body)["return_to"])
+                return pages.render(
+                    request, title: "Create your account", page: "signup", body: Pages.signup(identifiers: pages.signupIdentifiers),
+                    data: ["return-to": returnTo, "rp-id": pages.relyingPartyID]
+                )
+            }
+        }
+        get("/login") { request, context in
+            await PageResponses.page(pages, request, context) {
+                let parameters = (try? QueryString.parameters(of: request, reader: pages.api.body)) ?? [:]
+                let returnTo = ReturnTo.validated(parameters["return_to"])
+                // `reauthenticate` comes from prompt=login: show the page even when signed in.
+                if parameters["reauthenticate"] == nil, try await pages.session(of: request) != nil {
+                    return PageResponses.redirect(returnTo)
+                }
+                return pages.render(request, title: "Sign in", page: "login", body: Pages.login(), data: ["return-to": returnTo, "rp-id": pages.relyingPartyID])
+            }
+        }
+        for path in ["/account", "/account/passkeys"] {
+            get(RouterPath(path)) { request, context in
+                await PageResponses.page(pages, request, context) {
+                    guard let session = try await pages.session(of: request) else {
+                        return PageResponses.redirect(ReturnTo.loginURL(returningTo: path))
+                    }
+                    let user = try await pages.api.accounts.user(session.userID)
+                    let passkeys = try await pages.api.accounts.passkeys(of: session.userID)
+                    let data = Pages.AccountData(
+                        rpId: pages.relyingPartyID, userId: Base64URL.encode(user.userHandle), name: user.accountName,
+                        displayName: user.displayName, credentialIds: passkeys.map { Base64URL.encode($0.credentialID) }
+                    )
+                    let added = (try? QueryString.parameters(of: request, reader: pages.api.body)["added"]) != nil
+                    return pages.render(
+                        request, title: "Your account", page: "account",
+                        body: Pages.account(user: user, passkeys: passkeys, names: pages.api.authenticatorNames, data: data, notice: added ? "Passkey added." : nil),
+                        data: ["rp-id": pages.relyingPartyID], signedIn: true
+                    )
+                }
+            }
+        }
+        get("/account/passkeys/new") { request, context in
+            await PageResponses.page(pages, request, context) {
+                guard let session = try await pages.session(of: request) else {
+                    return PageResponses.redirect(ReturnTo.loginURL(returningTo: "/account/passkeys/new"))
+                }
+                let user = try await pages.api.accounts.user(session.userID)
+                return pages.render(request, title: "Add a passkey", page: "enroll", body: Pages.enroll(accountName: user.accountName), signedIn: true)
+            }
+        }
+        addAuthorizationEndpoint(pages)
+        addHostedPageActions(pages)
+        addHostedAssets()
+    }
+}
+
+extension HostedPages {
+    /// A page in the shared layout, setting the CSRF cookie when the browser has none.
+    func render(_ request: Request, title: String, page: String, body: String, data: [String: String] = [:], signedIn: Bool = false) -> Response {
+        let csrf = csrfToken(for: request)
+        let layout = PageLayout(title: title, siteName: relyingPartyName, page: page, csrfToken: csrf.token, dataAttributes: data, signedIn: signedIn)
+        return PageResponses.html(layout.render(body), setCookies: csrf.setCookie.map { [$0] } ?? [])
+    }
+}

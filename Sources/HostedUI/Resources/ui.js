@@ -1,0 +1,238 @@
+/*
+ * The hosted pages' behaviour. Each page names itself in <body data-page>; the ceremonies
+ * go through latchkey.js, and every call to the server carries the page's CSRF token.
+ */
+(function () {
+  "use strict";
+
+  var body = document.body;
+  var csrfMeta = document.querySelector('meta[name="latchkey-csrf"]');
+  var csrf = csrfMeta ? csrfMeta.content : "";
+
+  function $(selector, root) { return (root || document).querySelector(selector); }
+
+  async function call(method, path, payload) {
+    var response = await fetch(path, {
+      method: method,
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+      body: payload === undefined ? undefined : JSON.stringify(payload)
+    });
+    var json = null;
+    try { json = await response.json(); } catch (ignored) { json = null; }
+    if (!response.ok) throw new Latchkey.LatchkeyError(response.status, json);
+    return json;
+  }
+
+  function showError(message) {
+    var element = $("#error");
+    if (!element) return;
+    element.textContent = message || "";
+    element.hidden = !message;
+    if (message) setStatus("");
+  }
+
+  function setStatus(message) {
+    var element = $("#status");
+    if (element) element.textContent = message || "";
+  }
+
+  /** Words for a person, from a browser or server error; null when nothing should show. */
+  function describe(error) {
+    switch (error && error.name) {
+      case "AbortError": return null;
+      case "NotAllowedError": return "The passkey request was cancelled or timed out. Nothing was changed; try again when you are ready.";
+      case "InvalidStateError": return "This device already has a passkey for this account. Use another device or security key.";
+      case "SecurityError": return "This page's address is not allowed to use passkeys for this site.";
+      case "NotSupportedError": return "This device cannot create a passkey of the kind this site needs.";
+    }
+    if (error && error.reason === "origin_not_allowed") return "This page's origin is not allowed to sign in to this site: " + error.message;
+    return (error && error.message) || "Something went wrong. Try again.";
+  }
+
+  function report(error) {
+    var message = describe(error);
+    if (message) showError(message);
+  }
+
+  async function busy(button, work) {
+    if (button) button.disabled = true;
+    showError("");
+    try { await work(); } catch (error) { report(error); } finally { if (button) button.disabled = false; }
+  }
+
+  function requireSupport(form) {
+    if (Latchkey.isSupported()) return true;
+    var notice = $("#unsupported");
+    if (notice) notice.hidden = false;
+    if (form) Array.prototype.forEach.call(form.elements, function (element) { element.disabled = true; });
+    return false;
+  }
+
+  /** Finishes a sign-up or sign-in, then follows the server's redirect. */
+  async function startSession(authSession, response, rpId, mediation) {
+    try {
+      var result = await call("POST", "/ui/session", { auth_session: authSession, response: response, return_to: body.dataset.returnTo });
+      try { sessionStorage.setItem("latchkey.mediation", mediation); } catch (ignored) { /* storage may be off */ }
+      location.assign(result.redirect_to);
+    } catch (error) {
+      if (error.reason === "unknown_credential" && error.credentialId) {
+        // The platform keeps offering a passkey the server deleted; tell it to forget it.
+        await Latchkey.signalUnknownCredential({ rpId: rpId, credentialId: error.credentialId });
+        throw new Error("That passkey is no longer registered with this site, so it has been removed from your device's list. Sign in with another passkey, or create an account.");
+      }
+      throw error;
+    }
+  }
+
+  var pages = {};
+
+  pages.signup = function () {
+    var form = $("#signup-form");
+    if (!requireSupport(form)) return;
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      $("#exists").hidden = true;
+      var email = form.elements.email ? form.elements.email.value.trim() : "";
+      var phone = form.elements.phone_number ? form.elements.phone_number.value.trim() : "";
+      if (!email && !phone) {
+        showError(form.elements.email ? "Enter your email address." : "Enter your phone number.");
+        return;
+      }
+      busy(form.querySelector("button"), async function () {
+        var payload = { name: form.elements.name.value.trim() };
+        if (email) payload.email = email;
+        if (phone) payload.phone_number = phone;
+        var challenge;
+        try {
+          challenge = await call("POST", "/ui/signup", payload);
+        } catch (error) {
+          if (error.reason === "user_exists") { $("#exists").hidden = false; return; }
+          throw error;
+        }
+        setStatus("Follow your device's prompt to create the passkey…");
+        var response = await Latchkey.create(challenge.options);
+        await startSession(challenge.auth_session, response, challenge.options.rp.id, "create");
+      });
+    });
+  };
+
+  pages.login = function () {
+    var form = $("#login-form");
+    if (!requireSupport(form)) return;
+    var rpId = body.dataset.rpId;
+    var conditional = null;
+
+    async function autofill() {
+      if (!(await Latchkey.isConditionalMediationAvailable())) return;
+      conditional = new AbortController();
+      try {
+        var challenge = await call("POST", "/ui/login", {});
+        var response = await Latchkey.get(challenge.options, { mediation: "conditional", signal: conditional.signal });
+        await startSession(challenge.auth_session, response, rpId, "conditional");
+      } catch (error) {
+        // Closing the autofill or pressing the button ends this request; that is no error.
+        if (error.name === "AbortError" || error.name === "NotAllowedError") return;
+        report(error);
+      }
+    }
+
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      // Only one WebAuthn request may be pending at a time.
+      if (conditional) conditional.abort();
+      busy(form.querySelector("button"), async function () {
+        var username = form.elements.username.value.trim();
+        var challenge = await call("POST", "/ui/login", username ? { username: username } : {});
+        setStatus("Follow your device's prompt to use your passkey…");
+        var response = await Latchkey.get(challenge.options, {});
+        await startSession(challenge.auth_session, response, rpId, "modal");
+      });
+    });
+    autofill();
+  };
+
+  function accountData() {
+    var element = $("#latchkey-account");
+    return element ? JSON.parse(element.textContent) : null;
+  }
+
+  function signalAccepted(data) {
+    return Latchkey.signalAllAcceptedCredentials({ rpId: data.rpId, userId: data.userId, allAcceptedCredentialIds: data.credentialIds });
+  }
+
+  async function addPasskey(button) {
+    await busy(button, async function () {
+      var challenge = await call("POST", "/ui/passkeys/options", {});
+      setStatus("Follow your device's prompt to create the passkey…");
+      var response = await Latchkey.create(challenge.options);
+      await call("POST", "/ui/passkeys", { auth_session: challenge.auth_session, response: response });
+      location.assign("/account/passkeys?added=1");
+    });
+  }
+
+  pages.account = function () {
+    var data = accountData();
+    if (data) signalAccepted(data);
+
+    var add = $("#add-passkey");
+    add.addEventListener("click", function () { addPasskey(add); });
+
+    Array.prototype.forEach.call(document.querySelectorAll("li.passkey"), function (item) {
+      var id = item.dataset.credentialId;
+      var renameForm = $(".rename-form", item);
+      var confirm = $(".confirm", item);
+      item.addEventListener("click", function (event) {
+        var action = event.target.dataset && event.target.dataset.action;
+        if (action === "rename") { confirm.hidden = true; renameForm.hidden = false; renameForm.elements.name.focus(); }
+        if (action === "revoke") { renameForm.hidden = true; confirm.hidden = false; }
+        if (action === "cancel") { renameForm.hidden = true; confirm.hidden = true; }
+        if (action === "confirm-revoke") {
+          busy(event.target, async function () {
+            var remaining = await call("DELETE", "/ui/passkeys/" + encodeURIComponent(id));
+            item.remove();
+            await signalAccepted(remaining);
+            setStatus("Passkey revoked.");
+          });
+        }
+      });
+      renameForm.addEventListener("submit", function (event) {
+        event.preventDefault();
+        busy(renameForm.querySelector("button"), async function () {
+          var result = await call("PATCH", "/ui/passkeys/" + encodeURIComponent(id), { name: renameForm.elements.name.value });
+          $(".name", item).textContent = result.name;
+          renameForm.hidden = true;
+          setStatus("Passkey renamed.");
+        });
+      });
+    });
+
+    var profile = $("#profile-form");
+    profile.addEventListener("submit", function (event) {
+      event.preventDefault();
+      busy(profile.querySelector("button"), async function () {
+        var result = await call("PATCH", "/ui/profile", { name: profile.elements.name.value });
+        await Latchkey.signalCurrentUserDetails({ rpId: result.rpId, userId: result.userId, name: result.name, displayName: result.displayName });
+        setStatus("Name saved.");
+      });
+    });
+
+    var signout = $("#signout-form");
+    signout.addEventListener("submit", function (event) {
+      event.preventDefault();
+      busy(signout.querySelector("button"), async function () {
+        var result = await call("POST", "/ui/logout", {});
+        location.assign(result.redirect_to);
+      });
+    });
+  };
+
+  pages.enroll = function () {
+    var add = $("#add-passkey");
+    if (!requireSupport(null)) { add.disabled = true; return; }
+    add.addEventListener("click", function () { addPasskey(add); });
+  };
+
+  var page = pages[body.dataset.page];
+  if (page) page();
+})();

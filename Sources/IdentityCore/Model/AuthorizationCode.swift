@@ -1,0 +1,71 @@
+public import Foundation
+
+/// An authorization code as stored (OAuth 2.1 §4.1): single use, short-lived, bound to its
+/// client, redirect URI and PKCE challenge. Only the code's SHA-256 is kept.
+public struct AuthorizationCode: Sendable, Hashable {
+    /// SHA-256 of the code.
+    public let codeHash: [UInt8]
+    /// The client it was issued to.
+    public let clientID: String
+    /// The user who signed in.
+    public let userID: UserID
+    /// The redirect URI it was delivered to; the exchange must name the same one.
+    public let redirectURI: String
+    /// The PKCE `code_challenge` (S256).
+    public let codeChallenge: String
+    /// The granted scopes.
+    public let scopes: [String]
+    /// The audience of the access token.
+    public let audience: String
+    /// The OpenID Connect `nonce`, echoed in the ID token.
+    public let nonce: String?
+    /// The login session the exchanged tokens will belong to, decided up front so that a
+    /// replayed code can revoke them.
+    public let sessionID: String
+    /// When the user authenticated.
+    public let authenticatedAt: Date
+    /// Whether that authentication verified the user.
+    public let userVerified: Bool
+    /// When it expires.
+    public let expiresAt: Date
+
+    /// Creates a record.
+    public init(
+        codeHash: [UInt8],
+        clientID: String,
+        userID: UserID,
+        redirectURI: String,
+        codeChallenge: String,
+        scopes: [String],
+        audience: String,
+        nonce: String?,
+        sessionID: String,
+        authenticatedAt: Date,
+        userVerified: Bool,
+        expiresAt: Date
+    ) {
+        self.codeHash = codeHash
+        self.clientID = clientID
+        self.userID = userID
+        self.redirectURI = redirectURI
+        self.codeChallenge = codeChallenge
+        self.scopes = scopes
+        self.audience = audience
+        self.nonce = nonce
+        self.sessionID = sessionID
+        self.authenticatedAt = authenticatedAt
+        self.userVerified = userVerified
+        self.expiresAt = expiresAt
+    }
+}
+
+/// What presenting an authorization code led to.
+public enum AuthorizationCodeOutcome: Sendable, Hashable {
+    /// The code was unused and unexpired; it is now used.
+    case consumed(AuthorizationCode)
+    /// The code had already been used: the session its first exchange started is now revoked
+    /// (OAuth 2.1 §4.1.3).
+    case reused(AuthorizationCode)
+    /// Unknown or expired.
+    case invalid
+}

@@ -1,0 +1,178 @@
+import Crypto
+public import Foundation
+import WebAuthn
+
+/// The authorization code flow with PKCE (OAuth 2.1 §4.1): validates authorization
+/// requests, issues codes for a signed-in browser session, and exchanges codes for the same
+/// tokens the native API issues.
+public struct AuthorizationService: Sendable {
+    private let clients: ClientRegistry
+    private let tokens: TokenService
+    private let storage: any IdentityStorage
+    private let clock: any WallClock
+    private let random: any RandomSource
+    /// How long a code may wait for its exchange.
+    public let codeLifetime: TimeInterval
+
+    /// Creates the service.
+    public init(
+        clients: ClientRegistry, tokens: TokenService, storage: any IdentityStorage, clock: any WallClock, random: any RandomSource,
+        codeLifetime: TimeInterval = 60
+    ) {
+        self.clients = clients
+        self.tokens = tokens
+        self.storage = storage
+        self.clock = clock
+        self.random = random
+        self.codeLifetime = codeLifetime
+    }
+
+    /// Checks an authorization request. The client and redirect URI are checked first: until
+    /// both are known good, failures carry no redirect.
+    public func validate(_ request: AuthorizationRequest) throws(AuthorizationFailure) -> ValidatedAuthorization {
+        func page(_ error: String, _ description: String) -> AuthorizationFailure {
+            AuthorizationFailure(error: error, description: description, redirect: nil)
+        }
+        guard let clientID = request.clientID, !clientID.isEmpty else {
+            throw page("invalid_request", "The request does not say which application is asking (client_id is missing).")
+        }
+        guard let client = clients.client(id: clientID) else {
+            throw page("invalid_client", "No application named \"\(clientID.prefix(100))\" is registered here.")
+        }
+        guard let redirectURI = request.redirectURI, !redirectURI.isEmpty else {
+            throw page("invalid_request", "The request does not say where to return (redirect_uri is missing).")
+        }
+        guard client.redirectURIs.contains(redirectURI) else {
+            throw page("invalid_request", "The return address \(redirectURI.prefix(200)) is not registered for \(client.name), so you were not sent there.")
+        }
+        let redirect = AuthorizationFailure.Redirect(uri: redirectURI, state: request.state)
+        func back(_ error: String, _ description: String) -> AuthorizationFailure {
+            AuthorizationFailure(error: error, description: description, redirect: redirect)
+        }
+        guard client.grantTypes.contains(.authorizationCode) else {
+            throw back("unauthorized_client", "the client may not use the authorization code grant")
+        }
+        guard request.responseType == "code" else {
+            throw back("unsupported_response_type", "response_type must be code")
+        }
+        guard let challenge = request.codeChallenge, !challenge.isEmpty else {
+            throw back("invalid_request", "code_challenge is required: PKCE with S256")
+        }
+        guard request.codeChallengeMethod == "S256" else {
+            throw back("invalid_request", "code_challenge_method must be S256")
+        }
+        guard challenge.utf8.count == 43, Base64URL.decode(challenge)?.count == 32 else {
+            throw back("invalid_request", "code_challenge must be the base64url SHA-256 of the code_verifier (43 characters)")
+        }
+        var prompt: ValidatedAuthorization.Prompt?
+        if let text = request.prompt, !text.isEmpty {
+            guard let parsed = ValidatedAuthorization.Prompt(rawValue: text) else {
+                throw back("invalid_request", "prompt must be none or login")
+            }
+            prompt = parsed
+        }
+        for (name, value) in [("state", request.state), ("nonce", request.nonce)] where (value?.utf8.count ?? 0) > 512 {
+            throw back("invalid_request", "\(name) is longer than 512 bytes")
+        }
+        let audience: String
+        do {
+            audience = try tokens.resolveAudience(request.audience)
+        } catch {
+            throw back("invalid_request", error.message)
+        }
+        return ValidatedAuthorization(
+            client: client, redirectURI: redirectURI, scopes: Scopes.grant(request.scope), audience: audience,
+            state: request.state, nonce: request.nonce, codeChallenge: challenge, prompt: prompt
+        )
+    }
+
+    /// Issues a code for a signed-in session and returns the URL to send the browser to,
+    /// with `code`, `state` and `iss` (RFC 9207, against mix-up attacks).
+    public func issueCode(_ request: ValidatedAuthorization, session: BrowserSession) async throws -> String {
+        let code = Base64URL.encode(random.bytes(32))
+        try await storage.saveAuthorizationCode(AuthorizationCode(
+            codeHash: TokenService.hash(code), clientID: request.client.clientID, userID: session.userID,
+            redirectURI: request.redirectURI, codeChallenge: request.codeChallenge, scopes: request.scopes,
+            audience: request.audience, nonce: request.nonce, sessionID: Base64URL.encode(random.bytes(16)),
+            authenticatedAt: session.authenticatedAt, userVerified: session.userVerified,
+            expiresAt: clock.now().addingTimeInterval(codeLifetime)
+        ))
+        return Self.url(request.redirectURI, adding: [("code", code), ("state", request.state), ("iss", tokens.issuer)])
+    }
+
+    /// The URL that returns an error to the client.
+    public func errorRedirect(_ failure: AuthorizationFailure) -> String? {
+        guard let redirect = failure.redirect else { return nil }
+        return Self.url(redirect.uri, adding: [
+            ("error", failure.error), ("error_description", failure.description), ("state", redirect.state), ("iss", tokens.issuer),
+        ])
+    }
+
+    /// The URL that tells the client nobody is signed in (`prompt=none`).
+    public func loginRequiredRedirect(_ request: ValidatedAuthorization) -> String {
+        errorRedirect(AuthorizationFailure(
+            error: "login_required", description: "nobody is signed in", redirect: .init(uri: request.redirectURI, state: request.state)
+        )) ?? request.redirectURI
+    }
+
+    /// The `authorization_code` grant: checks the code, its client, its redirect URI and the
+    /// PKCE verifier, then issues tokens. A code works once; presenting it again revokes the
+    /// tokens its first exchange issued.
+    public func exchange(code: String?, client: OAuthClient, redirectURI: String?, codeVerifier: String?) async throws -> IssuedTokens {
+        guard let code, !code.isEmpty else { throw IdentityError(.invalidRequest, "code is required", field: "code") }
+        guard let redirectURI, !redirectURI.isEmpty else {
+            throw IdentityError(.invalidRequest, "redirect_uri is required", field: "redirect_uri")
+        }
+        guard let codeVerifier, !codeVerifier.isEmpty else {
+            throw IdentityError(.invalidRequest, "code_verifier is required: this server requires PKCE", field: "code_verifier")
+        }
+        guard (43...128).contains(codeVerifier.utf8.count),
+            codeVerifier.utf8.allSatisfy({ Self.verifierCharacters.contains($0) })
+        else {
+            throw IdentityError(.invalidRequest, "code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~", field: "code_verifier")
+        }
+        guard code.utf8.count <= 128 else { throw IdentityError(.invalidGrant, "the authorization code is unknown or expired") }
+        let now = clock.now()
+        switch try await storage.consumeAuthorizationCode(hash: TokenService.hash(code), at: now) {
+        case .invalid:
+            throw IdentityError(.invalidGrant, "the authorization code is unknown or expired")
+        case .reused(let record):
+            try await storage.record(AuditEvent(
+                time: now, kind: .authorizationCodeReused, userID: record.userID, clientID: client.clientID,
+                detail: "session \(record.sessionID) revoked"
+            ))
+            throw IdentityError(.invalidGrant, "the authorization code was already used; the tokens issued for it are revoked", reason: "code_reused")
+        case .consumed(let record):
+            guard record.clientID == client.clientID else {
+                throw IdentityError(.invalidGrant, "the authorization code was issued to another client")
+            }
+            guard record.redirectURI == redirectURI else {
+                throw IdentityError(.invalidGrant, "redirect_uri differs from the one in the authorization request")
+            }
+            let digest = Base64URL.encode(Array(SHA256.hash(data: Data(codeVerifier.utf8))))
+            guard digest == record.codeChallenge else {
+                throw IdentityError(.invalidGrant, "code_verifier does not match the code_challenge", reason: "pkce_mismatch")
+            }
+            guard let user = try await storage.user(id: record.userID) else {
+                throw IdentityError(.invalidGrant, "the account no longer exists")
+            }
+            return try await tokens.issue(
+                for: user, client: client, scopes: record.scopes, audience: record.audience, userVerified: record.userVerified,
+                authenticatedAt: record.authenticatedAt, sessionID: record.sessionID, nonce: record.nonce
+            )
+        }
+    }
+
+    /// RFC 7636 §4.1: unreserved characters.
+    private static let verifierCharacters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+
+    /// Adds query parameters to a registered redirect URI, keeping its own query.
+    static func url(_ base: String, adding parameters: [(String, String?)]) -> String {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+?#")
+        let query = parameters.compactMap { name, value in
+            value.map { "\(name)=\($0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
+        }.joined(separator: "&")
+        return base + (base.contains("?") ? "&" : "?") + query
+    }
+}

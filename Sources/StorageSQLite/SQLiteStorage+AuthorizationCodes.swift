@@ -1,0 +1,77 @@
+public import Foundation
+import GRDB
+public import IdentityCore
+
+extension SQLiteStorage {
+    /// Stores a new code.
+    /// - Throws: a foreign key error when the user does not exist.
+    public func saveAuthorizationCode(_ code: AuthorizationCode) async throws {
+        try TextBinding.requireStorable(
+            code.clientID, code.userID.rawValue, code.redirectURI, code.codeChallenge, code.audience, code.nonce, code.sessionID,
+            in: "saveAuthorizationCode"
+        )
+        try await writer.write { db in
+            try db.executeCached(
+                sql: """
+                    INSERT INTO authorization_codes (
+                        code_hash, client_id, user_id, redirect_uri, code_challenge, scopes, audience, nonce,
+                        session_id, authenticated_at, user_verified, expires_at, used_at
+                    ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+                    """,
+                arguments: [
+                    code.codeHash.databaseBlob, code.clientID, code.userID.rawValue, code.redirectURI, code.codeChallenge,
+                    try JSONColumn.encode(code.scopes), code.audience, code.nonce, code.sessionID,
+                    code.authenticatedAt.databaseSeconds, code.userVerified, code.expiresAt.databaseSeconds,
+                ]
+            )
+        }
+    }
+
+    /// Presents a code, in one transaction: used before → its session is revoked and the
+    /// outcome is `.reused`, even after expiry, because a replayed code means it leaked;
+    /// unknown or expired → `.invalid`; otherwise it is marked used and `.consumed`.
+    public func consumeAuthorizationCode(hash: [UInt8], at time: Date) async throws -> AuthorizationCodeOutcome {
+        try await writer.write { db in
+            guard let row = try Row.fetchOneCached(db, sql: "SELECT * FROM authorization_codes WHERE code_hash = ?", arguments: [hash.databaseBlob]) else {
+                return .invalid
+            }
+            let code = try AuthorizationCode(databaseRow: row)
+            if try row.optionalDate("used_at") != nil {
+                try Self.revokeFamily(code.sessionID, at: time, db)
+                return .reused(code)
+            }
+            guard time < code.expiresAt else { return .invalid }
+            try db.executeCached(
+                sql: "UPDATE authorization_codes SET used_at = ? WHERE code_hash = ?",
+                arguments: [time.databaseSeconds, hash.databaseBlob]
+            )
+            return .consumed(code)
+        }
+    }
+
+    /// Deletes codes that expired before `time`.
+    public func purgeAuthorizationCodes(expiredBefore time: Date) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM authorization_codes WHERE expires_at < ?", arguments: [time.databaseSeconds])
+        }
+    }
+}
+
+extension AuthorizationCode {
+    init(databaseRow row: Row) throws {
+        self.init(
+            codeHash: try row.bytes("code_hash"),
+            clientID: try row.text("client_id"),
+            userID: UserID(rawValue: try row.text("user_id")),
+            redirectURI: try row.text("redirect_uri"),
+            codeChallenge: try row.text("code_challenge"),
+            scopes: try row.stringList("scopes"),
+            audience: try row.text("audience"),
+            nonce: try row.optionalText("nonce"),
+            sessionID: try row.text("session_id"),
+            authenticatedAt: try row.date("authenticated_at"),
+            userVerified: try row.bool("user_verified"),
+            expiresAt: try row.date("expires_at")
+        )
+    }
+}

@@ -1,0 +1,86 @@
+import IdentityCore
+import Testing
+
+extension StorageContract {
+    /// A session is found until it expires or is revoked, and only by its own hash.
+    static func browserSessionLifecycle(_ storage: any IdentityStorage) async throws {
+        let (alice, _) = try await signUp("alice", on: storage)
+        let session = BrowserSession(
+            tokenHash: StorageFixtures.tokenHash("s1"), userID: alice.id, authenticatedAt: StorageFixtures.time(0),
+            userVerified: true, expiresAt: StorageFixtures.time(3600)
+        )
+        try await storage.saveBrowserSession(session)
+        #expect(try await storage.browserSession(hash: session.tokenHash, at: StorageFixtures.time(10)) == session)
+        #expect(try await storage.browserSession(hash: StorageFixtures.tokenHash("s2"), at: StorageFixtures.time(10)) == nil)
+        #expect(try await storage.browserSession(hash: session.tokenHash, at: StorageFixtures.time(3600)) == nil, "expired at its expiry")
+
+        try await storage.revokeBrowserSession(hash: session.tokenHash, at: StorageFixtures.time(20))
+        #expect(try await storage.browserSession(hash: session.tokenHash, at: StorageFixtures.time(30)) == nil, "revoked")
+        try await storage.revokeBrowserSession(hash: StorageFixtures.tokenHash("unknown"), at: StorageFixtures.time(20))
+
+        try await storage.purgeBrowserSessions(expiredBefore: StorageFixtures.time(4000))
+        let later = BrowserSession(
+            tokenHash: session.tokenHash, userID: alice.id, authenticatedAt: StorageFixtures.time(5000),
+            userVerified: false, expiresAt: StorageFixtures.time(9000)
+        )
+        try await storage.saveBrowserSession(later)
+        #expect(try await storage.browserSession(hash: session.tokenHash, at: StorageFixtures.time(5001)) == later, "the purge removed the old row")
+    }
+
+    /// A code is consumed once; a second presentation revokes its session, even after expiry.
+    static func authorizationCodeSingleUse(_ storage: any IdentityStorage) async throws {
+        let (alice, _) = try await signUp("alice", on: storage)
+        let code = AuthorizationCode(
+            codeHash: StorageFixtures.tokenHash("c1"), clientID: "client-a", userID: alice.id, redirectURI: "https://app.example/cb",
+            codeChallenge: "challenge", scopes: ["openid"], audience: "https://id.example/me/", nonce: "n",
+            sessionID: "family-1", authenticatedAt: StorageFixtures.time(0), userVerified: true, expiresAt: StorageFixtures.time(60)
+        )
+        try await storage.saveAuthorizationCode(code)
+        #expect(try await storage.consumeAuthorizationCode(hash: StorageFixtures.tokenHash("c2"), at: StorageFixtures.time(1)) == .invalid)
+        #expect(try await storage.consumeAuthorizationCode(hash: code.codeHash, at: StorageFixtures.time(1)) == .consumed(code))
+
+        try await storage.startSession(familyID: "family-1", userID: alice.id, clientID: "client-a", at: StorageFixtures.time(1))
+        #expect(try await storage.isSessionActive(familyID: "family-1"))
+        #expect(try await storage.consumeAuthorizationCode(hash: code.codeHash, at: StorageFixtures.time(120)) == .reused(code))
+        #expect(try await storage.isSessionActive(familyID: "family-1") == false, "reuse revokes the tokens of the first exchange")
+
+        let expired = AuthorizationCode(
+            codeHash: StorageFixtures.tokenHash("c3"), clientID: "client-a", userID: alice.id, redirectURI: "https://app.example/cb",
+            codeChallenge: "challenge", scopes: [], audience: "a", nonce: nil, sessionID: "family-2",
+            authenticatedAt: StorageFixtures.time(0), userVerified: false, expiresAt: StorageFixtures.time(60)
+        )
+        try await storage.saveAuthorizationCode(expired)
+        #expect(try await storage.consumeAuthorizationCode(hash: expired.codeHash, at: StorageFixtures.time(60)) == .invalid)
+        try await storage.purgeAuthorizationCodes(expiredBefore: StorageFixtures.time(61))
+        #expect(try await storage.consumeAuthorizationCode(hash: code.codeHash, at: StorageFixtures.time(200)) == .invalid, "purged")
+    }
+
+    /// A session without a refresh token exists, is idempotent to start, and keeps its owner.
+    static func sessionWithoutRefreshToken(_ storage: any IdentityStorage) async throws {
+        let (alice, _) = try await signUp("alice", on: storage)
+        let (bob, _) = try await signUp("bob", on: storage)
+        #expect(try await storage.isSessionActive(familyID: "family-1") == false)
+        try await storage.startSession(familyID: "family-1", userID: alice.id, clientID: "client-a", at: StorageFixtures.time(0))
+        try await storage.startSession(familyID: "family-1", userID: alice.id, clientID: "client-a", at: StorageFixtures.time(5))
+        #expect(try await storage.isSessionActive(familyID: "family-1"))
+        await #expect(throws: (any Error).self, "a family belongs to one user") {
+            try await storage.startSession(familyID: "family-1", userID: bob.id, clientID: "client-a", at: StorageFixtures.time(5))
+        }
+        // A refresh token may join the session later.
+        try await storage.saveRefreshToken(StorageFixtures.refreshToken("t1", familyID: "family-1", userID: alice.id))
+        #expect(try await storage.isSessionActive(familyID: "family-1"))
+    }
+
+    /// Changing the display name keeps everything else.
+    static func updateName(_ storage: any IdentityStorage) async throws {
+        let (alice, _) = try await signUp("alice", on: storage)
+        let updated = try #require(try await storage.updateName(userID: alice.id, name: "Alice Liddell", at: StorageFixtures.time(99)))
+        #expect(updated.profile.name == "Alice Liddell")
+        #expect(updated.profile.email == alice.profile.email)
+        #expect(updated.updatedAt == StorageFixtures.time(99))
+        #expect(try await storage.user(id: alice.id) == updated)
+        let cleared = try await storage.updateName(userID: alice.id, name: nil, at: StorageFixtures.time(100))
+        #expect(cleared?.profile.name == nil)
+        #expect(try await storage.updateName(userID: UserID(rawValue: "nobody"), name: "x", at: StorageFixtures.time(1)) == nil)
+    }
+}
