@@ -56,6 +56,8 @@ extension Router {
         action(pages, .post, "/ui/session") { request, _ in
             let body = try await pages.api.body.json(CeremonyFinish.self, from: request)
             let signedIn = try await pages.api.passkeys.finishCeremony(client: client, authSession: body.auth_session, response: body.response)
+            // A sign-in replaces the browser's previous session (prompt=login, or another account).
+            try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
             let (token, _) = try await pages.sessions.start(signedIn)
             var response = JSONResponse.make(["redirect_to": ReturnTo.validated(body.return_to)])
             response.headers.append(HTTPField(

@@ -67,6 +67,14 @@ struct HostedPagesTests {
         #expect(account.header("Content-Security-Policy")?.contains("script-src 'self'") == true)
         #expect(account.header("Cache-Control") == "no-store")
 
+        // Signing in again replaces the session: the previous cookie stops working.
+        let previous = browser.cookies
+        #expect(try await browser.signIn().status == 200)
+        let current = browser.cookies
+        browser.cookies = previous
+        #expect(try await browser.get("/account").status == 302, "the replaced session is revoked")
+        browser.cookies = current
+
         // Signing out revokes the session on the server: replaying the old cookie fails.
         let stolen = browser.cookies
         let signout = try await browser.call("POST", "/ui/logout")

@@ -8,16 +8,19 @@ import LatchkeyClient
 import WebAuthn
 
 // Drives a real `latchkey serve` process over loopback with concurrent clients: sign-ups,
-// then complete logins (challenge, sign, token). Reports ceremonies per second, latency
-// percentiles, the server's CPU time, and raw P-256 verifies per second from this run.
+// then complete logins (challenge, sign, token), then the hosted pages: a complete browser
+// sign-in (page, options, assertion, session cookie) and page loads of /login and /account.
+// Reports operations per second, latency percentiles, the server's CPU time, and raw P-256
+// verifies per second from this run.
 //
-// Usage: ServerBenchmark SERVER_BINARY [--concurrency N] [--signups N] [--logins N]
+// Usage: ServerBenchmark SERVER_BINARY [--concurrency N] [--signups N] [--logins N] [--pages N]
 
 struct Options {
     var binary = ""
     var concurrency = 16
     var signups = 1000
     var logins = 3000
+    var pages = 5000
 
     init(_ arguments: [String]) {
         var rest = arguments.dropFirst()
@@ -28,6 +31,7 @@ struct Options {
             case "--concurrency": concurrency = value
             case "--signups": signups = value
             case "--logins": logins = value
+            case "--pages": pages = value
             default: fatalError("unknown option \(flag)")
             }
         }
@@ -84,8 +88,8 @@ struct Phase {
     func report() {
         let sorted = latencies.sorted()
         print(String(
-            format: "%-8@ %6d ceremonies in %6.2f s = %7.1f/s   p50 %6.1f ms  p99 %6.1f ms   server CPU %5.1f%% of one core, %6.0f µs per ceremony",
-            name, count, seconds, Double(count) / seconds, percentile(sorted, 0.5) * 1000, percentile(sorted, 0.99) * 1000,
+            format: "%@ %6d in %6.2f s = %7.1f/s   p50 %6.1f ms  p99 %6.1f ms   server CPU %5.1f%% of one core, %6.0f µs each",
+            name.padding(toLength: 16, withPad: " ", startingAt: 0), count, seconds, Double(count) / seconds, percentile(sorted, 0.5) * 1000, percentile(sorted, 0.99) * 1000,
             serverCPU / seconds * 100, serverCPU / Double(count) * 1_000_000
         ))
     }
@@ -178,8 +182,76 @@ let logins = try await run("login", total: options.logins, concurrency: options.
     _ = try await client.finishLogin(authSession: authSession, response: assertion, scope: scope)
     users.store(credential, at: user)
 }
+
+// The hosted pages, as a browser uses them: a page sets the CSRF cookie and names the token;
+// the calls send both back.
+struct HostedBrowser: Sendable {
+    let baseURL: URL
+    let session: URLSession
+
+    func send(_ method: String, _ path: String, cookie: String, csrf: String = "", body: Data? = nil) async throws -> (Data, HTTPURLResponse) {
+        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        request.httpMethod = method
+        request.setValue(cookie, forHTTPHeaderField: "Cookie")
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue(csrf, forHTTPHeaderField: "X-CSRF-Token")
+        }
+        let (data, response) = try await session.data(for: request)
+        guard let http = response as? HTTPURLResponse, (200..<400).contains(http.statusCode) else {
+            throw URLError(.badServerResponse)
+        }
+        return (data, http)
+    }
+
+    /// Finishes a ceremony at /ui/session and returns the session cookie.
+    func startSession(_ authSession: String, _ response: PublicKeyCredentialResponse, csrf: String) async throws -> String {
+        let payload: [String: Any] = ["auth_session": authSession, "response": try JSONSerialization.jsonObject(with: JSONEncoder().encode(response))]
+        let (_, reply) = try await send("POST", "/ui/session", cookie: "latchkey_csrf=\(csrf)", csrf: csrf, body: try JSONSerialization.data(withJSONObject: payload))
+        let setCookie = reply.value(forHTTPHeaderField: "Set-Cookie") ?? ""
+        guard let range = setCookie.range(of: "latchkey_session=") else { throw URLError(.userAuthenticationRequired) }
+        return "latchkey_csrf=\(csrf); latchkey_session=" + setCookie[range.upperBound...].prefix { $0 != ";" }
+    }
+}
+
+struct UICeremony<Options: Decodable>: Decodable {
+    let options: Options
+    let auth_session: String
+}
+
+let browserConfiguration = URLSessionConfiguration.ephemeral
+browserConfiguration.httpShouldSetCookies = false
+browserConfiguration.httpMaximumConnectionsPerHost = options.concurrency
+let browser = HostedBrowser(baseURL: baseURL, session: URLSession(configuration: browserConfiguration))
+let csrf = Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
+let uiSignup = try await browser.send("POST", "/ui/signup", cookie: "latchkey_csrf=\(csrf)", csrf: csrf, body: Data(#"{"email":"pages@bench.example"}"#.utf8))
+let signupCeremony = try JSONDecoder().decode(UICeremony<PublicKeyCredentialCreationOptionsJSON>.self, from: uiSignup.0)
+let (pageResponse, _) = try authenticator.makeCredential(signupCeremony.options, origin: origin)
+let pageCookie = try await browser.startSession(signupCeremony.auth_session, .registration(pageResponse), csrf: csrf)
+
+let hostedSignIns = try await run("hosted sign-in", total: options.logins, concurrency: options.concurrency, serverPID: server.processIdentifier) { index in
+    _ = try await browser.send("GET", "/login", cookie: "latchkey_csrf=\(csrf)")
+    let (data, _) = try await browser.send("POST", "/ui/login", cookie: "latchkey_csrf=\(csrf)", csrf: csrf, body: Data("{}".utf8))
+    let ceremony = try JSONDecoder().decode(UICeremony<PublicKeyCredentialRequestOptionsJSON>.self, from: data)
+    // As in the login phase, concurrent workers use distinct users, so counters only increase.
+    let user = index % options.signups
+    guard var credential = users.take(user) else { return }
+    let assertion = try authenticator.getAssertion(ceremony.options, origin: origin, credential: &credential)
+    _ = try await browser.startSession(ceremony.auth_session, .authentication(assertion), csrf: csrf)
+    users.store(credential, at: user)
+}
+let loginPages = try await run("GET /login", total: options.pages, concurrency: options.concurrency, serverPID: server.processIdentifier) { _ in
+    _ = try await browser.send("GET", "/login", cookie: "latchkey_csrf=\(csrf)")
+}
+let accountPages = try await run("GET /account", total: options.pages, concurrency: options.concurrency, serverPID: server.processIdentifier) { _ in
+    _ = try await browser.send("GET", "/account", cookie: pageCookie)
+}
 let rawAfter = try rawP256VerifiesPerSecond()
 
 signups.report()
 logins.report()
+hostedSignIns.report()
+loginPages.report()
+accountPages.report()
 print(String(format: "raw P-256 verify (same run, one core): %.0f/s before, %.0f/s after", rawBefore, rawAfter))

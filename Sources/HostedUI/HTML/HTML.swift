@@ -28,15 +28,24 @@ enum HTML {
         return text.replacingOccurrences(of: "<", with: "\\u003c")
     }
 
-    /// A date people read, and its machine form.
+    /// A date people read, and its machine form. Built from calendar components rather than
+    /// a DateFormatter: creating formatters per call cost more than the rest of the page.
     static func time(_ date: Date) -> String {
-        let machine = ISO8601DateFormatter().string(from: date)
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "d MMM yyyy, HH:mm 'UTC'"
-        return "<time datetime=\"\(machine)\">\(escape(formatter.string(from: date)))</time>"
+        let parts = utcCalendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        let (year, month, day) = (parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
+        let (hour, minute, second) = (parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let machine = "\(year)-\(two(month))-\(two(day))T\(two(hour)):\(two(minute)):\(two(second))Z"
+        return "<time datetime=\"\(machine)\">\(day) \(monthNames[month - 1]) \(year), \(two(hour)):\(two(minute)) UTC</time>"
     }
+
+    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    private static let utcCalendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        return calendar
+    }()
 }
 
 /// The frame every page shares.
