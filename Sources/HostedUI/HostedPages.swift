@@ -15,6 +15,8 @@ public struct HostedPages: Sendable {
     public let relyingPartyName: String
     /// Which identifiers sign-up asks for.
     public let signupIdentifiers: Set<ProfileValidation.IdentifierKind>
+    /// The origin of the public URL, which every state-changing request must come from.
+    let publicOrigin: String
     /// Randomness for CSRF tokens.
     let random: any RandomSource
 
@@ -22,8 +24,10 @@ public struct HostedPages: Sendable {
     public init(
         api: APIServices, sessions: BrowserSessionService, relyingPartyID: String, relyingPartyName: String,
         signupIdentifiers: Set<ProfileValidation.IdentifierKind>,
+        publicOrigin: String,
         random: any RandomSource = SystemRandom()
     ) {
+        self.publicOrigin = publicOrigin.lowercased()
         self.random = random
         self.api = api
         self.sessions = sessions
@@ -39,12 +43,4 @@ public struct HostedPages: Sendable {
     var sessionCookie: String { secureCookies ? "__Host-latchkey_session" : "latchkey_session" }
     var csrfCookie: String { secureCookies ? "__Host-latchkey_csrf" : "latchkey_csrf" }
 
-    /// The origin of the public URL, which every state-changing request must come from.
-    var publicOrigin: String {
-        // The public URL is validated at start-up as scheme://host[:port] with an optional path.
-        let afterScheme = api.publicURL.range(of: "://").map { api.publicURL[$0.upperBound...] } ?? Substring(api.publicURL)
-        let authority = afterScheme.prefix { $0 != "/" }
-        let scheme = api.publicURL.prefix { $0 != ":" }
-        return "\(scheme.lowercased())://\(authority.lowercased())"
-    }
 }

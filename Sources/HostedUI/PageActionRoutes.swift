@@ -56,9 +56,7 @@ extension Router {
         action(pages, .post, "/ui/session") { request, _ in
             let body = try await pages.api.body.json(CeremonyFinish.self, from: request)
             let signedIn = try await pages.api.passkeys.finishCeremony(client: client, authSession: body.auth_session, response: body.response)
-            // A sign-in replaces the browser's previous session (prompt=login, or another account).
-            try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
-            let (token, _) = try await pages.sessions.start(signedIn)
+            let (token, _) = try await pages.sessions.start(signedIn, replacing: Cookies.value(pages.sessionCookie, in: request))
             var response = JSONResponse.make(["redirect_to": ReturnTo.validated(body.return_to)])
             response.headers.append(HTTPField(
                 name: .setCookie,
@@ -91,8 +89,7 @@ extension Router {
             let session = try await pages.requireSession(request)
             let body = try await pages.api.body.json(NameChange.self, from: request)
             let credential = try await pages.api.accounts.rename(of: session.userID, methodID: Self.methodID(context), to: body.name)
-            let shown = credential.name ?? pages.api.authenticatorNames.entry(for: credential.aaguid)?.name ?? "Passkey"
-            return JSONResponse.make(["id": Base64URL.encode(credential.credentialID), "name": shown])
+            return JSONResponse.make(["id": Base64URL.encode(credential.credentialID), "name": pages.api.authenticatorNames.displayName(of: credential)])
         }
         action(pages, .delete, "/ui/passkeys/:id") { request, context in
             let session = try await pages.requireSession(request)
@@ -112,10 +109,7 @@ extension Router {
     private static func signalData(_ pages: HostedPages, _ userID: UserID) async throws -> Response {
         let user = try await pages.api.accounts.user(userID)
         let passkeys = try await pages.api.accounts.passkeys(of: userID)
-        return JSONResponse.make(Pages.AccountData(
-            rpId: pages.relyingPartyID, userId: Base64URL.encode(user.userHandle), name: user.accountName,
-            displayName: user.displayName, credentialIds: passkeys.map { Base64URL.encode($0.credentialID) }
-        ))
+        return JSONResponse.make(pages.accountData(user, passkeys))
     }
 
     private func action(

@@ -45,10 +45,7 @@ extension Router {
                     }
                     let user = try await pages.api.accounts.user(session.userID)
                     let passkeys = try await pages.api.accounts.passkeys(of: session.userID)
-                    let data = Pages.AccountData(
-                        rpId: pages.relyingPartyID, userId: Base64URL.encode(user.userHandle), name: user.accountName,
-                        displayName: user.displayName, credentialIds: passkeys.map { Base64URL.encode($0.credentialID) }
-                    )
+                    let data = pages.accountData(user, passkeys)
                     let added = (try? QueryString.parameters(of: request, reader: pages.api.body)["added"]) != nil
                     return pages.render(
                         request, title: "Your account", page: "account",
@@ -74,6 +71,15 @@ extension Router {
 }
 
 extension HostedPages {
+    /// What the account page's script passes to the Signal API: the account's names and the
+    /// passkeys it accepts.
+    func accountData(_ user: User, _ passkeys: [PasskeyCredential]) -> Pages.AccountData {
+        Pages.AccountData(
+            rpId: relyingPartyID, userId: Base64URL.encode(user.userHandle), name: user.accountName,
+            displayName: user.displayName, credentialIds: passkeys.map { Base64URL.encode($0.credentialID) }
+        )
+    }
+
     /// A page in the shared layout, setting the CSRF cookie when the browser has none.
     func render(_ request: Request, title: String, page: String, body: String, data: [String: String] = [:], signedIn: Bool = false) -> Response {
         let csrf = csrfToken(for: request)

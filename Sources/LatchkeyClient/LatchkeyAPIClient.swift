@@ -351,24 +351,7 @@ public struct LatchkeyAPIClient: Sendable {
         guard let decoding = error as? DecodingError else {
             return (error as NSError).localizedDescription
         }
-        func path(_ context: DecodingError.Context) -> String {
-            let text = context.codingPath.reduce(into: "") { text, key in
-                if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
-            }
-            return text.isEmpty ? "the top level" : text
-        }
-        switch decoding {
-        case .keyNotFound(let key, let context):
-            return "member \"\(key.stringValue)\" is missing in \(path(context))"
-        case .typeMismatch(let type, let context):
-            return "\(path(context)) has the wrong type (expected \(type))"
-        case .valueNotFound(let type, let context):
-            return "\(path(context)) is null (expected \(type))"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "not valid JSON" : "\(path(context)): \(context.debugDescription)"
-        @unknown default:
-            return "cannot be decoded"
-        }
+        return DecodingErrorDescription.describe(decoding)
     }
 
     /// Percent-encodes a path segment, keeping only RFC 3986 unreserved characters (so

@@ -101,6 +101,7 @@ public enum LatchkeyApplication {
             relyingPartyID: configuration.relyingParty.id,
             relyingPartyName: configuration.relyingParty.name,
             signupIdentifiers: Set(configuration.passkeys.signupIdentifiers),
+            publicOrigin: ConfigurationLoader.originOf(configuration.server.publicURL),
             random: random
         )
 

@@ -32,7 +32,7 @@ struct AuthenticationMethodBody: Encodable {
         let provider = names.entry(for: credential.aaguid)?.name
         id = credential.methodID
         type = "passkey"
-        name = credential.name ?? provider ?? "Passkey"
+        name = names.displayName(of: credential)
         provider_name = provider
         credential_device_type = credential.isBackupEligible ? "multi_device" : "single_device"
         credential_backed_up = credential.isBackedUp

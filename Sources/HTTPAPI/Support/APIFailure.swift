@@ -1,6 +1,6 @@
 import Foundation
-public import HTTPTypes
-public import IdentityCore
+package import HTTPTypes
+package import IdentityCore
 
 /// How an `IdentityError` is answered: its HTTP status and, for bearer-token errors, the
 /// `WWW-Authenticate` challenge (RFC 6750 §3).

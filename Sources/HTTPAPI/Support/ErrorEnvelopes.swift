@@ -1,7 +1,7 @@
 import Foundation
-public import Hummingbird
+package import Hummingbird
 import IdentityCore
-public import Logging
+package import Logging
 
 /// The Authentication API's error body, as Auth0 and its SDKs read it, with Latchkey's
 /// machine-readable additions.

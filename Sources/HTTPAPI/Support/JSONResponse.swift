@@ -1,6 +1,6 @@
-public import Foundation
-public import HTTPTypes
-public import Hummingbird
+package import Foundation
+package import HTTPTypes
+package import Hummingbird
 import NIOCore
 
 /// Builds JSON responses. Every response says not to cache it: these bodies carry

@@ -1,7 +1,7 @@
 import Foundation
-public import Hummingbird
+package import Hummingbird
 import IdentityCore
-public import NIOCore
+package import NIOCore
 
 /// Reading request bodies: a size bound, the content type, and JSON decoding with
 /// messages that name the member at fault.

@@ -109,7 +109,7 @@ enum Pages {
     private static func passkeyItem(_ credential: PasskeyCredential, names: AuthenticatorNames) -> String {
         let provider = names.entry(for: credential.aaguid)
         let id = Base64URL.encode(credential.credentialID)
-        let title = credential.name ?? provider?.name ?? "Passkey"
+        let title = names.displayName(of: credential)
         let icon = provider?.iconLight.flatMap { $0.hasPrefix("data:image/") ? $0 : nil }
             .map { "<img class=\"provider-icon\" src=\"\(HTML.escape($0))\" alt=\"\" width=\"32\" height=\"32\">" }
             ?? "<span class=\"provider-icon generic\" aria-hidden=\"true\"></span>"

@@ -33,6 +33,12 @@ public struct AuthenticatorNames: Sendable {
         entries[aaguid]
     }
 
+    /// The name a passkey is shown with: the user's name for it, else its provider's, else
+    /// "Passkey".
+    public func displayName(of credential: PasskeyCredential) -> String {
+        credential.name ?? entry(for: credential.aaguid)?.name ?? "Passkey"
+    }
+
     /// How many providers are listed.
     public var count: Int { entries.count }
 }

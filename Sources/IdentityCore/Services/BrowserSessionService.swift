@@ -21,9 +21,11 @@ public struct BrowserSessionService: Sendable {
         self.lifetime = lifetime
     }
 
-    /// Starts a session for a user who has just signed in.
+    /// Starts a session for a user who has just signed in. A sign-in replaces the browser's
+    /// previous session (after `prompt=login`, or as another account), so that is ended.
     /// - Returns: The cookie's token, shown once, and the stored session.
-    public func start(_ signedIn: SignedIn) async throws -> (token: String, session: BrowserSession) {
+    public func start(_ signedIn: SignedIn, replacing previousToken: String? = nil) async throws -> (token: String, session: BrowserSession) {
+        try await end(token: previousToken)
         let now = clock.now()
         let token = Base64URL.encode(random.bytes(32))
         let session = BrowserSession(

@@ -120,8 +120,8 @@ public struct TokenService: Sendable {
         let authenticatedAt = authenticatedAt ?? now
         let familyID = sessionID ?? Base64URL.encode(random.bytes(16))
         // Every access token belongs to a session row, with or without a refresh token, so
-        // that revoking the session revokes it.
-        try await refreshTokens.startSession(familyID: familyID, userID: user.id, clientID: client.clientID, at: now)
+        // that revoking the session revokes it. Saving a refresh token starts its session in
+        // the same transaction.
         var refreshToken: String?
         if scopes.contains(Scopes.offlineAccess) && client.grantTypes.contains(.refreshToken) {
             let (token, record) = makeRefreshToken(
@@ -130,6 +130,8 @@ public struct TokenService: Sendable {
             )
             try await refreshTokens.saveRefreshToken(record)
             refreshToken = token
+        } else {
+            try await refreshTokens.startSession(familyID: familyID, userID: user.id, clientID: client.clientID, at: now)
         }
         return try await signedTokens(
             user: user, clientID: client.clientID, scopes: scopes, audience: audience, sessionID: familyID,

@@ -135,9 +135,9 @@ extension LatchkeyConfiguration {
     /// party's web origins, related origins, and the origins of registered redirect URIs.
     public var corsOrigins: Set<String> {
         var origins = Set((relyingParty.origins + relyingParty.relatedOrigins).filter { $0.hasPrefix("https://") || $0.hasPrefix("http://") })
-        for uri in clients.flatMap(\.redirectURIs) {
-            guard let url = URL(string: uri), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", let host = url.host else { continue }
-            origins.insert("\(scheme)://\(host.lowercased())\(url.port.map { ":\($0)" } ?? "")")
+        // Browsers send origins in lowercase.
+        for uri in clients.flatMap(\.redirectURIs) where uri.lowercased().hasPrefix("https://") || uri.lowercased().hasPrefix("http://") {
+            origins.insert(ConfigurationLoader.originOf(uri).lowercased())
         }
         return origins
     }

@@ -1,6 +1,7 @@
 /// Turns Foundation decoding errors into short messages that name the member.
-enum DecodingErrorDescription {
-    static func describe(_ error: DecodingError) -> String {
+public enum DecodingErrorDescription {
+    /// A one-line message naming the member at fault.
+    public static func describe(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context) -> String {
             let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
             return keys.isEmpty ? "the top level" : keys.joined(separator: ".")
