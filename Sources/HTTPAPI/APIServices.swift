@@ -1,45 +1,71 @@
 import Foundation
 public import IdentityCore
 
-/// What the HTTP faces call into. Built once by the composition root.
-public struct APIServices: Sendable {
+/// What the Authentication API (`/passkey/*`, `/oauth/*`) calls.
+public struct AuthenticationAPIServices: Sendable {
     /// Passkey ceremonies.
     public let passkeys: PasskeyService
-    /// The signed-in user's passkeys.
-    public let accounts: AccountService
     /// Tokens.
     public let tokens: TokenService
     /// Registered clients.
     public let clients: ClientRegistry
-    /// The authorization code flow.
+    /// The authorization code exchange.
     public let authorization: AuthorizationService
-    /// Provider names by AAGUID.
-    public let authenticatorNames: AuthenticatorNames
-    /// The public base URL, without a trailing slash, for `Location` headers and discovery.
-    public let publicURL: String
-    /// The largest request body accepted.
-    public let maximumBodyBytes: Int
+    /// Request bodies.
+    package let body: RequestBodyReader
 
     /// Creates the set.
-    public init(
-        passkeys: PasskeyService,
-        accounts: AccountService,
-        tokens: TokenService,
-        clients: ClientRegistry,
-        authorization: AuthorizationService,
-        authenticatorNames: AuthenticatorNames,
-        publicURL: String,
-        maximumBodyBytes: Int = 64 * 1024
-    ) {
+    public init(passkeys: PasskeyService, tokens: TokenService, clients: ClientRegistry, authorization: AuthorizationService, maximumBodyBytes: Int) {
         self.passkeys = passkeys
-        self.accounts = accounts
         self.tokens = tokens
         self.clients = clients
         self.authorization = authorization
-        self.authenticatorNames = authenticatorNames
-        self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
-        self.maximumBodyBytes = maximumBodyBytes
+        self.body = RequestBodyReader(maximumBytes: maximumBodyBytes)
     }
+}
 
-    package var body: RequestBodyReader { RequestBodyReader(maximumBytes: maximumBodyBytes) }
+/// What the My Account API (`/me/v1/*`) calls.
+public struct MyAccountServices: Sendable {
+    /// Enrollment ceremonies.
+    public let passkeys: PasskeyService
+    /// The signed-in user's passkeys.
+    public let accounts: AccountService
+    /// Bearer token checks.
+    public let tokens: TokenService
+    /// Provider names by AAGUID.
+    public let authenticatorNames: AuthenticatorNames
+    /// The public base URL, without a trailing slash, for `Location` headers.
+    public let publicURL: String
+    /// Request bodies.
+    package let body: RequestBodyReader
+
+    /// Creates the set.
+    public init(passkeys: PasskeyService, accounts: AccountService, tokens: TokenService, authenticatorNames: AuthenticatorNames, publicURL: String, maximumBodyBytes: Int) {
+        self.passkeys = passkeys
+        self.accounts = accounts
+        self.tokens = tokens
+        self.authenticatorNames = authenticatorNames
+        self.publicURL = PublicURL.trimmed(publicURL)
+        self.body = RequestBodyReader(maximumBytes: maximumBodyBytes)
+    }
+}
+
+/// What discovery, the JWKS and userinfo call.
+public struct OpenIDConnectServices: Sendable {
+    /// Tokens and keys.
+    public let tokens: TokenService
+    /// Accounts, for userinfo.
+    public let accounts: AccountService
+
+    /// Creates the set.
+    public init(tokens: TokenService, accounts: AccountService) {
+        self.tokens = tokens
+        self.accounts = accounts
+    }
+}
+
+/// The public base URL as faces write it into links.
+package enum PublicURL {
+    /// The URL without a trailing slash.
+    package static func trimmed(_ url: String) -> String { url.hasSuffix("/") ? String(url.dropLast()) : url }
 }

@@ -3,7 +3,7 @@ import HTTPAPI
 import Hummingbird
 import IdentityCore
 
-extension Router {
+extension Router where Context == BasicRequestContext {
     /// The authorization endpoint (OAuth 2.1 §4.1.1). A signed-in person is sent straight back
     /// to the client with a code; anyone else signs in on the hosted login page first and
     /// returns here. Errors the client can be trusted with go back to its redirect URI; the
@@ -14,13 +14,13 @@ extension Router {
                 let csrf = pages.csrfToken(for: request).token
                 let parameters: [String: String]
                 do {
-                    parameters = try QueryString.parameters(of: request, reader: pages.api.body)
+                    parameters = try QueryString.parameters(of: request, reader: pages.body)
                 } catch let error as IdentityError {
                     return PageResponses.errorPage(
                         pages, csrfToken: csrf, title: "This sign-in link is broken", message: error.message, code: "invalid_request", status: .badRequest
                     )
                 }
-                let authorization = pages.api.authorization
+                let authorization = pages.authorization
                 let validated: ValidatedAuthorization
                 do throws(AuthorizationFailure) {
                     validated = try authorization.validate(AuthorizationRequest(parameters: parameters))

@@ -2,11 +2,21 @@ import Foundation
 public import HTTPAPI
 public import IdentityCore
 
-/// What the hosted pages need: the API services they share with every other face, browser
-/// sessions, and the relying party's names. Built once by the composition root.
+/// What the hosted pages need: the core services they call, browser sessions, and the
+/// relying party's names. Built once by the composition root.
 public struct HostedPages: Sendable {
-    /// The services of the JSON APIs.
-    public let api: APIServices
+    /// Passkey ceremonies.
+    public let passkeys: PasskeyService
+    /// The signed-in user's account and passkeys.
+    public let accounts: AccountService
+    /// The authorization code flow.
+    public let authorization: AuthorizationService
+    /// Provider names by AAGUID.
+    public let authenticatorNames: AuthenticatorNames
+    /// The public base URL, without a trailing slash.
+    public let publicURL: String
+    /// Request bodies.
+    let body: RequestBodyReader
     /// Browser sessions.
     public let sessions: BrowserSessionService
     /// The RP ID, for the Signal API calls.
@@ -22,14 +32,21 @@ public struct HostedPages: Sendable {
 
     /// Creates the set.
     public init(
-        api: APIServices, sessions: BrowserSessionService, relyingPartyID: String, relyingPartyName: String,
+        passkeys: PasskeyService, accounts: AccountService, authorization: AuthorizationService, authenticatorNames: AuthenticatorNames,
+        publicURL: String, maximumBodyBytes: Int,
+        sessions: BrowserSessionService, relyingPartyID: String, relyingPartyName: String,
         signupIdentifiers: Set<ProfileValidation.IdentifierKind>,
         publicOrigin: String,
         random: any RandomSource = SystemRandom()
     ) {
         self.publicOrigin = publicOrigin.lowercased()
         self.random = random
-        self.api = api
+        self.passkeys = passkeys
+        self.accounts = accounts
+        self.authorization = authorization
+        self.authenticatorNames = authenticatorNames
+        self.publicURL = PublicURL.trimmed(publicURL)
+        self.body = RequestBodyReader(maximumBytes: maximumBodyBytes)
         self.sessions = sessions
         self.relyingPartyID = relyingPartyID
         self.relyingPartyName = relyingPartyName
@@ -38,7 +55,7 @@ public struct HostedPages: Sendable {
 
     /// Cookies are `Secure` (and `__Host-` prefixed, so no subdomain can set them) when the
     /// public URL is https. Over http on localhost browsers would drop a `Secure` cookie.
-    var secureCookies: Bool { api.publicURL.lowercased().hasPrefix("https://") }
+    var secureCookies: Bool { publicURL.lowercased().hasPrefix("https://") }
 
     var sessionCookie: String { secureCookies ? "__Host-latchkey_session" : "latchkey_session" }
     var csrfCookie: String { secureCookies ? "__Host-latchkey_csrf" : "latchkey_csrf" }

@@ -5,7 +5,7 @@ import IdentityCore
 import NIOCore
 import WebAuthn
 
-extension Router {
+extension Router where Context == BasicRequestContext {
     /// Adds the hosted pages: `/`, `/signup`, `/login`, `/account` (also served as
     /// `/account/passkeys`), `/account/passkeys/new`, `/authorize`, their JSON calls under
     /// `/ui/`, and the scripts `latchkey.js` and `ui.js`.
@@ -19,7 +19,7 @@ extension Router {
         get("/signup") { request, context in
             await PageResponses.page(pages, request, context) {
                 if try await pages.session(of: request) != nil { return PageResponses.redirect("/account") }
-                let returnTo = ReturnTo.validated(try? QueryString.parameters(of: request, reader: pages.api.body)["return_to"])
+                let returnTo = ReturnTo.validated(try? QueryString.parameters(of: request, reader: pages.body)["return_to"])
                 return pages.render(
                     request, title: "Create your account", page: "signup", body: Pages.signup(identifiers: pages.signupIdentifiers),
                     data: ["return-to": returnTo, "rp-id": pages.relyingPartyID]
@@ -28,7 +28,7 @@ extension Router {
         }
         get("/login") { request, context in
             await PageResponses.page(pages, request, context) {
-                let parameters = (try? QueryString.parameters(of: request, reader: pages.api.body)) ?? [:]
+                let parameters = (try? QueryString.parameters(of: request, reader: pages.body)) ?? [:]
                 let returnTo = ReturnTo.validated(parameters["return_to"])
                 // `reauthenticate` comes from prompt=login: show the page even when signed in.
                 if parameters["reauthenticate"] == nil, try await pages.session(of: request) != nil {
@@ -43,13 +43,13 @@ extension Router {
                     guard let session = try await pages.session(of: request) else {
                         return PageResponses.redirect(ReturnTo.loginURL(returningTo: path))
                     }
-                    let user = try await pages.api.accounts.user(session.userID)
-                    let passkeys = try await pages.api.accounts.passkeys(of: session.userID)
+                    let user = try await pages.accounts.user(session.userID)
+                    let passkeys = try await pages.accounts.passkeys(of: session.userID)
                     let data = pages.accountData(user, passkeys)
-                    let added = (try? QueryString.parameters(of: request, reader: pages.api.body)["added"]) != nil
+                    let added = (try? QueryString.parameters(of: request, reader: pages.body)["added"]) != nil
                     return pages.render(
                         request, title: "Your account", page: "account",
-                        body: Pages.account(user: user, passkeys: passkeys, names: pages.api.authenticatorNames, data: data, notice: added ? "Passkey added." : nil),
+                        body: Pages.account(user: user, passkeys: passkeys, names: pages.authenticatorNames, data: data, notice: added ? "Passkey added." : nil),
                         data: ["rp-id": pages.relyingPartyID], signedIn: true
                     )
                 }
@@ -60,7 +60,7 @@ extension Router {
                 guard let session = try await pages.session(of: request) else {
                     return PageResponses.redirect(ReturnTo.loginURL(returningTo: "/account/passkeys/new"))
                 }
-                let user = try await pages.api.accounts.user(session.userID)
+                let user = try await pages.accounts.user(session.userID)
                 return pages.render(request, title: "Add a passkey", page: "enroll", body: Pages.enroll(accountName: user.accountName), signedIn: true)
             }
         }

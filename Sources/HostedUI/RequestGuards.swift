@@ -39,7 +39,7 @@ extension HostedPages {
     }
 
     private static func csrfFailure(_ message: String) -> IdentityError {
-        IdentityError(.accessDenied, message, reason: "csrf_check_failed")
+        IdentityError(.accessDenied, message, reason: .csrfCheckFailed)
     }
 
     /// The CSRF token a page embeds, and the cookie to set when the browser has none yet.

@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// Deletes expired ceremonies, browser sessions and authorization codes every few minutes
 /// so the tables do not grow without bound.
 struct CeremonyPurgeService: Service {
-    let storage: any CeremonyStore & BrowserSessionStore & AuthorizationCodeStore
+    let storage: any CeremonyStore & BrowserSessionStore & AuthorizationCodeStore & InteractiveFlowStore
     let clock: any WallClock
     let interval: Duration
     let logger: Logger
@@ -22,6 +22,8 @@ struct CeremonyPurgeService: Service {
                     // Used codes are kept for a day after expiry, so that a replay is still
                     // recognised and revokes what the first exchange issued.
                     try await storage.purgeAuthorizationCodes(expiredBefore: now.addingTimeInterval(-86400))
+                    // Kept a day past expiry so that a late submission is told the flow expired.
+                    try await storage.purgeFlows(expiredBefore: now.addingTimeInterval(-86400))
                 } catch {
                     logger.warning("could not purge expired ceremonies, sessions or codes", metadata: ["error": "\(error)"])
                 }

@@ -84,19 +84,11 @@ public enum LatchkeyApplication {
         let clients = ClientRegistry(configuration.clients.map {
             OAuthClient(clientID: $0.id, name: $0.name, secret: $0.secret, grantTypes: Set($0.grantTypes), redirectURIs: $0.redirectURIs)
         })
-        let services = APIServices(
-            passkeys: passkeys,
-            accounts: AccountService(storage: storage, clock: clock),
-            tokens: tokens,
-            clients: clients,
-            authorization: AuthorizationService(clients: clients, tokens: tokens, storage: storage, clock: clock, random: random),
-            authenticatorNames: names,
-            publicURL: configuration.server.publicURL,
-            maximumBodyBytes: configuration.maximumBodyBytes
-        )
-
+        let accounts = AccountService(storage: storage, clock: clock)
+        let authorization = AuthorizationService(clients: clients, tokens: tokens, storage: storage, clock: clock, random: random)
         let hostedPages = HostedPages(
-            api: services,
+            passkeys: passkeys, accounts: accounts, authorization: authorization, authenticatorNames: names,
+            publicURL: configuration.server.publicURL, maximumBodyBytes: configuration.maximumBodyBytes,
             sessions: BrowserSessionService(store: storage, audit: storage, clock: clock, random: random, lifetime: configuration.hostedPages.sessionLifetime),
             relyingPartyID: configuration.relyingParty.id,
             relyingPartyName: configuration.relyingParty.name,
@@ -108,9 +100,14 @@ public enum LatchkeyApplication {
         let router = Router()
         router.add(middleware: LogRequestsMiddleware(.debug))
         router.add(middleware: CORSMiddleware(allowedOrigins: configuration.corsOrigins))
-        router.addAuthenticationAPI(services)
-        router.addOpenIDConnect(services)
-        router.addMyAccountAPI(services)
+        router.addAuthenticationAPI(AuthenticationAPIServices(
+            passkeys: passkeys, tokens: tokens, clients: clients, authorization: authorization, maximumBodyBytes: configuration.maximumBodyBytes
+        ))
+        router.addOpenIDConnect(OpenIDConnectServices(tokens: tokens, accounts: accounts))
+        router.addMyAccountAPI(MyAccountServices(
+            passkeys: passkeys, accounts: accounts, tokens: tokens, authenticatorNames: names,
+            publicURL: configuration.server.publicURL, maximumBodyBytes: configuration.maximumBodyBytes
+        ))
         router.addWellKnownDocuments(WellKnownDocumentsBuilder.build(configuration))
         router.addHostedPages(hostedPages)
         router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }

@@ -18,6 +18,9 @@ enum Migrations {
         migrator.registerMigration("v2") { db in
             try db.execute(sql: v2)
         }
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: v3)
+        }
         return migrator
     }()
 
@@ -154,5 +157,23 @@ enum Migrations {
             used_at REAL
         ) STRICT;
         CREATE INDEX authorization_codes_expires_at ON authorization_codes(expires_at);
+        """
+
+    /// Self-service flows (the Kratos face's registration, login and settings flows).
+    private static let v3 = """
+        CREATE TABLE interactive_flows (
+            id TEXT NOT NULL PRIMARY KEY,
+            kind TEXT NOT NULL,
+            is_browser INTEGER NOT NULL CHECK (is_browser IN (0, 1)),
+            ceremony_id TEXT NOT NULL,
+            options BLOB NOT NULL,
+            user_id TEXT REFERENCES users(id) ON DELETE CASCADE,
+            csrf_token TEXT,
+            request_url TEXT NOT NULL,
+            issued_at REAL NOT NULL,
+            expires_at REAL NOT NULL,
+            completed_at REAL
+        ) STRICT;
+        CREATE INDEX interactive_flows_expires_at ON interactive_flows(expires_at);
         """
 }

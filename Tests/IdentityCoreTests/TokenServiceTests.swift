@@ -89,7 +89,7 @@ struct PasskeyServiceTests {
         let error = await #expect(throws: IdentityError.self) {
             try await fixture.passkeys.startSignup(client: fixture.client, profile: UserProfile(email: "ADA@example.com"))
         }
-        #expect(error?.reason == "user_exists")
+        #expect(error?.reason == .userExists)
     }
 
     @Test func anEnrollmentSessionBelongsToOneUser() async throws {

@@ -271,6 +271,48 @@ public final class InMemoryStorage: IdentityStorage {
         state.withLock { state in state.browserSessions = state.browserSessions.filter { $0.value.session.expiresAt >= time } }
     }
 
+    // MARK: - Flows
+
+    /// Stores a new flow.
+    public func saveFlow(_ flow: InteractiveFlow) async throws {
+        try state.withLock { state in
+            if let userID = flow.userID, state.users[userID] == nil { throw InMemoryStorageError(.missingReference, "no user \(userID)") }
+            guard state.flows[flow.id] == nil else { throw InMemoryStorageError(.duplicateKey, "a flow with this ID exists") }
+            state.flows[flow.id] = flow
+        }
+    }
+
+    /// The flow with this ID.
+    public func flow(id: String) async throws -> InteractiveFlow? {
+        state.withLock { $0.flows[id] }
+    }
+
+    /// Gives an uncompleted flow a new ceremony.
+    public func renewFlow(id: String, ceremonyID: String, options: [UInt8]) async throws -> Bool {
+        state.withLock { state in
+            guard var flow = state.flows[id], flow.completedAt == nil else { return false }
+            flow.ceremonyID = ceremonyID
+            flow.options = options
+            state.flows[id] = flow
+            return true
+        }
+    }
+
+    /// Marks a flow completed once.
+    public func completeFlow(id: String, at time: Date) async throws -> Bool {
+        state.withLock { state in
+            guard var flow = state.flows[id], flow.completedAt == nil else { return false }
+            flow.completedAt = time
+            state.flows[id] = flow
+            return true
+        }
+    }
+
+    /// Deletes flows that expired before `time`.
+    public func purgeFlows(expiredBefore time: Date) async throws {
+        state.withLock { state in state.flows = state.flows.filter { $0.value.expiresAt >= time } }
+    }
+
     // MARK: - Authorization codes
 
     /// Stores a new code.
@@ -392,6 +434,7 @@ private struct State {
     var secrets: [String: [UInt8]] = [:]
     var browserSessions: [[UInt8]: (session: BrowserSession, revokedAt: Date?)] = [:]
     var codes: [[UInt8]: (code: AuthorizationCode, usedAt: Date?)] = [:]
+    var flows: [String: InteractiveFlow] = [:]
 
     /// The uniqueness rules of a new credential: its ID, and its name within its user.
     func checkNewCredential(_ credential: PasskeyCredential) throws {

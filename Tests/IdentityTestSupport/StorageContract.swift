@@ -49,6 +49,9 @@ public enum StorageContract {
         case browserSessionLifecycle
         case authorizationCodeSingleUse
         case updateName
+        // Self-service flows
+        case flowLifecycle
+        case concurrentFlowCompletion
         // Signing keys, audit, secrets
         case signingKeyRotation
         case auditEvents
@@ -91,6 +94,8 @@ public enum StorageContract {
         case .browserSessionLifecycle: try await browserSessionLifecycle(storage)
         case .authorizationCodeSingleUse: try await authorizationCodeSingleUse(storage)
         case .updateName: try await updateName(storage)
+        case .flowLifecycle: try await flowLifecycle(storage)
+        case .concurrentFlowCompletion: try await concurrentFlowCompletion(storage)
         case .signingKeyRotation: try await signingKeyRotation(storage)
         case .auditEvents: try await auditEvents(storage)
         case .secrets: try await secrets(storage)

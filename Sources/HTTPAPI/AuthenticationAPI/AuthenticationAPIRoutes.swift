@@ -3,64 +3,47 @@ public import Hummingbird
 import IdentityCore
 import WebAuthn
 
-extension Router {
+extension Router where Context == BasicRequestContext {
     /// Adds the Authentication API in Auth0's shapes: `/passkey/register`,
     /// `/passkey/challenge`, `/oauth/token` and `/oauth/revoke`.
-    public func addAuthenticationAPI(_ services: APIServices) {
-        post("/passkey/register") { request, context in
-            await Self.respond(context) {
-                let body = try await services.body.json(SignupRequest.self, from: request)
-                let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
-                let challenge = try await services.passkeys.startSignup(client: client, profile: body.user_profile.input)
-                return JSONResponse.make(ChallengeResponse(authn_params_public_key: challenge.options, auth_session: challenge.authSession))
-            }
+    public func addAuthenticationAPI(_ services: AuthenticationAPIServices) {
+        let api = group().add(middleware: ErrorRenderingMiddleware(AuthenticationAPIErrors()))
+        api.post("/passkey/register") { request, context in
+            let body = try await services.body.json(SignupRequest.self, from: request)
+            let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
+            let challenge = try await services.passkeys.startSignup(client: client, profile: body.user_profile.input)
+            return JSONResponse.make(ChallengeResponse(authn_params_public_key: challenge.options, auth_session: challenge.authSession))
         }
-        post("/passkey/challenge") { request, context in
-            await Self.respond(context) {
-                let body = try await services.body.json(LoginChallengeRequest.self, from: request)
-                let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
-                let challenge = try await services.passkeys.startLogin(client: client, username: body.username)
-                return JSONResponse.make(ChallengeResponse(authn_params_public_key: challenge.options, auth_session: challenge.authSession))
-            }
+        api.post("/passkey/challenge") { request, context in
+            let body = try await services.body.json(LoginChallengeRequest.self, from: request)
+            let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
+            let challenge = try await services.passkeys.startLogin(client: client, username: body.username)
+            return JSONResponse.make(ChallengeResponse(authn_params_public_key: challenge.options, auth_session: challenge.authSession))
         }
-        post("/oauth/token") { request, context in
-            await Self.respond(context) {
-                let reader = services.body
-                var body: TokenRequest
-                switch try reader.format(of: request, accepting: [.json, .form]) {
-                case .json: body = try reader.decode(TokenRequest.self, from: try await reader.bytes(of: request))
-                case .form: body = TokenRequest(form: try reader.form(from: try await reader.bytes(of: request)))
+        api.post("/oauth/token") { request, context in
+            var body = try await services.body.jsonOrForm(TokenRequest.self, from: request, form: TokenRequest.init(form:))
+            let basic = try ClientCredentials.basic(request)
+            if let basic {
+                guard body.client_secret == nil, body.client_id == nil || body.client_id == basic.id else {
+                    throw IdentityError(.invalidRequest, "use one client authentication method, not several")
                 }
-                let basic = try ClientCredentials.basic(request)
-                if let basic {
-                    guard body.client_secret == nil, body.client_id == nil || body.client_id == basic.id else {
-                        throw IdentityError(.invalidRequest, "use one client authentication method, not several")
-                    }
-                    (body.client_id, body.client_secret) = (basic.id, basic.secret)
-                }
-                return JSONResponse.make(try await Self.grant(body, services: services))
+                (body.client_id, body.client_secret) = (basic.id, basic.secret)
             }
+            return JSONResponse.make(try await Self.grant(body, services: services))
         }
-        post("/oauth/revoke") { request, context in
-            await Self.respond(context) {
-                let reader = services.body
-                var body: RevocationRequest
-                switch try reader.format(of: request, accepting: [.json, .form]) {
-                case .json: body = try reader.decode(RevocationRequest.self, from: try await reader.bytes(of: request))
-                case .form: body = RevocationRequest(form: try reader.form(from: try await reader.bytes(of: request)))
-                }
-                if let basic = try ClientCredentials.basic(request) { (body.client_id, body.client_secret) = (basic.id, basic.secret) }
-                let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret)
-                guard let token = body.token, !token.isEmpty else {
-                    throw IdentityError(.invalidRequest, "token is required", field: "token")
-                }
-                try await services.tokens.revoke(token, client: client)
-                return Response(status: .ok, headers: [.cacheControl: "no-store"])
+        api.post("/oauth/revoke") { request, context in
+            var body = try await services.body.jsonOrForm(RevocationRequest.self, from: request, form: RevocationRequest.init(form:))
+            if let basic = try ClientCredentials.basic(request) { (body.client_id, body.client_secret) = (basic.id, basic.secret) }
+            let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret)
+            guard let token = body.token, !token.isEmpty else {
+                throw IdentityError(.invalidRequest, "token is required", field: "token")
             }
+            try await services.tokens.revoke(token, client: client)
+            return Response(status: .ok, headers: [.cacheControl: "no-store"])
         }
     }
 
-    private static func grant(_ body: TokenRequest, services: APIServices) async throws -> IssuedTokens {
+    private static func grant(_ body: TokenRequest, services: AuthenticationAPIServices) async throws -> IssuedTokens {
         guard let grantType = body.grant_type, !grantType.isEmpty else {
             throw IdentityError(.invalidRequest, "grant_type is required", field: "grant_type")
         }
@@ -85,15 +68,6 @@ extension Router {
             return try await services.authorization.exchange(code: body.code, client: client, redirectURI: body.redirect_uri, codeVerifier: body.code_verifier)
         case nil:
             throw IdentityError(.unsupportedGrantType, "grant_type \(grantType.prefix(100)) is not supported here")
-        }
-    }
-
-    /// Runs a handler and renders any failure in the Authentication API's error format.
-    package static func respond(_ context: Context, _ handler: () async throws -> Response) async -> Response {
-        do {
-            return try await handler()
-        } catch {
-            return ErrorResponses.authenticationAPI(error, logger: context.logger)
         }
     }
 }

@@ -25,54 +25,52 @@ struct ProviderMetadata: Encodable {
     let revocation_endpoint_auth_methods_supported: [String]
 }
 
-extension Router {
+extension Router where Context == BasicRequestContext {
     /// Adds discovery, the JWKS and userinfo.
-    public func addOpenIDConnect(_ services: APIServices) {
-        get("/.well-known/openid-configuration") { _, context in
-            await Self.respond(context) {
-                let issuer = services.tokens.issuer
-                let clientAuth = ["none", "client_secret_post", "client_secret_basic"]
-                let metadata = ProviderMetadata(
-                    issuer: issuer,
-                    authorization_endpoint: issuer + "authorize",
-                    token_endpoint: issuer + "oauth/token",
-                    userinfo_endpoint: issuer + "userinfo",
-                    jwks_uri: issuer + ".well-known/jwks.json",
-                    revocation_endpoint: issuer + "oauth/revoke",
-                    response_types_supported: ["code"],
-                    response_modes_supported: ["query"],
-                    code_challenge_methods_supported: ["S256"],
-                    prompt_values_supported: ["none", "login"],
-                    authorization_response_iss_parameter_supported: true,
-                    subject_types_supported: ["public"],
-                    id_token_signing_alg_values_supported: ["ES256"],
-                    scopes_supported: Scopes.known,
-                    claims_supported: [
-                        "sub", "iss", "aud", "exp", "iat", "auth_time", "sid", "nonce", "amr", "name", "given_name", "family_name",
-                        "nickname", "picture", "preferred_username", "updated_at", "email", "email_verified", "phone_number",
-                        "phone_number_verified",
-                    ],
-                    grant_types_supported: [GrantType.authorizationCode.rawValue, GrantType.webauthn.rawValue, GrantType.refreshToken.rawValue],
-                    token_endpoint_auth_methods_supported: clientAuth,
-                    revocation_endpoint_auth_methods_supported: clientAuth
-                )
-                return Self.cacheable(JSONResponse.make(metadata), seconds: 300)
-            }
+    public func addOpenIDConnect(_ services: OpenIDConnectServices) {
+        let documents = group().add(middleware: ErrorRenderingMiddleware(AuthenticationAPIErrors()))
+        documents.get("/.well-known/openid-configuration") { _, _ in
+            let issuer = services.tokens.issuer
+            let clientAuth = ["none", "client_secret_post", "client_secret_basic"]
+            let metadata = ProviderMetadata(
+                issuer: issuer,
+                authorization_endpoint: issuer + "authorize",
+                token_endpoint: issuer + "oauth/token",
+                userinfo_endpoint: issuer + "userinfo",
+                jwks_uri: issuer + ".well-known/jwks.json",
+                revocation_endpoint: issuer + "oauth/revoke",
+                response_types_supported: ["code"],
+                response_modes_supported: ["query"],
+                code_challenge_methods_supported: ["S256"],
+                prompt_values_supported: ["none", "login"],
+                authorization_response_iss_parameter_supported: true,
+                subject_types_supported: ["public"],
+                id_token_signing_alg_values_supported: ["ES256"],
+                scopes_supported: Scopes.known,
+                claims_supported: [
+                    "sub", "iss", "aud", "exp", "iat", "auth_time", "sid", "nonce", "amr", "name", "given_name", "family_name",
+                    "nickname", "picture", "preferred_username", "updated_at", "email", "email_verified", "phone_number",
+                    "phone_number_verified",
+                ],
+                grant_types_supported: [GrantType.authorizationCode.rawValue, GrantType.webauthn.rawValue, GrantType.refreshToken.rawValue],
+                token_endpoint_auth_methods_supported: clientAuth,
+                revocation_endpoint_auth_methods_supported: clientAuth
+            )
+            return Self.cacheable(JSONResponse.make(metadata), seconds: 300)
         }
-        get("/.well-known/jwks.json") { _, context in
-            await Self.respond(context) {
-                Self.cacheable(JSONResponse.make(try await services.tokens.keySet()), seconds: 300)
-            }
+        documents.get("/.well-known/jwks.json") { _, _ in
+            Self.cacheable(JSONResponse.make(try await services.tokens.keySet()), seconds: 300)
         }
-        let userinfo: @Sendable (Request, Context) async -> Response = { request, context in
-            await Self.respond(context) {
-                let grant = try await services.tokens.authorize(BearerToken.from(request), scope: Scopes.openID)
-                let user = try await services.accounts.user(grant.userID)
-                return JSONResponse.make(UserClaims(user: user, scopes: Array(grant.scopes)))
-            }
+        let userinfo = group("/userinfo", context: BearerRequestContext.self)
+            .add(middleware: ErrorRenderingMiddleware(AuthenticationAPIErrors()))
+            .add(middleware: BearerAuthenticationMiddleware(tokens: services.tokens, audience: nil))
+        let claims: @Sendable (Request, BearerRequestContext) async throws -> Response = { _, context in
+            let grant = try context.grant(requiring: Scopes.openID)
+            let user = try await services.accounts.user(grant.userID)
+            return JSONResponse.make(UserClaims(user: user, scopes: Array(grant.scopes)))
         }
-        get("/userinfo", use: userinfo)
-        post("/userinfo", use: userinfo)
+        userinfo.get(use: claims)
+        userinfo.post(use: claims)
     }
 
     /// Public documents may be cached; everything else is `no-store`.
@@ -81,15 +79,5 @@ extension Router {
         response.headers[.cacheControl] = "public, max-age=\(seconds)"
         response.headers[HTTPField.Name("Pragma")!] = nil
         return response
-    }
-}
-
-/// Reading `Authorization: Bearer …` (RFC 6750 §2.1).
-package enum BearerToken {
-    package static func from(_ request: Request) -> String? {
-        guard let header = request.headers[.authorization] else { return nil }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return parts[1].trimmingCharacters(in: .whitespaces)
     }
 }

@@ -6,8 +6,11 @@ package import IdentityCore
 /// `WWW-Authenticate` challenge (RFC 6750 §3).
 extension IdentityError {
     package var status: HTTPResponse.Status {
-        if reason == "body_too_large" { return .contentTooLarge }
-        if reason == "unsupported_media_type" { return .unsupportedMediaType }
+        switch reason {
+        case .bodyTooLarge: return .contentTooLarge
+        case .unsupportedMediaType: return .unsupportedMediaType
+        default: break
+        }
         switch code {
         case .invalidRequest, .unsupportedGrantType: return .badRequest
         case .invalidClient, .invalidToken: return .unauthorized
@@ -18,10 +21,10 @@ extension IdentityError {
         }
     }
 
-    var bearerChallenge: String? {
+    package var bearerChallenge: String? {
         switch code {
         case .invalidToken: return "Bearer error=\"invalid_token\", error_description=\"\(message.replacingOccurrences(of: "\"", with: "'"))\""
-        case .insufficientScope: return "Bearer error=\"insufficient_scope\"\(reason.map { ", scope=\"\($0)\"" } ?? "")"
+        case .insufficientScope: return "Bearer error=\"insufficient_scope\"\(reason.map { ", scope=\"\($0.rawValue)\"" } ?? "")"
         default: return nil
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
-package import Hummingbird
-import IdentityCore
-package import Logging
+public import Hummingbird
+public import IdentityCore
+public import Logging
 
 /// The Authentication API's error body, as Auth0 and its SDKs read it, with Latchkey's
 /// machine-readable additions.
@@ -37,37 +37,39 @@ struct MyAccountErrorBody: Encodable {
     let validation_errors: [ValidationError]?
 }
 
-/// Turns whatever a handler throws into the face's error response. Nothing escapes as a
-/// bare 500: unexpected errors are logged with their detail and answered generically.
-package enum ErrorResponses {
-    package static func authenticationAPI(_ error: any Error, logger: Logger) -> Response {
-        guard let failure = error as? IdentityError else {
-            logger.error("unexpected error", metadata: ["error": "\(error)"])
-            return JSONResponse.make(
-                AuthenticationAPIErrorBody(error: "server_error", error_description: "the server could not complete the request", reason: nil, credential_id: nil),
-                status: .internalServerError
-            )
-        }
+/// The Authentication API's envelope (Auth0's `{error, error_description}`), also used by
+/// the hosted pages' JSON calls.
+public struct AuthenticationAPIErrors: FaceErrorRenderer {
+    /// Creates the renderer.
+    public init() {}
+
+    public func response(for failure: IdentityError) -> Response {
         var headers: HTTPFields = [:]
         if let challenge = failure.bearerChallenge { headers[.wwwAuthenticate] = challenge }
         return JSONResponse.make(
-            AuthenticationAPIErrorBody(error: failure.code.rawValue, error_description: failure.message, reason: failure.reason, credential_id: failure.credentialID),
+            AuthenticationAPIErrorBody(
+                error: failure.code.rawValue, error_description: failure.message, reason: failure.reason?.rawValue, credential_id: failure.credentialID
+            ),
             status: failure.status,
             headers: headers
         )
     }
 
-    static func myAccount(_ error: any Error, logger: Logger) -> Response {
-        guard let failure = error as? IdentityError else {
-            logger.error("unexpected error", metadata: ["error": "\(error)"])
-            return JSONResponse.make(
-                MyAccountErrorBody(
-                    type: "urn:latchkey:error:server_error", status: 500, title: "Internal Server Error",
-                    detail: "the server could not complete the request", reason: nil, validation_errors: nil
-                ),
-                status: .internalServerError
-            )
-        }
+    public func unexpected(_ error: any Error, logger: Logger) -> Response {
+        logger.error("unexpected error", metadata: ["error": "\(error)"])
+        return JSONResponse.make(
+            AuthenticationAPIErrorBody(error: "server_error", error_description: "the server could not complete the request", reason: nil, credential_id: nil),
+            status: .internalServerError
+        )
+    }
+}
+
+/// The My Account API's envelope: RFC 9457 problem details in Auth0's shape.
+public struct MyAccountErrors: FaceErrorRenderer {
+    /// Creates the renderer.
+    public init() {}
+
+    public func response(for failure: IdentityError) -> Response {
         var headers: HTTPFields = [:]
         if let challenge = failure.bearerChallenge { headers[.wwwAuthenticate] = challenge }
         let validation = failure.field.map { field in
@@ -76,10 +78,21 @@ package enum ErrorResponses {
         return JSONResponse.make(
             MyAccountErrorBody(
                 type: "urn:latchkey:error:\(failure.code.rawValue)", status: Int(failure.status.code),
-                title: failure.status.reasonPhrase, detail: failure.message, reason: failure.reason, validation_errors: validation
+                title: failure.status.reasonPhrase, detail: failure.message, reason: failure.reason?.rawValue, validation_errors: validation
             ),
             status: failure.status,
             headers: headers
+        )
+    }
+
+    public func unexpected(_ error: any Error, logger: Logger) -> Response {
+        logger.error("unexpected error", metadata: ["error": "\(error)"])
+        return JSONResponse.make(
+            MyAccountErrorBody(
+                type: "urn:latchkey:error:server_error", status: 500, title: "Internal Server Error",
+                detail: "the server could not complete the request", reason: nil, validation_errors: nil
+            ),
+            status: .internalServerError
         )
     }
 }

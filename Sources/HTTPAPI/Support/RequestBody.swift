@@ -23,7 +23,7 @@ package struct RequestBodyReader: Sendable {
         do {
             return try await request.collectBody(upTo: maximumBytes)
         } catch is NIOTooManyBytesError {
-            throw IdentityError(.invalidRequest, "the request body exceeds \(maximumBytes) bytes", reason: "body_too_large")
+            throw IdentityError(.invalidRequest, "the request body exceeds \(maximumBytes) bytes", reason: .bodyTooLarge)
         }
     }
 
@@ -33,13 +33,21 @@ package struct RequestBodyReader: Sendable {
         if type == "application/json" || type.hasSuffix("+json"), formats.contains(.json) { return .json }
         if type == "application/x-www-form-urlencoded", formats.contains(.form) { return .form }
         let expected = formats.map { $0 == .json ? "application/json" : "application/x-www-form-urlencoded" }.joined(separator: " or ")
-        throw IdentityError(.invalidRequest, "Content-Type must be \(expected), not \(type.isEmpty ? "missing" : type)", reason: "unsupported_media_type")
+        throw IdentityError(.invalidRequest, "Content-Type must be \(expected), not \(type.isEmpty ? "missing" : type)", reason: .unsupportedMediaType)
     }
 
     /// Decodes a JSON body into `T`.
     package func json<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
         _ = try format(of: request, accepting: [.json])
         return try decode(T.self, from: try await bytes(of: request))
+    }
+
+    /// Decodes a JSON or `application/x-www-form-urlencoded` body, as its `Content-Type` says.
+    package func jsonOrForm<T: Decodable>(_ type: T.Type, from request: Request, form: ([String: String]) throws -> T) async throws -> T {
+        switch try format(of: request, accepting: [.json, .form]) {
+        case .json: return try decode(T.self, from: try await bytes(of: request))
+        case .form: return try form(try self.form(from: try await bytes(of: request)))
+        }
     }
 
     package func decode<T: Decodable>(_ type: T.Type, from buffer: ByteBuffer) throws -> T {

@@ -70,7 +70,7 @@ public struct AccountService: Sendable {
         case .notFound:
             throw IdentityError(.notFound, "no passkey \(methodID.prefix(200)) on this account")
         case .lastCredential:
-            throw IdentityError(.conflict, "this is the account's last passkey; add another way to sign in before deleting it", reason: "last_authentication_method")
+            throw IdentityError(.conflict, "this is the account's last passkey; add another way to sign in before deleting it", reason: .lastAuthenticationMethod)
         }
     }
 

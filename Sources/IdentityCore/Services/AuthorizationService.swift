@@ -141,7 +141,7 @@ public struct AuthorizationService: Sendable {
                 time: now, kind: .authorizationCodeReused, userID: record.userID, clientID: client.clientID,
                 detail: "session \(record.sessionID) revoked"
             ))
-            throw IdentityError(.invalidGrant, "the authorization code was already used; the tokens issued for it are revoked", reason: "code_reused")
+            throw IdentityError(.invalidGrant, "the authorization code was already used; the tokens issued for it are revoked", reason: .codeReused)
         case .consumed(let record):
             guard record.clientID == client.clientID else {
                 throw IdentityError(.invalidGrant, "the authorization code was issued to another client")
@@ -151,7 +151,7 @@ public struct AuthorizationService: Sendable {
             }
             let digest = Base64URL.encode(Array(SHA256.hash(data: Data(codeVerifier.utf8))))
             guard digest == record.codeChallenge else {
-                throw IdentityError(.invalidGrant, "code_verifier does not match the code_challenge", reason: "pkce_mismatch")
+                throw IdentityError(.invalidGrant, "code_verifier does not match the code_challenge", reason: .pkceMismatch)
             }
             guard let user = try await storage.user(id: record.userID) else {
                 throw IdentityError(.invalidGrant, "the account no longer exists")

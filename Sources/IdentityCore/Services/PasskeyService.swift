@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+public import Foundation
 public import WebAuthn
 
 /// Passkey sign-up, login and enrollment: the one pipeline every API face calls. Each
@@ -34,13 +34,15 @@ public struct PasskeyService: Sendable {
 
     /// Starts a sign-up: validates the profile, refuses identifiers that already exist, and
     /// returns creation options for a new, not yet stored account.
-    public func startSignup(client: OAuthClient, profile input: UserProfile) async throws -> CreationChallenge {
-        let profile = try ProfileValidation.validate(input, allowed: configuration.signupIdentifiers)
-        for identifier in profile.identifiers where try await storage.user(identifier: identifier) != nil {
-            throw IdentityError(
-                .invalidRequest, "a user with this \(Self.name(of: identifier)) already exists; sign in instead",
-                reason: "user_exists", field: "user_profile"
-            )
+    /// - Parameters:
+    ///   - input: The profile, or `nil` when the identifier comes only with the finished
+    ///     ceremony (the account creation API, or a self-service flow's traits).
+    ///   - lifetime: How long the ceremony lives, when a face's flow sets it.
+    public func startSignup(client: OAuthClient, profile input: UserProfile?, lifetime: TimeInterval? = nil) async throws -> CreationChallenge {
+        var profile = UserProfile()
+        if let input {
+            profile = try ProfileValidation.validate(input, allowed: configuration.signupIdentifiers)
+            try await refuseExisting(profile)
         }
         let now = clock.now()
         // The user handle is random and unrelated to any identifier (WebAuthn L3 §14.6.1).
@@ -48,7 +50,7 @@ public struct PasskeyService: Sendable {
             id: UserID(rawValue: Base64URL.encode(random.bytes(16))), userHandle: random.bytes(32), profile: profile,
             createdAt: now, updatedAt: now
         )
-        let ceremony = makeCeremony(kind: .signup, clientID: client.clientID, pendingUser: user)
+        let ceremony = makeCeremony(kind: .signup, clientID: client.clientID, pendingUser: user, lifetime: lifetime)
         try await storage.saveCeremony(ceremony)
         return CreationChallenge(options: creationOptions(for: user, ceremony: ceremony, exclude: []), authSession: ceremony.id)
     }
@@ -57,7 +59,7 @@ public struct PasskeyService: Sendable {
     /// with one they list that user's credentials. An unknown username gets the same shape
     /// with credential IDs derived from a server secret, so responses do not reveal
     /// whether an account exists.
-    public func startLogin(client: OAuthClient, username: String?) async throws -> RequestChallenge {
+    public func startLogin(client: OAuthClient, username: String?, lifetime: TimeInterval? = nil) async throws -> RequestChallenge {
         var allowed: [CredentialDescriptor] = []
         if let username {
             guard let identifier = ProfileValidation.identifier(forLogin: username) else {
@@ -71,7 +73,7 @@ public struct PasskeyService: Sendable {
                 allowed = [CredentialDescriptor(id: Base64URLBytes(try await decoyCredentialID(for: identifier)), transports: ["internal", "hybrid"])]
             }
         }
-        let ceremony = makeCeremony(kind: .login, clientID: client.clientID, allowedCredentialIDs: allowed.map(\.id.bytes))
+        let ceremony = makeCeremony(kind: .login, clientID: client.clientID, allowedCredentialIDs: allowed.map(\.id.bytes), lifetime: lifetime)
         try await storage.saveCeremony(ceremony)
         let options = PublicKeyCredentialRequestOptionsJSON(
             challenge: Base64URLBytes(ceremony.challenge),
@@ -85,12 +87,12 @@ public struct PasskeyService: Sendable {
 
     /// Starts adding a passkey to a signed-in account; the options exclude the passkeys the
     /// account already has.
-    public func startEnrollment(userID: UserID, clientID: String) async throws -> CreationChallenge {
+    public func startEnrollment(userID: UserID, clientID: String, lifetime: TimeInterval? = nil) async throws -> CreationChallenge {
         guard let user = try await storage.user(id: userID) else {
             throw IdentityError(.invalidToken, "the account of this access token no longer exists")
         }
         let existing = try await storage.credentials(userID: userID)
-        let ceremony = makeCeremony(kind: .enrollment, clientID: clientID, userID: userID)
+        let ceremony = makeCeremony(kind: .enrollment, clientID: clientID, userID: userID, lifetime: lifetime)
         try await storage.saveCeremony(ceremony)
         let exclude = existing.map { CredentialDescriptor(id: Base64URLBytes($0.credentialID), transports: $0.transports.isEmpty ? nil : $0.transports) }
         return CreationChallenge(options: creationOptions(for: user, ceremony: ceremony, exclude: exclude), authSession: ceremony.id)
@@ -113,18 +115,22 @@ public struct PasskeyService: Sendable {
     }
 
     /// Finishes a sign-up or a login: the step every face shares, whether it then issues
-    /// tokens or starts a browser session.
-    public func finishCeremony(client: OAuthClient, authSession: String, response: PublicKeyCredentialResponse) async throws -> SignedIn {
+    /// tokens, starts a browser session or a self-service session.
+    /// - Parameter profile: For a sign-up started without a profile, the identifier and name
+    ///   chosen since; validated as at the start. A sign-up that had one refuses another.
+    public func finishCeremony(client: OAuthClient, authSession: String, response: PublicKeyCredentialResponse, profile: UserProfile? = nil) async throws -> SignedIn {
+        // Validated before the ceremony is consumed, so that a typo does not burn the challenge.
+        let lateProfile = try profile.map { try ProfileValidation.validate($0, allowed: configuration.signupIdentifiers) }
         let ceremony = try await consume(authSession, clientID: client.clientID)
         switch (ceremony.kind, response) {
         case (.signup, .registration(let registration)):
-            let (user, verified) = try await finishSignup(ceremony, registration)
+            let (user, verified) = try await finishSignup(ceremony, registration, profile: lateProfile)
             return SignedIn(user: user, userVerified: verified.flags.isUserVerified, credentialID: verified.credentialID, isNewAccount: true)
         case (.login, .authentication(let assertion)):
             let (user, verified) = try await finishLogin(ceremony, assertion)
             return SignedIn(user: user, userVerified: verified.flags.isUserVerified, credentialID: assertion.rawId.bytes, isNewAccount: false)
         case (.signup, .authentication), (.login, .registration):
-            throw IdentityError(.invalidGrant, "this auth_session is for a \(ceremony.kind.rawValue), but authn_response is the other kind", reason: "wrong_response_kind")
+            throw IdentityError(.invalidGrant, "this auth_session is for a \(ceremony.kind.rawValue), but authn_response is the other kind", reason: .wrongResponseKind)
         case (.enrollment, _):
             throw IdentityError(.invalidGrant, "an enrollment auth_session is finished at the My Account API, not the token endpoint")
         }
@@ -147,9 +153,19 @@ public struct PasskeyService: Sendable {
         return credential
     }
 
-    private func finishSignup(_ ceremony: Ceremony, _ response: RegistrationResponseJSON) async throws -> (User, VerifiedRegistration) {
-        guard let user = ceremony.pendingUser else {
+    private func finishSignup(_ ceremony: Ceremony, _ response: RegistrationResponseJSON, profile: UserProfile?) async throws -> (User, VerifiedRegistration) {
+        guard var user = ceremony.pendingUser else {
             throw IdentityError(.invalidGrant, "the sign-up auth_session carries no account")
+        }
+        switch (user.profile.identifiers.isEmpty, profile) {
+        case (true, nil):
+            throw IdentityError(.invalidRequest, "user_profile with an email or phone number is required: this sign-up was started without one", field: "user_profile")
+        case (false, .some):
+            throw IdentityError(.invalidRequest, "this sign-up already has a user_profile; it cannot be given twice", field: "user_profile")
+        case (true, .some(let profile)):
+            user.profile = profile
+        case (false, nil):
+            break
         }
         let verified = try verifyRegistration(response, ceremony)
         let credential = makeCredential(verified, userID: user.id)
@@ -160,7 +176,11 @@ public struct PasskeyService: Sendable {
         } catch let conflict as StoreConflict {
             switch conflict.kind {
             case .identifier:
-                throw IdentityError(.invalidRequest, "a user with this identifier already exists; sign in instead", reason: "user_exists")
+                // The device has just saved this passkey: the app can signal it unknown.
+                throw IdentityError(
+                    .invalidRequest, "a user with this identifier already exists; sign in instead", reason: .userExists,
+                    credentialID: Base64URL.encode(credential.credentialID)
+                )
             case .credentialID, .credentialName:
                 throw IdentityError(.invalidGrant, "this passkey is already registered", credentialID: Base64URL.encode(credential.credentialID))
             }
@@ -176,7 +196,7 @@ public struct PasskeyService: Sendable {
             try await storage.record(AuditEvent(time: clock.now(), kind: .loginFailed, clientID: ceremony.clientID, credentialID: encodedID, detail: "unknown credential"))
             throw IdentityError(
                 .invalidGrant, "this passkey is not registered here; the app should signal it as unknown to the platform",
-                reason: "unknown_credential", credentialID: encodedID
+                reason: .unknownCredential, credentialID: encodedID
             )
         }
         let verified: VerifiedAuthentication
@@ -194,7 +214,7 @@ public struct PasskeyService: Sendable {
             verified = try verifier.verifyAuthentication(response, for: expectations, credential: record)
         } catch {
             try await storage.record(AuditEvent(time: clock.now(), kind: .loginFailed, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID, detail: error.description))
-            throw IdentityError(.invalidGrant, error.reason, reason: error.code.rawValue, credentialID: encodedID)
+            throw IdentityError(.invalidGrant, error.reason, reason: .verification(error.code), credentialID: encodedID)
         }
         try await recordUse(of: credential, verified, ceremony: ceremony)
         try await storage.record(AuditEvent(time: clock.now(), kind: .login, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID))
@@ -221,7 +241,7 @@ public struct PasskeyService: Sendable {
                 )
                 throw IdentityError(
                     .invalidGrant, "the signature counter is \(received), not greater than the stored \(stored): the passkey may be cloned",
-                    reason: WebAuthnError.Code.signCountRegressed.rawValue, credentialID: Base64URL.encode(credential.credentialID)
+                    reason: .verification(.signCountRegressed), credentialID: Base64URL.encode(credential.credentialID)
                 )
             }
         }
@@ -241,7 +261,7 @@ public struct PasskeyService: Sendable {
             let ceremony = try await storage.consumeCeremony(id: authSession, clientID: clientID, at: clock.now())
         else {
             throw IdentityError(
-                .invalidGrant, "auth_session is unknown, expired, already used, or belongs to another client", reason: "invalid_auth_session"
+                .invalidGrant, "auth_session is unknown, expired, already used, or belongs to another client", reason: .invalidAuthSession
             )
         }
         return ceremony
@@ -252,7 +272,7 @@ public struct PasskeyService: Sendable {
         do {
             return try verifier.verifyRegistration(response, for: expectations, at: clock.now())
         } catch {
-            throw IdentityError(.invalidGrant, error.reason, reason: error.code.rawValue, credentialID: Base64URL.encode(response.rawId.bytes))
+            throw IdentityError(.invalidGrant, error.reason, reason: .verification(error.code), credentialID: Base64URL.encode(response.rawId.bytes))
         }
     }
 
@@ -275,7 +295,10 @@ public struct PasskeyService: Sendable {
         )
     }
 
-    private func makeCeremony(kind: Ceremony.Kind, clientID: String, pendingUser: User? = nil, userID: UserID? = nil, allowedCredentialIDs: [[UInt8]] = []) -> Ceremony {
+    private func makeCeremony(
+        kind: Ceremony.Kind, clientID: String, pendingUser: User? = nil, userID: UserID? = nil, allowedCredentialIDs: [[UInt8]] = [],
+        lifetime: TimeInterval?
+    ) -> Ceremony {
         let now = clock.now()
         return Ceremony(
             id: Base64URL.encode(random.bytes(32)),
@@ -287,14 +310,17 @@ public struct PasskeyService: Sendable {
             userID: userID,
             allowedCredentialIDs: allowedCredentialIDs,
             createdAt: now,
-            expiresAt: now.addingTimeInterval(configuration.ceremonyLifetime)
+            expiresAt: now.addingTimeInterval(lifetime ?? configuration.ceremonyLifetime)
         )
     }
 
     private func creationOptions(for user: User, ceremony: Ceremony, exclude: [CredentialDescriptor]) -> PublicKeyCredentialCreationOptionsJSON {
         PublicKeyCredentialCreationOptionsJSON(
             rp: .init(id: configuration.relyingPartyID, name: configuration.relyingPartyName),
-            user: .init(id: Base64URLBytes(user.userHandle), name: user.accountName, displayName: user.displayName),
+            // A sign-up without a profile yet has no names to show: the client fills them in.
+            user: user.profile.identifiers.isEmpty
+                ? .init(id: Base64URLBytes(user.userHandle), name: "", displayName: "")
+                : .init(id: Base64URLBytes(user.userHandle), name: user.accountName, displayName: user.displayName),
             challenge: Base64URLBytes(ceremony.challenge),
             pubKeyCredParams: configuration.algorithms.map { .init(alg: $0) },
             timeout: timeoutMilliseconds,
@@ -311,6 +337,16 @@ public struct PasskeyService: Sendable {
         let secret = try await storage.secret(named: "login-decoy", orStore: random.bytes(32))
         let mac = HMAC<SHA256>.authenticationCode(for: Data(identifier.value.utf8), using: SymmetricKey(data: secret))
         return Array(Data(mac).prefix(16))
+    }
+
+    /// Refuses a profile whose identifier already belongs to an account.
+    private func refuseExisting(_ profile: UserProfile) async throws {
+        for identifier in profile.identifiers where try await storage.user(identifier: identifier) != nil {
+            throw IdentityError(
+                .invalidRequest, "a user with this \(Self.name(of: identifier)) already exists; sign in instead",
+                reason: .userExists, field: "user_profile"
+            )
+        }
     }
 
     private static func name(of identifier: Identifier) -> String {

@@ -105,6 +105,21 @@ public protocol AuthorizationCodeStore: Sendable {
     func purgeAuthorizationCodes(expiredBefore time: Date) async throws
 }
 
+/// Self-service flows.
+public protocol InteractiveFlowStore: Sendable {
+    /// Stores a new flow.
+    func saveFlow(_ flow: InteractiveFlow) async throws
+    /// The flow with this ID, whatever its state.
+    func flow(id: String) async throws -> InteractiveFlow?
+    /// Gives an uncompleted flow a new ceremony and options after a failed attempt.
+    /// - Returns: `false` when the flow is unknown or already completed.
+    func renewFlow(id: String, ceremonyID: String, options: [UInt8]) async throws -> Bool
+    /// Marks a flow completed, atomically: only the first call for a flow returns `true`.
+    func completeFlow(id: String, at time: Date) async throws -> Bool
+    /// Deletes flows that expired before `time`.
+    func purgeFlows(expiredBefore time: Date) async throws
+}
+
 /// Token signing keys.
 public protocol SigningKeyStore: Sendable {
     /// Every stored key, newest first.
@@ -129,4 +144,4 @@ public protocol SecretStore: Sendable {
 
 /// Everything IdentityCore persists, as one value to pass around.
 public typealias IdentityStorage = UserStore & CredentialStore & CeremonyStore & RefreshTokenStore & SigningKeyStore & AuditLog & SecretStore
-    & BrowserSessionStore & AuthorizationCodeStore
+    & BrowserSessionStore & AuthorizationCodeStore & InteractiveFlowStore

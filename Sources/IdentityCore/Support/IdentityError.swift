@@ -1,3 +1,5 @@
+public import WebAuthn
+
 /// The one error type of `IdentityCore`. Each API face renders it in its own envelope; the
 /// ``code`` decides the status and the stable error name. Equality and hashing consider
 /// only the code, so callers and tests match on it.
@@ -30,8 +32,8 @@ public struct IdentityError: Error, Hashable, Sendable, CustomStringConvertible 
     public let code: Code
     /// A human-readable message, safe to show to the client.
     public let message: String
-    /// A machine-readable detail, for example a WebAuthn error code or `unknown_credential`.
-    public let reason: String?
+    /// A machine-readable detail, for example a WebAuthn check or `unknown_credential`.
+    public let reason: Reason?
     /// The credential the failure is about, when the client should act on it (for example
     /// to signal an unknown credential to the platform), base64url.
     public let credentialID: String?
@@ -39,7 +41,7 @@ public struct IdentityError: Error, Hashable, Sendable, CustomStringConvertible 
     public let field: String?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, reason: String? = nil, credentialID: String? = nil, field: String? = nil) {
+    public init(_ code: Code, _ message: String, reason: Reason? = nil, credentialID: String? = nil, field: String? = nil) {
         self.code = code
         self.message = message
         self.reason = reason
@@ -51,6 +53,58 @@ public struct IdentityError: Error, Hashable, Sendable, CustomStringConvertible 
 
     public static func == (lhs: IdentityError, rhs: IdentityError) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}
+
+extension IdentityError {
+    /// Why a request failed, beyond its ``Code``: what faces map to their own error ids and
+    /// statuses, and what clients act on (the ``rawValue`` is the stable wire name).
+    public enum Reason: Sendable, Hashable {
+        /// The request body is larger than the configured limit (413).
+        case bodyTooLarge
+        /// The request body's media type is not one the endpoint reads (415).
+        case unsupportedMediaType
+        /// The identifier already belongs to an account.
+        case userExists
+        /// The passkey is not registered with any account here.
+        case unknownCredential
+        /// The ceremony is unknown, expired, used, or another client's.
+        case invalidAuthSession
+        /// A registration was sent for a login ceremony, or the other way round.
+        case wrongResponseKind
+        /// The PKCE verifier does not match the challenge.
+        case pkceMismatch
+        /// The authorization code was presented twice.
+        case codeReused
+        /// The refresh token was presented twice.
+        case refreshTokenReused
+        /// Deleting this would leave the account without a way to sign in.
+        case lastAuthenticationMethod
+        /// A browser request failed the cross-site request forgery checks.
+        case csrfCheckFailed
+        /// The access token lacks this scope.
+        case missingScope(String)
+        /// A WebAuthn verification step failed.
+        case verification(WebAuthnError.Code)
+
+        /// The stable name clients see.
+        public var rawValue: String {
+            switch self {
+            case .bodyTooLarge: return "body_too_large"
+            case .unsupportedMediaType: return "unsupported_media_type"
+            case .userExists: return "user_exists"
+            case .unknownCredential: return "unknown_credential"
+            case .invalidAuthSession: return "invalid_auth_session"
+            case .wrongResponseKind: return "wrong_response_kind"
+            case .pkceMismatch: return "pkce_mismatch"
+            case .codeReused: return "code_reused"
+            case .refreshTokenReused: return "refresh_token_reused"
+            case .lastAuthenticationMethod: return "last_authentication_method"
+            case .csrfCheckFailed: return "csrf_check_failed"
+            case .missingScope(let scope): return scope
+            case .verification(let code): return code.rawValue
+            }
+        }
+    }
 }
 
 /// A failure a store reports for a write that would break a uniqueness rule.

@@ -170,7 +170,7 @@ public struct TokenService: Sendable {
             throw IdentityError(.invalidGrant, "the refresh token is unknown, expired, revoked, or was issued to another client")
         case .reused(let familyID, let userID):
             try await audit.record(AuditEvent(time: now, kind: .refreshTokenReused, userID: userID, clientID: client.clientID, detail: "session \(familyID) revoked"))
-            throw IdentityError(.invalidGrant, "the refresh token was already used; its session is revoked", reason: "refresh_token_reused")
+            throw IdentityError(.invalidGrant, "the refresh token was already used; its session is revoked", reason: .refreshTokenReused)
         case .rotated(let previous):
             guard let user = try await users.user(id: previous.userID) else {
                 throw IdentityError(.invalidGrant, "the account no longer exists")
@@ -214,7 +214,7 @@ public struct TokenService: Sendable {
         }
         let scopes = Set(claims.scope.split(separator: " ").map(String.init))
         if let scope, !scopes.contains(scope) {
-            throw IdentityError(.insufficientScope, "the access token lacks the \(scope) scope", reason: scope)
+            throw IdentityError(.insufficientScope, "the access token lacks the \(scope) scope", reason: .missingScope(scope))
         }
         guard try await refreshTokens.isSessionActive(familyID: claims.sid) else {
             throw IdentityError(.invalidToken, "the session of this access token has been revoked")

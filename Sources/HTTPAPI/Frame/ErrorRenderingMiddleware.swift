@@ -1,0 +1,36 @@
+public import Hummingbird
+public import IdentityCore
+public import Logging
+
+/// How one API face writes its errors: each face has its own envelope (Auth0's
+/// `{error, error_description}`, RFC 9457 problem details, Kratos's `{"error": {…}}`,
+/// IDaaS's `ErrorInfo`), and handlers only throw.
+public protocol FaceErrorRenderer: Sendable {
+    /// The response for a typed failure.
+    func response(for error: IdentityError) -> Response
+    /// The response for a failure the face did not expect: logged, never detailed to the
+    /// client, and never a bare 500 without a body in the face's format.
+    func unexpected(_ error: any Error, logger: Logger) -> Response
+}
+
+/// Renders whatever a face's handlers throw in that face's envelope. Installed once per
+/// face's route group, so no handler formats an error response by hand.
+public struct ErrorRenderingMiddleware<Context: RequestContext, Renderer: FaceErrorRenderer>: RouterMiddleware {
+    let renderer: Renderer
+
+    /// Creates the middleware.
+    public init(_ renderer: Renderer) { self.renderer = renderer }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as IdentityError {
+            return renderer.response(for: error)
+        } catch let error as any HTTPResponseError where error.status == .notFound || error.status == .methodNotAllowed {
+            // The router's own refusals (an unmatched sub-route) keep the face's envelope.
+            return renderer.response(for: IdentityError(.notFound, "no such endpoint"))
+        } catch {
+            return renderer.unexpected(error, logger: context.logger)
+        }
+    }
+}

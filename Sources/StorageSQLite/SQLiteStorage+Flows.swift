@@ -1,0 +1,72 @@
+public import Foundation
+import GRDB
+public import IdentityCore
+
+extension SQLiteStorage {
+    /// Stores a new flow.
+    public func saveFlow(_ flow: InteractiveFlow) async throws {
+        for text in [flow.id, flow.ceremonyID, flow.requestURL] + [flow.userID?.rawValue, flow.csrfToken].compactMap({ $0 }) {
+            try TextBinding.requireStorable(text, in: "saveFlow")
+        }
+        try await writer.write { db in
+            try db.executeCached(
+                sql: """
+                    INSERT INTO interactive_flows
+                        (id, kind, is_browser, ceremony_id, options, user_id, csrf_token, request_url, issued_at, expires_at, completed_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    flow.id, flow.kind.rawValue, flow.isBrowser, flow.ceremonyID, flow.options.databaseBlob, flow.userID?.rawValue,
+                    flow.csrfToken, flow.requestURL, flow.issuedAt.databaseSeconds, flow.expiresAt.databaseSeconds,
+                    flow.completedAt?.databaseSeconds,
+                ]
+            )
+        }
+    }
+
+    /// The flow with this ID, whatever its state.
+    public func flow(id: String) async throws -> InteractiveFlow? {
+        try await writer.read { db in
+            guard let row = try Row.fetchOneCached(db, sql: "SELECT * FROM interactive_flows WHERE id = ?", arguments: [id]) else { return nil }
+            guard let kind = InteractiveFlow.Kind(rawValue: try row.text("kind")) else {
+                throw SQLiteStorageError(.unreadableRow, "interactive_flows.kind is not a flow kind")
+            }
+            return InteractiveFlow(
+                id: try row.text("id"), kind: kind, isBrowser: try row.bool("is_browser"), ceremonyID: try row.text("ceremony_id"),
+                options: try row.bytes("options"), userID: try row.optionalText("user_id").map(UserID.init(rawValue:)),
+                csrfToken: try row.optionalText("csrf_token"), requestURL: try row.text("request_url"),
+                issuedAt: try row.date("issued_at"), expiresAt: try row.date("expires_at"), completedAt: try row.optionalDate("completed_at")
+            )
+        }
+    }
+
+    /// Gives an uncompleted flow a new ceremony and options.
+    public func renewFlow(id: String, ceremonyID: String, options: [UInt8]) async throws -> Bool {
+        try TextBinding.requireStorable(ceremonyID, in: "renewFlow")
+        return try await writer.write { db in
+            try db.executeCached(
+                sql: "UPDATE interactive_flows SET ceremony_id = ?, options = ? WHERE id = ? AND completed_at IS NULL",
+                arguments: [ceremonyID, options.databaseBlob, id]
+            )
+            return db.changesCount == 1
+        }
+    }
+
+    /// Marks a flow completed; only the first call succeeds.
+    public func completeFlow(id: String, at time: Date) async throws -> Bool {
+        try await writer.write { db in
+            try db.executeCached(
+                sql: "UPDATE interactive_flows SET completed_at = ? WHERE id = ? AND completed_at IS NULL",
+                arguments: [time.databaseSeconds, id]
+            )
+            return db.changesCount == 1
+        }
+    }
+
+    /// Deletes flows that expired before `time`.
+    public func purgeFlows(expiredBefore time: Date) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM interactive_flows WHERE expires_at < ?", arguments: [time.databaseSeconds])
+        }
+    }
+}
