@@ -108,6 +108,19 @@ public enum LatchkeyApplication {
             passkeys: passkeys, accounts: accounts, tokens: tokens, authenticatorNames: names,
             publicURL: configuration.server.publicURL, maximumBodyBytes: configuration.maximumBodyBytes
         ))
+        if configuration.faces.kratos.enabled {
+            let flows = InteractiveFlowService(
+                passkeys: passkeys, accounts: accounts, store: storage, clock: clock, random: random, lifespan: configuration.faces.kratos.flowLifespan
+            )
+            let sessions = BrowserSessionService(
+                store: storage, audit: storage, clock: clock, random: random, lifetime: configuration.faces.kratos.sessionLifespan,
+                tokenFormat: .prefixedAlphanumeric("ory_st_"), clientID: OAuthClient.selfService.clientID
+            )
+            router.addKratosAPI(KratosServices(
+                flows: flows, sessions: sessions, accounts: accounts, authenticatorNames: names,
+                publicURL: configuration.server.publicURL, maximumBodyBytes: configuration.maximumBodyBytes
+            ))
+        }
         router.addWellKnownDocuments(WellKnownDocumentsBuilder.build(configuration))
         router.addHostedPages(hostedPages)
         router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }

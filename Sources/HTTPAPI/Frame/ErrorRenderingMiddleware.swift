@@ -11,6 +11,12 @@ public protocol FaceErrorRenderer: Sendable {
     /// The response for a failure the face did not expect: logged, never detailed to the
     /// client, and never a bare 500 without a body in the face's format.
     func unexpected(_ error: any Error, logger: Logger) -> Response
+    /// The response for one of the face's own error types, or `nil` when `error` is not one.
+    func faceResponse(for error: any Error) -> Response?
+}
+
+extension FaceErrorRenderer {
+    public func faceResponse(for error: any Error) -> Response? { nil }
 }
 
 /// Renders whatever a face's handlers throw in that face's envelope. Installed once per
@@ -30,7 +36,7 @@ public struct ErrorRenderingMiddleware<Context: RequestContext, Renderer: FaceEr
             // The router's own refusals (an unmatched sub-route) keep the face's envelope.
             return renderer.response(for: IdentityError(.notFound, "no such endpoint"))
         } catch {
-            return renderer.unexpected(error, logger: context.logger)
+            return renderer.faceResponse(for: error) ?? renderer.unexpected(error, logger: context.logger)
         }
     }
 }

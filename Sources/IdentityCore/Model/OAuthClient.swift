@@ -100,3 +100,9 @@ public struct ClientRegistry: Sendable {
     /// Every registered client.
     public var all: [OAuthClient] { Array(clients.values).sorted { $0.clientID < $1.clientID } }
 }
+
+extension OAuthClient {
+    /// The built-in client that self-service flows (the Kratos face) run their ceremonies
+    /// as. Like ``hostedPages`` it is not in the registry, so no token request can name it.
+    public static let selfService = OAuthClient(clientID: "latchkey:self-service", name: "Self-service flows", secret: nil, grantTypes: [.webauthn])
+}

@@ -1,9 +1,10 @@
 public import Foundation
 import WebAuthn
 
-/// Sessions of the hosted pages: started by a passkey sign-in, carried in a cookie, ended by
-/// signing out or by expiry, and checked against the store on every request so that
-/// revoking one takes effect at once.
+/// Sessions carried by an opaque token: the hosted pages' cookie, or a self-service session
+/// token (`ory_st_…`). Started by a passkey sign-in, ended by signing out or by expiry, and
+/// checked against the store on every request so that revoking one takes effect at once.
+/// Only the token's SHA-256 is stored.
 public struct BrowserSessionService: Sendable {
     private let store: any BrowserSessionStore
     private let audit: any AuditLog
@@ -11,14 +12,31 @@ public struct BrowserSessionService: Sendable {
     private let random: any RandomSource
     /// How long a session lasts.
     public let lifetime: TimeInterval
+    /// How tokens look, which also keeps one kind of session from being used as the other.
+    public let tokenFormat: TokenFormat
+    /// The client that sign-outs are audited under.
+    private let clientID: String
+
+    /// How session tokens are written.
+    public enum TokenFormat: Sendable, Hashable {
+        /// 32 random bytes in base64url (cookies).
+        case base64URL
+        /// A prefix and 32 random letters and digits, as Kratos writes `ory_st_…`.
+        case prefixedAlphanumeric(String)
+    }
 
     /// Creates the service.
-    public init(store: any BrowserSessionStore, audit: any AuditLog, clock: any WallClock, random: any RandomSource, lifetime: TimeInterval) {
+    public init(
+        store: any BrowserSessionStore, audit: any AuditLog, clock: any WallClock, random: any RandomSource, lifetime: TimeInterval,
+        tokenFormat: TokenFormat = .base64URL, clientID: String = OAuthClient.hostedPages.clientID
+    ) {
         self.store = store
         self.audit = audit
         self.clock = clock
         self.random = random
         self.lifetime = lifetime
+        self.tokenFormat = tokenFormat
+        self.clientID = clientID
     }
 
     /// Starts a session for a user who has just signed in. A sign-in replaces the browser's
@@ -27,7 +45,7 @@ public struct BrowserSessionService: Sendable {
     public func start(_ signedIn: SignedIn, replacing previousToken: String? = nil) async throws -> (token: String, session: BrowserSession) {
         try await end(token: previousToken)
         let now = clock.now()
-        let token = Base64URL.encode(random.bytes(32))
+        let token = newToken()
         let session = BrowserSession(
             tokenHash: TokenService.hash(token), userID: signedIn.user.id, authenticatedAt: now,
             userVerified: signedIn.userVerified, expiresAt: now.addingTimeInterval(lifetime)
@@ -38,8 +56,10 @@ public struct BrowserSessionService: Sendable {
 
     /// The live session a cookie's token names, or `nil`.
     public func session(token: String?) async throws -> BrowserSession? {
-        // Tokens are 43 characters; anything far longer is not one, and is not hashed.
+        // Tokens are at most 43 characters; anything far longer is not one, and is not hashed.
         guard let token, !token.isEmpty, token.utf8.count <= 128 else { return nil }
+        if case .prefixedAlphanumeric(let prefix) = tokenFormat, !token.hasPrefix(prefix) { return nil }
+        if case .base64URL = tokenFormat, token.utf8.count != 43 { return nil }
         return try await store.browserSession(hash: TokenService.hash(token), at: clock.now())
     }
 
@@ -47,6 +67,23 @@ public struct BrowserSessionService: Sendable {
     public func end(token: String?) async throws {
         guard let session = try await session(token: token) else { return }
         try await store.revokeBrowserSession(hash: session.tokenHash, at: clock.now())
-        try await audit.record(AuditEvent(time: clock.now(), kind: .signedOut, userID: session.userID, clientID: OAuthClient.hostedPages.clientID))
+        try await audit.record(AuditEvent(time: clock.now(), kind: .signedOut, userID: session.userID, clientID: clientID))
+    }
+
+    private func newToken() -> String {
+        switch tokenFormat {
+        case .base64URL:
+            return Base64URL.encode(random.bytes(32))
+        case .prefixedAlphanumeric(let prefix):
+            let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+            var characters: [Character] = []
+            while characters.count < 32 {
+                // Bytes of 248 and above are skipped so that every character is equally likely.
+                for byte in random.bytes(48) where byte < 248 && characters.count < 32 {
+                    characters.append(alphabet[Int(byte) % 62])
+                }
+            }
+            return prefix + String(characters)
+        }
     }
 }

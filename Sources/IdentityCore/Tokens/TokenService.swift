@@ -291,7 +291,7 @@ public struct TokenService: Sendable {
     }
 
     /// Refresh tokens are stored only as SHA-256, so a database leak does not leak them.
-    static func hash(_ token: String) -> [UInt8] {
+    public static func hash(_ token: String) -> [UInt8] {
         Array(SHA256.hash(data: Data(token.utf8)))
     }
 

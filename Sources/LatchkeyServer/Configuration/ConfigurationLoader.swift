@@ -30,7 +30,7 @@ public struct ConfigurationOverrides: Sendable {
 /// flags, and validates every value. Every failure names the key it is about.
 public enum ConfigurationLoader {
     /// Every top-level key of the configuration file.
-    static let topLevelKeys = ["server", "database", "relying_party", "clients", "tokens", "passkeys", "limits", "logging", "authenticator_names", "well_known", "hosted_pages"]
+    static let topLevelKeys = ["server", "database", "relying_party", "clients", "tokens", "passkeys", "limits", "logging", "authenticator_names", "well_known", "hosted_pages", "faces"]
 
     /// Loads the configuration.
     /// - Parameters:
@@ -124,6 +124,7 @@ public enum ConfigurationLoader {
             logLevel: try parseLogLevel(yaml.child("logging"), environment: env),
             authenticatorNamesFile: try yaml.child("authenticator_names").string(),
             hostedPages: try parseHostedPages(yaml.child("hosted_pages")),
+            faces: try parseFaces(yaml.child("faces")),
             sources: sources,
             warnings: warnings
         )
@@ -215,6 +216,18 @@ public enum ConfigurationLoader {
         let lifetime = try node.child("session_lifetime").duration() ?? 7 * 86400
         guard lifetime >= 60 else { throw node.child("session_lifetime").error("must be at least 60 seconds") }
         return .init(sessionLifetime: lifetime)
+    }
+
+    private static func parseFaces(_ node: YAMLReader) throws(ConfigurationError) -> LatchkeyConfiguration.Faces {
+        try node.requireKeys(["kratos"])
+        let kratos = node.child("kratos")
+        try kratos.requireKeys(["enabled", "flow_lifespan", "session_lifespan"])
+        let flowLifespan = try kratos.child("flow_lifespan").duration() ?? 3600
+        guard flowLifespan >= 60 else { throw kratos.child("flow_lifespan").error("must be at least 60 seconds") }
+        guard flowLifespan <= 86400 else { throw kratos.child("flow_lifespan").error("must be at most 24 hours: a flow's challenge lives as long as the flow") }
+        let sessionLifespan = try kratos.child("session_lifespan").duration() ?? 86400
+        guard sessionLifespan >= 60 else { throw kratos.child("session_lifespan").error("must be at least 60 seconds") }
+        return .init(kratos: .init(enabled: try kratos.child("enabled").bool() ?? true, flowLifespan: flowLifespan, sessionLifespan: sessionLifespan))
     }
 
     private static func parseRelatedOrigins(_ node: YAMLReader, warnings: inout [String]) throws(ConfigurationError) -> [String] {

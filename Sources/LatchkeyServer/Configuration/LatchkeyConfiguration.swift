@@ -76,6 +76,22 @@ public struct LatchkeyConfiguration: Sendable {
         public var sessionLifetime: TimeInterval
     }
 
+    /// The vendor-compatible API faces.
+    public struct Faces: Sendable, Equatable {
+        /// The Ory Kratos face.
+        public struct Kratos: Sendable, Equatable {
+            /// Whether `/self-service/*` and `/sessions/whoami` are served.
+            public var enabled: Bool
+            /// How long a self-service flow (and its challenge) accepts submissions.
+            public var flowLifespan: TimeInterval
+            /// How long a session token lasts.
+            public var sessionLifespan: TimeInterval
+        }
+
+        /// The Ory Kratos face.
+        public var kratos: Kratos
+    }
+
     /// Passkey ceremonies and verification policy.
     public struct Passkeys: Sendable {
         public var ceremonyLifetime: TimeInterval
@@ -105,6 +121,8 @@ public struct LatchkeyConfiguration: Sendable {
     public var authenticatorNamesFile: String?
     /// The hosted pages.
     public var hostedPages: HostedPages
+    /// The vendor-compatible API faces.
+    public var faces: Faces
     /// Where the configuration came from, for the start-up log.
     public var sources: [String]
     /// Values that work but are probably not what the operator meant, for the start-up log.

@@ -1,0 +1,197 @@
+import Foundation
+import IdentityCore
+import WebAuthn
+
+/// A flow as Kratos clients read it (`selfservice/flow/{login,registration,settings}/flow.go`).
+struct KratosFlowBody: Encodable, Sendable {
+    let id: String
+    let type: String
+    let expires_at: String
+    let issued_at: String
+    let request_url: String
+    var active: String?
+    var ui: KratosUI
+    var state: String
+    // Login flows only.
+    var refresh: Bool?
+    var requested_aal: String?
+    var created_at: String?
+    var updated_at: String?
+    // Settings flows only.
+    var identity: KratosIdentityBody?
+}
+
+/// An identity (`identity/identity.go`): a Latchkey user under Kratos's names.
+struct KratosIdentityBody: Encodable, Sendable {
+    struct Address: Encodable, Sendable {
+        let id: String
+        let value: String
+        let verified: Bool?
+        let via: String
+        let status: String?
+        let created_at: String
+        let updated_at: String
+    }
+
+    let id: String
+    let schema_id: String
+    let schema_url: String
+    let state: String
+    let traits: [String: String]
+    let verifiable_addresses: [Address]
+    let recovery_addresses: [Address]
+    let created_at: String
+    let updated_at: String
+
+    init(_ user: User, publicURL: String) {
+        id = KratosIDs.identity(user.id)
+        schema_id = "default"
+        schema_url = publicURL + "/schemas/ZGVmYXVsdA"
+        state = "active"
+        var traits: [String: String] = [:]
+        traits["email"] = user.profile.email
+        traits["phone"] = user.profile.phoneNumber
+        traits["username"] = user.profile.username
+        traits["name"] = user.profile.name
+        self.traits = traits
+        let created = KratosTime.text(user.createdAt)
+        let updated = KratosTime.text(user.updatedAt)
+        let emails = user.profile.email.map { [$0] } ?? []
+        verifiable_addresses = emails.map {
+            Address(id: KratosIDs.derived("verifiable", $0), value: $0, verified: false, via: "email", status: "pending", created_at: created, updated_at: updated)
+        }
+        recovery_addresses = emails.map {
+            Address(id: KratosIDs.derived("recovery", $0), value: $0, verified: nil, via: "email", status: nil, created_at: created, updated_at: updated)
+        }
+        created_at = created
+        updated_at = updated
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, schema_id, schema_url, state, traits, verifiable_addresses, recovery_addresses, metadata_public, created_at, updated_at
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(schema_id, forKey: .schema_id)
+        try container.encode(schema_url, forKey: .schema_url)
+        try container.encode(state, forKey: .state)
+        try container.encode(traits, forKey: .traits)
+        try container.encode(verifiable_addresses, forKey: .verifiable_addresses)
+        try container.encode(recovery_addresses, forKey: .recovery_addresses)
+        // Kratos writes `null` here, not an absent member.
+        try container.encodeNil(forKey: .metadata_public)
+        try container.encode(created_at, forKey: .created_at)
+        try container.encode(updated_at, forKey: .updated_at)
+    }
+}
+
+/// A session (`session/session.go`).
+struct KratosSessionBody: Encodable, Sendable {
+    struct Method: Encodable, Sendable {
+        let method: String
+        let aal: String
+        let completed_at: String
+    }
+
+    let id: String
+    let active: Bool
+    let expires_at: String
+    let authenticated_at: String
+    let authenticator_assurance_level: String
+    let authentication_methods: [Method]
+    let issued_at: String
+    let identity: KratosIdentityBody
+    let devices: [String]
+
+    init(_ session: BrowserSession, user: User, publicURL: String) {
+        id = KratosIDs.session(session.tokenHash)
+        active = true
+        expires_at = KratosTime.text(session.expiresAt)
+        authenticated_at = KratosTime.text(session.authenticatedAt)
+        // A passkey is one factor, whatever its user verification (Kratos counts it as aal1).
+        authenticator_assurance_level = "aal1"
+        authentication_methods = [Method(method: "passkey", aal: "aal1", completed_at: authenticated_at)]
+        issued_at = authenticated_at
+        identity = KratosIdentityBody(user, publicURL: publicURL)
+        devices = []
+    }
+}
+
+/// `successfulNativeLogin`.
+struct KratosLoginSuccess: Encodable, Sendable {
+    let session_token: String
+    let session: KratosSessionBody
+
+    private enum CodingKeys: String, CodingKey { case session_token, session, continue_with }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(session_token, forKey: .session_token)
+        try container.encode(session, forKey: .session)
+        // `continue_with` has no omitempty in Kratos: an empty list is written as null.
+        try container.encodeNil(forKey: .continue_with)
+    }
+}
+
+/// `successfulNativeRegistration`, with the session the `session` hook starts.
+struct KratosRegistrationSuccess: Encodable, Sendable {
+    struct ContinueWith: Encodable, Sendable {
+        let action: String
+        let ory_session_token: String
+    }
+
+    let identity: KratosIdentityBody
+    let session_token: String
+    let session: KratosSessionBody
+    let continue_with: [ContinueWith]
+}
+
+/// Kratos's ids for Latchkey's values: UUID-shaped, stable, and revealing nothing secret.
+enum KratosIDs {
+    /// A user's identity ID: the user ID's 16 random bytes as a UUID, so the same account
+    /// has the same ID in every face.
+    static func identity(_ userID: UserID) -> String {
+        if let bytes = Base64URL.decode(userID.rawValue), bytes.count == 16 { return uuid(bytes) }
+        return derived("identity", userID.rawValue)
+    }
+
+    /// A session's ID, derived from its token's hash (the token itself is never stored).
+    static func session(_ tokenHash: [UInt8]) -> String { uuid(Array(TokenService.hash("kratos-session:" + Base64URL.encode(tokenHash)).prefix(16))) }
+
+    /// A stable ID derived from a label and a value.
+    static func derived(_ label: String, _ value: String) -> String { uuid(Array(TokenService.hash(label + ":" + value).prefix(16))) }
+
+    static func uuid(_ bytes: [UInt8]) -> String {
+        let hex = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        return [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)].joined(separator: "-")
+    }
+
+    /// The credential ID as Kratos names it in `passkey_remove`: lower-case hex.
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
+
+    /// Reads a `passkey_remove` value.
+    static func bytes(hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard !digits.isEmpty, digits.count % 2 == 0, digits.count <= 2048 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}

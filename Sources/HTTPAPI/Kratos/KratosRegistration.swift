@@ -1,0 +1,157 @@
+import Foundation
+import Hummingbird
+import IdentityCore
+import WebAuthn
+
+/// `POST /self-service/registration?flow=…` with `method: passkey`: the traits and the
+/// attestation in one submission (Kratos's unified style), the account and its session.
+struct KratosRegistration {
+    let services: KratosServices
+
+    func submit(_ request: Request) async throws -> Response {
+        let reader = KratosSubmissionReader(services: services)
+        let (flow, submission) = try await reader.read(request, kind: .registration)
+        var echo = KratosFlowRenderer.Echo(email: submission["traits.email"])
+        guard submission["method"] == "passkey" || submission["passkey_register"] != nil,
+            let attestation = submission["passkey_register"], attestation != "true"
+        else {
+            throw try await reader.reject(flow, [KratosMessages.noRegistrationStrategy], echo: echo)
+        }
+        guard let email = submission["traits.email"] else {
+            echo.emailMessages = [KratosMessages.missingProperty("email")]
+            throw try await reader.reject(flow, [], echo: echo)
+        }
+        guard let response = KratosSubmission.credential(attestation, as: RegistrationResponseJSON.self) else {
+            throw try await reader.reject(flow, [KratosMessages.generic("Unable to parse WebAuthn response: Parse error for Registration")], echo: echo)
+        }
+        let profile = UserProfile(email: email, name: submission["traits.name"])
+        let signedIn: SignedIn
+        do {
+            signedIn = try await services.flows.register(flow, response: response, profile: profile)
+        } catch let failure as InteractiveFlowService.FailedAttempt {
+            throw try await reader.reject(failure.flow, Self.messages(for: failure.error, echo: &echo), echo: echo)
+        }
+        let (token, session) = try await services.sessions.start(signedIn)
+        let body = KratosSessionBody(session, user: signedIn.user, publicURL: services.publicURL)
+        return JSONResponse.make(KratosRegistrationSuccess(
+            identity: body.identity, session_token: token, session: body,
+            continue_with: [.init(action: "set_ory_session_token", ory_session_token: token)]
+        ))
+    }
+
+    /// Kratos's messages for a failed registration. Verification failures are a 400 flow
+    /// with the reason, not Kratos's 500 (the contract's §8 allows either).
+    private static func messages(for error: IdentityError, echo: inout KratosFlowRenderer.Echo) -> [KratosMessage] {
+        switch error.reason {
+        case .userExists:
+            return [KratosMessages.duplicateIdentifier]
+        case .verification:
+            return [KratosMessages.generic("Unable to create WebAuthn credential: " + error.message)]
+        default:
+            if let field = error.field, field.hasPrefix("user_profile") {
+                echo.emailMessages = [KratosMessages.generic(error.message.replacingOccurrences(of: "user_profile.", with: "traits."))]
+                return []
+            }
+            return [KratosMessages.generic(error.message)]
+        }
+    }
+}
+
+/// `POST /self-service/login?flow=…` with `method: passkey`: a discoverable assertion.
+struct KratosLogin {
+    let services: KratosServices
+
+    func submit(_ request: Request) async throws -> Response {
+        let reader = KratosSubmissionReader(services: services)
+        let (flow, submission) = try await reader.read(request, kind: .login)
+        guard let assertion = submission["passkey_login"] else {
+            if submission["method"] == "passkey" {
+                // Kratos answers a passkey submission without an assertion by sending the
+                // client back to the flow's UI.
+                var error = KratosError(
+                    status: .unprocessableContent, id: "browser_location_change_required",
+                    reason: "In order to complete this flow please redirect the browser to: \(services.publicURL)/self-service/login/flows?id=\(flow.id)",
+                    message: "browser location change required"
+                )
+                let target = "\(services.publicURL)/self-service/login/flows?id=\(flow.id)"
+                error.extra = { body in
+                    var body = body
+                    body.redirect_browser_to = target
+                    return body
+                }
+                throw error
+            }
+            throw try await reader.reject(flow, [KratosMessages.noLoginStrategy])
+        }
+        guard let response = KratosSubmission.credential(assertion, as: AuthenticationResponseJSON.self) else {
+            throw try await reader.reject(flow, [KratosMessages.generic("Unable to parse WebAuthn response.")])
+        }
+        guard response.response.userHandle.map({ !$0.bytes.isEmpty }) ?? false else {
+            // Kratos logins are discoverable: the user handle names the account.
+            throw try await reader.reject(flow, [KratosMessages.noSuchAccount])
+        }
+        let signedIn: SignedIn
+        do {
+            signedIn = try await services.flows.login(flow, response: response)
+        } catch let failure as InteractiveFlowService.FailedAttempt {
+            let message = failure.error.reason == .unknownCredential ? KratosMessages.noSuchAccount : KratosMessages.loginInvalid
+            throw try await reader.reject(failure.flow, [message])
+        }
+        let (token, session) = try await services.sessions.start(signedIn)
+        return JSONResponse.make(KratosLoginSuccess(session_token: token, session: KratosSessionBody(session, user: signedIn.user, publicURL: services.publicURL)))
+    }
+}
+
+/// `POST /self-service/settings?flow=…`: add a passkey or remove one (never the last).
+struct KratosSettings {
+    let services: KratosServices
+
+    func body(_ flow: InteractiveFlow, userID: UserID, messages: [KratosMessage] = [], state: String? = nil) async throws -> KratosFlowBody {
+        let account = KratosFlowRenderer.Account(user: try await services.accounts.user(userID), passkeys: try await services.accounts.passkeys(of: userID))
+        return services.renderer.body(flow, options: try services.flows.options(of: flow), account: account, echo: .init(messages: messages), state: state)
+    }
+
+    func submit(_ request: Request, session: BrowserSession) async throws -> Response {
+        let reader = KratosSubmissionReader(services: services)
+        let (flow, submission) = try await reader.read(request, kind: .settings, userID: session.userID)
+        if let remove = submission["passkey_remove"] {
+            guard let credentialID = KratosIDs.bytes(hex: remove) else {
+                throw try await reader.reject(flow, [KratosMessages.generic("You tried to remove a passkey which does not exist.")])
+            }
+            do {
+                try await services.flows.removePasskey(flow, userID: session.userID, credentialID: credentialID)
+            } catch let failure as InteractiveFlowService.FailedAttempt {
+                throw try await reader.reject(failure.flow, [Self.message(for: failure.error)])
+            }
+            return JSONResponse.make(try await body(flow, userID: session.userID, messages: [KratosMessages.saved], state: "success"))
+        }
+        if let attestation = submission["passkey_settings_register"] {
+            guard let response = KratosSubmission.credential(attestation, as: RegistrationResponseJSON.self) else {
+                throw try await reader.reject(flow, [KratosMessages.generic("Unable to parse WebAuthn response: Parse error for Registration")])
+            }
+            let renewed: InteractiveFlow
+            do {
+                (_, renewed) = try await services.flows.addPasskey(flow, userID: session.userID, response: response)
+            } catch let failure as InteractiveFlowService.FailedAttempt {
+                throw try await reader.reject(failure.flow, [Self.message(for: failure.error)])
+            }
+            return JSONResponse.make(try await body(renewed, userID: session.userID, messages: [KratosMessages.saved], state: "success"))
+        }
+        throw try await reader.reject(flow, [KratosMessages.noSettingsStrategy])
+    }
+
+    private static func message(for error: IdentityError) -> KratosMessage {
+        switch (error.code, error.reason) {
+        case (_, .lastAuthenticationMethod):
+            return KratosMessages.generic("unable to remove this security key because it would lock you out of your account")
+        case (.notFound, _):
+            return KratosMessages.generic("You tried to remove a passkey which does not exist.")
+        case (.conflict, _):
+            return KratosMessages.generic("this security key or passkey is already registered with your account")
+        case (_, .verification):
+            return KratosMessages.generic("Unable to create WebAuthn credential: " + error.message)
+        default:
+            return KratosMessages.generic(error.message)
+        }
+    }
+}

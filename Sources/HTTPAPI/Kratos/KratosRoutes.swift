@@ -1,0 +1,140 @@
+import Foundation
+public import Hummingbird
+import IdentityCore
+import NIOCore
+import HTTPTypes
+import WebAuthn
+
+extension Router where Context == BasicRequestContext {
+    /// Adds the Kratos face's API flows (what native apps use): registration, login and
+    /// settings flows, `/sessions/whoami` and API logout. Every flow ends in the one passkey
+    /// pipeline; errors use Kratos's envelopes.
+    public func addKratosAPI(_ services: KratosServices) {
+        let errors = ErrorRenderingMiddleware<BasicRequestContext, KratosErrors>(KratosErrors())
+        let open = group("/self-service").add(middleware: errors)
+        let signedIn = group(context: KratosRequestContext.self)
+            .add(middleware: ErrorRenderingMiddleware<KratosRequestContext, KratosErrors>(KratosErrors()))
+            .add(middleware: KratosSessionMiddleware(sessions: services.sessions))
+
+        open.get("registration/api") { request, _ in
+            let flow = try await services.flows.start(.registration, isBrowser: false, userID: nil, csrfToken: nil, requestURL: Self.requestURL(services, request))
+            return JSONResponse.make(try services.renderer.body(flow, options: services.flows.options(of: flow)))
+        }
+        open.get("login/api") { request, _ in
+            let flow = try await services.flows.start(.login, isBrowser: false, userID: nil, csrfToken: nil, requestURL: Self.requestURL(services, request))
+            return JSONResponse.make(try services.renderer.body(flow, options: services.flows.options(of: flow)))
+        }
+        for kind in [InteractiveFlow.Kind.registration, .login] {
+            open.get("\(kind.rawValue)/flows") { request, _ in
+                let flow = try await Self.existingFlow(services, request, kind: kind, userID: nil)
+                return JSONResponse.make(try services.renderer.body(flow, options: services.flows.options(of: flow)))
+            }
+        }
+        open.post("registration") { request, _ in
+            try await KratosRegistration(services: services).submit(request)
+        }
+        open.post("login") { request, _ in
+            try await KratosLogin(services: services).submit(request)
+        }
+        open.delete("logout/api") { request, _ in
+            let body = try await services.body.json(KratosLogoutRequest.self, from: request)
+            guard let token = body.session_token, !token.isEmpty else {
+                throw KratosError(status: .badRequest, id: "bad_request", reason: "session_token is required", message: "The request was malformed or contained invalid parameters")
+            }
+            guard try await services.sessions.session(token: token) != nil else {
+                throw KratosError(status: .forbidden, id: "forbidden", reason: "The provided Ory Session Token could not be found.", message: "The requested action was forbidden")
+            }
+            try await services.sessions.end(token: token)
+            return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+        }
+
+        signedIn.get("/sessions/whoami") { _, context in
+            let session = try context.requireSession()
+            let user = try await services.accounts.user(session.userID)
+            var response = JSONResponse.make(KratosSessionBody(session, user: user, publicURL: services.publicURL))
+            response.headers[HTTPField.Name("X-Kratos-Authenticated-Identity-Id")!] = KratosIDs.identity(user.id)
+            return response
+        }
+        signedIn.get("/self-service/settings/api") { request, context in
+            let session = try context.requireSession()
+            let flow = try await services.flows.start(.settings, isBrowser: false, userID: session.userID, csrfToken: nil, requestURL: Self.requestURL(services, request))
+            return JSONResponse.make(try await KratosSettings(services: services).body(flow, userID: session.userID))
+        }
+        signedIn.get("/self-service/settings/flows") { request, context in
+            let session = try context.requireSession()
+            let flow = try await Self.existingFlow(services, request, kind: .settings, userID: session.userID)
+            return JSONResponse.make(try await KratosSettings(services: services).body(flow, userID: session.userID))
+        }
+        signedIn.post("/self-service/settings") { request, context in
+            try await KratosSettings(services: services).submit(request, session: context.requireSession())
+        }
+    }
+
+    /// A flow named by `?id=`, readable while it has not expired.
+    private static func existingFlow(_ services: KratosServices, _ request: Request, kind: InteractiveFlow.Kind, userID: UserID?) async throws -> InteractiveFlow {
+        guard let id = request.uri.queryParameters.get("id"), let flow = try await services.flows.flow(id: id), flow.kind == kind else {
+            throw InteractiveFlowService.Refusal.unknown
+        }
+        guard flow.userID == userID else { throw InteractiveFlowService.Refusal.wrongOwner(flow) }
+        return flow
+    }
+
+    private static func requestURL(_ services: KratosServices, _ request: Request) -> String {
+        services.publicURL + request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+    }
+}
+
+/// What every flow submission shares: reading `?flow=`, the body, and Kratos's rules for API
+/// flows (no `Origin` header, no cookies).
+struct KratosSubmissionReader {
+    let services: KratosServices
+
+    func read(_ request: Request, kind: InteractiveFlow.Kind, userID: UserID? = nil) async throws -> (InteractiveFlow, KratosSubmission) {
+        guard let id = request.uri.queryParameters.get("flow"), !id.isEmpty else {
+            throw KratosError(status: .badRequest, id: "bad_request", reason: "the flow query parameter is missing", message: "The request was malformed or contained invalid parameters")
+        }
+        let flow = try await services.flows.open(id: String(id), kind: kind, userID: userID)
+        let submission = try await services.body.jsonOrForm(KratosSubmission.self, from: request, form: KratosSubmission.init(form:))
+        if !flow.isBrowser, let problem = Self.browserHeaders(request) {
+            throw KratosFlowRejection(status: .badRequest, flow: try await rendered(flow, messages: [KratosMessages.generic(problem)]))
+        }
+        return (flow, submission)
+    }
+
+    /// Kratos refuses an API flow submission that looks like it came from a browser
+    /// (`selfservice/flow/request.go`, `EnsureCSRF`): that is what stops CSRF on them.
+    private static func browserHeaders(_ request: Request) -> String? {
+        if request.headers[.origin] != nil {
+            return "The HTTP Request Header included the \"Origin\" key, indicating that this request was made as part of an AJAX request in a Browser. The flow however was initiated as an API request. To prevent potential misuse and mitigate several attack vectors including CSRF, the request has been blocked. Please consult the documentation."
+        }
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let name = pair.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces) ?? ""
+                if !name.isEmpty, !name.hasPrefix("__cf"), !name.hasPrefix("_cf"), !name.hasPrefix("cf_") {
+                    return "The HTTP Request Header included the \"Cookie\" key, indicating that this request was made by a Browser. The flow however was initiated as an API request. To prevent potential misuse and mitigate several attack vectors including CSRF, the request has been blocked. Please consult the documentation."
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The flow again, with messages, as a refused submission is answered.
+    func rendered(_ flow: InteractiveFlow, messages: [KratosMessage] = [], echo: KratosFlowRenderer.Echo = .init()) async throws -> KratosFlowBody {
+        var echo = echo
+        echo.messages += messages
+        if flow.kind == .settings, let userID = flow.userID {
+            let account = KratosFlowRenderer.Account(user: try await services.accounts.user(userID), passkeys: try await services.accounts.passkeys(of: userID))
+            return services.renderer.body(flow, options: try services.flows.options(of: flow), account: account, echo: echo)
+        }
+        return services.renderer.body(flow, options: try services.flows.options(of: flow), echo: echo)
+    }
+
+    func reject(_ flow: InteractiveFlow, _ messages: [KratosMessage], echo: KratosFlowRenderer.Echo = .init()) async throws -> KratosFlowRejection {
+        KratosFlowRejection(status: .badRequest, flow: try await rendered(flow, messages: messages, echo: echo))
+    }
+}
+
+/// `DELETE /self-service/logout/api`'s body.
+struct KratosLogoutRequest: Decodable {
+    let session_token: String?
+}

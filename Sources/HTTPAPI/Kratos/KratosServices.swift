@@ -1,0 +1,64 @@
+import Foundation
+public import Hummingbird
+import HTTPTypes
+public import IdentityCore
+
+/// What the Kratos face calls.
+public struct KratosServices: Sendable {
+    /// Registration, login and settings flows over the passkey pipeline.
+    public let flows: InteractiveFlowService
+    /// Session tokens (`ory_st_…`).
+    public let sessions: BrowserSessionService
+    /// Accounts and their passkeys, for identities, sessions and settings.
+    public let accounts: AccountService
+    /// The public base URL, without a trailing slash.
+    public let publicURL: String
+    /// Request bodies.
+    package let body: RequestBodyReader
+    let renderer: KratosFlowRenderer
+
+    /// Creates the set.
+    public init(
+        flows: InteractiveFlowService, sessions: BrowserSessionService, accounts: AccountService, authenticatorNames: AuthenticatorNames,
+        publicURL: String, maximumBodyBytes: Int
+    ) {
+        self.flows = flows
+        self.sessions = sessions
+        self.accounts = accounts
+        self.publicURL = PublicURL.trimmed(publicURL)
+        self.body = RequestBodyReader(maximumBytes: maximumBodyBytes)
+        self.renderer = KratosFlowRenderer(publicURL: PublicURL.trimmed(publicURL), names: authenticatorNames)
+    }
+}
+
+/// The request context of Kratos routes that need a session: the session middleware fills
+/// ``session`` from `X-Session-Token` or `Authorization: Bearer`.
+public struct KratosRequestContext: ChildRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The caller's live session.
+    public var session: BrowserSession?
+
+    public init(context: BasicRequestContext) throws {
+        self.coreContext = context.coreContext
+    }
+
+    /// The session, which the middleware guarantees on the routes it guards.
+    func requireSession() throws -> BrowserSession {
+        guard let session else { throw KratosError.sessionInactive }
+        return session
+    }
+}
+
+/// Refuses a request without a live Kratos session token with `401 session_inactive`.
+public struct KratosSessionMiddleware: RouterMiddleware {
+    public typealias Context = KratosRequestContext
+    let sessions: BrowserSessionService
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let token = request.headers[HTTPField.Name("X-Session-Token")!] ?? BearerToken.from(request)
+        guard let session = try await sessions.session(token: token) else { throw KratosError.sessionInactive }
+        var context = context
+        context.session = session
+        return try await next(request, context)
+    }
+}

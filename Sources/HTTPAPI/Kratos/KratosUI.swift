@@ -1,0 +1,115 @@
+import Foundation
+
+/// A Kratos UI message (`text/message.go`): flow-level in `ui.messages`, field-level in a
+/// node's `messages`, and a node's label.
+struct KratosMessage: Encodable, Sendable {
+    /// A value in a message's free-form `context`.
+    enum ContextValue: Encodable, Sendable {
+        case text(String)
+        case number(Int64)
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .text(let text): try container.encode(text)
+            case .number(let number): try container.encode(number)
+            }
+        }
+    }
+
+    let id: Int
+    let text: String
+    let type: String
+    let context: [String: ContextValue]?
+
+    static func info(_ id: Int, _ text: String, context: [String: ContextValue]? = nil) -> KratosMessage {
+        KratosMessage(id: id, text: text, type: "info", context: context)
+    }
+
+    static func error(_ id: Int, _ text: String, context: [String: ContextValue]? = nil) -> KratosMessage {
+        KratosMessage(id: id, text: text, type: "error", context: context)
+    }
+
+    static func success(_ id: Int, _ text: String) -> KratosMessage {
+        KratosMessage(id: id, text: text, type: "success", context: nil)
+    }
+}
+
+/// The message ids and texts Kratos clients know (`text/id.go`, `text/message_*.go`).
+enum KratosMessages {
+    static let signInWithPasskey = KratosMessage.info(1_010_021, "Sign in with passkey")
+    static let signUpWithPasskey = KratosMessage.info(1_040_007, "Sign up with passkey")
+    static let addPasskey = KratosMessage.info(1_050_019, "Add passkey")
+    static let saved = KratosMessage.success(1_050_001, "Your changes have been saved!")
+    static let identifierLabel = KratosMessage.info(1_070_004, "ID")
+    static let emailLabel = KratosMessage.info(1_070_002, "E-Mail", context: ["title": .text("E-Mail")])
+
+    static func generic(_ reason: String) -> KratosMessage { .error(4_000_001, reason, context: ["reason": .text(reason)]) }
+    static func missingProperty(_ property: String) -> KratosMessage {
+        .error(4_000_002, "Property \(property) is missing.", context: ["property": .text(property)])
+    }
+    static let duplicateIdentifier = KratosMessage.error(4_000_007, "An account with the same identifier (email, phone, username, ...) exists already.")
+    static let noSuchAccount = KratosMessage.error(4_000_015, "This account does not exist or has no security key set up.")
+    static let loginInvalid = KratosMessage.error(4_000_043, "The provided web authn login is invalid, please try again.")
+    static let noLoginStrategy = KratosMessage.error(4_010_002, "Could not find a strategy to log you in with. Did you fill out the form correctly?")
+    static let noRegistrationStrategy = KratosMessage.error(4_010_003, "Could not find a strategy to sign you up with. Did you fill out the form correctly?")
+    static let noSettingsStrategy = KratosMessage.error(4_000_001, "Could not find a strategy to update your settings with. Did you fill out the form correctly?")
+
+    static func removePasskey(_ name: String, addedAt: Date, lastUsedAt: Date?, provider: String?) -> KratosMessage {
+        var context: [String: KratosMessage.ContextValue] = [
+            "display_name": .text(name), "added_at": .text(KratosTime.text(addedAt)), "added_at_unix": .number(Int64(addedAt.timeIntervalSince1970)),
+        ]
+        // Latchkey's additions (the contract's context is free-form): when the passkey was
+        // last used, and the provider its AAGUID names.
+        if let lastUsedAt {
+            context["last_used_at"] = .text(KratosTime.text(lastUsedAt))
+            context["last_used_at_unix"] = .number(Int64(lastUsedAt.timeIntervalSince1970))
+        }
+        if let provider { context["provider"] = .text(provider) }
+        return .info(1_050_020, "Remove passkey \"\(name)\"", context: context)
+    }
+}
+
+/// A UI node (`ui/node/node.go`): an input, or for browser flows the `webauthn.js` script.
+struct KratosNode: Encodable, Sendable {
+    struct Attributes: Encodable, Sendable {
+        let name: String
+        let type: String
+        var value: String?
+        var required: Bool?
+        var autocomplete: String?
+        var disabled: Bool = false
+        var onclickTrigger: String?
+        var onloadTrigger: String?
+        var node_type: String = "input"
+    }
+
+    struct Meta: Encodable, Sendable {
+        var label: KratosMessage?
+    }
+
+    let type: String
+    let group: String
+    var attributes: Attributes
+    var messages: [KratosMessage] = []
+    var meta: Meta
+
+    static func input(_ group: String, _ attributes: Attributes, label: KratosMessage? = nil) -> KratosNode {
+        KratosNode(type: "input", group: group, attributes: attributes, meta: Meta(label: label))
+    }
+}
+
+/// The `ui` member of a flow.
+struct KratosUI: Encodable, Sendable {
+    let action: String
+    let method: String
+    var nodes: [KratosNode]
+    var messages: [KratosMessage]?
+}
+
+/// Kratos's timestamps: RFC 3339 in UTC.
+enum KratosTime {
+    static func text(_ date: Date) -> String {
+        Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
+    }
+}

@@ -1,0 +1,209 @@
+public import Foundation
+public import WebAuthn
+
+/// Self-service flows: a stable flow ID in front of the one passkey pipeline. Each flow
+/// holds one ceremony at a time; a submission consumes it, and a failed submission gives
+/// the flow a fresh challenge, so the client can try again on the same flow while every
+/// challenge is still verified at most once.
+public struct InteractiveFlowService: Sendable {
+    /// The ceremony options a flow shows.
+    public enum Options: Sendable, Hashable, Codable {
+        /// `navigator.credentials.create()` options (registration, settings).
+        case creation(PublicKeyCredentialCreationOptionsJSON)
+        /// `navigator.credentials.get()` options (login).
+        case request(PublicKeyCredentialRequestOptionsJSON)
+    }
+
+    /// Why a submission cannot be taken, before any verification.
+    public enum Refusal: Error, Sendable, Hashable {
+        /// No flow has this ID.
+        case unknown
+        /// The flow expired; a replacement was started.
+        case expired(InteractiveFlow, replacement: InteractiveFlow)
+        /// The flow was already completed.
+        case completed(InteractiveFlow)
+        /// The flow belongs to another account or another kind of client.
+        case wrongOwner(InteractiveFlow)
+    }
+
+    /// A submission that failed verification or validation: the error, and the flow with
+    /// its fresh challenge to show again.
+    public struct FailedAttempt: Error, Sendable {
+        /// What went wrong.
+        public let error: IdentityError
+        /// The flow, renewed.
+        public let flow: InteractiveFlow
+    }
+
+    private let passkeys: PasskeyService
+    private let accounts: AccountService
+    private let store: any InteractiveFlowStore
+    private let clock: any WallClock
+    private let random: any RandomSource
+    /// How long a flow accepts submissions.
+    public let lifespan: TimeInterval
+
+    /// Creates the service.
+    public init(
+        passkeys: PasskeyService, accounts: AccountService, store: any InteractiveFlowStore, clock: any WallClock, random: any RandomSource,
+        lifespan: TimeInterval
+    ) {
+        self.passkeys = passkeys
+        self.accounts = accounts
+        self.store = store
+        self.clock = clock
+        self.random = random
+        self.lifespan = lifespan
+    }
+
+    // MARK: - Starting and reading
+
+    /// Starts a flow with its first ceremony.
+    /// - Parameters:
+    ///   - userID: For settings, the signed-in user.
+    ///   - csrfToken: For browser flows, the token submissions must carry.
+    public func start(_ kind: InteractiveFlow.Kind, isBrowser: Bool, userID: UserID?, csrfToken: String?, requestURL: String) async throws -> InteractiveFlow {
+        let (ceremonyID, options) = try await startCeremony(kind, userID: userID)
+        let now = clock.now()
+        let flow = InteractiveFlow(
+            id: Self.uuid(random.bytes(16)), kind: kind, isBrowser: isBrowser, ceremonyID: ceremonyID, options: try Self.encode(options),
+            userID: userID, csrfToken: csrfToken, requestURL: requestURL, issuedAt: now, expiresAt: now.addingTimeInterval(lifespan)
+        )
+        try await store.saveFlow(flow)
+        return flow
+    }
+
+    /// The flow with this ID, whatever its state.
+    public func flow(id: String) async throws -> InteractiveFlow? {
+        guard Self.isFlowID(id) else { return nil }
+        return try await store.flow(id: id)
+    }
+
+    /// The options a flow shows.
+    public func options(of flow: InteractiveFlow) throws -> Options {
+        do {
+            return try JSONDecoder().decode(Options.self, from: Data(flow.options))
+        } catch {
+            throw IdentityError(.invalidRequest, "the flow's stored options cannot be read; start a new flow")
+        }
+    }
+
+    /// A flow that can take a submission now.
+    /// - Throws: ``Refusal`` when it is unknown, expired (a replacement is started and
+    ///   returned), completed, or not this caller's.
+    public func open(id: String, kind: InteractiveFlow.Kind, userID: UserID? = nil) async throws -> InteractiveFlow {
+        guard let flow = try await flow(id: id), flow.kind == kind else { throw Refusal.unknown }
+        guard flow.userID == userID else { throw Refusal.wrongOwner(flow) }
+        guard flow.completedAt == nil else { throw Refusal.completed(flow) }
+        guard clock.now() < flow.expiresAt else {
+            let replacement = try await start(kind, isBrowser: flow.isBrowser, userID: userID, csrfToken: flow.csrfToken, requestURL: flow.requestURL)
+            throw Refusal.expired(flow, replacement: replacement)
+        }
+        return flow
+    }
+
+    // MARK: - Submissions
+
+    /// Finishes a registration flow: the account, with the traits as its profile, and its
+    /// first passkey.
+    public func register(_ flow: InteractiveFlow, response: RegistrationResponseJSON, profile: UserProfile) async throws -> SignedIn {
+        try await attempt(flow) {
+            try await passkeys.finishCeremony(client: .selfService, authSession: flow.ceremonyID, response: .registration(response), profile: profile)
+        }
+    }
+
+    /// Finishes a login flow.
+    public func login(_ flow: InteractiveFlow, response: AuthenticationResponseJSON) async throws -> SignedIn {
+        try await attempt(flow) {
+            try await passkeys.finishCeremony(client: .selfService, authSession: flow.ceremonyID, response: .authentication(response))
+        }
+    }
+
+    /// Adds a passkey in a settings flow. The flow stays open with a fresh challenge, so
+    /// another passkey can be added.
+    public func addPasskey(_ flow: InteractiveFlow, userID: UserID, response: RegistrationResponseJSON) async throws -> (PasskeyCredential, InteractiveFlow) {
+        do {
+            let credential = try await passkeys.finishEnrollment(
+                userID: userID, clientID: OAuthClient.selfService.clientID, authSession: flow.ceremonyID, response: response
+            )
+            return (credential, try await renew(flow))
+        } catch let error as IdentityError {
+            throw FailedAttempt(error: error, flow: try await renew(flow))
+        }
+    }
+
+    /// Removes a passkey in a settings flow; the last one is kept.
+    public func removePasskey(_ flow: InteractiveFlow, userID: UserID, credentialID: [UInt8]) async throws {
+        do {
+            try await accounts.delete(of: userID, methodID: "passkey|" + Base64URL.encode(credentialID))
+        } catch let error as IdentityError {
+            throw FailedAttempt(error: error, flow: flow)
+        }
+    }
+
+    /// Refuses a submission without verifying anything, renewing nothing: the flow as it is.
+    public func refuse(_ flow: InteractiveFlow, _ error: IdentityError) -> FailedAttempt {
+        FailedAttempt(error: error, flow: flow)
+    }
+
+    private func attempt(_ flow: InteractiveFlow, _ finish: () async throws -> SignedIn) async throws -> SignedIn {
+        let signedIn: SignedIn
+        do {
+            signedIn = try await finish()
+        } catch let error as IdentityError {
+            throw FailedAttempt(error: error, flow: try await renew(flow))
+        }
+        // The ceremony was consumed once, so only one submission gets here; completing the
+        // flow records that it is done.
+        _ = try await store.completeFlow(id: flow.id, at: clock.now())
+        return signedIn
+    }
+
+    /// Gives a flow a fresh ceremony after its current one was consumed.
+    private func renew(_ flow: InteractiveFlow) async throws -> InteractiveFlow {
+        let (ceremonyID, options) = try await startCeremony(flow.kind, userID: flow.userID, lifetime: max(1, flow.expiresAt.timeIntervalSince(clock.now())))
+        var renewed = flow
+        renewed.ceremonyID = ceremonyID
+        renewed.options = try Self.encode(options)
+        guard try await store.renewFlow(id: flow.id, ceremonyID: ceremonyID, options: renewed.options) else { return flow }
+        return renewed
+    }
+
+    private func startCeremony(_ kind: InteractiveFlow.Kind, userID: UserID?, lifetime: TimeInterval? = nil) async throws -> (String, Options) {
+        let lifetime = lifetime ?? lifespan
+        switch kind {
+        case .registration:
+            let challenge = try await passkeys.startSignup(client: .selfService, profile: nil, lifetime: lifetime)
+            return (challenge.authSession, .creation(challenge.options))
+        case .login:
+            let challenge = try await passkeys.startLogin(client: .selfService, username: nil, lifetime: lifetime)
+            return (challenge.authSession, .request(challenge.options))
+        case .settings:
+            guard let userID else { throw IdentityError(.invalidToken, "a settings flow needs a signed-in user") }
+            let challenge = try await passkeys.startEnrollment(userID: userID, clientID: OAuthClient.selfService.clientID, lifetime: lifetime)
+            return (challenge.authSession, .creation(challenge.options))
+        }
+    }
+
+    private static func encode(_ options: Options) throws -> [UInt8] { Array(try JSONEncoder().encode(options)) }
+
+    /// A random UUID (version 4) from 16 random bytes.
+    static func uuid(_ bytes: [UInt8]) -> String {
+        var bytes = bytes
+        bytes[6] = (bytes[6] & 0x0F) | 0x40
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let hex = bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
+        return parts.joined(separator: "-")
+    }
+
+    /// Whether a string has a UUID's shape; anything else is never looked up.
+    static func isFlowID(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        return parts.map(\.count) == [8, 4, 4, 4, 12] && text.utf8.allSatisfy { $0 == UInt8(ascii: "-") || ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String { String(repeating: "0", count: max(0, length - count)) + self }
+}
