@@ -30,6 +30,8 @@ let package = Package(
         // Hummingbird's default traits pull in swift-configuration; Latchkey reads YAML with Yams.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        // Already in the graph through Hummingbird; named for NIOEmbedded in the in-process face tests.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
@@ -104,6 +106,15 @@ let package = Package(
         .testTarget(name: "ConformanceTests", dependencies: ["CBOR", "WebAuthn", "WebAuthnCorpus", "latchkey"]),
         .testTarget(name: "StorageTests", dependencies: ["IdentityCore", "IdentityTestSupport", "StorageSQLite"]),
         .testTarget(name: "IdentityCoreTests", dependencies: ["IdentityCore", "IdentityTestSupport", "Authenticator", "WebAuthn"]),
+        // The faces in process, Hummingbird's testing style: requests go straight to the router.
+        .testTarget(
+            name: "FaceTests",
+            dependencies: [
+                "LatchkeyServer", "IdentityCore", "Authenticator", "WebAuthn",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "ServerTests",
             dependencies: [

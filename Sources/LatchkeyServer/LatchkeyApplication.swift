@@ -42,6 +42,29 @@ public enum LatchkeyApplication {
         logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
+        let routes = try await buildRoutes(configuration, clock: clock, random: random)
+        logStartup(configuration, names: routes.authenticatorNames, logger: logger)
+        let host = configuration.server.host
+        return Application(
+            router: routes.router,
+            configuration: .init(address: .hostname(host, port: configuration.server.port), serverName: "Latchkey"),
+            services: [CeremonyPurgeService(storage: routes.storage, clock: clock, interval: .seconds(300), logger: logger)],
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.server.port
+                logger.info("Latchkey listening on http://\(host):\(port) (public URL \(configuration.server.publicURL))")
+                await onRunning(port)
+            },
+            logger: logger
+        )
+    }
+
+    /// Builds every face's routes over the configured database, without a server: what
+    /// ``build(_:clock:random:logger:onRunning:)`` serves, and what in-process tests drive.
+    public static func buildRoutes(
+        _ configuration: LatchkeyConfiguration,
+        clock: any WallClock = SystemClock(),
+        random: any RandomSource = SystemRandom()
+    ) async throws -> Routes {
         let storage = try openStorage(configuration)
         let anchors = try TrustAnchorLoader.load(configuration.passkeys.trustAnchorFiles)
         let names = try AuthenticatorNamesLoader.load(file: configuration.authenticatorNamesFile)
@@ -125,19 +148,17 @@ public enum LatchkeyApplication {
         router.addHostedPages(hostedPages)
         router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }
 
-        logStartup(configuration, names: names, logger: logger)
-        let host = configuration.server.host
-        return Application(
-            router: router,
-            configuration: .init(address: .hostname(host, port: configuration.server.port), serverName: "Latchkey"),
-            services: [CeremonyPurgeService(storage: storage, clock: clock, interval: .seconds(300), logger: logger)],
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? configuration.server.port
-                logger.info("Latchkey listening on http://\(host):\(port) (public URL \(configuration.server.publicURL))")
-                await onRunning(port)
-            },
-            logger: logger
-        )
+        return Routes(router: router, storage: storage, authenticatorNames: names)
+    }
+
+    /// Every face's routes and what they write to.
+    public struct Routes {
+        /// The router with every face.
+        public let router: Router<BasicRequestContext>
+        /// The database the faces write to.
+        public let storage: SQLiteStorage
+        /// Provider names by AAGUID, as loaded.
+        public let authenticatorNames: AuthenticatorNames
     }
 
     /// Says where everything is, so a newcomer knows what is running.

@@ -96,12 +96,29 @@ struct ConfigurationTests {
         ("limits: { max_body_bytes: 10 }", "limits.max_body_bytes"),
         ("logging: { level: loud }", "logging.level"),
         ("server: [1, 2]", "server"),
+        ("faces: { kratos: { flow_lifespan: 10s } }", "faces.kratos.flow_lifespan"),
+        ("faces: { kratos: { flow_lifespan: 2d } }", "faces.kratos.flow_lifespan"),
+        ("faces: { kratos: { session_lifespan: 1s } }", "faces.kratos.session_lifespan"),
+        ("faces: { kratos: { enabled: maybe } }", "faces.kratos.enabled"),
+        ("faces: { kratos: { flow_lifetime: 1h } }", "faces.kratos.flow_lifetime"),
+        ("faces: { keycloak: {} }", "faces.keycloak"),
         ("server: {", "latchkey.yaml"),
     ])
     func badValuesNameTheirKey(yaml: String, key: String) {
         let failure = error(yaml)
         #expect(failure?.key == key, "\(yaml) → \(failure.map { "\($0)" } ?? "no error")")
         #expect(failure?.message.isEmpty == false)
+    }
+
+    @Test func theKratosFaceIsOnByDefaultAndConfigurable() throws {
+        let defaults = try load()
+        #expect(defaults.faces.kratos.enabled)
+        #expect(defaults.faces.kratos.flowLifespan == 3600)
+        #expect(defaults.faces.kratos.sessionLifespan == 86400)
+        let configured = try load("faces: { kratos: { enabled: false, flow_lifespan: 10m, session_lifespan: 12h } }")
+        #expect(configured.faces.kratos.enabled == false)
+        #expect(configured.faces.kratos.flowLifespan == 600)
+        #expect(configured.faces.kratos.sessionLifespan == 43200)
     }
 
     @Test func badEnvironmentValuesNameTheirVariable() {
