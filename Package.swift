@@ -61,6 +61,7 @@ let package = Package(
         .target(
             name: "HTTPAPI",
             dependencies: ["IdentityCore", "WebAuthn", .product(name: "Hummingbird", package: "hummingbird")],
+            resources: [.copy("Kratos/Resources/webauthn.js")],
             swiftSettings: strictSettings
         ),
         .target(

@@ -122,7 +122,7 @@ public enum LatchkeyApplication {
 
         let router = Router()
         router.add(middleware: LogRequestsMiddleware(.debug))
-        router.add(middleware: CORSMiddleware(allowedOrigins: configuration.corsOrigins))
+        router.add(middleware: CORSMiddleware(allowedOrigins: configuration.corsOrigins, credentialedOrigins: configuration.browserFlowOrigins))
         router.addAuthenticationAPI(AuthenticationAPIServices(
             passkeys: passkeys, tokens: tokens, clients: clients, authorization: authorization, maximumBodyBytes: configuration.maximumBodyBytes
         ))
@@ -141,7 +141,8 @@ public enum LatchkeyApplication {
             )
             router.addKratosAPI(KratosServices(
                 flows: flows, sessions: sessions, accounts: accounts, authenticatorNames: names,
-                publicURL: configuration.server.publicURL, maximumBodyBytes: configuration.maximumBodyBytes
+                publicURL: configuration.server.publicURL, browserOrigins: configuration.browserFlowOrigins, random: random,
+                maximumBodyBytes: configuration.maximumBodyBytes
             ))
         }
         router.addWellKnownDocuments(WellKnownDocumentsBuilder.build(configuration))

@@ -119,16 +119,16 @@ struct KratosSessionBody: Encodable, Sendable {
     }
 }
 
-/// `successfulNativeLogin`.
+/// `successfulNativeLogin`; a browser login has no `session_token` (the cookie carries it).
 struct KratosLoginSuccess: Encodable, Sendable {
-    let session_token: String
+    let session_token: String?
     let session: KratosSessionBody
 
     private enum CodingKeys: String, CodingKey { case session_token, session, continue_with }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(session_token, forKey: .session_token)
+        try container.encodeIfPresent(session_token, forKey: .session_token)
         try container.encode(session, forKey: .session)
         // `continue_with` has no omitempty in Kratos: an empty list is written as null.
         try container.encodeNil(forKey: .continue_with)
@@ -146,6 +146,13 @@ struct KratosRegistrationSuccess: Encodable, Sendable {
     let session_token: String
     let session: KratosSessionBody
     let continue_with: [ContinueWith]
+}
+
+/// A browser registration's JSON answer: the session is in the cookie.
+struct KratosBrowserRegistrationSuccess: Encodable, Sendable {
+    let identity: KratosIdentityBody
+    let session: KratosSessionBody
+    let continue_with: [String] = []
 }
 
 /// Kratos's ids for Latchkey's values: UUID-shaped, stable, and revealing nothing secret.

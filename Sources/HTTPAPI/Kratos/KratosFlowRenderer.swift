@@ -55,6 +55,14 @@ struct KratosFlowRenderer: Sendable {
         default:
             break
         }
+        if flow.isBrowser {
+            // Browser flows carry the raw JavaScript beside each trigger, and load webauthn.js.
+            for index in nodes.indices {
+                if let trigger = nodes[index].attributes.onclickTrigger { nodes[index].attributes.onclick = "window.\(trigger)()" }
+                if let trigger = nodes[index].attributes.onloadTrigger { nodes[index].attributes.onload = "window.\(trigger)()" }
+            }
+            nodes.append(.webAuthnScript(publicURL + "/.well-known/ory/webauthn.js"))
+        }
         let issued = KratosTime.text(flow.issuedAt)
         var body = KratosFlowBody(
             id: flow.id, type: flow.isBrowser ? "browser" : "api", expires_at: KratosTime.text(flow.expiresAt), issued_at: issued,

@@ -33,6 +33,9 @@ struct KratosRegistration {
         }
         let (token, session) = try await services.sessions.start(signedIn)
         let body = KratosSessionBody(session, user: signedIn.user, publicURL: services.publicURL)
+        if flow.isBrowser {
+            return KratosBrowser.signedIn(flow, request, token: token, json: KratosBrowserRegistrationSuccess(identity: body.identity, session: body), services: services)
+        }
         return JSONResponse.make(KratosRegistrationSuccess(
             identity: body.identity, session_token: token, session: body,
             continue_with: [.init(action: "set_ory_session_token", ory_session_token: token)]
@@ -98,7 +101,11 @@ struct KratosLogin {
             throw try await reader.reject(failure.flow, [message])
         }
         let (token, session) = try await services.sessions.start(signedIn)
-        return JSONResponse.make(KratosLoginSuccess(session_token: token, session: KratosSessionBody(session, user: signedIn.user, publicURL: services.publicURL)))
+        let body = KratosSessionBody(session, user: signedIn.user, publicURL: services.publicURL)
+        if flow.isBrowser {
+            return KratosBrowser.signedIn(flow, request, token: token, json: KratosLoginSuccess(session_token: nil, session: body), services: services)
+        }
+        return JSONResponse.make(KratosLoginSuccess(session_token: token, session: body))
     }
 }
 

@@ -16,6 +16,12 @@ extension Router where Context == BasicRequestContext {
             .add(middleware: ErrorRenderingMiddleware<KratosRequestContext, KratosErrors>(KratosErrors()))
             .add(middleware: KratosSessionMiddleware(sessions: services.sessions))
 
+        get("/.well-known/ory/webauthn.js") { _, _ in KratosScript.response() }
+        open.get("registration/browser") { request, _ in try await KratosBrowser(services: services).start(.registration, request) }
+        open.get("login/browser") { request, _ in try await KratosBrowser(services: services).start(.login, request) }
+        signedIn.get("/self-service/settings/browser") { request, context in
+            try await KratosBrowser(services: services).start(.settings, request, userID: context.requireSession().userID)
+        }
         open.get("registration/api") { request, _ in
             let flow = try await services.flows.start(.registration, isBrowser: false, userID: nil, csrfToken: nil, requestURL: Self.requestURL(services, request))
             return JSONResponse.make(try services.renderer.body(flow, options: services.flows.options(of: flow)))
@@ -95,7 +101,9 @@ struct KratosSubmissionReader {
         }
         let flow = try await services.flows.open(id: String(id), kind: kind, userID: userID)
         let submission = try await services.body.jsonOrForm(KratosSubmission.self, from: request, form: KratosSubmission.init(form:))
-        if !flow.isBrowser, let problem = Self.browserHeaders(request) {
+        if flow.isBrowser {
+            try KratosBrowser.checkCSRF(flow, submission, request, services: services)
+        } else if let problem = Self.browserHeaders(request) {
             throw KratosFlowRejection(status: .badRequest, flow: try await rendered(flow, messages: [KratosMessages.generic(problem)]))
         }
         return (flow, submission)

@@ -13,6 +13,10 @@ public struct KratosServices: Sendable {
     public let accounts: AccountService
     /// The public base URL, without a trailing slash.
     public let publicURL: String
+    /// The web origins whose pages may run browser flows (and be sent back to).
+    public let browserOrigins: Set<String>
+    /// Randomness for CSRF tokens.
+    let random: any RandomSource
     /// Request bodies.
     package let body: RequestBodyReader
     let renderer: KratosFlowRenderer
@@ -20,15 +24,25 @@ public struct KratosServices: Sendable {
     /// Creates the set.
     public init(
         flows: InteractiveFlowService, sessions: BrowserSessionService, accounts: AccountService, authenticatorNames: AuthenticatorNames,
-        publicURL: String, maximumBodyBytes: Int
+        publicURL: String, browserOrigins: Set<String>, random: any RandomSource, maximumBodyBytes: Int
     ) {
         self.flows = flows
         self.sessions = sessions
         self.accounts = accounts
         self.publicURL = PublicURL.trimmed(publicURL)
+        self.browserOrigins = browserOrigins
+        self.random = random
         self.body = RequestBodyReader(maximumBytes: maximumBodyBytes)
         self.renderer = KratosFlowRenderer(publicURL: PublicURL.trimmed(publicURL), names: authenticatorNames)
     }
+
+    /// The browser session cookie, as Kratos names it.
+    static let sessionCookie = "ory_kratos_session"
+    /// The CSRF cookie of browser flows.
+    static let csrfCookie = "csrf_token_latchkey"
+
+    /// Cookies are `Secure` when the public URL is https (browsers drop them over http).
+    var secureCookies: Bool { publicURL.lowercased().hasPrefix("https://") }
 }
 
 /// The request context of Kratos routes that need a session: the session middleware fills
@@ -55,7 +69,8 @@ public struct KratosSessionMiddleware: RouterMiddleware {
     let sessions: BrowserSessionService
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let token = request.headers[HTTPField.Name("X-Session-Token")!] ?? BearerToken.from(request)
+        // Apps send the token; browsers of browser flows send the cookie.
+        let token = request.headers[HTTPField.Name("X-Session-Token")!] ?? BearerToken.from(request) ?? Cookies.value(KratosServices.sessionCookie, in: request)
         guard let session = try await sessions.session(token: token) else { throw KratosError.sessionInactive }
         var context = context
         context.session = session

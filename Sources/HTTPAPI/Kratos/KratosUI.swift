@@ -79,9 +79,23 @@ struct KratosNode: Encodable, Sendable {
         var required: Bool?
         var autocomplete: String?
         var disabled: Bool = false
+        var onclick: String?
         var onclickTrigger: String?
+        var onload: String?
         var onloadTrigger: String?
         var node_type: String = "input"
+    }
+
+    /// A `<script>` node's attributes.
+    struct ScriptAttributes: Encodable, Sendable {
+        let src: String
+        let async = true
+        let referrerpolicy = "no-referrer"
+        let crossorigin = "anonymous"
+        let type = "text/javascript"
+        let id = "webauthn_script"
+        let nonce = ""
+        let node_type = "script"
     }
 
     struct Meta: Encodable, Sendable {
@@ -91,11 +105,28 @@ struct KratosNode: Encodable, Sendable {
     let type: String
     let group: String
     var attributes: Attributes
+    var script: ScriptAttributes?
     var messages: [KratosMessage] = []
     var meta: Meta
 
     static func input(_ group: String, _ attributes: Attributes, label: KratosMessage? = nil) -> KratosNode {
         KratosNode(type: "input", group: group, attributes: attributes, meta: Meta(label: label))
+    }
+
+    /// The node that loads `webauthn.js` into browser flows.
+    static func webAuthnScript(_ src: String) -> KratosNode {
+        KratosNode(type: "script", group: "passkey", attributes: .init(name: "", type: ""), script: ScriptAttributes(src: src), meta: Meta())
+    }
+
+    private enum CodingKeys: String, CodingKey { case type, group, attributes, messages, meta }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(type, forKey: .type)
+        try container.encode(group, forKey: .group)
+        if let script { try container.encode(script, forKey: .attributes) } else { try container.encode(attributes, forKey: .attributes) }
+        try container.encode(messages, forKey: .messages)
+        try container.encode(meta, forKey: .meta)
     }
 }
 

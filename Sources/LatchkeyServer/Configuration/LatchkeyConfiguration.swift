@@ -160,6 +160,14 @@ extension LatchkeyConfiguration {
         return origins
     }
 
+    /// The web origins whose pages may run the Kratos face's browser flows with cookies:
+    /// the relying party's own web origins and the public URL's.
+    public var browserFlowOrigins: Set<String> {
+        var origins = Set(relyingParty.origins.filter { $0.hasPrefix("https://") || $0.hasPrefix("http://") }.map { $0.lowercased() })
+        origins.insert(ConfigurationLoader.originOf(server.publicURL).lowercased())
+        return origins
+    }
+
     /// Where allowed origins come from, for the error a rejected origin gets.
     static let originSourceDescription =
         "relying_party.origins, relying_party.related_origins, https://<rp id> for the apps in clients[].ios, "

@@ -1,11 +1,11 @@
 import Foundation
 import HTTPTypes
-import Hummingbird
+package import Hummingbird
 
 /// Reading the `Cookie` header and writing `Set-Cookie` (RFC 6265).
-enum Cookies {
+package enum Cookies {
     /// The value of the cookie `name`, if the request carries it once.
-    static func value(_ name: String, in request: Request) -> String? {
+    package static func value(_ name: String, in request: Request) -> String? {
         var found: [String] = []
         for header in request.headers[values: .cookie] {
             for pair in header.split(separator: ";") {
@@ -19,7 +19,7 @@ enum Cookies {
     }
 
     /// A `Set-Cookie` value: always `Path=/` and `HttpOnly`; `Secure` when asked.
-    static func setCookie(_ name: String, _ value: String, maxAge: Int?, sameSite: String, secure: Bool) -> String {
+    package static func setCookie(_ name: String, _ value: String, maxAge: Int?, sameSite: String, secure: Bool) -> String {
         var parts = ["\(name)=\(value)", "Path=/", "HttpOnly", "SameSite=\(sameSite)"]
         if let maxAge { parts.append("Max-Age=\(maxAge)") }
         if secure { parts.append("Secure") }
