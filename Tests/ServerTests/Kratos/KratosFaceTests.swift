@@ -167,6 +167,31 @@ struct KratosFaceTests {
         #expect(signIn.status == 200, "\(signIn.text)")
         let identity = (signIn.json["session"] as? [String: Any])?["identity"] as? [String: Any]
         #expect((identity?["traits"] as? [String: Any])?["email"] as? String == "grace@example.com")
+
+        // Created through the Kratos face, used on the hosted pages.
+        let browser = BrowserAgent(server: running.url)
+        browser.authenticator = app.authenticator
+        // The counter moved on with the Auth0-shaped sign-in above.
+        browser.credentials = viaAuth0.credentials
+        #expect(try await browser.signIn().status == 200)
+        #expect(try await browser.get("/account").text.contains("ada@example.com"))
+
+        // Created on the hosted pages, used through the Kratos face.
+        let visitor = BrowserAgent(server: running.url)
+        #expect(try await visitor.signUp(email: "hopper@example.com").status == 200)
+        let kratosFlow = try await app.initialize("/self-service/login/api").json
+        let hostedAssertion = try visitor.authenticator.getAssertion(try KratosSampleApp.requestOptions(kratosFlow), origin: "http://localhost:8080", credential: &visitor.credentials[0])
+        let viaKratos = try await app.submit(kratosFlow, [("method", "passkey"), ("passkey_login", String(decoding: try JSONEncoder().encode(hostedAssertion), as: UTF8.self))])
+        #expect(viaKratos.status == 200, "\(viaKratos.text)")
+        let kratosIdentity = (viaKratos.json["session"] as? [String: Any])?["identity"] as? [String: Any]
+        #expect((kratosIdentity?["traits"] as? [String: Any])?["email"] as? String == "hopper@example.com")
+        let user = try #require(try await running.storage().user(identifier: .email("hopper@example.com")))
+        #expect(kratosIdentity?["id"] as? String == Self.uuid(of: user.id), "the identity is the Latchkey user")
+    }
+
+    static func uuid(of userID: UserID) -> String {
+        let hex = (Base64URL.decode(userID.rawValue) ?? []).map { String(format: "%02x", $0) }.joined()
+        return [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)].joined(separator: "-")
     }
 
     @Test func refusedRegistrationsWriteNothing() async throws {
