@@ -170,13 +170,10 @@ enum KratosIDs {
     /// A stable ID derived from a label and a value.
     static func derived(_ label: String, _ value: String) -> String { uuid(Array(TokenService.hash(label + ":" + value).prefix(16))) }
 
-    static func uuid(_ bytes: [UInt8]) -> String {
-        let hex = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-        return [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)].joined(separator: "-")
-    }
+    static func uuid(_ bytes: [UInt8]) -> String { UUIDText.format(bytes) }
 
     /// The credential ID as Kratos names it in `passkey_remove`: lower-case hex.
-    static func hex(_ bytes: [UInt8]) -> String { bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
+    static func hex(_ bytes: [UInt8]) -> String { UUIDText.hex(bytes) }
 
     /// Reads a `passkey_remove` value.
     static func bytes(hex: String) -> [UInt8]? {

@@ -66,7 +66,7 @@ public struct InteractiveFlowService: Sendable {
         let (ceremonyID, options) = try await startCeremony(kind, userID: userID)
         let now = clock.now()
         let flow = InteractiveFlow(
-            id: Self.uuid(random.bytes(16)), kind: kind, isBrowser: isBrowser, ceremonyID: ceremonyID, options: try Self.encode(options),
+            id: UUIDText.random(random.bytes(16)), kind: kind, isBrowser: isBrowser, ceremonyID: ceremonyID, options: try Self.encode(options),
             userID: userID, csrfToken: csrfToken, requestURL: requestURL, issuedAt: now, expiresAt: now.addingTimeInterval(lifespan)
         )
         try await store.saveFlow(flow)
@@ -75,7 +75,7 @@ public struct InteractiveFlowService: Sendable {
 
     /// The flow with this ID, whatever its state.
     public func flow(id: String) async throws -> InteractiveFlow? {
-        guard Self.isFlowID(id) else { return nil }
+        guard UUIDText.isUUID(id) else { return nil }
         return try await store.flow(id: id)
     }
 
@@ -186,24 +186,4 @@ public struct InteractiveFlowService: Sendable {
     }
 
     private static func encode(_ options: Options) throws -> [UInt8] { Array(try JSONEncoder().encode(options)) }
-
-    /// A random UUID (version 4) from 16 random bytes.
-    static func uuid(_ bytes: [UInt8]) -> String {
-        var bytes = bytes
-        bytes[6] = (bytes[6] & 0x0F) | 0x40
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
-        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
-        return parts.joined(separator: "-")
-    }
-
-    /// Whether a string has a UUID's shape; anything else is never looked up.
-    static func isFlowID(_ text: String) -> Bool {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        return parts.map(\.count) == [8, 4, 4, 4, 12] && text.utf8.allSatisfy { $0 == UInt8(ascii: "-") || ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to length: Int) -> String { String(repeating: "0", count: max(0, length - count)) + self }
 }
