@@ -93,6 +93,20 @@ struct FaceEnvelopeTests {
         #expect(nested.status.code < 500)
     }
 
+    @Test func kratosJSONFollowsFormFormat() async throws {
+        let client = try await RouterClient.start()
+        defer { client.remove() }
+        for body in [#"{"traits.email":"ada@example.com","method":"passkey","passkey_register":"{}"}"#, #"{"traits":{"email":"ada@example.com"},"method":"passkey","passkey_register":"{}"}"#] {
+            let flow = try await client.send(.get, "/self-service/registration/api")
+            let id = try #require(flow.json["id"] as? String)
+            let reply = try await client.send(.post, "/self-service/registration?flow=\(id)", body: body)
+            #expect(reply.status == .badRequest)
+            let nodes = ((reply.json["ui"] as? [String: Any])?["nodes"] as? [[String: Any]]) ?? []
+            let email = nodes.first { ($0["attributes"] as? [String: Any])?["name"] as? String == "traits.email" }
+            #expect((email?["attributes"] as? [String: Any])?["value"] as? String == "ada@example.com", "\(body): the trait is read and shown again")
+        }
+    }
+
     @Test func aDisabledKratosFaceIsNotServed() async throws {
         let client = try await RouterClient.start(yaml: "faces: { kratos: { enabled: false } }")
         defer { client.remove() }

@@ -124,7 +124,12 @@ struct KratosFaceTests {
         #expect(afterAdd.contains { ($0["attributes"] as? [String: Any])?["value"] as? String == firstHex })
         let label = (afterAdd.first?["meta"] as? [String: Any])?["label"] as? [String: Any]
         #expect(label?["id"] as? Int == 1_050_020)
-        #expect((label?["context"] as? [String: Any])?["added_at_unix"] is Int)
+        let context = try #require(label?["context"] as? [String: Any])
+        #expect(context["added_at_unix"] is Int)
+        #expect(context["display_name"] is String)
+        let firstLabel = afterAdd.first { ($0["attributes"] as? [String: Any])?["value"] as? String == firstHex }
+        let firstContext = ((firstLabel?["meta"] as? [String: Any])?["label"] as? [String: Any])?["context"] as? [String: Any]
+        #expect(firstContext?["last_used_at"] is String, "the passkey used to sign in says when")
 
         let removeReply = try await app.submit(addReply.json, [("method", "passkey"), ("passkey_remove", firstHex)], headers: ["X-Session-Token": loginToken])
         #expect(removeReply.status == 200, "\(removeReply.text)")
@@ -283,6 +288,13 @@ struct KratosFaceTests {
         #expect(KratosSampleApp.messageIDs(tampered.json) == [4_000_043])
         let stored = try await running.storage().credential(id: app.credentials[0].credentialID)
         #expect(stored?.lastUsedAt == nil, "nothing written for a refused login")
+
+        // An assertion made for another origin: 4000043, never "unknown credential".
+        let originFlow = try await app.initialize("/self-service/login/api").json
+        let wrongOrigin = try app.authenticator.getAssertion(try KratosSampleApp.requestOptions(originFlow), origin: "https://evil.example", credential: &app.credentials[0])
+        let refusedOrigin = try await app.submit(originFlow, [("method", "passkey"), ("passkey_login", String(decoding: try JSONEncoder().encode(wrongOrigin), as: UTF8.self))])
+        #expect(refusedOrigin.status == 400)
+        #expect(KratosSampleApp.messageIDs(refusedOrigin.json) == [4_000_043])
 
         // An unknown passkey: 4000015.
         var stranger = KratosSampleApp(server: running.url, platform: .android)
