@@ -60,7 +60,7 @@ let package = Package(
         ),
         .target(
             name: "HTTPAPI",
-            dependencies: ["IdentityCore", "WebAuthn", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: ["IdentityCore", "WebAuthn", crypto, .product(name: "Hummingbird", package: "hummingbird")],
             resources: [.copy("Kratos/Resources/webauthn.js")],
             swiftSettings: strictSettings
         ),
@@ -111,7 +111,7 @@ let package = Package(
         .testTarget(
             name: "FaceTests",
             dependencies: [
-                "LatchkeyServer", "IdentityCore", "Authenticator", "WebAuthn",
+                "LatchkeyServer", "IdentityCore", "Authenticator", "WebAuthn", crypto,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]

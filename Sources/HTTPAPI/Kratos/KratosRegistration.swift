@@ -130,7 +130,7 @@ struct KratosSettings {
             } catch let failure as InteractiveFlowService.FailedAttempt {
                 throw try await reader.reject(failure.flow, [Self.message(for: failure.error)])
             }
-            return JSONResponse.make(try await body(flow, userID: session.userID, messages: [KratosMessages.saved], state: "success"))
+            return finished(flow, request, try await body(flow, userID: session.userID, messages: [KratosMessages.saved], state: "success"))
         }
         if let attestation = submission["passkey_settings_register"] {
             guard let response = KratosSubmission.credential(attestation, as: RegistrationResponseJSON.self) else {
@@ -142,9 +142,14 @@ struct KratosSettings {
             } catch let failure as InteractiveFlowService.FailedAttempt {
                 throw try await reader.reject(failure.flow, [Self.message(for: failure.error)])
             }
-            return JSONResponse.make(try await body(renewed, userID: session.userID, messages: [KratosMessages.saved], state: "success"))
+            return finished(renewed, request, try await body(renewed, userID: session.userID, messages: [KratosMessages.saved], state: "success"))
         }
         throw try await reader.reject(flow, [KratosMessages.noSettingsStrategy])
+    }
+
+    /// The saved flow: JSON for an app or a script, a redirect for a browser's form post.
+    private func finished(_ flow: InteractiveFlow, _ request: Request, _ body: KratosFlowBody) -> Response {
+        flow.isBrowser ? KratosBrowser.finished(flow, request, json: body, services: services) : JSONResponse.make(body)
     }
 
     private static func message(for error: IdentityError) -> KratosMessage {

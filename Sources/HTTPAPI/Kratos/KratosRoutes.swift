@@ -19,6 +19,12 @@ extension Router where Context == BasicRequestContext {
         get("/.well-known/ory/webauthn.js") { _, _ in KratosScript.response() }
         open.get("registration/browser") { request, _ in try await KratosBrowser(services: services).start(.registration, request) }
         open.get("login/browser") { request, _ in try await KratosBrowser(services: services).start(.login, request) }
+        signedIn.get("/self-service/logout/browser") { request, _ in
+            // The middleware found a session; browsers send it only as the cookie.
+            guard let token = Cookies.value(KratosServices.sessionCookie, in: request) else { throw KratosError.sessionInactive }
+            return JSONResponse.make(KratosBrowser(services: services).logoutURL(session: token))
+        }
+        open.get("logout") { request, _ in try await KratosBrowser(services: services).logout(request) }
         signedIn.get("/self-service/settings/browser") { request, context in
             try await KratosBrowser(services: services).start(.settings, request, userID: context.requireSession().userID)
         }

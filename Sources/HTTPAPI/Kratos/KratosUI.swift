@@ -89,6 +89,8 @@ struct KratosNode: Encodable, Sendable {
     /// A `<script>` node's attributes.
     struct ScriptAttributes: Encodable, Sendable {
         let src: String
+        /// Subresource integrity of the served script, so a UI that pins it notices a change.
+        let integrity: String
         let async = true
         let referrerpolicy = "no-referrer"
         let crossorigin = "anonymous"
@@ -115,7 +117,7 @@ struct KratosNode: Encodable, Sendable {
 
     /// The node that loads `webauthn.js` into browser flows.
     static func webAuthnScript(_ src: String) -> KratosNode {
-        KratosNode(type: "script", group: "passkey", attributes: .init(name: "", type: ""), script: ScriptAttributes(src: src), meta: Meta())
+        KratosNode(type: "script", group: "passkey", attributes: .init(name: "", type: ""), script: ScriptAttributes(src: src, integrity: KratosScript.integrity), meta: Meta())
     }
 
     private enum CodingKeys: String, CodingKey { case type, group, attributes, messages, meta }

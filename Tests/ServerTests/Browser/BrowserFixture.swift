@@ -31,7 +31,13 @@ final class BrowserFixture: @unchecked Sendable {
     /// Whether the browser tests were explicitly turned off.
     static let skipped = ProcessInfo.processInfo.environment["LATCHKEY_SKIP_BROWSER_TESTS"] == "1"
 
-    static func start() async throws -> BrowserFixture {
+    /// Starts the browser, the server and the app. `appPages` gives the app's pages from the
+    /// server's and the app's origins; `appIsRelyingPartyOrigin` lists the app's origin in
+    /// `relying_party.origins`, as a custom UI that runs ceremonies must be.
+    static func start(
+        appPages: (_ latchkey: String, _ app: String) -> [String: FixedResponseServer.Answer] = TestWebApp.pages,
+        appIsRelyingPartyOrigin: Bool = false
+    ) async throws -> BrowserFixture {
         guard ChromiumProcess.executable != nil else {
             throw TestFailure(
                 "Chromium is not installed at /usr/lib/chromium/chromium (scripts/test.sh installs it; or set LATCHKEY_CHROMIUM, or LATCHKEY_SKIP_BROWSER_TESTS=1)"
@@ -42,14 +48,13 @@ final class BrowserFixture: @unchecked Sendable {
         let base = "http://localhost:\(port)"
         let appPort = try freePort()
         let appBase = "http://localhost:\(appPort)"
-        let page = FixedResponseServer.Answer(contentType: "text/html; charset=utf-8", body: TestWebApp.html(latchkey: base, app: appBase))
-        let appServer = try await FixedResponseServer.start(["/": page, "/callback": page], port: appPort)
+        let appServer = try await FixedResponseServer.start(appPages(base, appBase), port: appPort)
 
         let names = [virtualAAGUID: ["name": providerName, "icon_light": providerIcon, "icon_dark": providerIcon]]
         try JSONSerialization.data(withJSONObject: names).write(to: URL(fileURLWithPath: directory.path("aaguids.json")))
         let configuration = """
             server: { public_url: \(base) }
-            relying_party: { id: localhost, name: Latchkey Demo, origins: [\(base)] }
+            relying_party: { id: localhost, name: Latchkey Demo, origins: [\(base)\(appIsRelyingPartyOrigin ? ", " + appBase : "")] }
             authenticator_names: \(directory.path("aaguids.json"))
             clients:
               - client_id: demo
@@ -116,6 +121,11 @@ final class BrowserFixture: @unchecked Sendable {
 /// exchanges the code with `fetch` (CORS), and reads `/userinfo`. It also includes
 /// `latchkey.js`, to run a ceremony from an origin the relying party does not allow.
 enum TestWebApp {
+    static func pages(latchkey: String, app: String) -> [String: FixedResponseServer.Answer] {
+        let page = FixedResponseServer.Answer(contentType: "text/html; charset=utf-8", body: html(latchkey: latchkey, app: app))
+        return ["/": page, "/callback": page]
+    }
+
     static func html(latchkey: String, app: String) -> String {
         """
         <!doctype html>
