@@ -8,7 +8,8 @@ import LatchkeyClient
 import WebAuthn
 
 // Drives a real `latchkey serve` process over loopback with concurrent clients: sign-ups,
-// then complete logins (challenge, sign, token), then the hosted pages: a complete browser
+// then complete logins (challenge, sign, token), the same logins through the Kratos face
+// (flow, sign, session token), then the hosted pages: a complete browser
 // sign-in (page, options, assertion, session cookie) and page loads of /login and /account.
 // Reports operations per second, latency percentiles, the server's CPU time, and raw P-256
 // verifies per second from this run.
@@ -183,6 +184,49 @@ let logins = try await run("login", total: options.logins, concurrency: options.
     users.store(credential, at: user)
 }
 
+// The Kratos face, as the Ory guide's apps use it: an API login flow, then the assertion as
+// a JSON string in `passkey_login`; the same users and passkeys as the login phase.
+struct KratosApp: Sendable {
+    let baseURL: URL
+    let session: URLSession
+
+    func call(_ method: String, _ path: String, body: [String: Any]? = nil) async throws -> [String: Any] {
+        var request = URLRequest(url: URL(string: baseURL.absoluteString + path)!)
+        request.httpMethod = method
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let body {
+            request.httpBody = try JSONSerialization.data(withJSONObject: body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await session.data(for: request)
+        guard (response as? HTTPURLResponse)?.statusCode == 200, let json = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw URLError(.badServerResponse)
+        }
+        return json
+    }
+
+    /// The flow's `passkey_challenge`, decoded from the JSON string the node holds.
+    static func challenge(_ flow: [String: Any]) throws -> PublicKeyCredentialRequestOptionsJSON {
+        let nodes = ((flow["ui"] as? [String: Any])?["nodes"] as? [[String: Any]]) ?? []
+        let value = nodes.compactMap { $0["attributes"] as? [String: Any] }.first { $0["name"] as? String == "passkey_challenge" }?["value"] as? String
+        let wrapper = try JSONSerialization.jsonObject(with: Data((value ?? "").utf8)) as? [String: Any]
+        return try JSONDecoder().decode(PublicKeyCredentialRequestOptionsJSON.self, from: JSONSerialization.data(withJSONObject: wrapper?["publicKey"] ?? [:]))
+    }
+}
+let kratos = KratosApp(baseURL: baseURL, session: session)
+let kratosLogins = try await run("Kratos login", total: options.logins, concurrency: options.concurrency, serverPID: server.processIdentifier) { index in
+    let user = index % options.signups
+    guard var credential = users.take(user) else { return }
+    let flow = try await kratos.call("GET", "/self-service/login/api")
+    let assertion = try authenticator.getAssertion(try KratosApp.challenge(flow), origin: origin, credential: &credential)
+    let flowID = flow["id"] as? String ?? ""
+    let reply = try await kratos.call("POST", "/self-service/login?flow=" + flowID, body: [
+        "method": "passkey", "passkey_login": String(decoding: try JSONEncoder().encode(assertion), as: UTF8.self),
+    ])
+    guard reply["session_token"] is String else { throw URLError(.userAuthenticationRequired) }
+    users.store(credential, at: user)
+}
+
 // The hosted pages, as a browser uses them: a page sets the CSRF cookie and names the token;
 // the calls send both back.
 struct HostedBrowser: Sendable {
@@ -251,6 +295,7 @@ let rawAfter = try rawP256VerifiesPerSecond()
 
 signups.report()
 logins.report()
+kratosLogins.report()
 hostedSignIns.report()
 loginPages.report()
 accountPages.report()

@@ -16,8 +16,7 @@ struct KratosBrowser {
     func start(_ kind: InteractiveFlow.Kind, _ request: Request, userID: UserID? = nil) async throws -> Response {
         let existing = Cookies.value(KratosServices.csrfCookie, in: request).flatMap { $0.utf8.count == 43 && Base64URL.decode($0) != nil ? $0 : nil }
         let csrf = existing ?? Base64URL.encode(services.random.bytes(32))
-        let requestURL = services.publicURL + request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
-        let flow = try await services.flows.start(kind, isBrowser: true, userID: userID, csrfToken: csrf, requestURL: requestURL)
+        let flow = try await services.flows.start(kind, isBrowser: true, userID: userID, csrfToken: csrf, requestURL: services.requestURL(request))
         let body: KratosFlowBody
         if kind == .settings, let userID {
             body = try await KratosSettings(services: services).body(flow, userID: userID)
@@ -111,7 +110,7 @@ struct KratosBrowser {
         if Self.wantsJSON(request) {
             response = Response(status: .noContent, headers: [.cacheControl: "no-store"])
         } else {
-            let target = Self.returnTo(services.publicURL + request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""), services: services)
+            let target = Self.returnTo(services.requestURL(request), services: services)
             response = Response(status: .seeOther, headers: [.location: target, .cacheControl: "no-store"])
         }
         response.headers.append(HTTPField(name: .setCookie, value: cleared))

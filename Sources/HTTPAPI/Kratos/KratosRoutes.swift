@@ -29,11 +29,11 @@ extension Router where Context == BasicRequestContext {
             try await KratosBrowser(services: services).start(.settings, request, userID: context.requireSession().userID)
         }
         open.get("registration/api") { request, _ in
-            let flow = try await services.flows.start(.registration, isBrowser: false, userID: nil, csrfToken: nil, requestURL: Self.requestURL(services, request))
+            let flow = try await services.flows.start(.registration, isBrowser: false, userID: nil, csrfToken: nil, requestURL: services.requestURL(request))
             return JSONResponse.make(try services.renderer.body(flow, options: services.flows.options(of: flow)))
         }
         open.get("login/api") { request, _ in
-            let flow = try await services.flows.start(.login, isBrowser: false, userID: nil, csrfToken: nil, requestURL: Self.requestURL(services, request))
+            let flow = try await services.flows.start(.login, isBrowser: false, userID: nil, csrfToken: nil, requestURL: services.requestURL(request))
             return JSONResponse.make(try services.renderer.body(flow, options: services.flows.options(of: flow)))
         }
         for kind in [InteractiveFlow.Kind.registration, .login] {
@@ -69,7 +69,7 @@ extension Router where Context == BasicRequestContext {
         }
         signedIn.get("/self-service/settings/api") { request, context in
             let session = try context.requireSession()
-            let flow = try await services.flows.start(.settings, isBrowser: false, userID: session.userID, csrfToken: nil, requestURL: Self.requestURL(services, request))
+            let flow = try await services.flows.start(.settings, isBrowser: false, userID: session.userID, csrfToken: nil, requestURL: services.requestURL(request))
             return JSONResponse.make(try await KratosSettings(services: services).body(flow, userID: session.userID))
         }
         signedIn.get("/self-service/settings/flows") { request, context in
@@ -89,10 +89,6 @@ extension Router where Context == BasicRequestContext {
         }
         guard flow.userID == userID else { throw InteractiveFlowService.Refusal.wrongOwner(flow) }
         return flow
-    }
-
-    private static func requestURL(_ services: KratosServices, _ request: Request) -> String {
-        services.publicURL + request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
     }
 }
 

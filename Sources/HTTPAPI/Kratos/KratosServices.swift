@@ -41,6 +41,12 @@ public struct KratosServices: Sendable {
     /// The CSRF cookie of browser flows.
     static let csrfCookie = "csrf_token_latchkey"
 
+    /// The URL a request was made to, as the public URL names it: a flow's `request_url`,
+    /// and where `return_to` is read from.
+    func requestURL(_ request: Request) -> String {
+        publicURL + request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+    }
+
     /// Cookies are `Secure` when the public URL is https (browsers drop them over http).
     var secureCookies: Bool { publicURL.lowercased().hasPrefix("https://") }
 }

@@ -73,6 +73,23 @@ final class BrowserFixture: @unchecked Sendable {
         return BrowserFixture(directory: directory, server: server, app: appServer, chromium: chromium, tab: tab, base: base, appBase: appBase)
     }
 
+    /// Runs `body` with a fresh browser, server and app (see ``start(appPages:appIsRelyingPartyOrigin:)``),
+    /// stopping all three whatever happens.
+    static func run(
+        appPages: (_ latchkey: String, _ app: String) -> [String: FixedResponseServer.Answer] = TestWebApp.pages,
+        appIsRelyingPartyOrigin: Bool = false,
+        _ body: (BrowserFixture) async throws -> Void
+    ) async throws {
+        let fixture = try await start(appPages: appPages, appIsRelyingPartyOrigin: appIsRelyingPartyOrigin)
+        do {
+            try await body(fixture)
+        } catch {
+            await fixture.stop()
+            throw error
+        }
+        await fixture.stop()
+    }
+
     private init(directory: TemporaryDirectory, server: ServerProcess, app: FixedResponseServer, chromium: ChromiumProcess, tab: BrowserTab, base: String, appBase: String) {
         self.directory = directory
         self.server = server

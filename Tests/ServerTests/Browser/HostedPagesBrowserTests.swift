@@ -9,20 +9,8 @@ import WebAuthnCorpus
 /// Set `LATCHKEY_SCREENSHOTS=docs/screenshots` to save the screenshots the README shows.
 @Suite("Hosted pages in a real browser", .serialized, .enabled(if: !BrowserFixture.skipped))
 struct HostedPagesBrowserTests {
-    /// Runs `body` with a fresh browser and server, stopping both whatever happens.
-    private func withBrowser(_ body: (BrowserFixture) async throws -> Void) async throws {
-        let fixture = try await BrowserFixture.start()
-        do {
-            try await body(fixture)
-        } catch {
-            await fixture.stop()
-            throw error
-        }
-        await fixture.stop()
-    }
-
     @Test func signUpSignInManagePasskeysAndSignInToAWebApp() async throws {
-        try await withBrowser { fixture in
+        try await BrowserFixture.run { fixture in
             let tab = fixture.tab
             // A synced platform passkey provider, as on a phone or laptop.
             let platform = try await VirtualAuthenticator.add(
@@ -110,7 +98,7 @@ struct HostedPagesBrowserTests {
     }
 
     @Test func anUnknownPasskeyIsSignalledAndRemoved() async throws {
-        try await withBrowser { fixture in
+        try await BrowserFixture.run { fixture in
             let authenticator = try await VirtualAuthenticator.add(to: fixture.tab)
             // A passkey for this RP ID that the server has never seen (deleted server-side).
             let key = P256.Signing.PrivateKey()
@@ -130,7 +118,7 @@ struct HostedPagesBrowserTests {
     }
 
     @Test func aCancelledCeremonyChangesNothing() async throws {
-        try await withBrowser { fixture in
+        try await BrowserFixture.run { fixture in
             // No passkeys: the browser's request ends with NotAllowedError, as when a person cancels.
             _ = try await VirtualAuthenticator.add(to: fixture.tab)
             try await fixture.open("/login")
@@ -169,7 +157,7 @@ struct HostedPagesBrowserTests {
     }
 
     @Test func aPageOnAnotherOriginCannotSignIn() async throws {
-        try await withBrowser { fixture in
+        try await BrowserFixture.run { fixture in
             _ = try await VirtualAuthenticator.add(to: fixture.tab)
             try await fixture.open("/signup")
             try await fixture.tab.fill("#email", "ada@example.com")
@@ -195,7 +183,7 @@ struct HostedPagesBrowserTests {
     }
 
     @Test func latchkeyJSWorksWithoutTheJSONHelpers() async throws {
-        try await withBrowser { fixture in
+        try await BrowserFixture.run { fixture in
             _ = try await VirtualAuthenticator.add(to: fixture.tab)
             try await fixture.open("/")
             let outcome = try await fixture.tab.evaluate("""

@@ -7,17 +7,6 @@ import WebAuthnCorpus
 /// authenticators and submits the forms, against a real server process and SQLite file.
 @Suite("Kratos browser flows in a real browser", .serialized, .enabled(if: !BrowserFixture.skipped))
 struct KratosBrowserTests {
-    private func withBrowser(_ body: (BrowserFixture) async throws -> Void) async throws {
-        let fixture = try await BrowserFixture.start(appPages: KratosCustomUI.pages, appIsRelyingPartyOrigin: true)
-        do {
-            try await body(fixture)
-        } catch {
-            await fixture.stop()
-            throw error
-        }
-        await fixture.stop()
-    }
-
     /// Opens a custom UI page and waits until it has rendered its flow and loaded the script.
     private func openFlow(_ fixture: BrowserFixture, _ path: String) async throws {
         try await fixture.tab.navigate(to: fixture.appBase + path)
@@ -46,7 +35,7 @@ struct KratosBrowserTests {
     }
 
     @Test func signUpSignInWithTheButtonAndWithAutofillAddAndRemoveAPasskey() async throws {
-        try await withBrowser { fixture in
+        try await BrowserFixture.run(appPages: KratosCustomUI.pages, appIsRelyingPartyOrigin: true) { fixture in
             let tab = fixture.tab
             let platform = try await VirtualAuthenticator.add(
                 to: tab, options: ["defaultBackupEligibility": .bool(true), "defaultBackupState": .bool(true)]

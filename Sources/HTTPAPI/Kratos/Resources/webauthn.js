@@ -64,37 +64,35 @@
     return options
   }
 
-  function attestationJSON(credential) {
-    var response = credential.response
+  // A PublicKeyCredential as the JSON the server reads, with `response` already encoded.
+  function credentialJSON(credential, response) {
     return {
       id: credential.id,
       rawId: encode(credential.rawId),
       type: credential.type,
       authenticatorAttachment: credential.authenticatorAttachment || undefined,
       clientExtensionResults: credential.getClientExtensionResults ? credential.getClientExtensionResults() : {},
-      response: {
-        attestationObject: encode(response.attestationObject),
-        clientDataJSON: encode(response.clientDataJSON),
-        transports: response.getTransports ? response.getTransports() : undefined,
-      },
+      response: response,
     }
+  }
+
+  function attestationJSON(credential) {
+    var response = credential.response
+    return credentialJSON(credential, {
+      attestationObject: encode(response.attestationObject),
+      clientDataJSON: encode(response.clientDataJSON),
+      transports: response.getTransports ? response.getTransports() : undefined,
+    })
   }
 
   function assertionJSON(credential) {
     var response = credential.response
-    return {
-      id: credential.id,
-      rawId: encode(credential.rawId),
-      type: credential.type,
-      authenticatorAttachment: credential.authenticatorAttachment || undefined,
-      clientExtensionResults: credential.getClientExtensionResults ? credential.getClientExtensionResults() : {},
-      response: {
-        authenticatorData: encode(response.authenticatorData),
-        clientDataJSON: encode(response.clientDataJSON),
-        signature: encode(response.signature),
-        userHandle: encode(response.userHandle),
-      },
-    }
+    return credentialJSON(credential, {
+      authenticatorData: encode(response.authenticatorData),
+      clientDataJSON: encode(response.clientDataJSON),
+      signature: encode(response.signature),
+      userHandle: encode(response.userHandle),
+    })
   }
 
   // form.submit(), not requestSubmit(): the login form's identifier is `required`, and a
