@@ -3,10 +3,10 @@ import IdentityCore
 import Logging
 import ServiceLifecycle
 
-/// Deletes expired ceremonies, browser sessions and authorization codes every few minutes
+/// Deletes expired ceremonies, sessions, administration tokens and authorization codes every few minutes
 /// so the tables do not grow without bound.
 struct CeremonyPurgeService: Service {
-    let storage: any CeremonyStore & BrowserSessionStore & AuthorizationCodeStore & InteractiveFlowStore
+    let storage: any CeremonyStore & BrowserSessionStore & AuthorizationCodeStore & InteractiveFlowStore & AdminTokenStore
     let clock: any WallClock
     let interval: Duration
     let logger: Logger
@@ -19,6 +19,7 @@ struct CeremonyPurgeService: Service {
                     let now = clock.now()
                     try await storage.purgeCeremonies(expiredBefore: now)
                     try await storage.purgeBrowserSessions(expiredBefore: now)
+                    try await storage.purgeAdminTokens(expiredBefore: now)
                     // Used codes are kept for a day after expiry, so that a replay is still
                     // recognised and revokes what the first exchange issued.
                     try await storage.purgeAuthorizationCodes(expiredBefore: now.addingTimeInterval(-86400))

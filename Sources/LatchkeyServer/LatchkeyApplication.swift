@@ -145,6 +145,22 @@ public enum LatchkeyApplication {
                 maximumBodyBytes: configuration.maximumBodyBytes
             ))
         }
+        if configuration.faces.idaas.enabled {
+            let idaas = configuration.faces.idaas
+            router.addIDaaS(IDaaSServices(
+                passkeys: passkeys, accounts: accounts,
+                administration: AdministrationService(
+                    applications: idaas.adminApplications.map { AdminApplication(id: $0.id, name: $0.name, sharedSecret: $0.sharedSecret) },
+                    store: storage, audit: storage, clock: clock, random: random, tokenLifetime: idaas.adminTokenLifespan
+                ),
+                sessions: BrowserSessionService(
+                    store: storage, audit: storage, clock: clock, random: random, lifetime: idaas.sessionLifespan,
+                    tokenFormat: .prefixedAlphanumeric(IDaaSServices.sessionTokenPrefix), clientID: "latchkey:idaas"
+                ),
+                clients: clients, relyingPartyID: configuration.relyingParty.id, authenticatorNames: names, clock: clock,
+                maximumBodyBytes: configuration.maximumBodyBytes
+            ))
+        }
         router.addWellKnownDocuments(WellKnownDocumentsBuilder.build(configuration))
         router.addHostedPages(hostedPages)
         router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }

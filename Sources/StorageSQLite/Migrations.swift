@@ -21,6 +21,9 @@ enum Migrations {
         migrator.registerMigration("v3") { db in
             try db.execute(sql: v3)
         }
+        migrator.registerMigration("v4") { db in
+            try db.execute(sql: v4)
+        }
         return migrator
     }()
 
@@ -175,5 +178,27 @@ enum Migrations {
             completed_at REAL
         ) STRICT;
         CREATE INDEX interactive_flows_expires_at ON interactive_flows(expires_at);
+        """
+
+    /// Passkeys named by UUID, turned off without being deleted, and the origin they were
+    /// registered from (the IDaaS face's FIDO tokens); Administration API tokens.
+    /// Existing credentials get a random version 4 UUID.
+    private static let v4 = """
+        ALTER TABLE credentials ADD COLUMN record_id TEXT;
+        ALTER TABLE credentials ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1));
+        ALTER TABLE credentials ADD COLUMN origin TEXT;
+        UPDATE credentials SET record_id = lower(
+            hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-' ||
+            substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))
+        );
+        CREATE UNIQUE INDEX credentials_record_id ON credentials(record_id);
+
+        CREATE TABLE admin_tokens (
+            token_hash BLOB NOT NULL PRIMARY KEY,
+            application_id TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            expires_at REAL NOT NULL
+        ) STRICT;
+        CREATE INDEX admin_tokens_expires_at ON admin_tokens(expires_at);
         """
 }

@@ -21,6 +21,27 @@ extension SQLiteStorage {
         }
     }
 
+    /// The credential with this record ID.
+    public func credential(recordID: String) async throws -> PasskeyCredential? {
+        guard TextBinding.canMatch(recordID) else { return nil }
+        return try await writer.read { db in
+            try Row.fetchOneCached(db, sql: "SELECT * FROM credentials WHERE record_id = ?", arguments: [recordID])
+                .map(PasskeyCredential.init(databaseRow:))
+        }
+    }
+
+    /// Turns a user's credential off or on again.
+    public func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool) async throws -> Bool {
+        guard TextBinding.canMatch(userID.rawValue) else { return false }
+        return try await writer.write { db in
+            try db.executeCached(
+                sql: "UPDATE credentials SET disabled = ? WHERE id = ? AND user_id = ?",
+                arguments: [disabled, id.databaseBlob, userID.rawValue]
+            )
+            return db.changesCount > 0
+        }
+    }
+
     /// Adds a credential to an existing user.
     /// - Throws: `StoreConflict(.credentialID)` when the ID is registered,
     ///   `StoreConflict(.credentialName)` when the user has a credential with its name; a
@@ -104,6 +125,7 @@ extension SQLiteStorage {
     static func requireStorable(_ credential: PasskeyCredential) throws {
         try TextBinding.requireStorable(
             credential.userID.rawValue, credential.attestationFormat, credential.relyingPartyID, credential.name,
+            credential.recordID, credential.origin,
             in: "credential"
         )
     }
@@ -113,6 +135,9 @@ extension SQLiteStorage {
         let classify: (UniqueViolation) -> StoreConflict.Kind? = { violation in
             if violation.involves("credentials.id") { return .credentialID }
             if violation.involves("credentials.name") { return .credentialName }
+            // A record ID is random (or derived from the credential ID): a collision is a
+            // duplicate credential.
+            if violation.involves("credentials.record_id") { return .credentialID }
             return nil
         }
         try reportingConflicts(classify) {
@@ -121,8 +146,9 @@ extension SQLiteStorage {
                     INSERT INTO credentials (
                         id, user_id, public_key, algorithm, sign_count, backup_eligible, backed_up,
                         user_verified, transports, aaguid, attestation_format, attestation_trusted,
-                        relying_party_id, name, created_at, last_used_at, sign_count_regressed
-                    ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        relying_party_id, name, created_at, last_used_at, sign_count_regressed,
+                        record_id, disabled, origin
+                    ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     credential.credentialID.databaseBlob, credential.userID.rawValue, credential.publicKey.databaseBlob,
@@ -131,6 +157,7 @@ extension SQLiteStorage {
                     credential.aaguid.uuidString, credential.attestationFormat, credential.isAttestationTrusted,
                     credential.relyingPartyID, credential.name, credential.createdAt.databaseSeconds,
                     credential.lastUsedAt?.databaseSeconds, credential.hasSignCountRegressed,
+                    credential.recordID, credential.isDisabled, credential.origin,
                 ]
             )
         }
@@ -164,7 +191,10 @@ extension PasskeyCredential {
             name: try row.optionalText("name"),
             createdAt: try row.date("created_at"),
             lastUsedAt: try row.optionalDate("last_used_at"),
-            hasSignCountRegressed: try row.bool("sign_count_regressed")
+            hasSignCountRegressed: try row.bool("sign_count_regressed"),
+            recordID: try row.text("record_id"),
+            isDisabled: try row.bool("disabled"),
+            origin: try row.optionalText("origin")
         )
     }
 }

@@ -27,6 +27,13 @@ extension SQLiteStorage {
         }
     }
 
+    /// The user whose WebAuthn user handle this is.
+    public func user(handle: [UInt8]) async throws -> User? {
+        try await writer.read { db in
+            try Row.fetchOneCached(db, sql: "SELECT * FROM users WHERE user_handle = ?", arguments: [handle.databaseBlob]).map(User.init(databaseRow:))
+        }
+    }
+
     /// Creates a user together with their first passkey, in one transaction.
     /// - Throws: `StoreConflict(.identifier)` when the email, phone number, username or user
     ///   handle is taken; `StoreConflict(.credentialID)` when the credential ID is; nothing

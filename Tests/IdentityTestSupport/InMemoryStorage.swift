@@ -29,6 +29,11 @@ public final class InMemoryStorage: IdentityStorage {
         }
     }
 
+    /// The user whose WebAuthn user handle this is.
+    public func user(handle: [UInt8]) async throws -> User? {
+        state.withLock { state in state.users.values.first { $0.userHandle == handle } }
+    }
+
     /// Creates a user together with their first passkey, atomically.
     public func createUser(_ user: User, credential: PasskeyCredential) async throws {
         guard credential.userID == user.id else {
@@ -74,6 +79,20 @@ public final class InMemoryStorage: IdentityStorage {
                 .filter { $0.element.userID == userID }
                 .sorted { ($0.element.createdAt, $0.offset) < ($1.element.createdAt, $1.offset) }
                 .map(\.element)
+        }
+    }
+
+    /// The credential with this record ID.
+    public func credential(recordID: String) async throws -> PasskeyCredential? {
+        state.withLock { state in state.credentials.first { $0.recordID == recordID } }
+    }
+
+    /// Turns a user's credential off or on again.
+    public func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool) async throws -> Bool {
+        state.withLock { state in
+            guard let index = state.credentials.firstIndex(where: { $0.credentialID == id && $0.userID == userID }) else { return false }
+            state.credentials[index].isDisabled = disabled
+            return true
         }
     }
 
@@ -271,6 +290,26 @@ public final class InMemoryStorage: IdentityStorage {
         state.withLock { state in state.browserSessions = state.browserSessions.filter { $0.value.session.expiresAt >= time } }
     }
 
+    // MARK: - Administration tokens
+
+    /// Stores a newly issued administration token.
+    public func saveAdminToken(_ token: AdminToken) async throws {
+        try state.withLock { state in
+            guard state.adminTokens[token.tokenHash] == nil else { throw InMemoryStorageError(.duplicateKey, "an administration token with this hash exists") }
+            state.adminTokens[token.tokenHash] = token
+        }
+    }
+
+    /// The token with this hash, if it has not expired at `time`.
+    public func adminToken(hash: [UInt8], at time: Date) async throws -> AdminToken? {
+        state.withLock { state in state.adminTokens[hash].flatMap { time < $0.expiresAt ? $0 : nil } }
+    }
+
+    /// Deletes tokens that expired before `time`.
+    public func purgeAdminTokens(expiredBefore time: Date) async throws {
+        state.withLock { state in state.adminTokens = state.adminTokens.filter { $0.value.expiresAt >= time } }
+    }
+
     // MARK: - Flows
 
     /// Stores a new flow.
@@ -435,10 +474,11 @@ private struct State {
     var browserSessions: [[UInt8]: (session: BrowserSession, revokedAt: Date?)] = [:]
     var codes: [[UInt8]: (code: AuthorizationCode, usedAt: Date?)] = [:]
     var flows: [String: InteractiveFlow] = [:]
+    var adminTokens: [[UInt8]: AdminToken] = [:]
 
     /// The uniqueness rules of a new credential: its ID, and its name within its user.
     func checkNewCredential(_ credential: PasskeyCredential) throws {
-        guard !credentials.contains(where: { $0.credentialID == credential.credentialID }) else {
+        guard !credentials.contains(where: { $0.credentialID == credential.credentialID || $0.recordID == credential.recordID }) else {
             throw StoreConflict(.credentialID)
         }
         if let name = credential.name, credentials.contains(where: { $0.userID == credential.userID && $0.name == name }) {

@@ -33,6 +33,8 @@ public enum StorageContract {
         case recordRefusedUse
         case renameCredential
         case deleteCredential
+        case credentialRecordIDAndDisabling
+        case userByHandle
         // Ceremonies
         case ceremonyRoundTrip
         case ceremonyOtherClientCannotConsume
@@ -49,6 +51,7 @@ public enum StorageContract {
         case browserSessionLifecycle
         case authorizationCodeSingleUse
         case updateName
+        case adminTokenLifecycle
         // Self-service flows
         case flowLifecycle
         case concurrentFlowCompletion
@@ -81,6 +84,9 @@ public enum StorageContract {
         case .recordRefusedUse: try await recordRefusedUse(storage)
         case .renameCredential: try await renameCredential(storage)
         case .deleteCredential: try await deleteCredential(storage)
+        case .credentialRecordIDAndDisabling: try await credentialRecordIDAndDisabling(storage)
+        case .userByHandle: try await userByHandle(storage)
+        case .adminTokenLifecycle: try await adminTokenLifecycle(storage)
         case .ceremonyRoundTrip: try await ceremonyRoundTrip(storage)
         case .ceremonyOtherClientCannotConsume: try await ceremonyOtherClientCannotConsume(storage)
         case .ceremonyExpiry: try await ceremonyExpiry(storage)

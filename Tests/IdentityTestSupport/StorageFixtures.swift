@@ -64,7 +64,8 @@ public enum StorageFixtures {
             name: name,
             createdAt: createdAt,
             lastUsedAt: nil,
-            hasSignCountRegressed: false
+            hasSignCountRegressed: false,
+            origin: "https://example.com"
         )
     }
 

@@ -101,6 +101,14 @@ struct ConfigurationTests {
         ("faces: { kratos: { session_lifespan: 1s } }", "faces.kratos.session_lifespan"),
         ("faces: { kratos: { enabled: maybe } }", "faces.kratos.enabled"),
         ("faces: { kratos: { flow_lifetime: 1h } }", "faces.kratos.flow_lifetime"),
+        ("faces: { idaas: { admin_applications: [{ application_id: a, shared_secret: short }] } }", "faces.idaas.admin_applications[0].shared_secret"),
+        ("faces: { idaas: { admin_applications: [{ name: A, shared_secret: long enough secret }] } }", "faces.idaas.admin_applications[0].application_id"),
+        ("faces: { idaas: { admin_applications: [{ application_id: a b, shared_secret: long enough secret }] } }", "faces.idaas.admin_applications[0].application_id"),
+        ("faces: { idaas: { admin_applications: [{ application_id: a, shared_secret: long enough secret }, { application_id: a, shared_secret: long enough secret }] } }", "faces.idaas.admin_applications[1].application_id"),
+        ("faces: { idaas: { admin_applications: [{ application_id: a, secret: long enough secret }] } }", "faces.idaas.admin_applications[0].secret"),
+        ("faces: { idaas: { admin_token_lifespan: 2d } }", "faces.idaas.admin_token_lifespan"),
+        ("faces: { idaas: { session_lifespan: 10s } }", "faces.idaas.session_lifespan"),
+        ("faces: { idaas: { enabled: perhaps } }", "faces.idaas.enabled"),
         ("faces: { keycloak: {} }", "faces.keycloak"),
         ("server: {", "latchkey.yaml"),
     ])
@@ -119,6 +127,27 @@ struct ConfigurationTests {
         #expect(configured.faces.kratos.enabled == false)
         #expect(configured.faces.kratos.flowLifespan == 600)
         #expect(configured.faces.kratos.sessionLifespan == 43200)
+    }
+
+    @Test func theIDaaSFaceIsOnByDefaultAndConfigurable() throws {
+        let defaults = try load()
+        #expect(defaults.faces.idaas.enabled)
+        #expect(defaults.faces.idaas.adminApplications.isEmpty)
+        #expect(defaults.faces.idaas.adminTokenLifespan == 3600)
+        #expect(defaults.faces.idaas.sessionLifespan == 900)
+        let configured = try load("""
+            faces:
+              idaas:
+                enabled: false
+                admin_token_lifespan: 10m
+                session_lifespan: 1h
+                admin_applications:
+                  - { application_id: 7c1e5a2b, name: Backend, shared_secret: a long enough secret }
+            """)
+        #expect(configured.faces.idaas.enabled == false)
+        #expect(configured.faces.idaas.adminTokenLifespan == 600)
+        #expect(configured.faces.idaas.sessionLifespan == 3600)
+        #expect(configured.faces.idaas.adminApplications == [.init(id: "7c1e5a2b", name: "Backend", sharedSecret: "a long enough secret")])
     }
 
     @Test func badEnvironmentValuesNameTheirVariable() {

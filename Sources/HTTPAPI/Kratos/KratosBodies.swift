@@ -54,8 +54,8 @@ struct KratosIdentityBody: Encodable, Sendable {
         traits["username"] = user.profile.username
         traits["name"] = user.profile.name
         self.traits = traits
-        let created = KratosTime.text(user.createdAt)
-        let updated = KratosTime.text(user.updatedAt)
+        let created = WireTime.text(user.createdAt)
+        let updated = WireTime.text(user.updatedAt)
         let emails = user.profile.email.map { [$0] } ?? []
         verifiable_addresses = emails.map {
             Address(id: KratosIDs.derived("verifiable", $0), value: $0, verified: false, via: "email", status: "pending", created_at: created, updated_at: updated)
@@ -108,8 +108,8 @@ struct KratosSessionBody: Encodable, Sendable {
     init(_ session: BrowserSession, user: User, publicURL: String) {
         id = KratosIDs.session(session.tokenHash)
         active = true
-        expires_at = KratosTime.text(session.expiresAt)
-        authenticated_at = KratosTime.text(session.authenticatedAt)
+        expires_at = WireTime.text(session.expiresAt)
+        authenticated_at = WireTime.text(session.authenticatedAt)
         // A passkey is one factor, whatever its user verification (Kratos counts it as aal1).
         authenticator_assurance_level = "aal1"
         authentication_methods = [Method(method: "passkey", aal: "aal1", completed_at: authenticated_at)]
@@ -159,10 +159,7 @@ struct KratosBrowserRegistrationSuccess: Encodable, Sendable {
 enum KratosIDs {
     /// A user's identity ID: the user ID's 16 random bytes as a UUID, so the same account
     /// has the same ID in every face.
-    static func identity(_ userID: UserID) -> String {
-        if let bytes = Base64URL.decode(userID.rawValue), bytes.count == 16 { return uuid(bytes) }
-        return derived("identity", userID.rawValue)
-    }
+    static func identity(_ userID: UserID) -> String { userID.uuid }
 
     /// A session's ID, derived from its token's hash (the token itself is never stored).
     static func session(_ tokenHash: [UInt8]) -> String { uuid(Array(TokenService.hash("kratos-session:" + Base64URL.encode(tokenHash)).prefix(16))) }

@@ -33,7 +33,7 @@ struct KratosError: Error {
     let id: String?
     let reason: String
     let message: String
-    var extra: (KratosErrorBody) -> KratosErrorBody = { $0 }
+    var extra: @Sendable (KratosErrorBody) -> KratosErrorBody = { $0 }
 
     static let sessionInactive = KratosError(
         status: .unauthorized, id: "session_inactive", reason: "No valid session credentials found in the request.", message: "request does not have a valid authentication session"
@@ -90,7 +90,7 @@ public struct KratosErrors: FaceErrorRenderer {
             error.extra = { body in
                 var body = body
                 body.use_flow_id = replacement.id
-                body.expired_at = KratosTime.text(flow.expiresAt)
+                body.expired_at = WireTime.text(flow.expiresAt)
                 body.since = Int64(ago * 1_000_000_000)
                 return body
             }

@@ -63,9 +63,9 @@ struct KratosFlowRenderer: Sendable {
             }
             nodes.append(.webAuthnScript(publicURL + "/.well-known/ory/webauthn.js"))
         }
-        let issued = KratosTime.text(flow.issuedAt)
+        let issued = WireTime.text(flow.issuedAt)
         var body = KratosFlowBody(
-            id: flow.id, type: flow.isBrowser ? "browser" : "api", expires_at: KratosTime.text(flow.expiresAt), issued_at: issued,
+            id: flow.id, type: flow.isBrowser ? "browser" : "api", expires_at: WireTime.text(flow.expiresAt), issued_at: issued,
             request_url: flow.requestURL, active: echo.messages.isEmpty && echo.emailMessages.isEmpty ? nil : "passkey",
             ui: KratosUI(action: publicURL + "/self-service/\(kind)?flow=" + flow.id, method: "POST", nodes: nodes, messages: echo.messages.isEmpty ? nil : echo.messages),
             state: state ?? (flow.kind == .settings ? "show_form" : "choose_method")

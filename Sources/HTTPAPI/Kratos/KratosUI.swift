@@ -57,12 +57,12 @@ enum KratosMessages {
 
     static func removePasskey(_ name: String, addedAt: Date, lastUsedAt: Date?, provider: String?) -> KratosMessage {
         var context: [String: KratosMessage.ContextValue] = [
-            "display_name": .text(name), "added_at": .text(KratosTime.text(addedAt)), "added_at_unix": .number(Int64(addedAt.timeIntervalSince1970)),
+            "display_name": .text(name), "added_at": .text(WireTime.text(addedAt)), "added_at_unix": .number(Int64(addedAt.timeIntervalSince1970)),
         ]
         // Latchkey's additions (the contract's context is free-form): when the passkey was
         // last used, and the provider its AAGUID names.
         if let lastUsedAt {
-            context["last_used_at"] = .text(KratosTime.text(lastUsedAt))
+            context["last_used_at"] = .text(WireTime.text(lastUsedAt))
             context["last_used_at_unix"] = .number(Int64(lastUsedAt.timeIntervalSince1970))
         }
         if let provider { context["provider"] = .text(provider) }
@@ -138,11 +138,4 @@ struct KratosUI: Encodable, Sendable {
     let method: String
     var nodes: [KratosNode]
     var messages: [KratosMessage]?
-}
-
-/// Kratos's timestamps: RFC 3339 in UTC.
-enum KratosTime {
-    static func text(_ date: Date) -> String {
-        Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
-    }
 }

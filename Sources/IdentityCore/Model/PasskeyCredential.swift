@@ -1,3 +1,4 @@
+import Crypto
 public import Foundation
 public import WebAuthn
 
@@ -37,6 +38,14 @@ public struct PasskeyCredential: Sendable, Hashable {
     public var lastUsedAt: Date?
     /// Whether a signature counter has ever failed to increase (a possible clone).
     public var hasSignCountRegressed: Bool
+    /// A stable UUID naming this record in APIs that address a passkey by UUID (the IDaaS
+    /// face's `fidoid`); unique across all credentials.
+    public let recordID: String
+    /// Whether an administrator or the user turned this passkey off: it stays registered
+    /// (so devices are not asked to create it again) but cannot sign in.
+    public var isDisabled: Bool
+    /// The origin the passkey was registered from, when known.
+    public let origin: String?
 
     /// Creates a credential record.
     public init(
@@ -56,7 +65,10 @@ public struct PasskeyCredential: Sendable, Hashable {
         name: String? = nil,
         createdAt: Date,
         lastUsedAt: Date? = nil,
-        hasSignCountRegressed: Bool = false
+        hasSignCountRegressed: Bool = false,
+        recordID: String? = nil,
+        isDisabled: Bool = false,
+        origin: String? = nil
     ) {
         self.credentialID = credentialID
         self.userID = userID
@@ -75,6 +87,18 @@ public struct PasskeyCredential: Sendable, Hashable {
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
         self.hasSignCountRegressed = hasSignCountRegressed
+        self.recordID = recordID ?? Self.derivedRecordID(credentialID)
+        self.isDisabled = isDisabled
+        self.origin = origin
+    }
+
+    /// A record ID derived from the credential ID, for records made without one: stable, and
+    /// as unique as the credential IDs themselves.
+    public static func derivedRecordID(_ credentialID: [UInt8]) -> String {
+        var digest = Array(SHA256.hash(data: Array("latchkey-credential-record:".utf8) + credentialID).prefix(16))
+        digest[6] = (digest[6] & 0x0F) | 0x80
+        digest[8] = (digest[8] & 0x3F) | 0x80
+        return UUIDText.format(digest)
     }
 
     /// The credential's method identifier in the My Account API: `passkey|<base64url id>`.

@@ -94,6 +94,10 @@ public struct AuditEvent: Sendable, Hashable {
         case authorizationCodeReused = "authorization_code_reused"
         case profileUpdated = "profile_updated"
         case signedOut = "signed_out"
+        case credentialDisabled = "credential_disabled"
+        case credentialEnabled = "credential_enabled"
+        case adminAuthenticated = "admin_authenticated"
+        case adminAuthenticationFailed = "admin_authentication_failed"
     }
 
     /// When it happened.

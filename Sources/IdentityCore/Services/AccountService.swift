@@ -22,8 +22,7 @@ public struct AccountService: Sendable {
 
     /// Changes the user's display name; an empty name clears it, so the account name shows.
     public func updateName(of userID: UserID, to name: String?) async throws -> User {
-        let trimmed = name?.trimmingCharacters(in: .whitespacesAndNewlines)
-        let newName = trimmed?.isEmpty == false ? try ProfileValidation.text(trimmed, "name", maximum: 100) : nil
+        let newName = try ProfileValidation.optionalName(name, field: "user_profile.name")
         guard let user = try await storage.updateName(userID: userID, name: newName, at: clock.now()) else {
             throw IdentityError(.invalidToken, "the signed-in account no longer exists")
         }
@@ -47,31 +46,89 @@ public struct AccountService: Sendable {
 
     /// Renames a passkey; names are unique per user, and an empty name clears it.
     public func rename(of userID: UserID, methodID: String, to name: String?) async throws -> PasskeyCredential {
-        let credentialID = try Self.credentialID(fromMethodID: methodID)
-        let trimmed = name?.trimmingCharacters(in: .whitespacesAndNewlines)
-        let newName = trimmed?.isEmpty == false ? try ProfileValidation.text(trimmed, "name", maximum: 100) : nil
-        do {
-            guard try await storage.renameCredential(id: credentialID, userID: userID, name: newName) else {
-                throw IdentityError(.notFound, "no passkey \(methodID.prefix(200)) on this account")
-            }
-        } catch let conflict as StoreConflict where conflict.kind == .credentialName {
-            throw IdentityError(.conflict, "another passkey on this account is already named \"\(newName ?? "")\"", field: "name")
-        }
-        try await storage.record(AuditEvent(time: clock.now(), kind: .credentialRenamed, userID: userID, credentialID: Base64URL.encode(credentialID), detail: newName ?? ""))
-        return try await passkey(of: userID, methodID: methodID)
+        try await rename(try passkey(of: userID, methodID: methodID), to: name)
     }
 
     /// Deletes a passkey unless it is the account's last way to sign in.
     public func delete(of userID: UserID, methodID: String) async throws {
-        let credentialID = try Self.credentialID(fromMethodID: methodID)
-        switch try await storage.deleteCredential(id: credentialID, userID: userID) {
+        try await delete(try passkey(of: userID, methodID: methodID))
+    }
+
+    /// A passkey by its record ID (``PasskeyCredential/recordID``), whoever owns it: for
+    /// administration, and for faces that name passkeys by UUID.
+    public func passkey(recordID: String) async throws -> PasskeyCredential? {
+        // Record IDs are UUIDs; anything else names nothing and is not looked up.
+        let lowered = recordID.lowercased()
+        guard UUIDText.isUUID(lowered) else { return nil }
+        return try await storage.credential(recordID: lowered)
+    }
+
+    /// Renames a passkey; names are unique per user, and an empty name clears it.
+    /// - Parameter actor: The administration application acting, for the audit event.
+    public func rename(_ credential: PasskeyCredential, to name: String?, actor: String? = nil) async throws -> PasskeyCredential {
+        let newName = try ProfileValidation.optionalName(name, field: "name")
+        do {
+            guard try await storage.renameCredential(id: credential.credentialID, userID: credential.userID, name: newName) else {
+                throw Self.gone(credential)
+            }
+        } catch let conflict as StoreConflict where conflict.kind == .credentialName {
+            throw IdentityError(.conflict, "another passkey on this account is already named \"\(newName ?? "")\"", reason: .credentialNameTaken, field: "name")
+        }
+        try await storage.record(AuditEvent(
+            time: clock.now(), kind: .credentialRenamed, userID: credential.userID, clientID: actor,
+            credentialID: Base64URL.encode(credential.credentialID), detail: newName ?? ""
+        ))
+        return try await reloaded(credential)
+    }
+
+    /// Turns a passkey off (it can no longer sign in) or on again.
+    /// - Parameter actor: The administration application acting, for the audit event.
+    public func setDisabled(_ credential: PasskeyCredential, _ disabled: Bool, actor: String? = nil) async throws -> PasskeyCredential {
+        guard try await storage.setCredentialDisabled(id: credential.credentialID, userID: credential.userID, disabled: disabled) else {
+            throw Self.gone(credential)
+        }
+        if disabled != credential.isDisabled {
+            try await storage.record(AuditEvent(
+                time: clock.now(), kind: disabled ? .credentialDisabled : .credentialEnabled, userID: credential.userID, clientID: actor,
+                credentialID: Base64URL.encode(credential.credentialID)
+            ))
+        }
+        return try await reloaded(credential)
+    }
+
+    /// Deletes a passkey unless it is the account's last way to sign in.
+    /// - Parameter actor: The administration application acting, for the audit event.
+    public func delete(_ credential: PasskeyCredential, actor: String? = nil) async throws {
+        switch try await storage.deleteCredential(id: credential.credentialID, userID: credential.userID) {
         case .deleted:
-            try await storage.record(AuditEvent(time: clock.now(), kind: .credentialDeleted, userID: userID, credentialID: Base64URL.encode(credentialID)))
+            try await storage.record(AuditEvent(
+                time: clock.now(), kind: .credentialDeleted, userID: credential.userID, clientID: actor, credentialID: Base64URL.encode(credential.credentialID)
+            ))
         case .notFound:
-            throw IdentityError(.notFound, "no passkey \(methodID.prefix(200)) on this account")
+            throw Self.gone(credential)
         case .lastCredential:
             throw IdentityError(.conflict, "this is the account's last passkey; add another way to sign in before deleting it", reason: .lastAuthenticationMethod)
         }
+    }
+
+    private func reloaded(_ credential: PasskeyCredential) async throws -> PasskeyCredential {
+        guard let current = try await storage.credential(id: credential.credentialID), current.userID == credential.userID else { throw Self.gone(credential) }
+        return current
+    }
+
+    private static func gone(_ credential: PasskeyCredential) -> IdentityError {
+        IdentityError(.notFound, "no passkey \(credential.methodID.prefix(200)) on this account")
+    }
+
+    /// The user an identifier names (an email, phone number or username, as typed at sign-in).
+    public func user(identifiedBy text: String) async throws -> User? {
+        guard text.utf8.count <= 320, let identifier = ProfileValidation.identifier(forLogin: text) else { return nil }
+        return try await storage.user(identifier: identifier)
+    }
+
+    /// The user with this ID, or `nil`.
+    public func existingUser(_ userID: UserID) async throws -> User? {
+        try await storage.user(id: userID)
     }
 
     /// The credential ID inside a method ID; the `passkey|` prefix may be percent-encoded.

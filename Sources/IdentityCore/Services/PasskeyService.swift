@@ -66,7 +66,8 @@ public struct PasskeyService: Sendable {
                 throw IdentityError(.invalidRequest, "username is not a valid email, phone number or username", field: "username")
             }
             if let user = try await storage.user(identifier: identifier) {
-                allowed = try await storage.credentials(userID: user.id).map {
+                // A disabled passkey is not offered; it would only fail.
+                allowed = try await storage.credentials(userID: user.id).filter { !$0.isDisabled }.map {
                     CredentialDescriptor(id: Base64URLBytes($0.credentialID), transports: $0.transports.isEmpty ? nil : $0.transports)
                 }
             } else {
@@ -87,12 +88,21 @@ public struct PasskeyService: Sendable {
 
     /// Starts adding a passkey to a signed-in account; the options exclude the passkeys the
     /// account already has.
-    public func startEnrollment(userID: UserID, clientID: String, lifetime: TimeInterval? = nil) async throws -> CreationChallenge {
+    /// - Parameter addressedByChallenge: Name the ceremony after its challenge
+    ///   (``ceremonyID(clientDataJSON:)``) for faces whose finishing request carries no
+    ///   `auth_session`, only the client data.
+    public func startEnrollment(userID: UserID, clientID: String, lifetime: TimeInterval? = nil, addressedByChallenge: Bool = false) async throws -> CreationChallenge {
         guard let user = try await storage.user(id: userID) else {
             throw IdentityError(.invalidToken, "the account of this access token no longer exists")
         }
         let existing = try await storage.credentials(userID: userID)
-        let ceremony = makeCeremony(kind: .enrollment, clientID: clientID, userID: userID, lifetime: lifetime)
+        var ceremony = makeCeremony(kind: .enrollment, clientID: clientID, userID: userID, lifetime: lifetime)
+        if addressedByChallenge {
+            ceremony = Ceremony(
+                id: Self.ceremonyID(challenge: ceremony.challenge), kind: ceremony.kind, clientID: ceremony.clientID, challenge: ceremony.challenge,
+                userVerification: ceremony.userVerification, userID: ceremony.userID, createdAt: ceremony.createdAt, expiresAt: ceremony.expiresAt
+            )
+        }
         try await storage.saveCeremony(ceremony)
         let exclude = existing.map { CredentialDescriptor(id: Base64URLBytes($0.credentialID), transports: $0.transports.isEmpty ? nil : $0.transports) }
         return CreationChallenge(options: creationOptions(for: user, ceremony: ceremony, exclude: exclude), authSession: ceremony.id)
@@ -137,20 +147,73 @@ public struct PasskeyService: Sendable {
     }
 
     /// Finishes adding a passkey to a signed-in account.
-    public func finishEnrollment(userID: UserID, clientID: String, authSession: String, response: RegistrationResponseJSON) async throws -> PasskeyCredential {
+    /// - Parameters:
+    ///   - name: A name for the passkey, unique among the user's; checked before the
+    ///     ceremony is consumed, so that a taken name can be retried with the same response.
+    ///   - actor: Who enrolled it, when not the user (an administration application), for
+    ///     the audit event.
+    public func finishEnrollment(
+        userID: UserID, clientID: String, authSession: String, response: RegistrationResponseJSON, name: String? = nil, actor: String? = nil
+    ) async throws -> PasskeyCredential {
+        let newName = try ProfileValidation.optionalName(name, field: "name")
+        if let newName, try await storage.credentials(userID: userID).contains(where: { $0.name == newName }) {
+            throw Self.nameTaken(newName)
+        }
         let ceremony = try await consume(authSession, clientID: clientID)
         guard ceremony.kind == .enrollment, ceremony.userID == userID else {
-            throw IdentityError(.invalidGrant, "this auth_session was not started for adding a passkey to this account")
+            throw IdentityError(.invalidGrant, "this auth_session was not started for adding a passkey to this account", reason: .invalidAuthSession)
         }
         let verified = try verifyRegistration(response, ceremony)
-        let credential = makeCredential(verified, userID: userID)
+        var credential = makeCredential(verified, userID: userID)
+        credential.name = newName
         do {
             try await storage.addCredential(credential)
-        } catch let conflict as StoreConflict where conflict.kind == .credentialID {
-            throw IdentityError(.conflict, "this passkey is already registered", credentialID: Base64URL.encode(credential.credentialID))
+        } catch let conflict as StoreConflict {
+            switch conflict.kind {
+            case .credentialName: throw Self.nameTaken(newName ?? "")
+            case .credentialID, .identifier: throw IdentityError(.conflict, "this passkey is already registered", credentialID: Base64URL.encode(credential.credentialID))
+            }
         }
-        try await storage.record(AuditEvent(time: clock.now(), kind: .enrollment, userID: userID, clientID: clientID, credentialID: Base64URL.encode(credential.credentialID)))
+        try await storage.record(AuditEvent(
+            time: clock.now(), kind: .enrollment, userID: userID, clientID: clientID, credentialID: Base64URL.encode(credential.credentialID),
+            detail: actor.map { "by administration application \($0)" } ?? ""
+        ))
         return credential
+    }
+
+    private static func nameTaken(_ name: String) -> IdentityError {
+        IdentityError(.conflict, "another passkey on this account is already named \"\(name)\"", reason: .credentialNameTaken, field: "name")
+    }
+
+    /// The `auth_session` of a ceremony started with `addressedByChallenge`, from the
+    /// challenge its client data carries; `nil` when the client data has none.
+    public static func ceremonyID(clientDataJSON: [UInt8]) -> String? {
+        guard let clientData = try? CollectedClientData(bytes: clientDataJSON), let challenge = Base64URL.decode(clientData.challenge), !challenge.isEmpty else {
+            return nil
+        }
+        return ceremonyID(challenge: challenge)
+    }
+
+    /// A ceremony ID derived from its challenge. The challenge is as secret as a random
+    /// `auth_session` (both go to the same client), and the ceremony stays bound to its
+    /// client and user.
+    static func ceremonyID(challenge: [UInt8]) -> String {
+        Base64URL.encode(SHA256.hash(data: Array("latchkey-ceremony:".utf8) + challenge))
+    }
+
+    /// Finds which of a user's passkeys made an assertion that does not name its credential
+    /// (Android's Credential Manager JSON, as some backends forward it, drops the ID): the
+    /// user comes from the user handle, and the passkey is the one whose key verifies the
+    /// signature. Costs one signature check per passkey of that user.
+    /// - Returns: The credential ID, or `nil` when no passkey of that user verifies.
+    public func credentialID(userHandle: [UInt8], authenticatorData: [UInt8], clientDataJSON: [UInt8], signature: [UInt8]) async throws -> [UInt8]? {
+        guard !userHandle.isEmpty, userHandle.count <= 64, let user = try await storage.user(handle: userHandle) else { return nil }
+        let clientDataHash = Array(SHA256.hash(data: clientDataJSON))
+        for credential in try await storage.credentials(userID: user.id) {
+            guard let key = try? CredentialPublicKey(coseKey: credential.publicKey, policy: verifier.policy.keyPolicy) else { continue }
+            if key.isValidSignature(signature, over: [authenticatorData[...], clientDataHash[...]]) { return credential.credentialID }
+        }
+        return nil
     }
 
     private func finishSignup(_ ceremony: Ceremony, _ response: RegistrationResponseJSON, profile: UserProfile?) async throws -> (User, VerifiedRegistration) {
@@ -198,6 +261,10 @@ public struct PasskeyService: Sendable {
                 .invalidGrant, "this passkey is not registered here; the app should signal it as unknown to the platform",
                 reason: .unknownCredential, credentialID: encodedID
             )
+        }
+        guard !credential.isDisabled else {
+            try await storage.record(AuditEvent(time: clock.now(), kind: .loginFailed, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID, detail: "disabled passkey"))
+            throw IdentityError(.invalidGrant, "this passkey has been disabled on this account", reason: .credentialDisabled, credentialID: encodedID)
         }
         let verified: VerifiedAuthentication
         do {
@@ -291,7 +358,9 @@ public struct PasskeyService: Sendable {
             attestationFormat: verified.attestation.format.rawValue,
             isAttestationTrusted: verified.attestation.trust.isTrusted,
             relyingPartyID: verified.relyingPartyID,
-            createdAt: clock.now()
+            createdAt: clock.now(),
+            recordID: UUIDText.random(random.bytes(16)),
+            origin: verified.origin
         )
     }
 

@@ -100,6 +100,18 @@ public enum ProfileValidation {
         return value
     }
 
+    /// Validates an optional name (a passkey's, a person's): empty or blank is no name;
+    /// otherwise 1 to 100 characters without control characters.
+    /// - Parameter field: The request member named in the error.
+    public static func optionalName(_ raw: String?, field: String) throws(IdentityError) -> String? {
+        guard let trimmed = raw?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
+        do {
+            return try text(trimmed, "name", maximum: 100)
+        } catch {
+            throw IdentityError(.invalidRequest, "\(field) must be 1 to 100 characters without control characters", field: field)
+        }
+    }
+
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format && scalar.value != 0x200D
     }

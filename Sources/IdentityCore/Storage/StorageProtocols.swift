@@ -6,6 +6,8 @@ public protocol UserStore: Sendable {
     func user(id: UserID) async throws -> User?
     /// The user an identifier belongs to.
     func user(identifier: Identifier) async throws -> User?
+    /// The user whose WebAuthn user handle this is.
+    func user(handle: [UInt8]) async throws -> User?
     /// Creates a user together with their first passkey, atomically.
     /// - Throws: ``StoreConflict`` when an identifier or the credential ID already exists;
     ///   nothing is written then.
@@ -21,6 +23,8 @@ public protocol CredentialStore: Sendable {
     func credential(id: [UInt8]) async throws -> PasskeyCredential?
     /// A user's credentials, oldest first.
     func credentials(userID: UserID) async throws -> [PasskeyCredential]
+    /// The credential with this record ID (``PasskeyCredential/recordID``).
+    func credential(recordID: String) async throws -> PasskeyCredential?
     /// Adds a credential to an existing user.
     /// - Throws: ``StoreConflict`` when the credential ID is already registered.
     func addCredential(_ credential: PasskeyCredential) async throws
@@ -33,6 +37,9 @@ public protocol CredentialStore: Sendable {
     func renameCredential(id: [UInt8], userID: UserID, name: String?) async throws -> Bool
     /// Deletes a user's credential unless it is their last way to sign in.
     func deleteCredential(id: [UInt8], userID: UserID) async throws -> CredentialDeletion
+    /// Turns a user's credential off or on again.
+    /// - Returns: `false` when the user has no such credential.
+    func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool) async throws -> Bool
 }
 
 /// The result of deleting a credential, decided atomically with the deletion.
@@ -120,6 +127,16 @@ public protocol InteractiveFlowStore: Sendable {
     func purgeFlows(expiredBefore time: Date) async throws
 }
 
+/// Administration API tokens (the IDaaS face's `authToken`), stored by hash.
+public protocol AdminTokenStore: Sendable {
+    /// Stores a newly issued token.
+    func saveAdminToken(_ token: AdminToken) async throws
+    /// The token with this hash, if it exists and has not expired at `time`.
+    func adminToken(hash: [UInt8], at time: Date) async throws -> AdminToken?
+    /// Deletes tokens that expired before `time`.
+    func purgeAdminTokens(expiredBefore time: Date) async throws
+}
+
 /// Token signing keys.
 public protocol SigningKeyStore: Sendable {
     /// Every stored key, newest first.
@@ -144,4 +161,4 @@ public protocol SecretStore: Sendable {
 
 /// Everything IdentityCore persists, as one value to pass around.
 public typealias IdentityStorage = UserStore & CredentialStore & CeremonyStore & RefreshTokenStore & SigningKeyStore & AuditLog & SecretStore
-    & BrowserSessionStore & AuthorizationCodeStore & InteractiveFlowStore
+    & BrowserSessionStore & AuthorizationCodeStore & InteractiveFlowStore & AdminTokenStore

@@ -81,6 +81,10 @@ extension IdentityError {
         case lastAuthenticationMethod
         /// A browser request failed the cross-site request forgery checks.
         case csrfCheckFailed
+        /// The passkey is registered but turned off.
+        case credentialDisabled
+        /// Another passkey of the account already has this name.
+        case credentialNameTaken
         /// The access token lacks this scope.
         case missingScope(String)
         /// A WebAuthn verification step failed.
@@ -100,6 +104,8 @@ extension IdentityError {
             case .refreshTokenReused: return "refresh_token_reused"
             case .lastAuthenticationMethod: return "last_authentication_method"
             case .csrfCheckFailed: return "csrf_check_failed"
+            case .credentialDisabled: return "credential_disabled"
+            case .credentialNameTaken: return "credential_name_taken"
             case .missingScope(let scope): return scope
             case .verification(let code): return code.rawValue
             }

@@ -1,3 +1,5 @@
+import WebAuthn
+
 /// UUIDs and hex as faces write identifiers: lower-case, from bytes Latchkey already has.
 public enum UUIDText {
     /// 16 bytes in the 8-4-4-4-12 form.
@@ -30,5 +32,32 @@ public enum UUIDText {
             text.append(digits[Int(byte & 0x0F)])
         }
         return String(decoding: text, as: UTF8.self)
+    }
+}
+
+extension UUIDText {
+    /// The 16 bytes of a UUID in the 8-4-4-4-12 form (either case), or `nil`.
+    public static func bytes(_ text: String) -> [UInt8]? {
+        let lowered = text.lowercased()
+        guard isUUID(lowered) else { return nil }
+        let digits = Array(lowered.utf8).filter { $0 != UInt8(ascii: "-") }
+        func value(_ digit: UInt8) -> UInt8 { digit <= 57 ? digit - 48 : digit - 87 }
+        return stride(from: 0, to: 32, by: 2).map { value(digits[$0]) << 4 | value(digits[$0 + 1]) }
+    }
+}
+
+extension UserID {
+    /// The account's UUID, the same in every face that names users by UUID: the user ID's
+    /// 16 random bytes, or for IDs of another shape a UUID derived from them.
+    public var uuid: String {
+        if let bytes = Base64URL.decode(rawValue), bytes.count == 16 { return UUIDText.format(bytes) }
+        return UUIDText.format(Array(TokenService.hash("identity:" + rawValue).prefix(16)))
+    }
+
+    /// The user ID a UUID names (the inverse of ``uuid`` for Latchkey's own IDs), or `nil`
+    /// when the text is not a UUID.
+    public init?(uuid text: String) {
+        guard let bytes = UUIDText.bytes(text) else { return nil }
+        self.init(rawValue: Base64URL.encode(bytes))
     }
 }

@@ -219,7 +219,7 @@ public enum ConfigurationLoader {
     }
 
     private static func parseFaces(_ node: YAMLReader) throws(ConfigurationError) -> LatchkeyConfiguration.Faces {
-        try node.requireKeys(["kratos"])
+        try node.requireKeys(["kratos", "idaas"])
         let kratos = node.child("kratos")
         try kratos.requireKeys(["enabled", "flow_lifespan", "session_lifespan"])
         let flowLifespan = try kratos.child("flow_lifespan").duration() ?? 3600
@@ -227,7 +227,36 @@ public enum ConfigurationLoader {
         guard flowLifespan <= 86400 else { throw kratos.child("flow_lifespan").error("must be at most 24 hours: a flow's challenge lives as long as the flow") }
         let sessionLifespan = try kratos.child("session_lifespan").duration() ?? 86400
         guard sessionLifespan >= 60 else { throw kratos.child("session_lifespan").error("must be at least 60 seconds") }
-        return .init(kratos: .init(enabled: try kratos.child("enabled").bool() ?? true, flowLifespan: flowLifespan, sessionLifespan: sessionLifespan))
+        return .init(
+            kratos: .init(enabled: try kratos.child("enabled").bool() ?? true, flowLifespan: flowLifespan, sessionLifespan: sessionLifespan),
+            idaas: try parseIDaaS(node.child("idaas"))
+        )
+    }
+
+    private static func parseIDaaS(_ node: YAMLReader) throws(ConfigurationError) -> LatchkeyConfiguration.Faces.IDaaS {
+        try node.requireKeys(["enabled", "admin_applications", "admin_token_lifespan", "session_lifespan"])
+        var applications: [LatchkeyConfiguration.Faces.IDaaS.AdminApplication] = []
+        for element in try node.child("admin_applications").elements() ?? [] {
+            try element.requireKeys(["application_id", "name", "shared_secret"])
+            guard let id = try element.child("application_id").string(), !id.isEmpty else { throw element.child("application_id").error("is required") }
+            guard id.count <= 128, id.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }) else {
+                throw element.child("application_id").error("must be 1 to 128 visible ASCII characters")
+            }
+            guard !applications.contains(where: { $0.id == id }) else {
+                throw element.child("application_id").error("\"\(id)\" is used by another administration application")
+            }
+            guard let secret = try element.child("shared_secret").string() else { throw element.child("shared_secret").error("is required") }
+            guard secret.count >= 16 else { throw element.child("shared_secret").error("must be at least 16 characters") }
+            applications.append(.init(id: id, name: try element.child("name").string() ?? id, sharedSecret: secret))
+        }
+        let tokenLifespan = try node.child("admin_token_lifespan").duration() ?? 3600
+        guard tokenLifespan >= 60, tokenLifespan <= 86400 else { throw node.child("admin_token_lifespan").error("must be between 60 seconds and 24 hours") }
+        let sessionLifespan = try node.child("session_lifespan").duration() ?? 900
+        guard sessionLifespan >= 60, sessionLifespan <= 86400 * 30 else { throw node.child("session_lifespan").error("must be between 60 seconds and 30 days") }
+        return .init(
+            enabled: try node.child("enabled").bool() ?? true, adminApplications: applications,
+            adminTokenLifespan: tokenLifespan, sessionLifespan: sessionLifespan
+        )
     }
 
     private static func parseRelatedOrigins(_ node: YAMLReader, warnings: inout [String]) throws(ConfigurationError) -> [String] {

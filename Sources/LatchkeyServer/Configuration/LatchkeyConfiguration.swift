@@ -88,8 +88,39 @@ public struct LatchkeyConfiguration: Sendable {
             public var sessionLifespan: TimeInterval
         }
 
+        /// The Entrust IDaaS face.
+        public struct IDaaS: Sendable, Equatable {
+            /// An Administration API application.
+            public struct AdminApplication: Sendable, Equatable {
+                /// The ID it authenticates with.
+                public var id: String
+                /// A name for logs and audit events.
+                public var name: String
+                /// Its shared secret (at least 16 characters).
+                public var sharedSecret: String
+
+                /// Creates an application entry.
+                public init(id: String, name: String, sharedSecret: String) {
+                    self.id = id
+                    self.name = name
+                    self.sharedSecret = sharedSecret
+                }
+            }
+
+            /// Whether `/api/web/*` is served.
+            public var enabled: Bool
+            /// The applications that may call the Administration API.
+            public var adminApplications: [AdminApplication]
+            /// How long an administration token lasts.
+            public var adminTokenLifespan: TimeInterval
+            /// How long a signed-in user's token lasts.
+            public var sessionLifespan: TimeInterval
+        }
+
         /// The Ory Kratos face.
         public var kratos: Kratos
+        /// The Entrust IDaaS face.
+        public var idaas: IDaaS
     }
 
     /// Passkey ceremonies and verification policy.

@@ -1,8 +1,8 @@
 /// Small byte helpers shared by the verifiers.
-enum Bytes {
+public enum Bytes {
     /// Compares two byte sequences in time that depends only on their lengths, for secrets
     /// such as challenges.
-    static func constantTimeEqual(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
+    public static func constantTimeEqual(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
         guard lhs.count == rhs.count else { return false }
         var difference: UInt8 = 0
         for (left, right) in zip(lhs, rhs) { difference |= left ^ right }

@@ -1,0 +1,139 @@
+import Foundation
+public import Hummingbird
+public import IdentityCore
+
+/// What the IDaaS face calls.
+public struct IDaaSServices: Sendable {
+    /// Enrollment and sign-in ceremonies: the one pipeline.
+    public let passkeys: PasskeyService
+    /// Accounts and their passkeys.
+    public let accounts: AccountService
+    /// Administration applications and their tokens.
+    public let administration: AdministrationService
+    /// Signed-in users' tokens (`idaas_st_…`).
+    public let sessions: BrowserSessionService
+    /// Authentication API applications: the configured clients.
+    public let clients: ClientRegistry
+    /// The relying party ID a request's `rpId` must name.
+    public let relyingPartyID: String
+    /// Provider names by AAGUID, for `authenticatorModel`.
+    public let authenticatorNames: AuthenticatorNames
+    let clock: any WallClock
+    /// Request bodies.
+    package let body: RequestBodyReader
+
+    /// Creates the set.
+    public init(
+        passkeys: PasskeyService, accounts: AccountService, administration: AdministrationService, sessions: BrowserSessionService,
+        clients: ClientRegistry, relyingPartyID: String, authenticatorNames: AuthenticatorNames, clock: any WallClock, maximumBodyBytes: Int
+    ) {
+        self.passkeys = passkeys
+        self.accounts = accounts
+        self.administration = administration
+        self.sessions = sessions
+        self.clients = clients
+        self.relyingPartyID = relyingPartyID
+        self.authenticatorNames = authenticatorNames
+        self.clock = clock
+        self.body = RequestBodyReader(maximumBytes: maximumBodyBytes)
+    }
+
+    /// The prefix of signed-in users' tokens; it also keeps them from passing as any other
+    /// kind of session.
+    public static let sessionTokenPrefix = "idaas_st_"
+    /// The ceremony client of passkeys users add to their own account.
+    static let selfServiceClientID = "latchkey:idaas-self"
+
+    /// The ceremony client of passkeys an administration application enrolls: only it can
+    /// finish what it started.
+    static func adminClientID(_ application: AdminApplication) -> String { "latchkey:idaas-admin:" + application.id }
+
+    /// An Authentication API application: a configured client that may use passkeys.
+    func application(_ id: String) throws -> OAuthClient {
+        guard !id.isEmpty, let client = clients.client(id: id), client.grantTypes.contains(.webauthn) else {
+            throw IDaaSError(
+                status: .badRequest, code: "application_not_found",
+                message: "applicationId names no Authentication API application here (a configured client allowed the webauthn grant)",
+                parameters: [.init(name: "field", value: "applicationId")]
+            )
+        }
+        return client
+    }
+
+    /// Refuses a request `rpId` other than the configured relying party ID.
+    func checkRelyingPartyID(_ rpId: String?) throws {
+        guard let rpId, !rpId.isEmpty else { return }
+        guard rpId.lowercased() == relyingPartyID else {
+            throw IDaaSError.invalidRequest("rpId \(rpId.prefix(100)) is not this server's relying party ID (\(relyingPartyID))", field: "rpId")
+        }
+    }
+}
+
+/// The token an IDaaS call carries: the raw `Authorization` value, as Entrust's SDKs send
+/// it, or `Bearer <token>`.
+enum IDaaSAuthorization {
+    static func token(_ request: Request) -> String? {
+        guard let header = request.headers[.authorization]?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
+        return BearerToken.from(request) ?? header
+    }
+}
+
+/// The request context of Administration API routes: the middleware fills ``application``.
+public struct IDaaSAdminContext: ChildRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The administration application whose token authenticated the request.
+    public var application: AdminApplication?
+
+    public init(context: BasicRequestContext) throws {
+        self.coreContext = context.coreContext
+    }
+
+    func requireApplication() throws -> AdminApplication {
+        guard let application else { throw IdentityError(.invalidToken, "an administration token is required") }
+        return application
+    }
+}
+
+/// Refuses Administration API calls without a live administration token (`401 invalid_token`).
+/// A signed-in user's token is never one: the two live in different stores.
+public struct IDaaSAdminMiddleware: RouterMiddleware {
+    public typealias Context = IDaaSAdminContext
+    let administration: AdministrationService
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        context.application = try await administration.application(token: IDaaSAuthorization.token(request))
+        return try await next(request, context)
+    }
+}
+
+/// The request context of the signed-in user's routes: the middleware fills ``session``.
+public struct IDaaSUserContext: ChildRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The signed-in user's session.
+    public var session: BrowserSession?
+
+    public init(context: BasicRequestContext) throws {
+        self.coreContext = context.coreContext
+    }
+
+    func requireSession() throws -> BrowserSession {
+        guard let session else { throw IdentityError(.invalidToken, "a signed-in user's token is required") }
+        return session
+    }
+}
+
+/// Refuses self-service calls without a live sign-in token (`401 invalid_token`).
+public struct IDaaSSessionMiddleware: RouterMiddleware {
+    public typealias Context = IDaaSUserContext
+    let sessions: BrowserSessionService
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let session = try await sessions.session(token: IDaaSAuthorization.token(request)) else {
+            throw IdentityError(.invalidToken, "the token from a completed sign-in is required in Authorization; it is missing, expired or signed out")
+        }
+        var context = context
+        context.session = session
+        return try await next(request, context)
+    }
+}
