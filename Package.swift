@@ -5,6 +5,7 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
     .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
 ]
 
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
@@ -19,6 +20,7 @@ let package = Package(
         .library(name: "WebAuthn", targets: ["WebAuthn"]),
         .library(name: "Authenticator", targets: ["Authenticator"]),
         .library(name: "IdentityCore", targets: ["IdentityCore"]),
+        .library(name: "StorageSQLite", targets: ["StorageSQLite"]),
         .library(name: "LatchkeyClient", targets: ["LatchkeyClient"]),
     ],
     dependencies: [
@@ -29,7 +31,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         // Hummingbird's default traits pull in swift-configuration; Latchkey reads YAML with Yams.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
-        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         // Already in the graph through Hummingbird; named for NIOEmbedded in the in-process face tests.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
@@ -53,11 +54,11 @@ let package = Package(
             resources: [.copy("Resources/public_suffix_list.dat")],
             swiftSettings: strictSettings
         ),
-        .target(
-            name: "StorageSQLite",
-            dependencies: ["IdentityCore", "WebAuthn", .product(name: "GRDB", package: "GRDB.swift")],
-            swiftSettings: strictSettings
-        ),
+        // The system SQLite, used directly by StorageSQLite (see SQLiteConnection for why).
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // A VFS layer that writes each transaction's WAL frames with one system call (see its source).
+        .target(name: "SQLiteWALWriter", dependencies: ["CSQLite"]),
+        .target(name: "StorageSQLite", dependencies: ["CSQLite", "SQLiteWALWriter", "IdentityCore", "WebAuthn"], swiftSettings: strictSettings),
         .target(
             name: "HTTPAPI",
             dependencies: ["IdentityCore", "WebAuthn", crypto, .product(name: "Hummingbird", package: "hummingbird")],
@@ -90,6 +91,7 @@ let package = Package(
             dependencies: [
                 "WebAuthn", "WebAuthnCorpus", "Authenticator", "LatchkeyClient", "LatchkeyServer", "LatchkeyDoctor", "AppAssociation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

@@ -58,8 +58,12 @@ extension Router where Context == BasicRequestContext {
         }
         actions.on("session", method: .post) { request, _ in
             let body = try await pages.body.json(CeremonyFinish.self, from: request)
-            let signedIn = try await pages.passkeys.finishCeremony(client: client, authSession: body.auth_session, response: body.response)
-            let (token, _) = try await pages.sessions.start(signedIn, replacing: Cookies.value(pages.sessionCookie, in: request))
+            let (_, (token, _)) = try await pages.passkeys.finishCeremony(
+                client: client, authSession: body.auth_session, response: body.response, startSession: pages.sessions.begin
+            )
+            // A sign-in replaces the browser's previous session (after `prompt=login`, or as
+            // another account), so that one ends.
+            try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
             var response = JSONResponse.make(["redirect_to": ReturnTo.validated(body.return_to)])
             response.headers.append(HTTPField(
                 name: .setCookie,
@@ -130,7 +134,7 @@ struct CSRFMiddleware: RouterMiddleware {
     typealias Context = BasicRequestContext
     let pages: HostedPages
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         try pages.checkCSRF(request)
         return try await next(request, context)
     }

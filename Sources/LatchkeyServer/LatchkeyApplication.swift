@@ -102,7 +102,8 @@ public enum LatchkeyApplication {
                 signupIdentifiers: Set(configuration.passkeys.signupIdentifiers),
                 signCountPolicy: configuration.passkeys.signCountPolicy
             ),
-            verifier: verifier, storage: storage, tokens: tokens, clock: clock, random: random
+            verifier: verifier, storage: storage, tokens: tokens,
+            secrets: try await InstanceSecrets.load(from: storage, random: random), clock: clock, random: random
         )
         let clients = ClientRegistry(configuration.clients.map {
             OAuthClient(clientID: $0.id, name: $0.name, secret: $0.secret, grantTypes: Set($0.grantTypes), redirectURIs: $0.redirectURIs)

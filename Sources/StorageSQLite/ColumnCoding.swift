@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 // How model values map to columns, in one place so every table stores them alike.
 
@@ -10,7 +9,7 @@ extension Date {
 
 extension Array where Element == UInt8 {
     /// The stored form of bytes: a BLOB.
-    var databaseBlob: Data { Data(self) }
+    var databaseBlob: [UInt8] { self }
 }
 
 /// String lists (transports, scopes, credential IDs) as JSON arrays in TEXT columns.
@@ -25,47 +24,5 @@ enum JSONColumn {
         } catch {
             throw SQLiteStorageError(.unreadableRow, "\(column) is not a JSON array of strings")
         }
-    }
-}
-
-extension Row {
-    // GRDB's subscripts crash on a value of the wrong type; these throw instead, because the
-    // file may have been written by another program.
-
-    func text(_ column: String) throws -> String {
-        try decode(String.self, forColumn: column)
-    }
-
-    func optionalText(_ column: String) throws -> String? {
-        try decode(String?.self, forColumn: column)
-    }
-
-    func bytes(_ column: String) throws -> [UInt8] {
-        [UInt8](try decode(Data.self, forColumn: column))
-    }
-
-    func bool(_ column: String) throws -> Bool {
-        try decode(Bool.self, forColumn: column)
-    }
-
-    func date(_ column: String) throws -> Date {
-        Date(timeIntervalSince1970: try decode(Double.self, forColumn: column))
-    }
-
-    func optionalDate(_ column: String) throws -> Date? {
-        try decode(Double?.self, forColumn: column).map(Date.init(timeIntervalSince1970:))
-    }
-
-    func stringList(_ column: String) throws -> [String] {
-        try JSONColumn.decodeStrings(text(column), column: column)
-    }
-
-    /// A column whose text must be one of a `RawRepresentable`'s raw values.
-    func enumeration<Value: RawRepresentable>(_ type: Value.Type, _ column: String) throws -> Value where Value.RawValue == String {
-        let raw = try text(column)
-        guard let value = Value(rawValue: raw) else {
-            throw SQLiteStorageError(.unreadableRow, "\(column) holds an unknown value \"\(raw)\"")
-        }
-        return value
     }
 }

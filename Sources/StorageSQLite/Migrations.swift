@@ -1,31 +1,52 @@
-import GRDB
-
 /// The schema's history. Migrations are append-only: a released migration never changes,
 /// because databases in the field have already run it; a schema change is a new migration.
-///
-/// The SQL is written out rather than built with GRDB's schema DSL so that the text of a
-/// released migration cannot change when the DSL does.
 ///
 /// Conventions: STRICT tables (SQLite 3.37+), so a wrongly typed bind fails instead of being
 /// stored; times are REAL seconds since 1970 (readable with `datetime(x, 'unixepoch')`);
 /// bytes are BLOBs; booleans are INTEGER 0 or 1; string lists are JSON arrays in TEXT.
+///
+/// Applied migrations are listed in `grdb_migrations`, the table (and format) of the
+/// library earlier builds used, so that their databases upgrade in place.
 enum Migrations {
-    static let migrator: DatabaseMigrator = {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(sql: v1)
+    /// Every migration, in the order they apply.
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5)]
+
+    /// The applied migrations: the known ones in order, then any only a newer build knows,
+    /// sorted.
+    static func applied(_ connection: SQLiteConnection) throws -> [String] {
+        guard try connection.row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations'") != nil else { return [] }
+        let names = Set(try connection.rows("SELECT identifier FROM grdb_migrations").map { try $0.text("identifier") })
+        let known = all.map(\.name).filter(names.contains)
+        return known + names.subtracting(known).sorted()
+    }
+
+    /// Applies the migrations the database has not seen, each in its own transaction.
+    ///
+    /// Foreign keys are off while a migration runs, because rebuilding a table (SQLite's
+    /// way to change one) drops it, and dropping a referenced table with them on would
+    /// cascade; `PRAGMA foreign_key_check` then refuses to commit a migration that broke a
+    /// reference. `BEGIN IMMEDIATE` makes two processes migrating at once take turns; each
+    /// reads what is applied inside its own transaction.
+    /// - Returns: The migrations applied now.
+    static func migrate(_ connection: SQLiteConnection) throws -> [String] {
+        try connection.executeScript("CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+        try connection.executeScript("PRAGMA foreign_keys = OFF")
+        defer { try? connection.executeScript("PRAGMA foreign_keys = ON") }
+        var appliedNow: [String] = []
+        for migration in all {
+            let applied = try connection.transaction { () -> Bool in
+                guard try connection.row("SELECT 1 FROM grdb_migrations WHERE identifier = ?", [migration.name]) == nil else { return false }
+                try connection.executeScript(migration.sql)
+                if let broken = try connection.row("PRAGMA foreign_key_check") {
+                    throw SQLiteStorageError(.invalidArgument, "migration \(migration.name) breaks a foreign key in \(try broken.text("table"))")
+                }
+                try connection.execute("INSERT INTO grdb_migrations (identifier) VALUES (?)", [migration.name])
+                return true
+            }
+            if applied { appliedNow.append(migration.name) }
         }
-        migrator.registerMigration("v2") { db in
-            try db.execute(sql: v2)
-        }
-        migrator.registerMigration("v3") { db in
-            try db.execute(sql: v3)
-        }
-        migrator.registerMigration("v4") { db in
-            try db.execute(sql: v4)
-        }
-        return migrator
-    }()
+        return appliedNow
+    }
 
     private static let v1 = """
         CREATE TABLE users (
@@ -200,5 +221,64 @@ enum Migrations {
             expires_at REAL NOT NULL
         ) STRICT;
         CREATE INDEX admin_tokens_expires_at ON admin_tokens(expires_at);
+        """
+
+    /// Ceremonies travel sealed with the client, so only the keys of finished ones are
+    /// kept, ordered by expiry. The tables a login writes lose the pages they did not need:
+    /// audit events drop AUTOINCREMENT (a sequence-table page per event), and refresh tokens
+    /// and their families are stored in their primary key (no separate key index).
+    private static let v5 = """
+        DROP TABLE ceremonies;
+        CREATE TABLE finished_ceremonies (
+            key BLOB NOT NULL PRIMARY KEY
+        ) STRICT, WITHOUT ROWID;
+
+        CREATE TABLE audit_events_v5 (
+            id INTEGER PRIMARY KEY,
+            time REAL NOT NULL,
+            kind TEXT NOT NULL,
+            user_id TEXT,
+            client_id TEXT,
+            credential_id TEXT,
+            detail TEXT NOT NULL
+        ) STRICT;
+        INSERT INTO audit_events_v5 SELECT id, time, kind, user_id, client_id, credential_id, detail FROM audit_events;
+        DROP TABLE audit_events;
+        ALTER TABLE audit_events_v5 RENAME TO audit_events;
+        CREATE INDEX audit_events_time ON audit_events(time);
+        CREATE INDEX audit_events_user_id_time ON audit_events(user_id, time);
+
+        CREATE TABLE refresh_token_families_v5 (
+            id TEXT NOT NULL PRIMARY KEY,
+            user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            client_id TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            revoked_at REAL
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO refresh_token_families_v5 SELECT id, user_id, client_id, created_at, revoked_at FROM refresh_token_families;
+
+        CREATE TABLE refresh_tokens_v5 (
+            token_hash BLOB NOT NULL PRIMARY KEY,
+            family_id TEXT NOT NULL REFERENCES refresh_token_families_v5(id) ON DELETE CASCADE,
+            user_id TEXT NOT NULL,
+            client_id TEXT NOT NULL,
+            scopes TEXT NOT NULL,
+            audience TEXT NOT NULL,
+            authenticated_at REAL NOT NULL,
+            user_verified INTEGER NOT NULL CHECK (user_verified IN (0, 1)),
+            issued_at REAL NOT NULL,
+            expires_at REAL NOT NULL,
+            used_at REAL
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO refresh_tokens_v5
+            SELECT token_hash, family_id, user_id, client_id, scopes, audience, authenticated_at, user_verified, issued_at, expires_at, used_at
+            FROM refresh_tokens;
+
+        DROP TABLE refresh_tokens;
+        DROP TABLE refresh_token_families;
+        ALTER TABLE refresh_token_families_v5 RENAME TO refresh_token_families;
+        ALTER TABLE refresh_tokens_v5 RENAME TO refresh_tokens;
+        CREATE INDEX refresh_token_families_user_id ON refresh_token_families(user_id);
+        CREATE INDEX refresh_tokens_family_id ON refresh_tokens(family_id);
         """
 }

@@ -1,37 +1,35 @@
 import Foundation
-import GRDB
 public import IdentityCore
 
 extension SQLiteStorage {
     /// Records an event. Its text is kept whatever it contains, with U+0000 replaced (see
     /// `TextBinding`): an audit record must not fail because of what an attacker sent.
     public func record(_ event: AuditEvent) async throws {
-        try await writer.write { db in
-            try db.executeCached(
-                sql: "INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [
-                    event.time.databaseSeconds, event.kind.rawValue, event.userID.map { TextBinding.sanitized($0.rawValue) },
-                    event.clientID.map(TextBinding.sanitized), event.credentialID.map(TextBinding.sanitized),
-                    TextBinding.sanitized(event.detail),
-                ]
-            )
-        }
+        try database.write { db in try Self.record(event, db) }
+    }
+
+    /// Records an event inside the caller's transaction.
+    static func record(_ event: AuditEvent, _ db: SQLiteConnection) throws {
+        try db.execute(
+            "INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                event.time.databaseSeconds, event.kind.rawValue, event.userID.map { TextBinding.sanitized($0.rawValue) },
+                event.clientID.map(TextBinding.sanitized), event.credentialID.map(TextBinding.sanitized),
+                TextBinding.sanitized(event.detail),
+            ]
+        )
     }
 
     /// The most recent events, newest first (by time, then by insertion), optionally for one
     /// user. A `limit` of zero or less returns nothing.
     public func events(userID: UserID?, limit: Int) async throws -> [AuditEvent] {
         guard limit > 0, TextBinding.canMatch(userID?.rawValue) else { return [] }
-        return try await writer.read { db in
-            let rows: [Row]
+        return try database.read { db in
+            let rows: [SQLiteRow]
             if let userID {
-                rows = try Row.fetchAll(
-                    db,
-                    sql: "SELECT * FROM audit_events WHERE user_id = ? ORDER BY time DESC, id DESC LIMIT ?",
-                    arguments: [userID.rawValue, limit]
-                )
+                rows = try db.rows("SELECT * FROM audit_events WHERE user_id = ? ORDER BY time DESC, id DESC LIMIT ?", [userID.rawValue, limit])
             } else {
-                rows = try Row.fetchAllCached(db, sql: "SELECT * FROM audit_events ORDER BY time DESC, id DESC LIMIT ?", arguments: [limit])
+                rows = try db.rows("SELECT * FROM audit_events ORDER BY time DESC, id DESC LIMIT ?", [limit])
             }
             return try rows.map { row in
                 AuditEvent(

@@ -1,5 +1,4 @@
 public import Foundation
-import GRDB
 public import IdentityCore
 
 extension SQLiteStorage {
@@ -10,20 +9,17 @@ extension SQLiteStorage {
             code.clientID, code.userID.rawValue, code.redirectURI, code.codeChallenge, code.audience, code.nonce, code.sessionID,
             in: "saveAuthorizationCode"
         )
-        try await writer.write { db in
-            try db.executeCached(
-                sql: """
+        try database.write { db in
+            try db.execute("""
                     INSERT INTO authorization_codes (
                         code_hash, client_id, user_id, redirect_uri, code_challenge, scopes, audience, nonce,
                         session_id, authenticated_at, user_verified, expires_at, used_at
                     ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
-                    """,
-                arguments: [
-                    code.codeHash.databaseBlob, code.clientID, code.userID.rawValue, code.redirectURI, code.codeChallenge,
+                    """, [
+                    code.codeHash, code.clientID, code.userID.rawValue, code.redirectURI, code.codeChallenge,
                     try JSONColumn.encode(code.scopes), code.audience, code.nonce, code.sessionID,
                     code.authenticatedAt.databaseSeconds, code.userVerified, code.expiresAt.databaseSeconds,
-                ]
-            )
+                ])
         }
     }
 
@@ -31,8 +27,8 @@ extension SQLiteStorage {
     /// outcome is `.reused`, even after expiry, because a replayed code means it leaked;
     /// unknown or expired → `.invalid`; otherwise it is marked used and `.consumed`.
     public func consumeAuthorizationCode(hash: [UInt8], at time: Date) async throws -> AuthorizationCodeOutcome {
-        try await writer.write { db in
-            guard let row = try Row.fetchOneCached(db, sql: "SELECT * FROM authorization_codes WHERE code_hash = ?", arguments: [hash.databaseBlob]) else {
+        try database.write { db in
+            guard let row = try db.row("SELECT * FROM authorization_codes WHERE code_hash = ?", [hash]) else {
                 return .invalid
             }
             let code = try AuthorizationCode(databaseRow: row)
@@ -41,24 +37,21 @@ extension SQLiteStorage {
                 return .reused(code)
             }
             guard time < code.expiresAt else { return .invalid }
-            try db.executeCached(
-                sql: "UPDATE authorization_codes SET used_at = ? WHERE code_hash = ?",
-                arguments: [time.databaseSeconds, hash.databaseBlob]
-            )
+            try db.execute("UPDATE authorization_codes SET used_at = ? WHERE code_hash = ?", [time.databaseSeconds, hash])
             return .consumed(code)
         }
     }
 
     /// Deletes codes that expired before `time`.
     public func purgeAuthorizationCodes(expiredBefore time: Date) async throws {
-        try await writer.write { db in
-            try db.execute(sql: "DELETE FROM authorization_codes WHERE expires_at < ?", arguments: [time.databaseSeconds])
+        try database.write { db in
+            try db.execute("DELETE FROM authorization_codes WHERE expires_at < ?", [time.databaseSeconds])
         }
     }
 }
 
 extension AuthorizationCode {
-    init(databaseRow row: Row) throws {
+    init(databaseRow row: SQLiteRow) throws {
         self.init(
             codeHash: try row.bytes("code_hash"),
             clientID: try row.text("client_id"),

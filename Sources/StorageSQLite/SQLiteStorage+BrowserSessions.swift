@@ -1,34 +1,29 @@
 public import Foundation
-import GRDB
 public import IdentityCore
 
 extension SQLiteStorage {
     /// Stores a new session.
     /// - Throws: a foreign key error when the user does not exist.
     public func saveBrowserSession(_ session: BrowserSession) async throws {
+        try database.write { db in try Self.insert(session, db) }
+    }
+
+    /// Stores a new session inside the caller's transaction.
+    static func insert(_ session: BrowserSession, _ db: SQLiteConnection) throws {
         try TextBinding.requireStorable(session.userID.rawValue, in: "saveBrowserSession")
-        try await writer.write { db in
-            try db.executeCached(
-                sql: """
-                    INSERT INTO browser_sessions (token_hash, user_id, authenticated_at, user_verified, expires_at, revoked_at)
-                    VALUES (?, ?, ?, ?, ?, NULL)
-                    """,
-                arguments: [
-                    session.tokenHash.databaseBlob, session.userID.rawValue, session.authenticatedAt.databaseSeconds,
-                    session.userVerified, session.expiresAt.databaseSeconds,
-                ]
-            )
-        }
+        try db.execute(
+            """
+            INSERT INTO browser_sessions (token_hash, user_id, authenticated_at, user_verified, expires_at, revoked_at)
+            VALUES (?, ?, ?, ?, ?, NULL)
+            """,
+            [session.tokenHash, session.userID.rawValue, session.authenticatedAt.databaseSeconds, session.userVerified, session.expiresAt.databaseSeconds]
+        )
     }
 
     /// The session with this token hash, if it is neither revoked nor expired at `time`.
     public func browserSession(hash: [UInt8], at time: Date) async throws -> BrowserSession? {
-        try await writer.read { db in
-            try Row.fetchOneCached(
-                db,
-                sql: "SELECT * FROM browser_sessions WHERE token_hash = ? AND revoked_at IS NULL AND expires_at > ?",
-                arguments: [hash.databaseBlob, time.databaseSeconds]
-            ).map { row in
+        try database.read { db in
+            try db.row("SELECT * FROM browser_sessions WHERE token_hash = ? AND revoked_at IS NULL AND expires_at > ?", [hash, time.databaseSeconds]).map { row in
                 BrowserSession(
                     tokenHash: try row.bytes("token_hash"), userID: UserID(rawValue: try row.text("user_id")),
                     authenticatedAt: try row.date("authenticated_at"), userVerified: try row.bool("user_verified"),
@@ -40,18 +35,15 @@ extension SQLiteStorage {
 
     /// Revokes a session, keeping its first revocation time.
     public func revokeBrowserSession(hash: [UInt8], at time: Date) async throws {
-        try await writer.write { db in
-            try db.executeCached(
-                sql: "UPDATE browser_sessions SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL",
-                arguments: [time.databaseSeconds, hash.databaseBlob]
-            )
+        try database.write { db in
+            try db.execute("UPDATE browser_sessions SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL", [time.databaseSeconds, hash])
         }
     }
 
     /// Deletes sessions that expired before `time`.
     public func purgeBrowserSessions(expiredBefore time: Date) async throws {
-        try await writer.write { db in
-            try db.execute(sql: "DELETE FROM browser_sessions WHERE expires_at < ?", arguments: [time.databaseSeconds])
+        try database.write { db in
+            try db.execute("DELETE FROM browser_sessions WHERE expires_at < ?", [time.databaseSeconds])
         }
     }
 }

@@ -1,44 +1,46 @@
 import Foundation
-import GRDB
 public import IdentityCore
 import WebAuthn
 
 extension SQLiteStorage {
     /// The credential with this ID.
     public func credential(id: [UInt8]) async throws -> PasskeyCredential? {
-        try await writer.read { db in
-            try Row.fetchOneCached(db, sql: "SELECT * FROM credentials WHERE id = ?", arguments: [id.databaseBlob])
-                .map(PasskeyCredential.init(databaseRow:))
+        try database.read { db in
+            try db.row("SELECT * FROM credentials WHERE id = ?", [id]).map(PasskeyCredential.init(databaseRow:))
+        }
+    }
+
+    /// The credential with this ID and its owner, in one statement.
+    public func credentialWithOwner(id: [UInt8]) async throws -> (credential: PasskeyCredential, owner: User)? {
+        try database.read { db in
+            guard let row = try db.row("SELECT c.*, \(User.prefixedColumns) FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = ?", [id]) else {
+                return nil
+            }
+            return (try PasskeyCredential(databaseRow: row), try User(databaseRow: row, prefix: "u_"))
         }
     }
 
     /// A user's credentials, oldest first (registration order among equal times).
     public func credentials(userID: UserID) async throws -> [PasskeyCredential] {
         guard TextBinding.canMatch(userID.rawValue) else { return [] }
-        return try await writer.read { db in
-            try Row.fetchAllCached(db, sql: "SELECT * FROM credentials WHERE user_id = ? ORDER BY created_at, rowid", arguments: [userID.rawValue])
-                .map(PasskeyCredential.init(databaseRow:))
+        return try database.read { db in
+            try db.rows("SELECT * FROM credentials WHERE user_id = ? ORDER BY created_at, rowid", [userID.rawValue]).map(PasskeyCredential.init(databaseRow:))
         }
     }
 
     /// The credential with this record ID.
     public func credential(recordID: String) async throws -> PasskeyCredential? {
         guard TextBinding.canMatch(recordID) else { return nil }
-        return try await writer.read { db in
-            try Row.fetchOneCached(db, sql: "SELECT * FROM credentials WHERE record_id = ?", arguments: [recordID])
-                .map(PasskeyCredential.init(databaseRow:))
+        return try database.read { db in
+            try db.row("SELECT * FROM credentials WHERE record_id = ?", [recordID]).map(PasskeyCredential.init(databaseRow:))
         }
     }
 
     /// Turns a user's credential off or on again.
     public func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool) async throws -> Bool {
         guard TextBinding.canMatch(userID.rawValue) else { return false }
-        return try await writer.write { db in
-            try db.executeCached(
-                sql: "UPDATE credentials SET disabled = ? WHERE id = ? AND user_id = ?",
-                arguments: [disabled, id.databaseBlob, userID.rawValue]
-            )
-            return db.changesCount > 0
+        return try database.write { db in
+            try db.execute("UPDATE credentials SET disabled = ? WHERE id = ? AND user_id = ?", [disabled, id, userID.rawValue]) > 0
         }
     }
 
@@ -48,39 +50,8 @@ extension SQLiteStorage {
     ///   foreign key error when the user does not exist.
     public func addCredential(_ credential: PasskeyCredential) async throws {
         try Self.requireStorable(credential)
-        try await writer.write { db in
+        try database.write { db in
             try Self.insertCredential(credential, db)
-        }
-    }
-
-    /// Stores what a login changed, in one statement. UV and the regression flag only ever
-    /// go from false to true: a later ceremony without UV does not erase that UV was seen,
-    /// and a possible clone stays flagged. A refused login (`usedAt == nil`) only sets the
-    /// regression flag; the counter, backup state and last use stay as they were.
-    public func recordUse(credentialID: [UInt8], _ use: CredentialUse) async throws {
-        try await writer.write { db in
-            guard let usedAt = use.usedAt else {
-                try db.executeCached(
-                    sql: "UPDATE credentials SET sign_count_regressed = (sign_count_regressed OR ?) WHERE id = ?",
-                    arguments: [use.signCountRegressed, credentialID.databaseBlob]
-                )
-                return
-            }
-            try db.executeCached(
-                sql: """
-                    UPDATE credentials SET
-                        sign_count = ?,
-                        backed_up = ?,
-                        user_verified = (user_verified OR ?),
-                        last_used_at = ?,
-                        sign_count_regressed = (sign_count_regressed OR ?)
-                    WHERE id = ?
-                    """,
-                arguments: [
-                    Int64(use.signCount), use.isBackedUp, use.isUserVerified, usedAt.databaseSeconds,
-                    use.signCountRegressed, credentialID.databaseBlob,
-                ]
-            )
         }
     }
 
@@ -91,14 +62,10 @@ extension SQLiteStorage {
     public func renameCredential(id: [UInt8], userID: UserID, name: String?) async throws -> Bool {
         guard TextBinding.canMatch(userID.rawValue) else { return false }
         try TextBinding.requireStorable(name, in: "renameCredential")
-        return try await writer.write { db in
+        return try database.write { db in
             try reportingConflicts({ $0.involves("credentials.name") ? .credentialName : nil }) {
-                try db.executeCached(
-                    sql: "UPDATE credentials SET name = ? WHERE id = ? AND user_id = ?",
-                    arguments: [name, id.databaseBlob, userID.rawValue]
-                )
+                try db.execute("UPDATE credentials SET name = ? WHERE id = ? AND user_id = ?", [name, id, userID.rawValue]) > 0
             }
-            return db.changesCount > 0
         }
     }
 
@@ -106,18 +73,39 @@ extension SQLiteStorage {
     /// transaction so that two concurrent deletions cannot remove both of the last two.
     public func deleteCredential(id: [UInt8], userID: UserID) async throws -> CredentialDeletion {
         guard TextBinding.canMatch(userID.rawValue) else { return .notFound }
-        return try await writer.write { db in
-            let owned = try Bool.fetchOne(
-                db,
-                sql: "SELECT EXISTS (SELECT 1 FROM credentials WHERE id = ? AND user_id = ?)",
-                arguments: [id.databaseBlob, userID.rawValue]
-            ) ?? false
-            guard owned else { return .notFound }
-            let count = try Int.fetchOneCached(db, sql: "SELECT COUNT(*) FROM credentials WHERE user_id = ?", arguments: [userID.rawValue]) ?? 0
+        return try database.write { db in
+            guard try db.row("SELECT 1 FROM credentials WHERE id = ? AND user_id = ?", [id, userID.rawValue]) != nil else { return .notFound }
+            let count = try db.row("SELECT COUNT(*) AS count FROM credentials WHERE user_id = ?", [userID.rawValue])?.integer("count") ?? 0
             guard count > 1 else { return .lastCredential }
-            try db.executeCached(sql: "DELETE FROM credentials WHERE id = ? AND user_id = ?", arguments: [id.databaseBlob, userID.rawValue])
+            try db.execute("DELETE FROM credentials WHERE id = ? AND user_id = ?", [id, userID.rawValue])
             return .deleted
         }
+    }
+
+    /// Stores what a login changed, in one statement, inside the caller's transaction. UV
+    /// and the regression flag only ever go from false to true: a later ceremony without UV
+    /// does not erase that UV was seen, and a possible clone stays flagged. A refused login
+    /// (`usedAt == nil`) only sets the regression flag; the counter, backup state and last
+    /// use stay as they were.
+    static func recordUse(_ update: CeremonyCompletion.CredentialUseUpdate, _ db: SQLiteConnection) throws {
+        let use = update.use
+        guard let usedAt = use.usedAt else {
+            try db.execute(
+                "UPDATE credentials SET sign_count_regressed = (sign_count_regressed OR ?) WHERE id = ?",
+                [use.signCountRegressed, update.credentialID])
+            return
+        }
+        try db.execute(
+            """
+            UPDATE credentials SET
+                sign_count = ?,
+                backed_up = ?,
+                user_verified = (user_verified OR ?),
+                last_used_at = ?,
+                sign_count_regressed = (sign_count_regressed OR ?)
+            WHERE id = ?
+            """,
+            [Int64(use.signCount), use.isBackedUp, use.isUserVerified, usedAt.databaseSeconds, use.signCountRegressed, update.credentialID])
     }
 
     /// Throws unless the credential's text can be stored exactly (see `TextBinding`).
@@ -131,7 +119,7 @@ extension SQLiteStorage {
     }
 
     /// Inserts a credential inside the caller's transaction.
-    static func insertCredential(_ credential: PasskeyCredential, _ db: Database) throws {
+    static func insertCredential(_ credential: PasskeyCredential, _ db: SQLiteConnection) throws {
         let classify: (UniqueViolation) -> StoreConflict.Kind? = { violation in
             if violation.involves("credentials.id") { return .credentialID }
             if violation.involves("credentials.name") { return .credentialName }
@@ -140,9 +128,9 @@ extension SQLiteStorage {
             if violation.involves("credentials.record_id") { return .credentialID }
             return nil
         }
-        try reportingConflicts(classify) {
-            try db.executeCached(
-                sql: """
+        _ = try reportingConflicts(classify) {
+            try db.execute(
+                """
                     INSERT INTO credentials (
                         id, user_id, public_key, algorithm, sign_count, backup_eligible, backed_up,
                         user_verified, transports, aaguid, attestation_format, attestation_trusted,
@@ -150,27 +138,26 @@ extension SQLiteStorage {
                         record_id, disabled, origin
                     ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [
-                    credential.credentialID.databaseBlob, credential.userID.rawValue, credential.publicKey.databaseBlob,
+                [
+                    credential.credentialID, credential.userID.rawValue, credential.publicKey,
                     credential.algorithm.rawValue, Int64(credential.signCount), credential.isBackupEligible,
                     credential.isBackedUp, credential.isUserVerified, try JSONColumn.encode(credential.transports),
                     credential.aaguid.uuidString, credential.attestationFormat, credential.isAttestationTrusted,
                     credential.relyingPartyID, credential.name, credential.createdAt.databaseSeconds,
                     credential.lastUsedAt?.databaseSeconds, credential.hasSignCountRegressed,
                     credential.recordID, credential.isDisabled, credential.origin,
-                ]
-            )
+                ])
         }
     }
 }
 
 extension PasskeyCredential {
-    init(databaseRow row: Row) throws {
+    init(databaseRow row: SQLiteRow) throws {
         let aaguidText = try row.text("aaguid")
         guard let aaguid = AAGUID(uuidString: aaguidText) else {
             throw SQLiteStorageError(.unreadableRow, "credentials.aaguid is not a UUID: \(aaguidText)")
         }
-        let storedCount = try row.decode(Int64.self, forColumn: "sign_count")
+        let storedCount = try row.integer("sign_count")
         guard let signCount = UInt32(exactly: storedCount) else {
             throw SQLiteStorageError(.unreadableRow, "credentials.sign_count is out of range: \(storedCount)")
         }
@@ -178,7 +165,7 @@ extension PasskeyCredential {
             credentialID: try row.bytes("id"),
             userID: UserID(rawValue: try row.text("user_id")),
             publicKey: try row.bytes("public_key"),
-            algorithm: COSEAlgorithmIdentifier(rawValue: try row.decode(Int64.self, forColumn: "algorithm")),
+            algorithm: COSEAlgorithmIdentifier(rawValue: try row.integer("algorithm")),
             signCount: signCount,
             isBackupEligible: try row.bool("backup_eligible"),
             isBackedUp: try row.bool("backed_up"),

@@ -1,5 +1,4 @@
 public import Foundation
-import GRDB
 public import IdentityCore
 
 extension SQLiteStorage {
@@ -8,26 +7,23 @@ extension SQLiteStorage {
         for text in [flow.id, flow.ceremonyID, flow.requestURL] + [flow.userID?.rawValue, flow.csrfToken].compactMap({ $0 }) {
             try TextBinding.requireStorable(text, in: "saveFlow")
         }
-        try await writer.write { db in
-            try db.executeCached(
-                sql: """
+        try database.write { db in
+            try db.execute("""
                     INSERT INTO interactive_flows
                         (id, kind, is_browser, ceremony_id, options, user_id, csrf_token, request_url, issued_at, expires_at, completed_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    flow.id, flow.kind.rawValue, flow.isBrowser, flow.ceremonyID, flow.options.databaseBlob, flow.userID?.rawValue,
+                    """, [
+                    flow.id, flow.kind.rawValue, flow.isBrowser, flow.ceremonyID, flow.options, flow.userID?.rawValue,
                     flow.csrfToken, flow.requestURL, flow.issuedAt.databaseSeconds, flow.expiresAt.databaseSeconds,
                     flow.completedAt?.databaseSeconds,
-                ]
-            )
+                ])
         }
     }
 
     /// The flow with this ID, whatever its state.
     public func flow(id: String) async throws -> InteractiveFlow? {
-        try await writer.read { db in
-            guard let row = try Row.fetchOneCached(db, sql: "SELECT * FROM interactive_flows WHERE id = ?", arguments: [id]) else { return nil }
+        try database.read { db in
+            guard let row = try db.row("SELECT * FROM interactive_flows WHERE id = ?", [id]) else { return nil }
             guard let kind = InteractiveFlow.Kind(rawValue: try row.text("kind")) else {
                 throw SQLiteStorageError(.unreadableRow, "interactive_flows.kind is not a flow kind")
             }
@@ -43,30 +39,22 @@ extension SQLiteStorage {
     /// Gives an uncompleted flow a new ceremony and options.
     public func renewFlow(id: String, ceremonyID: String, options: [UInt8]) async throws -> Bool {
         try TextBinding.requireStorable(ceremonyID, in: "renewFlow")
-        return try await writer.write { db in
-            try db.executeCached(
-                sql: "UPDATE interactive_flows SET ceremony_id = ?, options = ? WHERE id = ? AND completed_at IS NULL",
-                arguments: [ceremonyID, options.databaseBlob, id]
-            )
-            return db.changesCount == 1
+        return try database.write { db in
+            try db.execute("UPDATE interactive_flows SET ceremony_id = ?, options = ? WHERE id = ? AND completed_at IS NULL", [ceremonyID, options, id]) == 1
         }
     }
 
     /// Marks a flow completed; only the first call succeeds.
     public func completeFlow(id: String, at time: Date) async throws -> Bool {
-        try await writer.write { db in
-            try db.executeCached(
-                sql: "UPDATE interactive_flows SET completed_at = ? WHERE id = ? AND completed_at IS NULL",
-                arguments: [time.databaseSeconds, id]
-            )
-            return db.changesCount == 1
+        try database.write { db in
+            try db.execute("UPDATE interactive_flows SET completed_at = ? WHERE id = ? AND completed_at IS NULL", [time.databaseSeconds, id]) == 1
         }
     }
 
     /// Deletes flows that expired before `time`.
     public func purgeFlows(expiredBefore time: Date) async throws {
-        try await writer.write { db in
-            try db.execute(sql: "DELETE FROM interactive_flows WHERE expires_at < ?", arguments: [time.databaseSeconds])
+        try database.write { db in
+            try db.execute("DELETE FROM interactive_flows WHERE expires_at < ?", [time.databaseSeconds])
         }
     }
 }

@@ -1,5 +1,4 @@
 public import Foundation
-import GRDB
 public import IdentityCore
 
 extension SQLiteStorage {
@@ -9,7 +8,7 @@ extension SQLiteStorage {
     public func saveRefreshToken(_ record: RefreshTokenRecord) async throws {
         // Scopes are stored as JSON, which escapes U+0000.
         try TextBinding.requireStorable(record.familyID, record.userID.rawValue, record.clientID, record.audience, in: "saveRefreshToken")
-        try await writer.write { db in
+        try database.write { db in
             try Self.insertFamilyIfNew(id: record.familyID, userID: record.userID, clientID: record.clientID, at: record.issuedAt, db)
             try Self.insertToken(record, db)
         }
@@ -17,8 +16,8 @@ extension SQLiteStorage {
 
     /// The stored record of a token, whatever its state.
     public func refreshToken(hash: [UInt8]) async throws -> RefreshTokenRecord? {
-        try await writer.read { db in
-            try Row.fetchOneCached(db, sql: "SELECT * FROM refresh_tokens WHERE token_hash = ?", arguments: [hash.databaseBlob])
+        try database.read { db in
+            try db.row("SELECT * FROM refresh_tokens WHERE token_hash = ?", [hash])
                 .map(RefreshTokenRecord.init(databaseRow:))
         }
     }
@@ -35,17 +34,13 @@ extension SQLiteStorage {
     ///   `.rotated(previous:)`.
     public func rotateRefreshToken(hash: [UInt8], clientID: String, newHash: [UInt8], newExpiresAt: Date, at time: Date) async throws -> RefreshOutcome {
         guard TextBinding.canMatch(clientID) else { return .invalid }
-        return try await writer.write { db in
+        return try database.write { db in
             guard
-                let row = try Row.fetchOne(
-                    db,
-                    sql: """
+                let row = try db.row("""
                         SELECT t.*, f.revoked_at AS family_revoked_at
                         FROM refresh_tokens t JOIN refresh_token_families f ON f.id = t.family_id
                         WHERE t.token_hash = ?
-                        """,
-                    arguments: [hash.databaseBlob]
-                )
+                        """, [hash])
             else { return .invalid }
             let previous = try RefreshTokenRecord(databaseRow: row)
             // Another client presenting the token learns nothing and changes nothing.
@@ -57,10 +52,7 @@ extension SQLiteStorage {
             }
             guard time < previous.expiresAt else { return .invalid }
 
-            try db.executeCached(
-                sql: "UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ?",
-                arguments: [time.databaseSeconds, hash.databaseBlob]
-            )
+            try db.execute("UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ?", [time.databaseSeconds, hash])
             // A hash collision fails the insert and rolls the whole rotation back.
             try Self.insertToken(previous.replacement(hash: newHash, issuedAt: time, expiresAt: newExpiresAt), db)
             return .rotated(previous: previous)
@@ -72,13 +64,9 @@ extension SQLiteStorage {
     /// - Returns: The family's user, or `nil` when `clientID` has no token with this hash.
     public func revokeRefreshTokenFamily(hash: [UInt8], clientID: String, at time: Date) async throws -> UserID? {
         guard TextBinding.canMatch(clientID) else { return nil }
-        return try await writer.write { db in
+        return try database.write { db in
             guard
-                let row = try Row.fetchOne(
-                    db,
-                    sql: "SELECT family_id, user_id FROM refresh_tokens WHERE token_hash = ? AND client_id = ?",
-                    arguments: [hash.databaseBlob, clientID]
-                )
+                let row = try db.row("SELECT family_id, user_id FROM refresh_tokens WHERE token_hash = ? AND client_id = ?", [hash, clientID])
             else { return nil }
             try Self.revokeFamily(try row.text("family_id"), at: time, db)
             return UserID(rawValue: try row.text("user_id"))
@@ -90,7 +78,7 @@ extension SQLiteStorage {
     ///   user or client; a foreign key error when the user does not exist.
     public func startSession(familyID: String, userID: UserID, clientID: String, at time: Date) async throws {
         try TextBinding.requireStorable(familyID, userID.rawValue, clientID, in: "startSession")
-        try await writer.write { db in
+        try database.write { db in
             try Self.insertFamilyIfNew(id: familyID, userID: userID, clientID: clientID, at: time, db)
         }
     }
@@ -98,58 +86,62 @@ extension SQLiteStorage {
     /// Whether a family exists and has not been revoked.
     public func isSessionActive(familyID: String) async throws -> Bool {
         guard TextBinding.canMatch(familyID) else { return false }
-        return try await writer.read { db in
-            try Bool.fetchOne(
-                db,
-                sql: "SELECT EXISTS (SELECT 1 FROM refresh_token_families WHERE id = ? AND revoked_at IS NULL)",
-                arguments: [familyID]
-            ) ?? false
+        return try database.read { db in
+            try db.row("SELECT 1 FROM refresh_token_families WHERE id = ? AND revoked_at IS NULL", [familyID]) != nil
         }
     }
 
-    private static func insertFamilyIfNew(id familyID: String, userID: UserID, clientID: String, at time: Date, _ db: Database) throws {
-        try db.executeCached(
-            sql: """
-                INSERT INTO refresh_token_families (id, user_id, client_id, created_at, revoked_at)
-                VALUES (?, ?, ?, ?, NULL)
-                ON CONFLICT (id) DO NOTHING
-                """,
-            arguments: [familyID, userID.rawValue, clientID, time.databaseSeconds]
+    /// Starts a session, with its first refresh token when it has one, inside the caller's
+    /// transaction.
+    static func startSession(_ start: TokenSessionStart, _ db: SQLiteConnection) throws {
+        try TextBinding.requireStorable(start.familyID, start.userID.rawValue, start.clientID, in: "startSession")
+        try insertFamilyIfNew(id: start.familyID, userID: start.userID, clientID: start.clientID, at: start.startedAt, db)
+        if let record = start.refreshToken {
+            try TextBinding.requireStorable(record.familyID, record.userID.rawValue, record.clientID, record.audience, in: "saveRefreshToken")
+            try insertToken(record, db)
+        }
+    }
+
+    private static func insertFamilyIfNew(id familyID: String, userID: UserID, clientID: String, at time: Date, _ db: SQLiteConnection) throws {
+        let inserted = try db.execute(
+            """
+            INSERT INTO refresh_token_families (id, user_id, client_id, created_at, revoked_at)
+            VALUES (?, ?, ?, ?, NULL)
+            ON CONFLICT (id) DO NOTHING
+            """,
+            [familyID, userID.rawValue, clientID, time.databaseSeconds]
         )
+        guard inserted == 0 else { return }
         // A family is one login of one user at one client. A token claiming otherwise is a bug
         // in the caller, and storing it would let rotation hand out tokens across accounts.
-        let owner = try Row.fetchOneCached(db, sql: "SELECT user_id, client_id FROM refresh_token_families WHERE id = ?", arguments: [familyID])
+        let owner = try db.row("SELECT user_id, client_id FROM refresh_token_families WHERE id = ?", [familyID])
         guard let owner, try owner.text("user_id") == userID.rawValue, try owner.text("client_id") == clientID else {
             throw SQLiteStorageError(.invalidArgument, "refresh token family \(familyID) belongs to another user or client")
         }
     }
 
-    private static func insertToken(_ record: RefreshTokenRecord, _ db: Database) throws {
-        try db.executeCached(
-            sql: """
-                INSERT INTO refresh_tokens (
-                    token_hash, family_id, user_id, client_id, scopes, audience, authenticated_at,
-                    user_verified, issued_at, expires_at, used_at
-                ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
-                """,
-            arguments: [
-                record.tokenHash.databaseBlob, record.familyID, record.userID.rawValue, record.clientID,
+    private static func insertToken(_ record: RefreshTokenRecord, _ db: SQLiteConnection) throws {
+        try db.execute(
+            """
+            INSERT INTO refresh_tokens (
+                token_hash, family_id, user_id, client_id, scopes, audience, authenticated_at,
+                user_verified, issued_at, expires_at, used_at
+            ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+            """,
+            [
+                record.tokenHash, record.familyID, record.userID.rawValue, record.clientID,
                 try JSONColumn.encode(record.scopes), record.audience, record.authenticatedAt.databaseSeconds,
                 record.userVerified, record.issuedAt.databaseSeconds, record.expiresAt.databaseSeconds,
-            ]
-        )
+            ])
     }
 
-    static func revokeFamily(_ familyID: String, at time: Date, _ db: Database) throws {
-        try db.executeCached(
-            sql: "UPDATE refresh_token_families SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
-            arguments: [time.databaseSeconds, familyID]
-        )
+    static func revokeFamily(_ familyID: String, at time: Date, _ db: SQLiteConnection) throws {
+        try db.execute("UPDATE refresh_token_families SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [time.databaseSeconds, familyID])
     }
 }
 
 extension RefreshTokenRecord {
-    init(databaseRow row: Row) throws {
+    init(databaseRow row: SQLiteRow) throws {
         self.init(
             tokenHash: try row.bytes("token_hash"),
             familyID: try row.text("family_id"),

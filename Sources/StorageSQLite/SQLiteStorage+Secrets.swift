@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import IdentityCore
 
 extension SQLiteStorage {
@@ -8,12 +7,9 @@ extension SQLiteStorage {
     /// processes, all return the one value that was stored.
     public func secret(named name: String, orStore candidate: [UInt8]) async throws -> [UInt8] {
         try TextBinding.requireStorable(name, in: "secret")
-        return try await writer.write { db in
-            try db.executeCached(
-                sql: "INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-                arguments: [name, candidate.databaseBlob]
-            )
-            guard let row = try Row.fetchOneCached(db, sql: "SELECT value FROM secrets WHERE name = ?", arguments: [name]) else {
+        return try database.write { db in
+            try db.execute("INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING", [name, candidate])
+            guard let row = try db.row("SELECT value FROM secrets WHERE name = ?", [name]) else {
                 throw SQLiteStorageError(.unreadableRow, "secret \(name) vanished after it was stored")
             }
             return try row.bytes("value")

@@ -1,12 +1,11 @@
 public import Foundation
-import GRDB
 public import IdentityCore
 
 extension SQLiteStorage {
     /// Every stored key, newest first (by creation time, then by insertion).
     public func signingKeys() async throws -> [SigningKeyRecord] {
-        try await writer.read { db in
-            try Row.fetchAllCached(db, sql: "SELECT * FROM signing_keys ORDER BY created_at DESC, rowid DESC").map { row in
+        try database.read { db in
+            try db.rows("SELECT * FROM signing_keys ORDER BY created_at DESC, rowid DESC").map { row in
                 SigningKeyRecord(
                     keyID: try row.text("key_id"),
                     privateKey: try row.bytes("private_key"),
@@ -21,15 +20,9 @@ extension SQLiteStorage {
     /// that exactly one key signs at any moment.
     public func addSigningKey(_ key: SigningKeyRecord, at time: Date) async throws {
         try TextBinding.requireStorable(key.keyID, in: "addSigningKey")
-        try await writer.write { db in
-            try db.executeCached(
-                sql: "INSERT INTO signing_keys (key_id, private_key, created_at, retired_at) VALUES (?, ?, ?, ?)",
-                arguments: [key.keyID, key.privateKey.databaseBlob, key.createdAt.databaseSeconds, key.retiredAt?.databaseSeconds]
-            )
-            try db.executeCached(
-                sql: "UPDATE signing_keys SET retired_at = ? WHERE retired_at IS NULL AND key_id <> ?",
-                arguments: [time.databaseSeconds, key.keyID]
-            )
+        try database.write { db in
+            try db.execute("INSERT INTO signing_keys (key_id, private_key, created_at, retired_at) VALUES (?, ?, ?, ?)", [key.keyID, key.privateKey, key.createdAt.databaseSeconds, key.retiredAt?.databaseSeconds])
+            try db.execute("UPDATE signing_keys SET retired_at = ? WHERE retired_at IS NULL AND key_id <> ?", [time.databaseSeconds, key.keyID])
         }
     }
 }

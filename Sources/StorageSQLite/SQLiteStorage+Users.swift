@@ -1,13 +1,12 @@
 public import Foundation
-import GRDB
 public import IdentityCore
 
 extension SQLiteStorage {
     /// The user with this ID.
     public func user(id: UserID) async throws -> User? {
         guard TextBinding.canMatch(id.rawValue) else { return nil }
-        return try await writer.read { db in
-            try Row.fetchOneCached(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id.rawValue]).map(User.init(databaseRow:))
+        return try database.read { db in
+            try db.row("SELECT * FROM users WHERE id = ?", [id.rawValue]).map { try User(databaseRow: $0) }
         }
     }
 
@@ -21,16 +20,15 @@ extension SQLiteStorage {
         case .username: column = "username"
         }
         guard TextBinding.canMatch(identifier.value) else { return nil }
-        return try await writer.read { db in
-            try Row.fetchOneCached(db, sql: "SELECT * FROM users WHERE \(column) = ?", arguments: [identifier.value])
-                .map(User.init(databaseRow:))
+        return try database.read { db in
+            try db.row("SELECT * FROM users WHERE \(column) = ?", [identifier.value]).map { try User(databaseRow: $0) }
         }
     }
 
     /// The user whose WebAuthn user handle this is.
     public func user(handle: [UInt8]) async throws -> User? {
-        try await writer.read { db in
-            try Row.fetchOneCached(db, sql: "SELECT * FROM users WHERE user_handle = ?", arguments: [handle.databaseBlob]).map(User.init(databaseRow:))
+        try database.read { db in
+            try db.row("SELECT * FROM users WHERE user_handle = ?", [handle]).map { try User(databaseRow: $0) }
         }
     }
 
@@ -40,6 +38,26 @@ extension SQLiteStorage {
     ///   is written then. ``SQLiteStorageError`` `.invalidArgument` when the credential names
     ///   another user.
     public func createUser(_ user: User, credential: PasskeyCredential) async throws {
+        try database.write { db in
+            try Self.insertAccount(user, credential: credential, db)
+        }
+    }
+
+    /// Sets a user's display name and `updated_at`.
+    public func updateName(userID: UserID, name: String?, at time: Date) async throws -> User? {
+        try TextBinding.requireStorable(name, in: "updateName")
+        guard TextBinding.canMatch(userID.rawValue) else { return nil }
+        return try database.write { db in
+            try db.row("UPDATE users SET name = ?, updated_at = ? WHERE id = ? RETURNING *", [name, time.databaseSeconds, userID.rawValue])
+                .map { try User(databaseRow: $0) }
+        }
+    }
+
+    /// Inserts an account and its first passkey inside the caller's transaction.
+    /// - Throws: `StoreConflict(.identifier)` when the email, phone number, username or user
+    ///   handle is taken; `StoreConflict(.credentialID)` when the credential ID is.
+    ///   ``SQLiteStorageError`` `.invalidArgument` when the credential names another user.
+    static func insertAccount(_ user: User, credential: PasskeyCredential, _ db: SQLiteConnection) throws {
         // Otherwise the passkey would be attached to whichever account that ID names.
         guard credential.userID == user.id else {
             throw SQLiteStorageError(.invalidArgument, "the credential belongs to \(credential.userID), not to the new user \(user.id)")
@@ -49,67 +67,56 @@ extension SQLiteStorage {
             user.id.rawValue, profile.email, profile.phoneNumber, profile.username, profile.name, profile.givenName,
             profile.familyName, profile.nickname, profile.picture, in: "createUser"
         )
-        try Self.requireStorable(credential)
-        try await writer.write { db in
-            try reportingConflicts({ $0.columns.isDisjoint(with: Self.uniqueUserColumns) ? nil : .identifier }) {
-                try Self.insertUser(user, db)
-            }
-            try Self.insertCredential(credential, db)
+        try requireStorable(credential)
+        try reportingConflicts({ $0.columns.isDisjoint(with: uniqueUserColumns) ? nil : .identifier }) {
+            try insertUser(user, db)
         }
-    }
-
-    /// Sets a user's display name and `updated_at`.
-    public func updateName(userID: UserID, name: String?, at time: Date) async throws -> User? {
-        try TextBinding.requireStorable(name, in: "updateName")
-        guard TextBinding.canMatch(userID.rawValue) else { return nil }
-        return try await writer.write { db in
-            try db.executeCached(
-                sql: "UPDATE users SET name = ?, updated_at = ? WHERE id = ?",
-                arguments: [name, time.databaseSeconds, userID.rawValue]
-            )
-            return try Row.fetchOneCached(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [userID.rawValue]).map(User.init(databaseRow:))
-        }
+        try insertCredential(credential, db)
     }
 
     /// The columns whose collision means "this identifier is taken". The user handle is
     /// random, but reporting its collision the same way lets the caller retry sign-up.
     private static let uniqueUserColumns: Set<String> = ["users.email", "users.phone_number", "users.username", "users.user_handle"]
 
-    private static func insertUser(_ user: User, _ db: Database) throws {
+    private static func insertUser(_ user: User, _ db: SQLiteConnection) throws {
         let profile = user.profile
-        try db.executeCached(
-            sql: """
+        try db.execute(
+            """
                 INSERT INTO users (
                     id, user_handle, email, phone_number, username, name, given_name, family_name,
                     nickname, picture, created_at, updated_at
                 ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-            arguments: [
-                user.id.rawValue, user.userHandle.databaseBlob, profile.email, profile.phoneNumber, profile.username,
+            [
+                user.id.rawValue, user.userHandle, profile.email, profile.phoneNumber, profile.username,
                 profile.name, profile.givenName, profile.familyName, profile.nickname, profile.picture,
                 user.createdAt.databaseSeconds, user.updatedAt.databaseSeconds,
-            ]
-        )
+            ])
     }
 }
 
 extension User {
-    init(databaseRow row: Row) throws {
+    /// The users columns under a `u_` prefix, for joins (the table aliased `u`).
+    static let prefixedColumns = ["id", "user_handle", "email", "phone_number", "username", "name", "given_name", "family_name", "nickname", "picture", "created_at", "updated_at"]
+        .map { "u.\($0) AS u_\($0)" }.joined(separator: ", ")
+
+    /// Reads a user from a row, whose users columns may carry a prefix.
+    init(databaseRow row: SQLiteRow, prefix: String = "") throws {
         self.init(
-            id: UserID(rawValue: try row.text("id")),
-            userHandle: try row.bytes("user_handle"),
+            id: UserID(rawValue: try row.text(prefix + "id")),
+            userHandle: try row.bytes(prefix + "user_handle"),
             profile: UserProfile(
-                email: try row.optionalText("email"),
-                phoneNumber: try row.optionalText("phone_number"),
-                username: try row.optionalText("username"),
-                name: try row.optionalText("name"),
-                givenName: try row.optionalText("given_name"),
-                familyName: try row.optionalText("family_name"),
-                nickname: try row.optionalText("nickname"),
-                picture: try row.optionalText("picture")
+                email: try row.optionalText(prefix + "email"),
+                phoneNumber: try row.optionalText(prefix + "phone_number"),
+                username: try row.optionalText(prefix + "username"),
+                name: try row.optionalText(prefix + "name"),
+                givenName: try row.optionalText(prefix + "given_name"),
+                familyName: try row.optionalText(prefix + "family_name"),
+                nickname: try row.optionalText(prefix + "nickname"),
+                picture: try row.optionalText(prefix + "picture")
             ),
-            createdAt: try row.date("created_at"),
-            updatedAt: try row.date("updated_at")
+            createdAt: try row.date(prefix + "created_at"),
+            updatedAt: try row.date(prefix + "updated_at")
         )
     }
 }

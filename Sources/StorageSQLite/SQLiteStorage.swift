@@ -1,13 +1,13 @@
 import Foundation
-import GRDB
 public import IdentityCore
 
-/// IdentityCore's storage in one SQLite file, through GRDB.
+/// IdentityCore's storage in one SQLite file.
 ///
-/// Every operation that must be atomic (creating a user with their first passkey, consuming a
-/// ceremony, rotating a refresh token, retiring signing keys) runs in a single immediate
-/// transaction on the one writer connection, so it is atomic against this process and against
-/// any other process that opens the same file.
+/// Every operation that must be atomic (finishing a ceremony with everything it writes,
+/// rotating a refresh token, retiring signing keys) runs in a single immediate transaction
+/// on the one writer connection, so it is atomic against this process and against any
+/// other process that opens the same file. Work runs on the calling thread (see
+/// ``SQLiteDatabase``).
 public final class SQLiteStorage: IdentityStorage {
     /// How hard a commit tries to reach the disk before it returns.
     public enum Durability: Sendable, Hashable {
@@ -29,8 +29,9 @@ public final class SQLiteStorage: IdentityStorage {
         case none
     }
 
-    /// The connection(s): a `DatabasePool` for files, a `DatabaseQueue` in memory.
-    let writer: any DatabaseWriter
+    let database: SQLiteDatabase
+    /// Ceremony completions, committed in batches (``CommitQueue``).
+    let completions: CommitQueue
 
     /// Opens (creating it if needed) the database at `path`.
     ///
@@ -50,37 +51,47 @@ public final class SQLiteStorage: IdentityStorage {
 
     private init(path: String, durability: Durability, schema: SchemaPreparation) throws {
         try Self.createPrivateFileIfMissing(path: path)
-        let pool = try DatabasePool(path: path, configuration: Self.configuration())
-        // DatabasePool turns WAL on and then sets synchronous=NORMAL itself, after
-        // `prepareDatabase` has run, so a pragma set there would be overwritten. Setting it
-        // here, on the writer (the only connection that commits), states the choice instead of
-        // inheriting it, and keeps it if GRDB's default ever changes. NORMAL is SQLite's
-        // advice for WAL: commits stay atomic and survive a process crash; only an OS crash
-        // or a power loss can undo the latest ones, at twice the write throughput of FULL
-        // (PLATFORM-NOTES: 6k against 2.7k transactions per second on this hardware).
-        let synchronous = durability == .full ? "FULL" : "NORMAL"
-        try pool.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
-        }
-        writer = pool
+        database = try SQLiteDatabase(
+            path: path,
+            prepareWriter: { writer in
+                // WAL lets readers work while the writer commits. NORMAL is SQLite's advice
+                // for WAL: commits stay atomic and survive a process crash (`kill -9`); only
+                // an OS crash or a power loss can undo the latest ones, at twice the write
+                // throughput of FULL (PLATFORM-NOTES: 6k against 2.7k transactions per second
+                // on this hardware).
+                try writer.executeScript("PRAGMA journal_mode = WAL")
+                try writer.executeScript("PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+                try Self.prepareConnection(writer)
+                // Checkpoint when the WAL holds 4000 pages (16 MiB), not SQLite's 1000: the
+                // pages every login changes (the ends of the session and audit indexes, the
+                // passkeys in use) are then copied into the file once per many logins, and
+                // the checkpoint's fsync comes four times less often.
+                try writer.executeScript("PRAGMA wal_autocheckpoint = 4000")
+            },
+            prepareReader: Self.prepareConnection
+        )
+        completions = CommitQueue(database: database)
         try prepareSchema(schema)
     }
 
-    private init(writer: any DatabaseWriter) throws {
-        self.writer = writer
+    private init(inMemory: Void) throws {
+        database = try SQLiteDatabase(path: ":memory:", prepareWriter: Self.prepareConnection, prepareReader: { _ in })
+        completions = CommitQueue(database: database)
         try prepareSchema(.migrate)
     }
 
     /// A migrated database that lives in memory and disappears with the value; for tests and
     /// throwaway servers.
     public static func inMemory() throws -> SQLiteStorage {
-        try SQLiteStorage(writer: DatabaseQueue(configuration: configuration()))
+        try SQLiteStorage(inMemory: ())
     }
 
     /// Applies the migrations this build knows that the database has not seen yet.
     /// Running it again does nothing.
-    public func migrate() throws {
-        try Migrations.migrator.migrate(writer)
+    /// - Returns: The migrations applied now, in order.
+    @discardableResult
+    public func migrate() throws -> [String] {
+        try database.withWriter(Migrations.migrate)
     }
 
     /// Opens the database at `path` (creating it), migrates it and closes it: what
@@ -90,27 +101,21 @@ public final class SQLiteStorage: IdentityStorage {
     public static func migrate(path: String, durability: Durability = .normal) throws -> [String] {
         let storage = try SQLiteStorage(path: path, durability: durability, schema: .none)
         defer { try? storage.close() }
-        let before = try storage.appliedMigrations()
-        try storage.migrate()
-        return try storage.appliedMigrations().filter { !before.contains($0) }
+        return try storage.migrate()
     }
 
     /// Every migration this build knows, in the order they apply.
-    public static var knownMigrations: [String] { Migrations.migrator.migrations }
+    public static var knownMigrations: [String] { Migrations.all.map(\.name) }
 
     /// The migrations applied to the database: the known ones in order, then any that only a
     /// newer build knows, sorted.
     public func appliedMigrations() throws -> [String] {
-        try writer.read { db in
-            let known = try Migrations.migrator.appliedMigrations(db)
-            let unknown = try Migrations.migrator.appliedIdentifiers(db).subtracting(known)
-            return known + unknown.sorted()
-        }
+        try database.read(Migrations.applied)
     }
 
     /// Closes the connections, checkpointing the WAL into the file. Later calls fail.
     public func close() throws {
-        try writer.close()
+        try database.close()
     }
 
     // MARK: - Setup
@@ -120,8 +125,7 @@ public final class SQLiteStorage: IdentityStorage {
         case .migrate:
             try migrate()
         case .requireCurrent:
-            let isCurrent = try writer.read { db in try Migrations.migrator.hasCompletedMigrations(db) }
-            guard isCurrent else {
+            guard try appliedMigrations().starts(with: Self.knownMigrations) else {
                 throw SQLiteStorageError(.schemaOutOfDate, "the database schema is behind this build; run `latchkey migrate`")
             }
         case .none:
@@ -129,16 +133,15 @@ public final class SQLiteStorage: IdentityStorage {
         }
     }
 
-    private static func configuration() -> Configuration {
-        var configuration = Configuration()
+    /// What every connection sets when it opens.
+    @Sendable private static func prepareConnection(_ connection: SQLiteConnection) throws {
         // The schema's foreign keys are rules (a credential belongs to an existing user), and
         // SQLite only enforces them when each connection asks.
-        configuration.foreignKeysEnabled = true
-        // GRDB serializes this process's writes; the timeout covers other processes on the
-        // same file, such as `latchkey migrate` next to a running server.
-        configuration.busyMode = .timeout(5)
-        configuration.label = "Latchkey.SQLiteStorage"
-        return configuration
+        try connection.executeScript("PRAGMA foreign_keys = ON")
+        try connection.executeScript("PRAGMA temp_store = MEMORY")
+        // No memory map: in WAL mode a connection drops its whole mapping at the start of
+        // every read after another connection wrote, and remapping cost more per login than
+        // the reads it saves (measured in process: 281 against 228 µs per login).
     }
 
     private static func createPrivateFileIfMissing(path: String) throws {

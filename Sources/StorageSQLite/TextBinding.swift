@@ -1,7 +1,8 @@
-/// GRDB binds a Swift string as a C string and reads one back the same way, so SQLite would
-/// store, compare and return `"alice@example.com\u{0}x"` as `"alice@example.com"`. An
-/// identifier could then name another user's account. Text containing U+0000 is therefore
-/// refused on writes, and matches nothing on reads: no stored text contains it.
+/// Text containing U+0000 is refused on writes and matches nothing on reads, so no stored
+/// text contains it. SQLite itself would store it exactly (text is bound with its length),
+/// but a C-string API anywhere on the way would read `"alice@example.com\u{0}x"` as
+/// `"alice@example.com"`, naming another user's account, and PostgreSQL's text cannot hold
+/// U+0000 at all: every backend follows the same rule.
 enum TextBinding {
     /// Throws unless every text can be stored exactly.
     static func requireStorable(_ texts: String?..., in operation: String) throws {

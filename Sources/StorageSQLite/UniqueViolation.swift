@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import IdentityCore
 
 /// A UNIQUE or PRIMARY KEY violation, by the columns SQLite names in its message
@@ -9,16 +8,13 @@ struct UniqueViolation {
     let columns: Set<String>
 
     init?(_ error: any Error) {
-        guard let error = error as? DatabaseError,
-            error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
-                || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY
-        else { return nil }
+        guard let error = error as? SQLiteError, error.isUniquenessViolation else { return nil }
         let prefix = "UNIQUE constraint failed: "
-        guard let message = error.message, let range = message.range(of: prefix) else {
+        guard let range = error.message.range(of: prefix) else {
             columns = []
             return
         }
-        columns = Set(message[range.upperBound...].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        columns = Set(error.message[range.upperBound...].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
     }
 
     /// Whether the constraint covers `column` (`table.column`).

@@ -32,7 +32,8 @@ struct ServiceFixture {
         let verifier = WebAuthnVerifier(policy: RelyingPartyPolicy(relyingPartyIDs: ["example.com"], origins: OriginPolicy(["https://example.com"]), signCountPolicy: .acceptAndFlag))
         passkeys = PasskeyService(
             configuration: PasskeyConfiguration(relyingPartyID: "example.com", relyingPartyName: "Example"),
-            verifier: verifier, storage: storage, tokens: tokens, clock: clock, random: SystemRandom()
+            verifier: verifier, storage: storage, tokens: tokens,
+            secrets: try await InstanceSecrets.load(from: storage, random: SystemRandom()), clock: clock, random: SystemRandom()
         )
         accounts = AccountService(storage: storage, clock: clock)
     }

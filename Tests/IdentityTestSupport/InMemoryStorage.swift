@@ -36,22 +36,7 @@ public final class InMemoryStorage: IdentityStorage {
 
     /// Creates a user together with their first passkey, atomically.
     public func createUser(_ user: User, credential: PasskeyCredential) async throws {
-        guard credential.userID == user.id else {
-            throw InMemoryStorageError(.invalidArgument, "the credential belongs to \(credential.userID), not to the new user \(user.id)")
-        }
-        try state.withLock { state in
-            guard state.users[user.id] == nil else {
-                throw InMemoryStorageError(.duplicateKey, "user \(user.id) exists")
-            }
-            let taken = state.users.values.contains { existing in
-                existing.userHandle == user.userHandle
-                    || !Set(existing.profile.identifiers).isDisjoint(with: user.profile.identifiers)
-            }
-            guard !taken else { throw StoreConflict(.identifier) }
-            try state.checkNewCredential(credential)
-            state.users[user.id] = user
-            state.credentials.append(credential)
-        }
+        try state.withLock { try $0.createUser(user, credential: credential) }
     }
 
     /// Sets a user's display name and `updatedAt`.
@@ -70,6 +55,14 @@ public final class InMemoryStorage: IdentityStorage {
     /// The credential with this ID.
     public func credential(id: [UInt8]) async throws -> PasskeyCredential? {
         state.withLock { state in state.credentials.first { $0.credentialID == id } }
+    }
+
+    /// The credential with this ID and its owner.
+    public func credentialWithOwner(id: [UInt8]) async throws -> (credential: PasskeyCredential, owner: User)? {
+        state.withLock { state in
+            guard let credential = state.credentials.first(where: { $0.credentialID == id }), let owner = state.users[credential.userID] else { return nil }
+            return (credential, owner)
+        }
     }
 
     /// A user's credentials, oldest first (registration order among equal times).
@@ -98,27 +91,7 @@ public final class InMemoryStorage: IdentityStorage {
 
     /// Adds a credential to an existing user.
     public func addCredential(_ credential: PasskeyCredential) async throws {
-        try state.withLock { state in
-            guard state.users[credential.userID] != nil else {
-                throw InMemoryStorageError(.missingReference, "no user \(credential.userID)")
-            }
-            try state.checkNewCredential(credential)
-            state.credentials.append(credential)
-        }
-    }
-
-    /// Stores what a login changed. UV and the regression flag only go from false to true;
-    /// a refused login (`usedAt == nil`) only sets the regression flag.
-    public func recordUse(credentialID: [UInt8], _ use: CredentialUse) async throws {
-        state.withLock { state in
-            guard let index = state.credentials.firstIndex(where: { $0.credentialID == credentialID }) else { return }
-            state.credentials[index].hasSignCountRegressed = state.credentials[index].hasSignCountRegressed || use.signCountRegressed
-            guard let usedAt = use.usedAt else { return }
-            state.credentials[index].signCount = use.signCount
-            state.credentials[index].isBackedUp = use.isBackedUp
-            state.credentials[index].isUserVerified = state.credentials[index].isUserVerified || use.isUserVerified
-            state.credentials[index].lastUsedAt = usedAt
-        }
+        try state.withLock { try $0.addCredential(credential) }
     }
 
     /// Renames a user's credential; `nil` clears the name.
@@ -150,51 +123,41 @@ public final class InMemoryStorage: IdentityStorage {
 
     // MARK: - Ceremonies
 
-    /// Stores a new ceremony.
-    public func saveCeremony(_ ceremony: Ceremony) async throws {
+    /// Finishes a ceremony: its writes are applied to a copy of the state, which replaces
+    /// the state only when every write succeeded, so a failure leaves nothing behind.
+    public func completeCeremony(_ completion: CeremonyCompletion) async throws -> Bool {
         try state.withLock { state in
-            guard state.ceremonies[ceremony.id] == nil else {
-                throw InMemoryStorageError(.duplicateKey, "ceremony \(ceremony.id) exists")
+            guard !state.finishedCeremonies.contains(completion.key) else { return false }
+            var draft = state
+            draft.finishedCeremonies.insert(completion.key)
+            if let account = completion.newAccount { try draft.createUser(account.user, credential: account.credential) }
+            if let credential = completion.newCredential { try draft.addCredential(credential) }
+            if let update = completion.credentialUse { draft.recordUse(update) }
+            draft.events += completion.events
+            switch completion.session {
+            case .tokens(let start)?:
+                try draft.startSession(familyID: start.familyID, userID: start.userID, clientID: start.clientID)
+                if let record = start.refreshToken { try draft.saveRefreshToken(record) }
+            case .browser(let session)?:
+                try draft.saveBrowserSession(session)
+            case nil:
+                break
             }
-            state.ceremonies[ceremony.id] = StoredCeremony(ceremony: ceremony, consumedAt: nil)
+            state = draft
+            return true
         }
     }
 
-    /// Consumes a ceremony if it belongs to `clientID`, is unused and has not expired at
-    /// `time` (it is expired from its `expiresAt` on).
-    public func consumeCeremony(id: String, clientID: String, at time: Date) async throws -> Ceremony? {
-        state.withLock { state in
-            guard let stored = state.ceremonies[id], stored.ceremony.clientID == clientID, stored.consumedAt == nil,
-                time < stored.ceremony.expiresAt
-            else { return nil }
-            state.ceremonies[id]?.consumedAt = time
-            return stored.ceremony
-        }
-    }
-
-    /// Deletes ceremonies that expired before `time`, consumed or not.
+    /// Forgets the keys of ceremonies that expired before `time`.
     public func purgeCeremonies(expiredBefore time: Date) async throws {
-        state.withLock { state in
-            state.ceremonies = state.ceremonies.filter { !($0.value.ceremony.expiresAt < time) }
-        }
+        state.withLock { state in state.finishedCeremonies = state.finishedCeremonies.filter { !($0.expiresAt < time) } }
     }
 
     // MARK: - Refresh tokens
 
     /// Stores a newly issued token, starting its family if the family is new.
     public func saveRefreshToken(_ record: RefreshTokenRecord) async throws {
-        try state.withLock { state in
-            guard state.users[record.userID] != nil else {
-                throw InMemoryStorageError(.missingReference, "no user \(record.userID)")
-            }
-            if let family = state.families[record.familyID], family.userID != record.userID || family.clientID != record.clientID {
-                throw InMemoryStorageError(.invalidArgument, "refresh token family \(record.familyID) belongs to another user or client")
-            }
-            try state.insertToken(record)
-            if state.families[record.familyID] == nil {
-                state.families[record.familyID] = Family(userID: record.userID, clientID: record.clientID, revokedAt: nil)
-            }
-        }
+        try state.withLock { try $0.saveRefreshToken(record) }
     }
 
     /// The stored record of a token.
@@ -239,16 +202,7 @@ public final class InMemoryStorage: IdentityStorage {
 
     /// Starts a family with no token yet; an existing family is left as it is.
     public func startSession(familyID: String, userID: UserID, clientID: String, at time: Date) async throws {
-        try state.withLock { state in
-            guard state.users[userID] != nil else { throw InMemoryStorageError(.missingReference, "no user \(userID)") }
-            if let family = state.families[familyID] {
-                guard family.userID == userID, family.clientID == clientID else {
-                    throw InMemoryStorageError(.invalidArgument, "refresh token family \(familyID) belongs to another user or client")
-                }
-                return
-            }
-            state.families[familyID] = Family(userID: userID, clientID: clientID, revokedAt: nil)
-        }
+        try state.withLock { try $0.startSession(familyID: familyID, userID: userID, clientID: clientID) }
     }
 
     /// Whether a family exists and has not been revoked.
@@ -263,11 +217,7 @@ public final class InMemoryStorage: IdentityStorage {
 
     /// Stores a new session.
     public func saveBrowserSession(_ session: BrowserSession) async throws {
-        try state.withLock { state in
-            guard state.users[session.userID] != nil else { throw InMemoryStorageError(.missingReference, "no user \(session.userID)") }
-            guard state.browserSessions[session.tokenHash] == nil else { throw InMemoryStorageError(.duplicateKey, "a session with this hash exists") }
-            state.browserSessions[session.tokenHash] = (session, nil)
-        }
+        try state.withLock { try $0.saveBrowserSession(session) }
     }
 
     /// The session with this hash, if it is neither revoked nor expired at `time`.
@@ -443,11 +393,6 @@ public final class InMemoryStorage: IdentityStorage {
 
 // MARK: - State
 
-private struct StoredCeremony {
-    let ceremony: Ceremony
-    var consumedAt: Date?
-}
-
 private struct StoredToken {
     let record: RefreshTokenRecord
     var usedAt: Date?
@@ -463,7 +408,7 @@ private struct State {
     var users: [UserID: User] = [:]
     /// In insertion order, which breaks ties between equal creation times.
     var credentials: [PasskeyCredential] = []
-    var ceremonies: [String: StoredCeremony] = [:]
+    var finishedCeremonies: Set<CeremonyKey> = []
     var families: [String: Family] = [:]
     var refreshTokens: [[UInt8]: StoredToken] = [:]
     /// In insertion order.
@@ -475,6 +420,73 @@ private struct State {
     var codes: [[UInt8]: (code: AuthorizationCode, usedAt: Date?)] = [:]
     var flows: [String: InteractiveFlow] = [:]
     var adminTokens: [[UInt8]: AdminToken] = [:]
+
+    mutating func createUser(_ user: User, credential: PasskeyCredential) throws {
+        guard credential.userID == user.id else {
+            throw InMemoryStorageError(.invalidArgument, "the credential belongs to \(credential.userID), not to the new user \(user.id)")
+        }
+        guard users[user.id] == nil else {
+            throw InMemoryStorageError(.duplicateKey, "user \(user.id) exists")
+        }
+        let taken = users.values.contains { existing in
+            existing.userHandle == user.userHandle || !Set(existing.profile.identifiers).isDisjoint(with: user.profile.identifiers)
+        }
+        guard !taken else { throw StoreConflict(.identifier) }
+        try checkNewCredential(credential)
+        users[user.id] = user
+        credentials.append(credential)
+    }
+
+    mutating func addCredential(_ credential: PasskeyCredential) throws {
+        guard users[credential.userID] != nil else {
+            throw InMemoryStorageError(.missingReference, "no user \(credential.userID)")
+        }
+        try checkNewCredential(credential)
+        credentials.append(credential)
+    }
+
+    /// UV and the regression flag only go from false to true; a refused login (`usedAt ==
+    /// nil`) only sets the regression flag.
+    mutating func recordUse(_ update: CeremonyCompletion.CredentialUseUpdate) {
+        let use = update.use
+        guard let index = credentials.firstIndex(where: { $0.credentialID == update.credentialID }) else { return }
+        credentials[index].hasSignCountRegressed = credentials[index].hasSignCountRegressed || use.signCountRegressed
+        guard let usedAt = use.usedAt else { return }
+        credentials[index].signCount = use.signCount
+        credentials[index].isBackedUp = use.isBackedUp
+        credentials[index].isUserVerified = credentials[index].isUserVerified || use.isUserVerified
+        credentials[index].lastUsedAt = usedAt
+    }
+
+    mutating func saveRefreshToken(_ record: RefreshTokenRecord) throws {
+        guard users[record.userID] != nil else {
+            throw InMemoryStorageError(.missingReference, "no user \(record.userID)")
+        }
+        if let family = families[record.familyID], family.userID != record.userID || family.clientID != record.clientID {
+            throw InMemoryStorageError(.invalidArgument, "refresh token family \(record.familyID) belongs to another user or client")
+        }
+        try insertToken(record)
+        if families[record.familyID] == nil {
+            families[record.familyID] = Family(userID: record.userID, clientID: record.clientID, revokedAt: nil)
+        }
+    }
+
+    mutating func startSession(familyID: String, userID: UserID, clientID: String) throws {
+        guard users[userID] != nil else { throw InMemoryStorageError(.missingReference, "no user \(userID)") }
+        if let family = families[familyID] {
+            guard family.userID == userID, family.clientID == clientID else {
+                throw InMemoryStorageError(.invalidArgument, "refresh token family \(familyID) belongs to another user or client")
+            }
+            return
+        }
+        families[familyID] = Family(userID: userID, clientID: clientID, revokedAt: nil)
+    }
+
+    mutating func saveBrowserSession(_ session: BrowserSession) throws {
+        guard users[session.userID] != nil else { throw InMemoryStorageError(.missingReference, "no user \(session.userID)") }
+        guard browserSessions[session.tokenHash] == nil else { throw InMemoryStorageError(.duplicateKey, "a session with this hash exists") }
+        browserSessions[session.tokenHash] = (session, nil)
+    }
 
     /// The uniqueness rules of a new credential: its ID, and its name within its user.
     func checkNewCredential(_ credential: PasskeyCredential) throws {

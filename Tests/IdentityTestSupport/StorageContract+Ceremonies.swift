@@ -2,58 +2,118 @@ import IdentityCore
 import Testing
 
 extension StorageContract {
-    /// A ceremony reads back equal, once.
-    static func ceremonyRoundTrip(_ storage: any IdentityStorage) async throws {
-        let signup = StorageFixtures.ceremony("signup", kind: .signup, pendingUser: StorageFixtures.user("alice", phoneNumber: "+15555550100"))
-        let login = StorageFixtures.ceremony(
-            "login", kind: .login,
-            allowedCredentialIDs: [StorageFixtures.credentialID("a"), [], [0x00], Array(0...255)]
+    /// A ceremony completes once: the second completion of a key returns `false` and writes
+    /// nothing of its own.
+    static func ceremonyCompletesOnce(_ storage: any IdentityStorage) async throws {
+        let key = StorageFixtures.ceremonyKey("once")
+        let first = AuditEvent(time: StorageFixtures.time(1), kind: .login, detail: "first")
+        #expect(try await storage.completeCeremony(CeremonyCompletion(key: key, events: [first])))
+        let replay = AuditEvent(time: StorageFixtures.time(2), kind: .login, detail: "replay")
+        #expect(try await storage.completeCeremony(CeremonyCompletion(key: key, events: [replay])) == false, "single use")
+        #expect(try await storage.events(userID: nil, limit: 10).map(\.detail) == ["first"], "the replay wrote nothing")
+        #expect(try await storage.completeCeremony(CeremonyCompletion(key: StorageFixtures.ceremonyKey("other"))), "keys are independent")
+    }
+
+    /// Everything a completion carries is written with it: a new account, a passkey's use, a
+    /// new passkey, events in order, and each kind of session.
+    static func ceremonyCompletionWritesEverything(_ storage: any IdentityStorage) async throws {
+        let alice = StorageFixtures.user("alice")
+        let credential = StorageFixtures.credential("alice-1", userID: alice.id)
+        let family = StorageFixtures.refreshToken("t1", familyID: "family-1", userID: alice.id)
+        #expect(try await storage.completeCeremony(CeremonyCompletion(
+            key: StorageFixtures.ceremonyKey("signup"), newAccount: .init(user: alice, credential: credential),
+            events: [AuditEvent(time: StorageFixtures.time(1), kind: .signup, userID: alice.id)],
+            session: .tokens(TokenSessionStart(familyID: "family-1", userID: alice.id, clientID: "client-a", startedAt: StorageFixtures.time(1), refreshToken: family))
+        )))
+        #expect(try await storage.user(id: alice.id) == alice)
+        #expect(try await storage.credential(id: credential.credentialID) == credential)
+        #expect(try await storage.refreshToken(hash: family.tokenHash) == family)
+        #expect(try await storage.isSessionActive(familyID: "family-1"))
+
+        let use = CredentialUse(signCount: 9, isBackedUp: true, isUserVerified: true, usedAt: StorageFixtures.time(2), signCountRegressed: false)
+        let browser = BrowserSession(
+            tokenHash: StorageFixtures.tokenHash("cookie"), userID: alice.id, authenticatedAt: StorageFixtures.time(2), userVerified: true,
+            expiresAt: StorageFixtures.time(3600)
         )
-        let enrollment = StorageFixtures.ceremony("enrollment", kind: .enrollment, userID: UserID(rawValue: "user-alice"))
-        for ceremony in [signup, login, enrollment] {
-            try await storage.saveCeremony(ceremony)
+        #expect(try await storage.completeCeremony(CeremonyCompletion(
+            key: StorageFixtures.ceremonyKey("login"), credentialUse: .init(credentialID: credential.credentialID, use: use),
+            events: [
+                AuditEvent(time: StorageFixtures.time(2), kind: .signCountRegressed, userID: alice.id, detail: "first"),
+                AuditEvent(time: StorageFixtures.time(2), kind: .login, userID: alice.id, detail: "second"),
+            ],
+            session: .browser(browser)
+        )))
+        let used = try #require(try await storage.credential(id: credential.credentialID))
+        #expect(used.signCount == 9 && used.isBackedUp && used.lastUsedAt == StorageFixtures.time(2))
+        #expect(try await storage.browserSession(hash: browser.tokenHash, at: StorageFixtures.time(3)) == browser)
+        #expect(try await storage.events(userID: alice.id, limit: 2).map(\.detail) == ["second", "first"], "in order")
+
+        let second = StorageFixtures.credential("alice-2", userID: alice.id)
+        #expect(try await storage.completeCeremony(CeremonyCompletion(
+            key: StorageFixtures.ceremonyKey("enrollment"), newCredential: second,
+            session: .tokens(TokenSessionStart(familyID: "family-2", userID: alice.id, clientID: "client-a", startedAt: StorageFixtures.time(3), refreshToken: nil))
+        )))
+        #expect(try await storage.credentials(userID: alice.id).map(\.credentialID) == [credential.credentialID, second.credentialID])
+        #expect(try await storage.isSessionActive(familyID: "family-2"), "a session without a refresh token")
+    }
+
+    /// A completion whose write fails writes nothing, not even its key: the same ceremony
+    /// can complete afterwards.
+    static func ceremonyCompletionIsAllOrNothing(_ storage: any IdentityStorage) async throws {
+        let (alice, _) = try await signUp("alice", on: storage)
+        let key = StorageFixtures.ceremonyKey("contested")
+        let bob = StorageFixtures.user("bob", email: alice.profile.email)
+        let event = AuditEvent(time: StorageFixtures.time(1), kind: .signup, detail: "bob")
+        await expectConflict(.identifier, "bob takes alice's email") {
+            _ = try await storage.completeCeremony(CeremonyCompletion(
+                key: key, newAccount: .init(user: bob, credential: StorageFixtures.credential("bob-1", userID: bob.id)), events: [event],
+                session: .tokens(TokenSessionStart(familyID: "family-bob", userID: bob.id, clientID: "client-a", startedAt: StorageFixtures.time(1), refreshToken: nil))
+            ))
         }
-        for ceremony in [signup, login, enrollment] {
-            #expect(try await storage.consumeCeremony(id: ceremony.id, clientID: "client-a", at: StorageFixtures.time(1)) == ceremony)
-            #expect(try await storage.consumeCeremony(id: ceremony.id, clientID: "client-a", at: StorageFixtures.time(2)) == nil, "single use")
+        #expect(try await storage.user(id: bob.id) == nil)
+        #expect(try await storage.credential(id: StorageFixtures.credentialID("bob-1")) == nil)
+        #expect(try await storage.events(userID: nil, limit: 10).isEmpty, "no event")
+        #expect(try await storage.isSessionActive(familyID: "family-bob") == false, "no session")
+
+        let nobody = UserID(rawValue: "user-nobody")
+        await #expect(throws: (any Error).self, "a session of a user that does not exist") {
+            _ = try await storage.completeCeremony(CeremonyCompletion(
+                key: key, events: [event],
+                session: .tokens(TokenSessionStart(familyID: "family-x", userID: nobody, clientID: "client-a", startedAt: StorageFixtures.time(1), refreshToken: nil))
+            ))
         }
-        #expect(try await storage.consumeCeremony(id: "unknown", clientID: "client-a", at: StorageFixtures.time(1)) == nil)
+        #expect(try await storage.events(userID: nil, limit: 10).isEmpty, "still no event")
+        #expect(try await storage.completeCeremony(CeremonyCompletion(key: key)), "the key was never used")
     }
 
-    /// A client that did not start a ceremony can neither finish it nor spoil it.
-    static func ceremonyOtherClientCannotConsume(_ storage: any IdentityStorage) async throws {
-        let ceremony = StorageFixtures.ceremony("c1", clientID: "client-a")
-        try await storage.saveCeremony(ceremony)
-        #expect(try await storage.consumeCeremony(id: "c1", clientID: "client-b", at: StorageFixtures.time(1)) == nil)
-        #expect(try await storage.consumeCeremony(id: "c1", clientID: "", at: StorageFixtures.time(1)) == nil)
-        #expect(try await storage.consumeCeremony(id: "c1", clientID: "client-a", at: StorageFixtures.time(2)) == ceremony)
+    /// A refused use changes only the regression flag; a completion for a passkey deleted
+    /// meanwhile is not an error.
+    static func ceremonyCompletionRecordsRefusedUse(_ storage: any IdentityStorage) async throws {
+        let (_, credential) = try await signUp("alice", on: storage)
+        let refused = CredentialUse(signCount: 1, isBackedUp: true, isUserVerified: true, usedAt: nil, signCountRegressed: true)
+        #expect(try await storage.completeCeremony(CeremonyCompletion(
+            key: StorageFixtures.ceremonyKey("refused"), credentialUse: .init(credentialID: credential.credentialID, use: refused)
+        )))
+        var expected = credential
+        expected.hasSignCountRegressed = true
+        #expect(try await storage.credential(id: credential.credentialID) == expected)
+
+        let gone = CredentialUse(signCount: 1, isBackedUp: false, isUserVerified: false, usedAt: StorageFixtures.time(3), signCountRegressed: false)
+        #expect(try await storage.completeCeremony(CeremonyCompletion(key: StorageFixtures.ceremonyKey("gone"), credentialUse: .init(credentialID: [0x01, 0x02], use: gone))))
     }
 
-    /// A ceremony is expired from its `expiresAt` on, and an expired one is not consumed.
-    static func ceremonyExpiry(_ storage: any IdentityStorage) async throws {
-        try await storage.saveCeremony(StorageFixtures.ceremony("early", expiresIn: 300))
-        try await storage.saveCeremony(StorageFixtures.ceremony("late", expiresIn: 300))
-        #expect(try await storage.consumeCeremony(id: "early", clientID: "client-a", at: StorageFixtures.time(300)) == nil, "at expiresAt")
-        #expect(try await storage.consumeCeremony(id: "early", clientID: "client-a", at: StorageFixtures.time(299)) != nil, "not consumed when expired")
-        #expect(try await storage.consumeCeremony(id: "late", clientID: "client-a", at: StorageFixtures.time(301)) == nil)
-        #expect(try await storage.consumeCeremony(id: "late", clientID: "client-a", at: StorageFixtures.time(299.5)) != nil)
-    }
-
-    /// Purging deletes what expired before the time given, consumed or not, and keeps the rest.
+    /// Purging forgets the keys of ceremonies that expired before the time given, and keeps
+    /// the rest.
     static func purgeCeremonies(_ storage: any IdentityStorage) async throws {
-        try await storage.saveCeremony(StorageFixtures.ceremony("old", expiresIn: 100))
-        try await storage.saveCeremony(StorageFixtures.ceremony("old-consumed", expiresIn: 100))
-        try await storage.saveCeremony(StorageFixtures.ceremony("boundary", expiresIn: 200))
-        try await storage.saveCeremony(StorageFixtures.ceremony("fresh", expiresIn: 300))
-        _ = try await storage.consumeCeremony(id: "old-consumed", clientID: "client-a", at: StorageFixtures.time(1))
-
+        let old = StorageFixtures.ceremonyKey("old", expiresIn: 100)
+        let boundary = StorageFixtures.ceremonyKey("boundary", expiresIn: 200)
+        let fresh = StorageFixtures.ceremonyKey("fresh", expiresIn: 300)
+        for key in [old, boundary, fresh] {
+            #expect(try await storage.completeCeremony(CeremonyCompletion(key: key)))
+        }
         try await storage.purgeCeremonies(expiredBefore: StorageFixtures.time(200))
-
-        // Consuming at an earlier time shows what is still stored.
-        #expect(try await storage.consumeCeremony(id: "old", clientID: "client-a", at: StorageFixtures.time(1)) == nil)
-        #expect(try await storage.consumeCeremony(id: "boundary", clientID: "client-a", at: StorageFixtures.time(1)) != nil, "expires at, not before, the purge time")
-        #expect(try await storage.consumeCeremony(id: "fresh", clientID: "client-a", at: StorageFixtures.time(1)) != nil)
-        // The ID of a purged ceremony can be used again.
-        try await storage.saveCeremony(StorageFixtures.ceremony("old-consumed", expiresIn: 500))
+        #expect(try await storage.completeCeremony(CeremonyCompletion(key: old)), "forgotten")
+        #expect(try await storage.completeCeremony(CeremonyCompletion(key: boundary)) == false, "expires at, not before, the purge time")
+        #expect(try await storage.completeCeremony(CeremonyCompletion(key: fresh)) == false)
     }
 }

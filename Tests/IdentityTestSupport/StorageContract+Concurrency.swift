@@ -5,21 +5,20 @@ import Testing
 extension StorageContract {
     static let racers = 20
 
-    /// Of many concurrent consumers of one ceremony, exactly one gets it.
-    static func concurrentCeremonyConsumption(_ storage: any IdentityStorage) async throws {
-        let ceremony = StorageFixtures.ceremony("contested")
-        try await storage.saveCeremony(ceremony)
-        let winners = try await withThrowingTaskGroup(of: Ceremony?.self) { group in
+    /// Of many concurrent completions of one ceremony, exactly one writes.
+    static func concurrentCeremonyCompletion(_ storage: any IdentityStorage) async throws {
+        let key = StorageFixtures.ceremonyKey("contested")
+        let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
             for racer in 0..<racers {
                 group.addTask {
-                    try await storage.consumeCeremony(id: "contested", clientID: "client-a", at: StorageFixtures.time(Double(racer) / 100))
+                    let event = AuditEvent(time: StorageFixtures.time(Double(racer)), kind: .login, detail: "racer \(racer)")
+                    return try await storage.completeCeremony(CeremonyCompletion(key: key, events: [event]))
                 }
             }
-            return try await group.reduce(into: [Ceremony]()) { winners, result in
-                if let result { winners.append(result) }
-            }
+            return try await group.reduce(into: 0) { winners, won in winners += won ? 1 : 0 }
         }
-        #expect(winners == [ceremony], "exactly one consumer wins")
+        #expect(winners == 1, "exactly one completion wins")
+        #expect(try await storage.events(userID: nil, limit: 100).count == 1, "and only its event is written")
     }
 
     /// Of many concurrent sign-ups with one email, exactly one succeeds; the others get an

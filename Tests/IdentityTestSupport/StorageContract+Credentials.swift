@@ -47,15 +47,15 @@ extension StorageContract {
 
     /// A login stores the counter, backup state and last use as given; UV and the regression
     /// flag, once set, stay set.
-    static func recordUse(_ storage: any IdentityStorage) async throws {
+    static func ceremonyCompletionRecordsUse(_ storage: any IdentityStorage) async throws {
         let (alice, credential) = try await signUp("alice", on: storage)
         let (_, bobCredential) = try await signUp("bob", on: storage)
         let id = credential.credentialID
 
-        try await storage.recordUse(
-            credentialID: id,
-            CredentialUse(signCount: 8, isBackedUp: true, isUserVerified: true, usedAt: StorageFixtures.time(100), signCountRegressed: true)
-        )
+        func record(_ use: CredentialUse, _ label: String, credentialID: [UInt8] = id) async throws {
+            #expect(try await storage.completeCeremony(CeremonyCompletion(key: StorageFixtures.ceremonyKey(label), credentialUse: .init(credentialID: credentialID, use: use))))
+        }
+        try await record(CredentialUse(signCount: 8, isBackedUp: true, isUserVerified: true, usedAt: StorageFixtures.time(100), signCountRegressed: true), "first")
         var stored = try #require(try await storage.credential(id: id))
         #expect(stored.signCount == 8)
         #expect(stored.isBackedUp)
@@ -63,10 +63,7 @@ extension StorageContract {
         #expect(stored.lastUsedAt == StorageFixtures.time(100))
         #expect(stored.hasSignCountRegressed)
 
-        try await storage.recordUse(
-            credentialID: id,
-            CredentialUse(signCount: 4_000_000_000, isBackedUp: false, isUserVerified: false, usedAt: StorageFixtures.time(200), signCountRegressed: false)
-        )
+        try await record(CredentialUse(signCount: 4_000_000_000, isBackedUp: false, isUserVerified: false, usedAt: StorageFixtures.time(200), signCountRegressed: false), "second")
         stored = try #require(try await storage.credential(id: id))
         #expect(stored.signCount == 4_000_000_000, "the full UInt32 range is stored")
         #expect(!stored.isBackedUp, "backup state is as of the last ceremony")
@@ -84,23 +81,6 @@ extension StorageContract {
         #expect(try await storage.credential(id: bobCredential.credentialID) == bobCredential)
         #expect(try await storage.credentials(userID: alice.id) == [expected])
 
-        // An unknown credential (deleted meanwhile) is not an error.
-        try await storage.recordUse(
-            credentialID: [0x01, 0x02],
-            CredentialUse(signCount: 1, isBackedUp: false, isUserVerified: false, usedAt: StorageFixtures.time(300), signCountRegressed: false)
-        )
-    }
-
-    /// A refused login (`usedAt == nil`) only sets the regression flag.
-    static func recordRefusedUse(_ storage: any IdentityStorage) async throws {
-        let (_, credential) = try await signUp("alice", on: storage)
-        try await storage.recordUse(
-            credentialID: credential.credentialID,
-            CredentialUse(signCount: 1, isBackedUp: true, isUserVerified: true, usedAt: nil, signCountRegressed: true)
-        )
-        var expected = credential
-        expected.hasSignCountRegressed = true
-        #expect(try await storage.credential(id: credential.credentialID) == expected)
     }
 
     /// Renaming touches only the user's own credential; names are unique per user; `nil`

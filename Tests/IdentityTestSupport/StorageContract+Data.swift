@@ -28,8 +28,6 @@ extension StorageContract {
             #expect(try await storage.credential(id: credential.credentialID) == credential, "credential \(index)")
             #expect(try await storage.renameCredential(id: credential.credentialID, userID: user.id, name: text + text))
 
-            try await storage.saveCeremony(StorageFixtures.ceremony(text, clientID: text, pendingUser: user))
-            #expect(try await storage.consumeCeremony(id: text, clientID: text, at: StorageFixtures.time(1))?.pendingUser == user, "ceremony \(index)")
             #expect(try await storage.secret(named: text, orStore: Array(text.utf8)) == Array(text.utf8), "secret \(index)")
             try await storage.record(AuditEvent(time: StorageFixtures.time(Double(index)), kind: .login, userID: user.id, detail: text))
             #expect(try await storage.events(userID: user.id, limit: 1).first?.detail == text, "audit \(index)")
@@ -61,11 +59,6 @@ extension StorageContract {
             // Refused: fine.
         }
         #expect(try await storage.user(identifier: .email("alice@example.com")) == alice)
-
-        try await storage.saveCeremony(StorageFixtures.ceremony("c1", clientID: "client-a"))
-        #expect(try await storage.consumeCeremony(id: "c1", clientID: "client-a\u{0}evil", at: StorageFixtures.time(1)) == nil)
-        #expect(try await storage.consumeCeremony(id: "c1\u{0}", clientID: "client-a", at: StorageFixtures.time(1)) == nil)
-        #expect(try await storage.consumeCeremony(id: "c1", clientID: "client-a", at: StorageFixtures.time(1)) != nil)
 
         let token = StorageFixtures.refreshToken("t1", familyID: "family-1", userID: alice.id)
         try await storage.saveRefreshToken(token)

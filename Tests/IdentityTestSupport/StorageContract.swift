@@ -29,16 +29,16 @@ public enum StorageContract {
         // Credentials
         case credentialsOldestFirst
         case addCredentialConflicts
-        case recordUse
-        case recordRefusedUse
         case renameCredential
         case deleteCredential
         case credentialRecordIDAndDisabling
         case userByHandle
         // Ceremonies
-        case ceremonyRoundTrip
-        case ceremonyOtherClientCannotConsume
-        case ceremonyExpiry
+        case ceremonyCompletesOnce
+        case ceremonyCompletionWritesEverything
+        case ceremonyCompletionIsAllOrNothing
+        case ceremonyCompletionRecordsUse
+        case ceremonyCompletionRecordsRefusedUse
         case purgeCeremonies
         // Refresh tokens
         case refreshTokenRotation
@@ -63,7 +63,7 @@ public enum StorageContract {
         case hostileAndLongText
         case textWithNULIsNeverTruncated
         // Concurrency
-        case concurrentCeremonyConsumption
+        case concurrentCeremonyCompletion
         case concurrentSignupsWithOneEmail
         case concurrentRefreshTokenRotation
         case concurrentCredentialDeletion
@@ -80,16 +80,16 @@ public enum StorageContract {
         case .createUserRejectsAnotherUsersCredential: try await createUserRejectsAnotherUsersCredential(storage)
         case .credentialsOldestFirst: try await credentialsOldestFirst(storage)
         case .addCredentialConflicts: try await addCredentialConflicts(storage)
-        case .recordUse: try await recordUse(storage)
-        case .recordRefusedUse: try await recordRefusedUse(storage)
         case .renameCredential: try await renameCredential(storage)
         case .deleteCredential: try await deleteCredential(storage)
         case .credentialRecordIDAndDisabling: try await credentialRecordIDAndDisabling(storage)
         case .userByHandle: try await userByHandle(storage)
         case .adminTokenLifecycle: try await adminTokenLifecycle(storage)
-        case .ceremonyRoundTrip: try await ceremonyRoundTrip(storage)
-        case .ceremonyOtherClientCannotConsume: try await ceremonyOtherClientCannotConsume(storage)
-        case .ceremonyExpiry: try await ceremonyExpiry(storage)
+        case .ceremonyCompletesOnce: try await ceremonyCompletesOnce(storage)
+        case .ceremonyCompletionWritesEverything: try await ceremonyCompletionWritesEverything(storage)
+        case .ceremonyCompletionIsAllOrNothing: try await ceremonyCompletionIsAllOrNothing(storage)
+        case .ceremonyCompletionRecordsUse: try await ceremonyCompletionRecordsUse(storage)
+        case .ceremonyCompletionRecordsRefusedUse: try await ceremonyCompletionRecordsRefusedUse(storage)
         case .purgeCeremonies: try await purgeCeremonies(storage)
         case .refreshTokenRotation: try await refreshTokenRotation(storage)
         case .refreshTokenReuseRevokesFamily: try await refreshTokenReuseRevokesFamily(storage)
@@ -107,7 +107,7 @@ public enum StorageContract {
         case .secrets: try await secrets(storage)
         case .hostileAndLongText: try await hostileAndLongText(storage)
         case .textWithNULIsNeverTruncated: try await textWithNULIsNeverTruncated(storage)
-        case .concurrentCeremonyConsumption: try await concurrentCeremonyConsumption(storage)
+        case .concurrentCeremonyCompletion: try await concurrentCeremonyCompletion(storage)
         case .concurrentSignupsWithOneEmail: try await concurrentSignupsWithOneEmail(storage)
         case .concurrentRefreshTokenRotation: try await concurrentRefreshTokenRotation(storage)
         case .concurrentCredentialDeletion: try await concurrentCredentialDeletion(storage)

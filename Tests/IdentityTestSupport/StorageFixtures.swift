@@ -75,28 +75,11 @@ public enum StorageFixtures {
         [0x00, 0xFF, 0x80] + Array(label.utf8)
     }
 
-    /// A ceremony of `clientID` that expires at `time(expiresIn)`.
-    public static func ceremony(
-        _ id: String,
-        kind: Ceremony.Kind = .login,
-        clientID: String = "client-a",
-        pendingUser: User? = nil,
-        userID: UserID? = nil,
-        allowedCredentialIDs: [[UInt8]] = [],
-        expiresIn: TimeInterval = 300
-    ) -> Ceremony {
-        Ceremony(
-            id: id,
-            kind: kind,
-            clientID: clientID,
-            challenge: Array("challenge-\(id)".utf8) + [0x00, 0xFE],
-            userVerification: .required,
-            pendingUser: pendingUser,
-            userID: userID,
-            allowedCredentialIDs: allowedCredentialIDs,
-            createdAt: time(0),
-            expiresAt: time(expiresIn)
-        )
+    /// A ceremony key that expires `expiresIn` seconds after the epoch; its random part is
+    /// derived from `label` (FNV-1a), so labels name distinct keys.
+    public static func ceremonyKey(_ label: String, expiresIn: TimeInterval = 300) -> CeremonyKey {
+        let hash = label.utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+        return CeremonyKey(expiresAt: time(expiresIn), random: (0..<8).map { UInt8(truncatingIfNeeded: hash >> (8 * UInt64($0))) })
     }
 
     /// A refresh token record whose hash is derived from `label`.

@@ -67,11 +67,10 @@ import Testing
                 let storage = try SQLiteStorage(path: path)
                 try await storage.createUser(alice, credential: credential)
                 try await storage.createUser(hostile, credential: StorageFixtures.credential("mallory-1", userID: hostile.id))
-                try await storage.recordUse(
-                    credentialID: credential.credentialID,
-                    CredentialUse(signCount: 9, isBackedUp: true, isUserVerified: true, usedAt: StorageFixtures.time(30), signCountRegressed: false)
-                )
-                try await storage.saveCeremony(StorageFixtures.ceremony("c1", kind: .signup, pendingUser: alice))
+                let use = CredentialUse(signCount: 9, isBackedUp: true, isUserVerified: true, usedAt: StorageFixtures.time(30), signCountRegressed: false)
+                #expect(try await storage.completeCeremony(CeremonyCompletion(
+                    key: StorageFixtures.ceremonyKey("c1"), credentialUse: .init(credentialID: credential.credentialID, use: use)
+                )))
                 try await storage.saveRefreshToken(token)
                 try await storage.addSigningKey(key, at: StorageFixtures.time(0))
                 try await storage.record(event)
@@ -85,7 +84,7 @@ import Testing
             #expect(try await reopened.user(identifier: .username(String(repeating: "ß🧑🏽‍💻", count: 5_000))) == hostile)
             let stored = try #require(try await reopened.credential(id: credential.credentialID))
             #expect(stored.signCount == 9 && stored.isBackedUp && stored.isUserVerified && stored.lastUsedAt == StorageFixtures.time(30))
-            #expect(try await reopened.consumeCeremony(id: "c1", clientID: "client-a", at: StorageFixtures.time(1))?.pendingUser == alice)
+            #expect(try await reopened.completeCeremony(CeremonyCompletion(key: StorageFixtures.ceremonyKey("c1"))) == false, "the finished ceremony stays finished")
             #expect(try await reopened.isSessionActive(familyID: "family-1"))
             let outcome = try await reopened.rotateRefreshToken(
                 hash: token.tokenHash, clientID: "client-a", newHash: [9], newExpiresAt: StorageFixtures.time(9000), at: StorageFixtures.time(60)
@@ -104,11 +103,11 @@ import Testing
             let path = directory.appendingPathComponent("latchkey.sqlite").path
             let server = try SQLiteStorage(path: path)
             let admin = try SQLiteStorage(path: path)
-            try await server.saveCeremony(StorageFixtures.ceremony("c1"))
-            async let fromServer = server.consumeCeremony(id: "c1", clientID: "client-a", at: StorageFixtures.time(1))
-            async let fromAdmin = admin.consumeCeremony(id: "c1", clientID: "client-a", at: StorageFixtures.time(1))
+            let key = StorageFixtures.ceremonyKey("c1")
+            async let fromServer = server.completeCeremony(CeremonyCompletion(key: key))
+            async let fromAdmin = admin.completeCeremony(CeremonyCompletion(key: key))
             let results = try await [fromServer, fromAdmin]
-            #expect(results.compactMap { $0 }.count == 1, "one consumer across connections")
+            #expect(results.filter { $0 }.count == 1, "one completion across connections")
             try server.close()
             try admin.close()
         }

@@ -33,6 +33,37 @@ struct Base64URLTests {
             #expect(Base64URL.decode(Base64URL.encode(bytes)) == bytes)
         }
     }
+
+    /// The table-driven coder agrees with Foundation's base64, translated to the URL
+    /// alphabet, for every length up to a few groups and every form of each text.
+    @Test func agreesWithFoundation() {
+        for count in 0..<200 {
+            let bytes = randomBytes(count)
+            let standard = Data(bytes).base64EncodedString()
+            let url = standard.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            let unpadded = String(url.prefix { $0 != "=" })
+            #expect(Base64URL.encode(bytes) == unpadded, "\(count) bytes")
+            #expect(Base64URL.encode(bytes[...]) == unpadded, "\(count) bytes as a slice")
+            for text in [standard, url, unpadded, String(standard.prefix { $0 != "=" })] {
+                #expect(Base64URL.decode(text) == bytes, "\(text)")
+                #expect(Base64URL.decode(Substring(text)) == bytes, "\(text) as a substring")
+            }
+        }
+    }
+
+    /// Every single-character change to a valid text either decodes (to other bytes) or is
+    /// refused; no change decodes to the original bytes with non-zero leftover bits.
+    @Test func leftoverBitsMustBeZero() {
+        for text in ["-w", "-_8", "AQ", "AQI"] {
+            let last = text.last!
+            for replacement in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_" where replacement != last {
+                let changed = String(text.dropLast()) + String(replacement)
+                if let decoded = Base64URL.decode(changed) {
+                    #expect(Base64URL.encode(decoded) == changed, "\(changed) decodes only if it is the canonical text")
+                }
+            }
+        }
+    }
 }
 
 @Suite("Authenticator data")

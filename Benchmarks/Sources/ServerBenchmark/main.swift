@@ -9,7 +9,7 @@ import WebAuthn
 
 // Drives a real `latchkey serve` process over loopback with concurrent clients: sign-ups,
 // then complete logins (challenge, sign, token), the same logins through the Kratos face
-// (flow, sign, session token), then the hosted pages: a complete browser
+// (flow, sign, session token) and the IDaaS face (challenge, sign, token), then the hosted pages: a complete browser
 // sign-in (page, options, assertion, session cookie) and page loads of /login and /account.
 // Reports operations per second, latency percentiles, the server's CPU time, and raw P-256
 // verifies per second from this run.
@@ -184,16 +184,16 @@ let logins = try await run("login", total: options.logins, concurrency: options.
     users.store(credential, at: user)
 }
 
-// The Kratos face, as the Ory guide's apps use it: an API login flow, then the assertion as
-// a JSON string in `passkey_login`; the same users and passkeys as the login phase.
-struct KratosApp: Sendable {
+// The faces' JSON APIs, as their guides' apps call them.
+struct FaceApp: Sendable {
     let baseURL: URL
     let session: URLSession
 
-    func call(_ method: String, _ path: String, body: [String: Any]? = nil) async throws -> [String: Any] {
+    func call(_ method: String, _ path: String, body: [String: Any]? = nil, authorization: String? = nil) async throws -> [String: Any] {
         var request = URLRequest(url: URL(string: baseURL.absoluteString + path)!)
         request.httpMethod = method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue(authorization, forHTTPHeaderField: "Authorization")
         if let body {
             request.httpBody = try JSONSerialization.data(withJSONObject: body)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -206,24 +206,48 @@ struct KratosApp: Sendable {
     }
 
     /// The flow's `passkey_challenge`, decoded from the JSON string the node holds.
-    static func challenge(_ flow: [String: Any]) throws -> PublicKeyCredentialRequestOptionsJSON {
+    static func kratosChallenge(_ flow: [String: Any]) throws -> PublicKeyCredentialRequestOptionsJSON {
         let nodes = ((flow["ui"] as? [String: Any])?["nodes"] as? [[String: Any]]) ?? []
         let value = nodes.compactMap { $0["attributes"] as? [String: Any] }.first { $0["name"] as? String == "passkey_challenge" }?["value"] as? String
         let wrapper = try JSONSerialization.jsonObject(with: Data((value ?? "").utf8)) as? [String: Any]
         return try JSONDecoder().decode(PublicKeyCredentialRequestOptionsJSON.self, from: JSONSerialization.data(withJSONObject: wrapper?["publicKey"] ?? [:]))
     }
 }
-let kratos = KratosApp(baseURL: baseURL, session: session)
+let faces = FaceApp(baseURL: baseURL, session: session)
+
+// The Kratos face, as the Ory guide's apps use it: an API login flow, then the assertion as
+// a JSON string in `passkey_login`; the same users and passkeys as the login phase.
 let kratosLogins = try await run("Kratos login", total: options.logins, concurrency: options.concurrency, serverPID: server.processIdentifier) { index in
     let user = index % options.signups
     guard var credential = users.take(user) else { return }
-    let flow = try await kratos.call("GET", "/self-service/login/api")
-    let assertion = try authenticator.getAssertion(try KratosApp.challenge(flow), origin: origin, credential: &credential)
+    let flow = try await faces.call("GET", "/self-service/login/api")
+    let assertion = try authenticator.getAssertion(try FaceApp.kratosChallenge(flow), origin: origin, credential: &credential)
     let flowID = flow["id"] as? String ?? ""
-    let reply = try await kratos.call("POST", "/self-service/login?flow=" + flowID, body: [
+    let reply = try await faces.call("POST", "/self-service/login?flow=" + flowID, body: [
         "method": "passkey", "passkey_login": String(decoding: try JSONEncoder().encode(assertion), as: UTF8.self),
     ])
     guard reply["session_token"] is String else { throw URLError(.userAuthenticationRequired) }
+    users.store(credential, at: user)
+}
+
+// The IDaaS face, as the IDaaS guide's apps use it: a PASSKEY challenge with a transaction
+// token, then the flat `fidoResponse` with that token in `Authorization`.
+let idaasLogins = try await run("IDaaS login", total: options.logins, concurrency: options.concurrency, serverPID: server.processIdentifier) { index in
+    let user = index % options.signups
+    guard var credential = users.take(user) else { return }
+    let challenge = try await faces.call("POST", "/api/web/v2/authentication/users/authenticate/PASSKEY", body: ["applicationId": "demo", "rpId": "localhost"])
+    let fidoChallenge = challenge["fidoChallenge"] as? [String: Any] ?? [:]
+    let request = PublicKeyCredentialRequestOptionsJSON(challenge: Base64URLBytes(base64URL: fidoChallenge["challenge"] as? String ?? "") ?? Base64URLBytes([]), rpId: "localhost")
+    let assertion = try authenticator.getAssertion(request, origin: origin, credential: &credential)
+    let reply = try await faces.call("POST", "/api/web/v1/authentication/users/authenticate/PASSKEY/complete", body: [
+        "applicationId": "demo",
+        "fidoResponse": [
+            "authenticatorData": assertion.response.authenticatorData.base64URL, "clientDataJSON": assertion.response.clientDataJSON.base64URL,
+            "credentialId": assertion.rawId.base64URL, "signature": assertion.response.signature.base64URL,
+            "userHandle": assertion.response.userHandle?.base64URL ?? "",
+        ],
+    ], authorization: challenge["token"] as? String)
+    guard reply["authenticationCompleted"] as? Bool == true else { throw URLError(.userAuthenticationRequired) }
     users.store(credential, at: user)
 }
 
@@ -296,6 +320,7 @@ let rawAfter = try rawP256VerifiesPerSecond()
 signups.report()
 logins.report()
 kratosLogins.report()
+idaasLogins.report()
 hostedSignIns.report()
 loginPages.report()
 accountPages.report()

@@ -39,7 +39,7 @@ public struct BearerAuthenticationMiddleware: RouterMiddleware {
         self.audience = audience
     }
 
-    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent public func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         context.grant = try await tokens.authorize(BearerToken.from(request), audience: audience)
         return try await next(request, context)

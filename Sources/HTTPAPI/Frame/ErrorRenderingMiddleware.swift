@@ -27,7 +27,7 @@ public struct ErrorRenderingMiddleware<Context: RequestContext, Renderer: FaceEr
     /// Creates the middleware.
     public init(_ renderer: Renderer) { self.renderer = renderer }
 
-    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent public func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as IdentityError {

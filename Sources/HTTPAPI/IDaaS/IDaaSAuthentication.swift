@@ -68,40 +68,33 @@ struct IDaaSAuthentication {
             throw IDaaSError.invalidRequest("cancel is not supported for passkey sign-in: the transaction ends on its own when it expires", field: "cancel")
         }
         guard let fido = body.fidoResponse else { throw IDaaSError.invalidRequest("fidoResponse is required", field: "fidoResponse") }
-        let credentialID = try await credentialID(of: fido)
+        if fido.credentialId == nil, fido.userHandle == nil {
+            throw IDaaSError.invalidRequest("fidoResponse.credentialId is required when fidoResponse.userHandle is absent", field: "fidoResponse.credentialId")
+        }
+        // Without `credentialId` (the Android sample), the pipeline finds the passkey from the
+        // user handle and the signature, after it has opened the transaction.
+        let credentialID = fido.credentialId?.bytes ?? []
         let assertion = AuthenticationResponseJSON(
             id: Base64URL.encode(credentialID), rawId: Base64URLBytes(credentialID),
             response: .init(clientDataJSON: fido.clientDataJSON, authenticatorData: fido.authenticatorData, signature: fido.signature, userHandle: fido.userHandle)
         )
-        let signedIn = try await services.passkeys.finishCeremony(client: client, authSession: transaction, response: .authentication(assertion))
-        if let named = body.userId.flatMap({ $0.isEmpty ? nil : $0 }), try await services.accounts.user(identifiedBy: named)?.id != signedIn.user.id {
-            throw IDaaSError(status: .unauthorized, code: "authentication_failed", message: "the passkey does not belong to the user named by userId", parameters: [.init(name: "field", value: "userId")])
+        // A request that names its user may only sign in that user, checked in the pipeline
+        // before anything but the refusal is written. An unknown `userId` expects an ID no
+        // account has, so it is refused exactly like another account's passkey.
+        var expectedUserID: UserID?
+        if let named = body.userId.flatMap({ $0.isEmpty ? nil : $0 }) {
+            expectedUserID = try await services.accounts.user(identifiedBy: named)?.id ?? UserID(rawValue: "")
         }
-        let (token, session) = try await services.sessions.start(signedIn)
+        let (signedIn, (token, session)) = try await services.passkeys.finishCeremony(
+            client: client, authSession: transaction, response: .authentication(assertion), expectedUserID: expectedUserID,
+            findsUnnamedCredential: true, startSession: services.sessions.begin
+        )
         let user = signedIn.user
         return JSONResponse.make(IDaaSAuthenticatedResponse(
             authenticationCompleted: true, token: token, expires: WireTime.milliseconds(session.expiresAt), time: WireTime.milliseconds(services.clock.now()),
             userId: user.accountName, id: user.id.uuid, firstName: user.profile.givenName, lastName: user.profile.familyName,
             userRegistrationRequired: false, userVerificationRequired: false
         ))
-    }
-
-    /// The assertion's credential: named by `credentialId`, or, when a client leaves it out,
-    /// the passkey of the `userHandle`'s user whose key verifies the signature.
-    private func credentialID(of fido: IDaaSFIDOResponse) async throws -> [UInt8] {
-        if let named = fido.credentialId { return named.bytes }
-        guard let userHandle = fido.userHandle else {
-            throw IDaaSError.invalidRequest("fidoResponse.credentialId is required when fidoResponse.userHandle is absent", field: "fidoResponse.credentialId")
-        }
-        guard let found = try await services.passkeys.credentialID(
-            userHandle: userHandle.bytes, authenticatorData: fido.authenticatorData.bytes, clientDataJSON: fido.clientDataJSON.bytes, signature: fido.signature.bytes
-        ) else {
-            throw IDaaSError(
-                status: .unauthorized, code: "fido_token_unknown",
-                message: "no passkey of the user named by userHandle made this signature; without credentialId the passkey cannot be identified otherwise"
-            )
-        }
-        return found
     }
 
     /// `POST /api/web/v1/authentication/logout`.

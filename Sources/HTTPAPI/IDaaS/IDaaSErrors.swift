@@ -78,6 +78,9 @@ public struct IDaaSErrors: FaceErrorRenderer {
         case (.invalidGrant, .invalidAuthSession?): return IDaaSError.transactionInvalid
         case (.invalidGrant, .unknownCredential?): return error(.unauthorized, "fido_token_unknown")
         case (.invalidGrant, .credentialDisabled?): return error(.unauthorized, "fido_token_disabled")
+        case (.invalidGrant, .userMismatch?):
+            parameters.append(.init(name: "field", value: "userId"))
+            return error(.unauthorized, "authentication_failed")
         case (.invalidGrant, .verification(let check)?):
             parameters.append(.init(name: "check", value: check.rawValue))
             return error(.unauthorized, "authentication_failed")

@@ -100,7 +100,7 @@ public struct IDaaSAdminMiddleware: RouterMiddleware {
     public typealias Context = IDaaSAdminContext
     let administration: AdministrationService
 
-    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent public func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         context.application = try await administration.application(token: IDaaSAuthorization.token(request))
         return try await next(request, context)
@@ -128,7 +128,7 @@ public struct IDaaSSessionMiddleware: RouterMiddleware {
     public typealias Context = IDaaSUserContext
     let sessions: BrowserSessionService
 
-    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent public func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         guard let session = try await sessions.session(token: IDaaSAuthorization.token(request)) else {
             throw IdentityError(.invalidToken, "the token from a completed sign-in is required in Authorization; it is missing, expired or signed out")
         }

@@ -26,12 +26,12 @@ struct KratosRegistration {
         }
         let profile = UserProfile(email: email, name: submission["traits.name"])
         let signedIn: SignedIn
+        let (token, session): (String, BrowserSession)
         do {
-            signedIn = try await services.flows.register(flow, response: response, profile: profile)
+            (signedIn, (token, session)) = try await services.flows.register(flow, response: response, profile: profile, startSession: services.sessions.begin)
         } catch let failure as InteractiveFlowService.FailedAttempt {
             throw try await reader.reject(failure.flow, Self.messages(for: failure.error, echo: &echo), echo: echo)
         }
-        let (token, session) = try await services.sessions.start(signedIn)
         let body = KratosSessionBody(session, user: signedIn.user, publicURL: services.publicURL)
         if flow.isBrowser {
             return KratosBrowser.signedIn(flow, request, token: token, json: KratosBrowserRegistrationSuccess(identity: body.identity, session: body), services: services)
@@ -94,13 +94,13 @@ struct KratosLogin {
             throw try await reader.reject(flow, [KratosMessages.noSuchAccount])
         }
         let signedIn: SignedIn
+        let (token, session): (String, BrowserSession)
         do {
-            signedIn = try await services.flows.login(flow, response: response)
+            (signedIn, (token, session)) = try await services.flows.login(flow, response: response, startSession: services.sessions.begin)
         } catch let failure as InteractiveFlowService.FailedAttempt {
             let message = failure.error.reason == .unknownCredential ? KratosMessages.noSuchAccount : KratosMessages.loginInvalid
             throw try await reader.reject(failure.flow, [message])
         }
-        let (token, session) = try await services.sessions.start(signedIn)
         let body = KratosSessionBody(session, user: signedIn.user, publicURL: services.publicURL)
         if flow.isBrowser {
             return KratosBrowser.signedIn(flow, request, token: token, json: KratosLoginSuccess(session_token: nil, session: body), services: services)

@@ -74,7 +74,7 @@ public struct KratosSessionMiddleware: RouterMiddleware {
     public typealias Context = KratosRequestContext
     let sessions: BrowserSessionService
 
-    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent public func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         // Apps send the token; browsers of browser flows send the cookie.
         let token = request.headers[HTTPField.Name("X-Session-Token")!] ?? BearerToken.from(request) ?? Cookies.value(KratosServices.sessionCookie, in: request)
         guard let session = try await sessions.session(token: token) else { throw KratosError.sessionInactive }

@@ -35,7 +35,7 @@ public struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
         self.credentialedPathPrefixes = credentialedPathPrefixes
     }
 
-    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent public func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         guard let origin = request.headers[.origin] else { return try await next(request, context) }
         let path = request.uri.path
         let credentialed = credentialedPathPrefixes.contains(where: path.hasPrefix)

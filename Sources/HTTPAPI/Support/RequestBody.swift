@@ -29,7 +29,10 @@ package struct RequestBodyReader: Sendable {
 
     /// The body's format from its `Content-Type`.
     package func format(of request: Request, accepting formats: [Format]) throws -> Format {
-        let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let header = request.headers[.contentType]
+        // The form every client on the login path sends, recognised without parsing.
+        if header == "application/json", formats.contains(.json) { return .json }
+        let type = header?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
         if type == "application/json" || type.hasSuffix("+json"), formats.contains(.json) { return .json }
         if type == "application/x-www-form-urlencoded", formats.contains(.form) { return .form }
         let expected = formats.map { $0 == .json ? "application/json" : "application/x-www-form-urlencoded" }.joined(separator: " or ")
@@ -50,9 +53,12 @@ package struct RequestBodyReader: Sendable {
         }
     }
 
+    /// One decoder for every body; its options never change.
+    private static let decoder = JSONDecoder()
+
     package func decode<T: Decodable>(_ type: T.Type, from buffer: ByteBuffer) throws -> T {
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+            return try Self.decoder.decode(T.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
             throw IdentityError(.invalidRequest, Self.describe(error), field: Self.path(error))
         } catch let error as IdentityError {

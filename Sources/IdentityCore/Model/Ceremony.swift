@@ -1,8 +1,9 @@
 public import Foundation
 public import WebAuthn
 
-/// A WebAuthn ceremony in progress, named to clients by its opaque `auth_session`.
-/// It can be consumed once, by the client that started it, before it expires.
+/// A WebAuthn ceremony in progress. It travels with the client, sealed into its opaque
+/// `auth_session` (see ``CeremonySeal``), so starting one writes nothing; finishing it marks
+/// its ``key`` used, once, in the same transaction as everything the ceremony writes.
 public struct Ceremony: Sendable, Hashable {
     /// What the ceremony is for.
     public enum Kind: String, Sendable, Hashable, Codable {
@@ -14,8 +15,8 @@ public struct Ceremony: Sendable, Hashable {
         case enrollment
     }
 
-    /// The opaque identifier given to the client as `auth_session`.
-    public let id: String
+    /// What makes the ceremony single-use: the mark a store keeps once it is finished.
+    public let key: CeremonyKey
     /// What the ceremony is for.
     public let kind: Kind
     /// The client that started it; only it may finish it.
@@ -33,11 +34,11 @@ public struct Ceremony: Sendable, Hashable {
     /// When it was started.
     public let createdAt: Date
     /// When it expires.
-    public let expiresAt: Date
+    public var expiresAt: Date { key.expiresAt }
 
     /// Creates a ceremony.
     public init(
-        id: String,
+        key: CeremonyKey,
         kind: Kind,
         clientID: String,
         challenge: [UInt8],
@@ -45,10 +46,9 @@ public struct Ceremony: Sendable, Hashable {
         pendingUser: User? = nil,
         userID: UserID? = nil,
         allowedCredentialIDs: [[UInt8]] = [],
-        createdAt: Date,
-        expiresAt: Date
+        createdAt: Date
     ) {
-        self.id = id
+        self.key = key
         self.kind = kind
         self.clientID = clientID
         self.challenge = challenge
@@ -57,7 +57,48 @@ public struct Ceremony: Sendable, Hashable {
         self.userID = userID
         self.allowedCredentialIDs = allowedCredentialIDs
         self.createdAt = createdAt
-        self.expiresAt = expiresAt
+    }
+}
+
+/// The single-use mark of a ceremony: 16 bytes, the big-endian millisecond of its expiry
+/// followed by 8 random bytes.
+///
+/// Putting the expiry first orders marks by expiry, so a store keeps them in one index that
+/// new marks append to (ceremonies finish soon after they start) and purges expired marks
+/// with one range delete from its low end (``purgeBound(expiredBefore:)``).
+public struct CeremonyKey: Sendable, Hashable, CustomStringConvertible {
+    /// The 16 bytes.
+    public let bytes: [UInt8]
+
+    /// A key for a ceremony expiring at `expiresAt`.
+    /// - Parameter random: 8 random bytes.
+    public init(expiresAt: Date, random: [UInt8]) {
+        precondition(random.count == 8, "a ceremony key takes 8 random bytes")
+        bytes = Self.millisecondBytes(expiresAt) + random
+    }
+
+    /// The key these 16 bytes are, or `nil` when they are not 16 bytes.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 16 else { return nil }
+        self.bytes = bytes
+    }
+
+    /// When the ceremony expires, to the millisecond.
+    public var expiresAt: Date {
+        Date(timeIntervalSince1970: Double(bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }) / 1000)
+    }
+
+    /// Every key that sorts (bytewise) before these 8 bytes expired before `time`.
+    public static func purgeBound(expiredBefore time: Date) -> [UInt8] {
+        millisecondBytes(time)
+    }
+
+    public var description: String { UUIDText.hex(bytes) }
+
+    private static func millisecondBytes(_ time: Date) -> [UInt8] {
+        // Rounded down, so that a ceremony never lives longer than it was given.
+        let milliseconds = UInt64(max(0, (time.timeIntervalSince1970 * 1000).rounded(.down)))
+        return (0..<8).map { UInt8(truncatingIfNeeded: milliseconds >> (56 - 8 * UInt64($0))) }
     }
 }
 

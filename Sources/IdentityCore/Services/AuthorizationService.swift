@@ -93,7 +93,7 @@ public struct AuthorizationService: Sendable {
         try await storage.saveAuthorizationCode(AuthorizationCode(
             codeHash: TokenService.hash(code), clientID: request.client.clientID, userID: session.userID,
             redirectURI: request.redirectURI, codeChallenge: request.codeChallenge, scopes: request.scopes,
-            audience: request.audience, nonce: request.nonce, sessionID: Base64URL.encode(random.bytes(16)),
+            audience: request.audience, nonce: request.nonce, sessionID: SessionID.new(at: clock.now(), random: random),
             authenticatedAt: session.authenticatedAt, userVerified: session.userVerified,
             expiresAt: clock.now().addingTimeInterval(codeLifetime)
         ))

@@ -39,19 +39,19 @@ public struct BrowserSessionService: Sendable {
         self.clientID = clientID
     }
 
-    /// Starts a session for a user who has just signed in. A sign-in replaces the browser's
-    /// previous session (after `prompt=login`, or as another account), so that is ended.
-    /// - Returns: The cookie's token, shown once, and the stored session.
-    public func start(_ signedIn: SignedIn, replacing previousToken: String? = nil) async throws -> (token: String, session: BrowserSession) {
-        try await end(token: previousToken)
+    /// Decides a new session for a user who has just signed in, without writing it: the
+    /// ceremony that signed the user in writes it, in its own transaction (pass this as
+    /// ``PasskeyService/finishCeremony(client:authSession:response:profile:expectedUserID:findsUnnamedCredential:startSession:)``'s
+    /// `startSession`).
+    /// - Returns: The session to write, and the token to hand out once (with the session).
+    public func begin(_ signedIn: SignedIn) -> (SessionRecord?, (token: String, session: BrowserSession)) {
         let now = clock.now()
         let token = newToken()
         let session = BrowserSession(
             tokenHash: TokenService.hash(token), userID: signedIn.user.id, authenticatedAt: now,
             userVerified: signedIn.userVerified, expiresAt: now.addingTimeInterval(lifetime)
         )
-        try await store.saveBrowserSession(session)
-        return (token, session)
+        return (.browser(session), (token, session))
     }
 
     /// The live session a cookie's token names, or `nil`.

@@ -104,18 +104,24 @@ public struct InteractiveFlowService: Sendable {
 
     // MARK: - Submissions
 
-    /// Finishes a registration flow: the account, with the traits as its profile, and its
-    /// first passkey.
-    public func register(_ flow: InteractiveFlow, response: RegistrationResponseJSON, profile: UserProfile) async throws -> SignedIn {
+    /// Finishes a registration flow: the account, with the traits as its profile, its
+    /// first passkey, and the session `startSession` decides.
+    public func register<Started: Sendable>(
+        _ flow: InteractiveFlow, response: RegistrationResponseJSON, profile: UserProfile, startSession: (SignedIn) throws -> (SessionRecord?, Started)
+    ) async throws -> (SignedIn, Started) {
         try await attempt(flow) {
-            try await passkeys.finishCeremony(client: .selfService, authSession: flow.ceremonyID, response: .registration(response), profile: profile)
+            try await passkeys.finishCeremony(
+                client: .selfService, authSession: flow.ceremonyID, response: .registration(response), profile: profile, startSession: startSession
+            )
         }
     }
 
-    /// Finishes a login flow.
-    public func login(_ flow: InteractiveFlow, response: AuthenticationResponseJSON) async throws -> SignedIn {
+    /// Finishes a login flow, with the session `startSession` decides.
+    public func login<Started: Sendable>(
+        _ flow: InteractiveFlow, response: AuthenticationResponseJSON, startSession: (SignedIn) throws -> (SessionRecord?, Started)
+    ) async throws -> (SignedIn, Started) {
         try await attempt(flow) {
-            try await passkeys.finishCeremony(client: .selfService, authSession: flow.ceremonyID, response: .authentication(response))
+            try await passkeys.finishCeremony(client: .selfService, authSession: flow.ceremonyID, response: .authentication(response), startSession: startSession)
         }
     }
 
@@ -146,17 +152,17 @@ public struct InteractiveFlowService: Sendable {
         FailedAttempt(error: error, flow: flow)
     }
 
-    private func attempt(_ flow: InteractiveFlow, _ finish: () async throws -> SignedIn) async throws -> SignedIn {
-        let signedIn: SignedIn
+    private func attempt<Finished>(_ flow: InteractiveFlow, _ finish: () async throws -> Finished) async throws -> Finished {
+        let finished: Finished
         do {
-            signedIn = try await finish()
+            finished = try await finish()
         } catch let error as IdentityError {
             throw FailedAttempt(error: error, flow: try await renew(flow))
         }
         // The ceremony was consumed once, so only one submission gets here; completing the
         // flow records that it is done.
         _ = try await store.completeFlow(id: flow.id, at: clock.now())
-        return signedIn
+        return finished
     }
 
     /// Gives a flow a fresh ceremony after its current one was consumed.

@@ -17,10 +17,12 @@ public protocol UserStore: Sendable {
     func updateName(userID: UserID, name: String?, at time: Date) async throws -> User?
 }
 
-/// Passkeys. Every login writes through ``recordUse(credentialID:_:)``.
+/// Passkeys. Every login writes its use through ``CeremonyStore/completeCeremony(_:)``.
 public protocol CredentialStore: Sendable {
     /// The credential with this ID.
     func credential(id: [UInt8]) async throws -> PasskeyCredential?
+    /// The credential with this ID and its owner, in one read: what a sign-in looks up.
+    func credentialWithOwner(id: [UInt8]) async throws -> (credential: PasskeyCredential, owner: User)?
     /// A user's credentials, oldest first.
     func credentials(userID: UserID) async throws -> [PasskeyCredential]
     /// The credential with this record ID (``PasskeyCredential/recordID``).
@@ -28,9 +30,6 @@ public protocol CredentialStore: Sendable {
     /// Adds a credential to an existing user.
     /// - Throws: ``StoreConflict`` when the credential ID is already registered.
     func addCredential(_ credential: PasskeyCredential) async throws
-    /// Stores what a login changed: counter, backup state, UV, last use, regression flag.
-    /// When `use.usedAt` is `nil` the login was refused: only the regression flag is set.
-    func recordUse(credentialID: [UInt8], _ use: CredentialUse) async throws
     /// Renames a user's credential.
     /// - Returns: `false` when the user has no such credential.
     /// - Throws: ``StoreConflict`` when another of the user's credentials has that name.
@@ -52,14 +51,19 @@ public enum CredentialDeletion: Sendable, Hashable {
     case lastCredential
 }
 
-/// Ceremonies in progress.
+/// Finished ceremonies. A ceremony itself travels sealed with the client (``CeremonySeal``);
+/// the store keeps only the keys of those finished, so that each finishes at most once.
 public protocol CeremonyStore: Sendable {
-    /// Stores a new ceremony.
-    func saveCeremony(_ ceremony: Ceremony) async throws
-    /// Consumes a ceremony: returns it and marks it used, in one atomic step, only if it
-    /// exists, belongs to `clientID`, is unused and has not expired at `time`.
-    func consumeCeremony(id: String, clientID: String, at time: Date) async throws -> Ceremony?
-    /// Deletes ceremonies that expired before `time`.
+    /// Finishes a ceremony, atomically: records its key as used and applies every write of
+    /// `completion`, all or nothing, in one transaction (one round trip where the backend
+    /// allows), so that of any number of concurrent finishes, on any number of instances,
+    /// exactly one writes.
+    /// - Returns: `false`, having written nothing, when the key was already used.
+    /// - Throws: ``StoreConflict`` when a write breaks a uniqueness rule; nothing is written
+    ///   then and the key stays unused.
+    func completeCeremony(_ completion: CeremonyCompletion) async throws -> Bool
+    /// Forgets the keys of ceremonies that expired before `time`: an expired ceremony is
+    /// refused before its key is looked up, so its key is no longer needed.
     func purgeCeremonies(expiredBefore time: Date) async throws
 }
 

@@ -1,4 +1,10 @@
 public import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The source of the current time. Injected everywhere so that expiry is testable
 /// without sleeping.
@@ -26,13 +32,54 @@ public struct SystemRandom: RandomSource {
     public init() {}
 
     public func bytes(_ count: Int) -> [UInt8] {
-        // Eight bytes per call to the generator (one system call each), not one.
-        var generator = SystemRandomNumberGenerator()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count + 7)
-        while bytes.count < count {
-            withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
+        KernelRandomPool.shared.bytes(count)
+    }
+}
+
+/// Random bytes from the kernel's generator, fetched 4 KiB per system call and handed out
+/// once each. A login draws a few dozen bytes in several calls (challenge, keys, token
+/// IDs); one `getrandom` each would cost more than the rest of the ceremony's bookkeeping.
+/// Bytes are zeroed in the pool as they are handed out.
+final class KernelRandomPool: Sendable {
+    static let shared = KernelRandomPool()
+
+    private struct Pool {
+        var bytes = [UInt8](repeating: 0, count: KernelRandomPool.size)
+        var next = KernelRandomPool.size
+    }
+
+    private static let size = 4096
+    private let pool = Mutex(Pool())
+
+    func bytes(_ count: Int) -> [UInt8] {
+        guard count <= Self.size / 4 else { return Self.fresh(count) }
+        return pool.withLock { pool in
+            if pool.next + count > Self.size {
+                pool.bytes = Self.fresh(Self.size)
+                pool.next = 0
+            }
+            let range = pool.next..<(pool.next + count)
+            pool.next += count
+            defer { pool.bytes.replaceSubrange(range, with: repeatElement(0, count: count)) }
+            return Array(pool.bytes[range])
         }
-        return Array(bytes.prefix(count))
+    }
+
+    /// The kernel's generator as a file, opened once. Reading it never blocks once the
+    /// system is up, and returns as many bytes as asked (up to 32 MiB) in one call.
+    private static let urandom: Int32 = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+
+    /// `count` bytes straight from the kernel.
+    private static func fresh(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let got = bytes.withUnsafeMutableBytes { read(urandom, $0.baseAddress! + filled, count - filled) }
+            // Only an interruption is worth retrying: without secure randomness nothing may go on.
+            if got < 0, errno == EINTR { continue }
+            precondition(got > 0, "reading /dev/urandom failed with errno \(errno)")
+            filled += got
+        }
+        return bytes
     }
 }

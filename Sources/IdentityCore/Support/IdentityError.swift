@@ -85,6 +85,8 @@ extension IdentityError {
         case credentialDisabled
         /// Another passkey of the account already has this name.
         case credentialNameTaken
+        /// The passkey belongs to another account than the one the request named.
+        case userMismatch
         /// The access token lacks this scope.
         case missingScope(String)
         /// A WebAuthn verification step failed.
@@ -106,6 +108,7 @@ extension IdentityError {
             case .csrfCheckFailed: return "csrf_check_failed"
             case .credentialDisabled: return "credential_disabled"
             case .credentialNameTaken: return "credential_name_taken"
+            case .userMismatch: return "user_mismatch"
             case .missingScope(let scope): return scope
             case .verification(let code): return code.rawValue
             }

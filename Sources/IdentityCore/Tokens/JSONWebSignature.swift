@@ -11,13 +11,23 @@ enum JSONWebSignature {
         var kid: String?
     }
 
-    /// Signs `claims` with `key`, naming the key by `keyID`.
-    static func sign(_ claims: some Encodable, keyID: String, key: P256.Signing.PrivateKey, type: String = "JWT") throws -> String {
+    /// Claims are encoded by one shared encoder; its options never change after this.
+    private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
-        let header = Base64URL.encode(try encoder.encode(Header(alg: "ES256", typ: type, kid: keyID)))
-        let payload = Base64URL.encode(try encoder.encode(claims))
-        let signingInput = header + "." + payload
+        return encoder
+    }()
+
+    /// The base64url-encoded protected header naming a P-256 key.
+    static func encodedHeader(keyID: String, type: String) -> String {
+        // Encoding these three strings cannot fail.
+        Base64URL.encode((try? encoder.encode(Header(alg: "ES256", typ: type, kid: keyID))) ?? Data())
+    }
+
+    /// Signs a JSON payload with `key` under an already encoded header
+    /// (``encodedHeader(keyID:type:)``).
+    static func sign(payload: [UInt8], header: String, key: P256.Signing.PrivateKey) throws -> String {
+        let signingInput = header + "." + Base64URL.encode(payload)
         let signature = try key.signature(for: Data(signingInput.utf8))
         return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
     }

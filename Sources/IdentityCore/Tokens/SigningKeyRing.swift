@@ -1,22 +1,37 @@
 import Crypto
 public import Foundation
+import Synchronization
 import WebAuthn
 
 /// The token signing keys: the newest unretired key signs; retired keys stay published
 /// until every token they signed has expired. Keys live in the store, so every instance
 /// signs with the same key and a restart keeps issued tokens valid.
-public actor SigningKeyRing {
+///
+/// Keys are parsed once per load and kept under a lock, not in an actor: signing is on the
+/// path of every login, and a parsed private key saves deriving its public point each time.
+public final class SigningKeyRing: Sendable {
     private let store: any SigningKeyStore
     private let clock: any WallClock
     private let random: any RandomSource
     /// How long a retired key stays published: the longest token lifetime.
     private let publicationGrace: TimeInterval
-    /// How often keys are re-read, so that a rotation by another instance is picked up.
-    private let refreshInterval: TimeInterval
+    /// How often keys are re-read, so that a rotation by another instance (or by
+    /// `latchkey keys rotate`) is picked up: the bound on how long instances may sign with
+    /// different keys.
+    public let refreshInterval: TimeInterval
 
-    private var keys: [SigningKeyRecord] = []
-    private var publicKeys: [String: P256.Signing.PublicKey] = [:]
-    private var loadedAt: Date?
+    /// The keys as last loaded.
+    private struct Loaded: Sendable {
+        /// Records, newest first.
+        var records: [SigningKeyRecord] = []
+        /// The key that signs, parsed.
+        var active: ActiveSigningKey?
+        /// Public keys that verify, by key ID.
+        var publicKeys: [String: P256.Signing.PublicKey] = [:]
+        var loadedAt: Date?
+    }
+
+    private let loaded = Mutex(Loaded())
 
     /// Creates the ring.
     public init(store: any SigningKeyStore, clock: any WallClock, random: any RandomSource, publicationGrace: TimeInterval, refreshInterval: TimeInterval = 60) {
@@ -30,7 +45,7 @@ public actor SigningKeyRing {
     /// Makes sure a signing key exists, creating the first one on first start.
     public func prepare() async throws {
         try await reload()
-        if keys.first(where: { $0.retiredAt == nil }) == nil {
+        if loaded.withLock({ $0.records.first(where: { $0.retiredAt == nil }) }) == nil {
             try await rotate()
         }
     }
@@ -50,51 +65,75 @@ public actor SigningKeyRing {
     }
 
     /// The key to sign with.
-    func activeKey() async throws -> (keyID: String, key: P256.Signing.PrivateKey) {
-        try await reloadIfStale()
-        guard let record = keys.first(where: { $0.retiredAt == nil }) ?? keys.first else {
-            try await prepare()
-            return try await activeKey()
-        }
-        return (record.keyID, try P256.Signing.PrivateKey(rawRepresentation: record.privateKey))
+    func activeKey() async throws -> ActiveSigningKey {
+        if let active = loaded.withLock({ isFresh($0) ? $0.active : nil }) { return active }
+        try await reload()
+        if let active = loaded.withLock({ $0.active }) { return active }
+        try await prepare()
+        guard let active = loaded.withLock({ $0.active }) else { throw IdentityError(.invalidRequest, "no token signing key could be loaded") }
+        return active
     }
 
     /// The public key for `keyID`, re-reading the store once for a key not seen yet.
     func publicKey(keyID: String) async throws -> P256.Signing.PublicKey? {
-        if let key = publicKeys[keyID] { return key }
+        if let key = loaded.withLock({ $0.publicKeys[keyID] }) { return key }
         try await reload()
-        return publicKeys[keyID]
+        return loaded.withLock { $0.publicKeys[keyID] }
     }
 
     /// The published keys.
     public func keySet() async throws -> JSONWebKeySet {
-        try await reloadIfStale()
+        if !loaded.withLock({ isFresh($0) }) { try await reload() }
         let now = clock.now()
-        let published = keys.filter { record in
-            guard let retired = record.retiredAt else { return true }
-            return retired.addingTimeInterval(publicationGrace) > now
+        return loaded.withLock { state in
+            let published = state.records.filter { record in
+                guard let retired = record.retiredAt else { return true }
+                return retired.addingTimeInterval(publicationGrace) > now
+            }
+            return JSONWebKeySet(keys: published.compactMap { record in
+                state.publicKeys[record.keyID].map { JSONWebKey(keyID: record.keyID, publicKey: $0) }
+            })
         }
-        return JSONWebKeySet(keys: published.compactMap { record in
-            publicKeys[record.keyID].map { JSONWebKey(keyID: record.keyID, publicKey: $0) }
-        })
     }
 
-    private func reloadIfStale() async throws {
-        if let loadedAt, clock.now().timeIntervalSince(loadedAt) < refreshInterval { return }
-        try await reload()
+    private func isFresh(_ state: Loaded) -> Bool {
+        guard let loadedAt = state.loadedAt else { return false }
+        return clock.now().timeIntervalSince(loadedAt) < refreshInterval
     }
 
     private func reload() async throws {
-        keys = try await store.signingKeys().sorted { $0.createdAt > $1.createdAt }
+        let records = try await store.signingKeys().sorted { $0.createdAt > $1.createdAt }
         let now = clock.now()
-        publicKeys = [:]
-        for record in keys {
+        var next = Loaded(records: records, loadedAt: now)
+        for record in records {
             // Keys retired longer than the grace period verify nothing any more.
             if let retired = record.retiredAt, retired.addingTimeInterval(publicationGrace) <= now { continue }
             if let key = try? P256.Signing.PrivateKey(rawRepresentation: record.privateKey) {
-                publicKeys[record.keyID] = key.publicKey
+                next.publicKeys[record.keyID] = key.publicKey
             }
         }
-        loadedAt = now
+        if let signing = records.first(where: { $0.retiredAt == nil }) ?? records.first,
+            let key = try? P256.Signing.PrivateKey(rawRepresentation: signing.privateKey)
+        {
+            next.active = ActiveSigningKey(keyID: signing.keyID, key: key)
+        }
+        loaded.withLock { $0 = next }
+    }
+}
+
+/// The signing key, parsed, with the JOSE headers that name it encoded once.
+struct ActiveSigningKey: Sendable {
+    let keyID: String
+    let key: P256.Signing.PrivateKey
+    /// The base64url header of ID tokens (`typ: JWT`).
+    let idTokenHeader: String
+    /// The base64url header of access tokens (`typ: at+jwt`, RFC 9068).
+    let accessTokenHeader: String
+
+    init(keyID: String, key: P256.Signing.PrivateKey) {
+        self.keyID = keyID
+        self.key = key
+        idTokenHeader = JSONWebSignature.encodedHeader(keyID: keyID, type: "JWT")
+        accessTokenHeader = JSONWebSignature.encodedHeader(keyID: keyID, type: "at+jwt")
     }
 }

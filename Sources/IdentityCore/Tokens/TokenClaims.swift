@@ -39,3 +39,53 @@ struct IDTokenClaims: Codable, Sendable {
     var phone_number: String?
     var phone_number_verified: Bool?
 }
+
+extension AccessTokenClaims {
+    /// The claims as JSON, the members `Codable` would write.
+    var json: [UInt8] {
+        var writer = JSONWriter(capacity: 384)
+        writer.object { claims in
+            claims.member("iss", iss)
+            claims.member("sub", sub)
+            claims.member("aud", aud)
+            claims.member("iat", iat)
+            claims.member("exp", exp)
+            claims.member("jti", jti)
+            claims.member("scope", scope)
+            claims.member("client_id", client_id)
+            claims.member("sid", sid)
+            claims.member("auth_time", auth_time)
+        }
+        return writer.bytes
+    }
+}
+
+extension IDTokenClaims {
+    /// The claims as JSON, the members `Codable` would write.
+    var json: [UInt8] {
+        var writer = JSONWriter(capacity: 512)
+        writer.object { claims in
+            claims.member("iss", iss)
+            claims.member("sub", sub)
+            claims.member("aud", aud)
+            claims.member("iat", iat)
+            claims.member("exp", exp)
+            claims.member("auth_time", auth_time)
+            claims.member("sid", sid)
+            claims.member("nonce", nonce)
+            claims.member("amr", amr)
+            claims.member("name", name)
+            claims.member("given_name", given_name)
+            claims.member("family_name", family_name)
+            claims.member("nickname", nickname)
+            claims.member("picture", picture)
+            claims.member("preferred_username", preferred_username)
+            claims.member("updated_at", updated_at)
+            claims.member("email", email)
+            claims.member("email_verified", email_verified)
+            claims.member("phone_number", phone_number)
+            claims.member("phone_number_verified", phone_number_verified)
+        }
+        return writer.bytes
+    }
+}

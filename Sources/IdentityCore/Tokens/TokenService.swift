@@ -47,6 +47,20 @@ public struct IssuedTokens: Codable, Sendable, Hashable {
     public let scope: String
 }
 
+/// Tokens decided by ``TokenService/prepare(for:client:scopes:audience:userVerified:authenticatedAt:sessionID:nonce:)``
+/// and not yet signed.
+public struct PendingTokens: Sendable {
+    /// The login session to write before signing.
+    public let session: TokenSessionStart
+    /// The refresh token, shown once; only its hash is in ``session``.
+    let refreshToken: String?
+    let scopes: [String]
+    let audience: String
+    let authenticatedAt: Date
+    let userVerified: Bool
+    let nonce: String?
+}
+
 /// What a valid access token allows.
 public struct AccessGrant: Sendable, Hashable {
     /// The user.
@@ -116,26 +130,59 @@ public struct TokenService: Sendable {
         sessionID: String? = nil,
         nonce: String? = nil
     ) async throws -> IssuedTokens {
-        let now = clock.now()
-        let authenticatedAt = authenticatedAt ?? now
-        let familyID = sessionID ?? Base64URL.encode(random.bytes(16))
+        let pending = prepare(
+            for: user.id, client: client, scopes: scopes, audience: audience, userVerified: userVerified,
+            authenticatedAt: authenticatedAt, sessionID: sessionID, nonce: nonce
+        )
         // Every access token belongs to a session row, with or without a refresh token, so
         // that revoking the session revokes it. Saving a refresh token starts its session in
         // the same transaction.
-        var refreshToken: String?
-        if scopes.contains(Scopes.offlineAccess) && client.grantTypes.contains(.refreshToken) {
-            let (token, record) = makeRefreshToken(
-                familyID: familyID, userID: user.id, clientID: client.clientID, scopes: scopes, audience: audience,
-                authenticatedAt: authenticatedAt, userVerified: userVerified
-            )
+        let session = pending.session
+        if let record = session.refreshToken {
             try await refreshTokens.saveRefreshToken(record)
-            refreshToken = token
         } else {
-            try await refreshTokens.startSession(familyID: familyID, userID: user.id, clientID: client.clientID, at: now)
+            try await refreshTokens.startSession(familyID: session.familyID, userID: session.userID, clientID: session.clientID, at: session.startedAt)
         }
-        return try await signedTokens(
-            user: user, clientID: client.clientID, scopes: scopes, audience: audience, sessionID: familyID,
-            authenticatedAt: authenticatedAt, userVerified: userVerified, refreshToken: refreshToken, nonce: nonce
+        return try await sign(pending, for: user)
+    }
+
+    /// Decides the tokens of a new login session without writing or signing anything: the
+    /// caller writes ``PendingTokens/session`` (with the ceremony that signed the user in,
+    /// in one transaction) and then calls ``sign(_:for:)``.
+    public func prepare(
+        for userID: UserID,
+        client: OAuthClient,
+        scopes: [String],
+        audience: String,
+        userVerified: Bool,
+        authenticatedAt: Date? = nil,
+        sessionID: String? = nil,
+        nonce: String? = nil
+    ) -> PendingTokens {
+        let now = clock.now()
+        let authenticatedAt = authenticatedAt ?? now
+        let familyID = sessionID ?? SessionID.new(at: now, random: random)
+        var refreshToken: (token: String, record: RefreshTokenRecord)?
+        if scopes.contains(Scopes.offlineAccess) && client.grantTypes.contains(.refreshToken) {
+            let token = Base64URL.encode(random.bytes(32))
+            refreshToken = (token, RefreshTokenRecord(
+                tokenHash: Self.hash(token), familyID: familyID, userID: userID, clientID: client.clientID, scopes: scopes,
+                audience: audience, authenticatedAt: authenticatedAt, userVerified: userVerified,
+                issuedAt: now, expiresAt: now.addingTimeInterval(configuration.refreshTokenLifetime)
+            ))
+        }
+        return PendingTokens(
+            session: TokenSessionStart(familyID: familyID, userID: userID, clientID: client.clientID, startedAt: now, refreshToken: refreshToken?.record),
+            refreshToken: refreshToken?.token, scopes: scopes, audience: audience, authenticatedAt: authenticatedAt,
+            userVerified: userVerified, nonce: nonce
+        )
+    }
+
+    /// Signs the access and ID tokens of a prepared session, once its session is written.
+    public func sign(_ pending: PendingTokens, for user: User) async throws -> IssuedTokens {
+        try await signedTokens(
+            user: user, clientID: pending.session.clientID, scopes: pending.scopes, audience: pending.audience, sessionID: pending.session.familyID,
+            authenticatedAt: pending.authenticatedAt, userVerified: pending.userVerified, refreshToken: pending.refreshToken, nonce: pending.nonce
         )
     }
 
@@ -241,7 +288,7 @@ public struct TokenService: Sendable {
         nonce: String?
     ) async throws -> IssuedTokens {
         let now = Int64(clock.now().timeIntervalSince1970)
-        let (keyID, key) = try await keys.activeKey()
+        let signing = try await keys.activeKey()
         let access = AccessTokenClaims(
             iss: configuration.issuer, sub: user.id.rawValue, aud: audience, iat: now,
             exp: now + Int64(configuration.accessTokenLifetime), jti: Base64URL.encode(random.bytes(16)),
@@ -259,35 +306,16 @@ public struct TokenService: Sendable {
                 email: profile.email, email_verified: profile.email_verified,
                 phone_number: profile.phone_number, phone_number_verified: profile.phone_number_verified
             )
-            idToken = try JSONWebSignature.sign(claims, keyID: keyID, key: key)
+            idToken = try JSONWebSignature.sign(payload: claims.json, header: signing.idTokenHeader, key: signing.key)
         }
         return IssuedTokens(
-            access_token: try JSONWebSignature.sign(access, keyID: keyID, key: key, type: "at+jwt"),
+            access_token: try JSONWebSignature.sign(payload: access.json, header: signing.accessTokenHeader, key: signing.key),
             id_token: idToken,
             refresh_token: refreshToken,
             token_type: "Bearer",
             expires_in: Int(configuration.accessTokenLifetime),
             scope: scopes.joined(separator: " ")
         )
-    }
-
-    private func makeRefreshToken(
-        familyID: String,
-        userID: UserID,
-        clientID: String,
-        scopes: [String],
-        audience: String,
-        authenticatedAt: Date,
-        userVerified: Bool
-    ) -> (String, RefreshTokenRecord) {
-        let token = Base64URL.encode(random.bytes(32))
-        let now = clock.now()
-        let record = RefreshTokenRecord(
-            tokenHash: Self.hash(token), familyID: familyID, userID: userID, clientID: clientID, scopes: scopes,
-            audience: audience, authenticatedAt: authenticatedAt, userVerified: userVerified,
-            issuedAt: now, expiresAt: now.addingTimeInterval(configuration.refreshTokenLifetime)
-        )
-        return (token, record)
     }
 
     /// Refresh tokens are stored only as SHA-256, so a database leak does not leak them.

@@ -403,7 +403,7 @@ struct IDaaSFaceTests {
         #expect(claims(of: tokens.accessToken)["sub"] as? String != nil)
 
         // …through the Kratos face…
-        var kratos = KratosSampleApp(server: running.url, platform: .iOS)
+        let kratos = KratosSampleApp(server: running.url, platform: .iOS)
         let loginFlow = try await kratos.initialize("/self-service/login/api").json
         let assertion = try app.authenticator.getAssertion(try KratosSampleApp.requestOptions(loginFlow), origin: "http://localhost:8080", credential: &viaAuth0.credentials[0])
         let viaKratos = try await kratos.submit(loginFlow, [("method", "passkey"), ("passkey_login", String(decoding: try JSONEncoder().encode(assertion), as: UTF8.self))])

@@ -1,0 +1,96 @@
+public import Foundation
+
+/// Everything finishing a ceremony writes, handed to the store in one piece so that it
+/// commits in one transaction with the ceremony's single-use mark: the account or passkey
+/// it creates, the use of the passkey it signed in with, its audit events, and the session
+/// it starts. A refused ceremony completes too, with only its events, so that it cannot be
+/// tried again.
+public struct CeremonyCompletion: Sendable {
+    /// The ceremony's single-use key.
+    public var key: CeremonyKey
+    /// A sign-up's new account and its first passkey.
+    public var newAccount: NewAccount?
+    /// An enrollment's new passkey, for an existing account.
+    public var newCredential: PasskeyCredential?
+    /// What a login changed on its passkey.
+    public var credentialUse: CredentialUseUpdate?
+    /// Audit events, in order.
+    public var events: [AuditEvent]
+    /// The session the ceremony starts.
+    public var session: SessionRecord?
+
+    /// Creates a completion.
+    public init(
+        key: CeremonyKey, newAccount: NewAccount? = nil, newCredential: PasskeyCredential? = nil, credentialUse: CredentialUseUpdate? = nil,
+        events: [AuditEvent] = [], session: SessionRecord? = nil
+    ) {
+        self.key = key
+        self.newAccount = newAccount
+        self.newCredential = newCredential
+        self.credentialUse = credentialUse
+        self.events = events
+        self.session = session
+    }
+
+    /// An account with its first passkey, created together or not at all.
+    public struct NewAccount: Sendable, Hashable {
+        /// The account.
+        public let user: User
+        /// Its first passkey; it must name the account as its owner.
+        public let credential: PasskeyCredential
+
+        /// Creates the pair.
+        public init(user: User, credential: PasskeyCredential) {
+            self.user = user
+            self.credential = credential
+        }
+    }
+
+    /// What a login stores on its passkey: counter, backup state, UV, last use, regression
+    /// flag. UV and the regression flag only ever go from false to true, and a refused use
+    /// (`use.usedAt == nil`) changes only the regression flag.
+    public struct CredentialUseUpdate: Sendable, Hashable {
+        /// The passkey.
+        public let credentialID: [UInt8]
+        /// What changed.
+        public let use: CredentialUse
+
+        /// Creates the update.
+        public init(credentialID: [UInt8], use: CredentialUse) {
+            self.credentialID = credentialID
+            self.use = use
+        }
+    }
+}
+
+/// A session a finished ceremony starts, written with the ceremony.
+public enum SessionRecord: Sendable, Hashable {
+    /// A login session at the token endpoint (a refresh-token family), with its first
+    /// refresh token when one was issued; access tokens name it in `sid`.
+    case tokens(TokenSessionStart)
+    /// A browser or self-service session carried by an opaque token.
+    case browser(BrowserSession)
+}
+
+/// The start of a login session at the token endpoint.
+public struct TokenSessionStart: Sendable, Hashable {
+    /// The family's ID (the `sid` claim).
+    public let familyID: String
+    /// The user.
+    public let userID: UserID
+    /// The client.
+    public let clientID: String
+    /// When it started.
+    public let startedAt: Date
+    /// The first refresh token, when `offline_access` was granted.
+    public let refreshToken: RefreshTokenRecord?
+
+    /// Creates the start of a session.
+    public init(familyID: String, userID: UserID, clientID: String, startedAt: Date, refreshToken: RefreshTokenRecord?) {
+        self.familyID = familyID
+        self.userID = userID
+        self.clientID = clientID
+        self.startedAt = startedAt
+        self.refreshToken = refreshToken
+    }
+}

@@ -1,0 +1,25 @@
+import Crypto
+import Foundation
+
+/// The secrets every instance of one deployment shares: created once, by whichever instance
+/// starts first, kept in the store, and read at start-up so that no request reads them.
+public struct InstanceSecrets: Sendable {
+    /// Seals the ceremonies clients carry.
+    public let ceremonies: CeremonySeal
+    /// Derives the stable decoy credential IDs shown for unknown usernames.
+    let loginDecoyKey: SymmetricKey
+
+    /// Reads the secrets from the store, creating those that do not exist yet.
+    public static func load(from store: any SecretStore, random: any RandomSource) async throws -> InstanceSecrets {
+        InstanceSecrets(
+            ceremonyKey: try await store.secret(named: "ceremony-seal", orStore: random.bytes(32)),
+            loginDecoyKey: try await store.secret(named: "login-decoy", orStore: random.bytes(32))
+        )
+    }
+
+    /// Secrets from known bytes, 32 each.
+    public init(ceremonyKey: [UInt8], loginDecoyKey: [UInt8]) {
+        ceremonies = CeremonySeal(key: ceremonyKey)
+        self.loginDecoyKey = SymmetricKey(data: loginDecoyKey)
+    }
+}

@@ -1,0 +1,316 @@
+import Crypto
+import Foundation
+public import WebAuthn
+
+/// Finishing ceremonies. Each finish opens the sealed ceremony, verifies the response with
+/// the one verifier, and hands everything it writes (account or passkey, passkey use,
+/// audit events, the session the caller starts) to the store in one
+/// ``CeremonyCompletion``. A refused finish completes the ceremony too, with its audit
+/// events, so a ceremony is tried at most once whatever the outcome.
+extension PasskeyService {
+    /// The WebAuthn grant: finishes a sign-up or a login and issues tokens.
+    public func finishWebAuthnGrant(
+        client: OAuthClient,
+        authSession: String,
+        response: PublicKeyCredentialResponse,
+        scope: String?,
+        audience: String?
+    ) async throws -> IssuedTokens {
+        let scopes = Scopes.grant(scope)
+        let resolvedAudience = try tokens.resolveAudience(audience)
+        let (signedIn, pending) = try await finishCeremony(client: client, authSession: authSession, response: response) { signedIn in
+            let pending = tokens.prepare(for: signedIn.user.id, client: client, scopes: scopes, audience: resolvedAudience, userVerified: signedIn.userVerified)
+            return (.tokens(pending.session), pending)
+        }
+        return try await tokens.sign(pending, for: signedIn.user)
+    }
+
+    /// Finishes a sign-up or a login: the step every face shares, whatever session it then
+    /// starts. The session is decided by `startSession` once the user is known, and written
+    /// with the ceremony.
+    /// - Parameters:
+    ///   - profile: For a sign-up started without a profile, the identifier and name
+    ///     chosen since; validated as at the start. A sign-up that had one refuses another.
+    ///   - expectedUserID: For a login, the account the request named: a passkey of any
+    ///     other account is refused before anything is written.
+    ///   - findsUnnamedCredential: For a login whose response names no credential (`rawId`
+    ///     empty, as some Android backends forward it): the passkey is the one of the user
+    ///     handle's account whose key verifies the signature.
+    ///   - startSession: The session to start for the signed-in user, and what the caller
+    ///     needs of it afterwards.
+    public func finishCeremony<Started: Sendable>(
+        client: OAuthClient,
+        authSession: String,
+        response: PublicKeyCredentialResponse,
+        profile: UserProfile? = nil,
+        expectedUserID: UserID? = nil,
+        findsUnnamedCredential: Bool = false,
+        startSession: (SignedIn) throws -> (SessionRecord?, Started)
+    ) async throws -> (SignedIn, Started) {
+        // Validated before the ceremony is touched, so that a typo does not burn the challenge.
+        let lateProfile = try profile.map { try ProfileValidation.validate($0, allowed: configuration.signupIdentifiers) }
+        let ceremony = try open(authSession, clientID: client.clientID)
+        switch (ceremony.kind, response) {
+        case (.signup, .registration(let registration)):
+            return try await finishSignup(ceremony, registration, profile: lateProfile, startSession: startSession)
+        case (.login, .authentication(let assertion)):
+            return try await finishLogin(
+                ceremony, assertion, expectedUserID: expectedUserID, findsUnnamedCredential: findsUnnamedCredential, startSession: startSession
+            )
+        case (.signup, .authentication), (.login, .registration):
+            try await refuse(ceremony)
+            throw IdentityError(.invalidGrant, "this auth_session is for a \(ceremony.kind.rawValue), but authn_response is the other kind", reason: .wrongResponseKind)
+        case (.enrollment, _):
+            try await refuse(ceremony)
+            throw IdentityError(.invalidGrant, "an enrollment auth_session is finished at the My Account API, not the token endpoint")
+        }
+    }
+
+    /// Finishes adding a passkey to a signed-in account.
+    /// - Parameters:
+    ///   - name: A name for the passkey, unique among the user's. A taken name writes
+    ///     nothing and leaves the ceremony open, so the same response can be sent again
+    ///     under another name.
+    ///   - actor: Who enrolled it, when not the user (an administration application), for
+    ///     the audit event.
+    public func finishEnrollment(
+        userID: UserID, clientID: String, authSession: String, response: RegistrationResponseJSON, name: String? = nil, actor: String? = nil
+    ) async throws -> PasskeyCredential {
+        let newName = try ProfileValidation.optionalName(name, field: "name")
+        let ceremony = try open(authSession, clientID: clientID)
+        guard ceremony.kind == .enrollment, ceremony.userID == userID else {
+            try await refuse(ceremony)
+            throw IdentityError(.invalidGrant, "this auth_session was not started for adding a passkey to this account", reason: .invalidAuthSession)
+        }
+        let verified = try await verifyRegistration(response, ceremony)
+        var credential = makeCredential(verified, userID: userID)
+        credential.name = newName
+        let event = AuditEvent(
+            time: clock.now(), kind: .enrollment, userID: userID, clientID: clientID, credentialID: Base64URL.encode(credential.credentialID),
+            detail: actor.map { "by administration application \($0)" } ?? ""
+        )
+        do {
+            try await complete(CeremonyCompletion(key: ceremony.key, newCredential: credential, events: [event]))
+        } catch let conflict as StoreConflict {
+            switch conflict.kind {
+            case .credentialName:
+                throw IdentityError(.conflict, "another passkey on this account is already named \"\(newName ?? "")\"", reason: .credentialNameTaken, field: "name")
+            case .credentialID, .identifier:
+                throw IdentityError(.conflict, "this passkey is already registered", credentialID: Base64URL.encode(credential.credentialID))
+            }
+        }
+        return credential
+    }
+
+    // MARK: - Sign-up and login
+
+    private func finishSignup<Started>(
+        _ ceremony: Ceremony, _ response: RegistrationResponseJSON, profile: UserProfile?, startSession: (SignedIn) throws -> (SessionRecord?, Started)
+    ) async throws -> (SignedIn, Started) {
+        guard var user = ceremony.pendingUser else {
+            try await refuse(ceremony)
+            throw IdentityError(.invalidGrant, "the sign-up auth_session carries no account")
+        }
+        switch (user.profile.identifiers.isEmpty, profile) {
+        case (true, nil):
+            try await refuse(ceremony)
+            throw IdentityError(.invalidRequest, "user_profile with an email or phone number is required: this sign-up was started without one", field: "user_profile")
+        case (false, .some):
+            try await refuse(ceremony)
+            throw IdentityError(.invalidRequest, "this sign-up already has a user_profile; it cannot be given twice", field: "user_profile")
+        case (true, .some(let profile)):
+            user.profile = profile
+        case (false, nil):
+            break
+        }
+        let verified = try await verifyRegistration(response, ceremony)
+        let credential = makeCredential(verified, userID: user.id)
+        let encodedID = Base64URL.encode(credential.credentialID)
+        let signedIn = SignedIn(user: user, userVerified: verified.flags.isUserVerified, credentialID: verified.credentialID, isNewAccount: true)
+        let (session, started) = try startSession(signedIn)
+        do {
+            // The account, its first passkey and its session appear together or not at all;
+            // a concurrent sign-up for the same identifier loses here.
+            try await complete(CeremonyCompletion(
+                key: ceremony.key, newAccount: .init(user: user, credential: credential),
+                events: [AuditEvent(time: clock.now(), kind: .signup, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID)],
+                session: session
+            ))
+        } catch let conflict as StoreConflict {
+            switch conflict.kind {
+            case .identifier:
+                // The device has just saved this passkey: the app can signal it unknown.
+                throw IdentityError(.invalidRequest, "a user with this identifier already exists; sign in instead", reason: .userExists, credentialID: encodedID)
+            case .credentialID, .credentialName:
+                throw IdentityError(.invalidGrant, "this passkey is already registered", credentialID: encodedID)
+            }
+        }
+        return (signedIn, started)
+    }
+
+    private func finishLogin<Started>(
+        _ ceremony: Ceremony, _ response: AuthenticationResponseJSON, expectedUserID: UserID?, findsUnnamedCredential: Bool,
+        startSession: (SignedIn) throws -> (SessionRecord?, Started)
+    ) async throws -> (SignedIn, Started) {
+        var response = response
+        if findsUnnamedCredential, response.rawId.bytes.isEmpty {
+            guard let found = try await credentialID(madeBy: response) else {
+                try await refuse(ceremony, event: AuditEvent(time: clock.now(), kind: .loginFailed, clientID: ceremony.clientID, detail: "no passkey of the user handle's account made this signature"))
+                throw IdentityError(
+                    .invalidGrant, "no passkey of the account named by the user handle made this signature; without a credential ID the passkey cannot be identified otherwise",
+                    reason: .verification(.badSignature)
+                )
+            }
+            response.id = Base64URL.encode(found)
+            response.rawId = Base64URLBytes(found)
+        }
+        let credentialID = response.rawId.bytes
+        let encodedID = Base64URL.encode(credentialID)
+        func failed(_ detail: String, userID: UserID?) -> AuditEvent {
+            AuditEvent(time: clock.now(), kind: .loginFailed, userID: userID, clientID: ceremony.clientID, credentialID: encodedID, detail: detail)
+        }
+        guard let (credential, user) = try await storage.credentialWithOwner(id: credentialID) else {
+            try await refuse(ceremony, event: failed("unknown credential", userID: nil))
+            throw IdentityError(
+                .invalidGrant, "this passkey is not registered here; the app should signal it as unknown to the platform",
+                reason: .unknownCredential, credentialID: encodedID
+            )
+        }
+        if let expectedUserID, expectedUserID != user.id {
+            try await refuse(ceremony, event: failed("passkey of another account than the one named", userID: user.id))
+            throw IdentityError(.invalidGrant, "the passkey does not belong to the account the request named", reason: .userMismatch)
+        }
+        guard !credential.isDisabled else {
+            try await refuse(ceremony, event: failed("disabled passkey", userID: user.id))
+            throw IdentityError(.invalidGrant, "this passkey has been disabled on this account", reason: .credentialDisabled, credentialID: encodedID)
+        }
+        let verified: VerifiedAuthentication
+        do {
+            let record = CredentialRecord(
+                credentialID: credential.credentialID,
+                publicKey: try publicKeys.key(credentialID: credential.credentialID, coseKey: credential.publicKey, policy: verifier.policy.keyPolicy),
+                signCount: credential.signCount,
+                isBackupEligible: credential.isBackupEligible,
+                userHandle: user.userHandle
+            )
+            let expectations = AuthenticationCeremony(
+                challenge: ceremony.challenge, userVerification: ceremony.userVerification, allowedCredentialIDs: ceremony.allowedCredentialIDs
+            )
+            verified = try verifier.verifyAuthentication(response, for: expectations, credential: record)
+        } catch {
+            try await refuse(ceremony, event: failed(error.description, userID: user.id))
+            throw IdentityError(.invalidGrant, error.reason, reason: .verification(error.code), credentialID: encodedID)
+        }
+
+        // A counter that did not increase is recorded on the credential and in the audit
+        // log, then handled by the configured policy.
+        let now = clock.now()
+        var events: [AuditEvent] = []
+        var regressed = false
+        if case .regressed(let stored, let received) = verified.signCountStatus {
+            regressed = true
+            events.append(AuditEvent(
+                time: now, kind: .signCountRegressed, userID: credential.userID, clientID: ceremony.clientID, credentialID: encodedID,
+                detail: "counter \(received) after \(stored); policy \(configuration.signCountPolicy == .reject ? "reject" : "accept and flag")"
+            ))
+            if configuration.signCountPolicy == .reject {
+                let refusedUse = CredentialUse(
+                    signCount: credential.signCount, isBackedUp: credential.isBackedUp, isUserVerified: credential.isUserVerified, usedAt: nil, signCountRegressed: true
+                )
+                try await refuse(ceremony, events: events, use: .init(credentialID: credentialID, use: refusedUse))
+                throw IdentityError(
+                    .invalidGrant, "the signature counter is \(received), not greater than the stored \(stored): the passkey may be cloned",
+                    reason: .verification(.signCountRegressed), credentialID: encodedID
+                )
+            }
+        }
+        events.append(AuditEvent(time: now, kind: .login, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID))
+        let use = CredentialUse(
+            signCount: verified.signCount, isBackedUp: verified.flags.isBackedUp, isUserVerified: verified.flags.isUserVerified,
+            usedAt: now, signCountRegressed: regressed
+        )
+        let signedIn = SignedIn(user: user, userVerified: verified.flags.isUserVerified, credentialID: credentialID, isNewAccount: false)
+        let (session, started) = try startSession(signedIn)
+        try await complete(CeremonyCompletion(key: ceremony.key, credentialUse: .init(credentialID: credentialID, use: use), events: events, session: session))
+        return (signedIn, started)
+    }
+
+    /// Finds which of a user's passkeys made an assertion that does not name its credential:
+    /// the user comes from the user handle, and the passkey is the one whose key verifies
+    /// the signature. Costs one signature check per passkey of that user; runs only inside
+    /// a ceremony that has been opened, so it cannot be driven without a valid one.
+    private func credentialID(madeBy response: AuthenticationResponseJSON) async throws -> [UInt8]? {
+        let parts = response.response
+        guard let userHandle = parts.userHandle?.bytes, !userHandle.isEmpty, userHandle.count <= 64,
+            let user = try await storage.user(handle: userHandle)
+        else { return nil }
+        let clientDataHash = Array(SHA256.hash(data: parts.clientDataJSON.bytes))
+        for credential in try await storage.credentials(userID: user.id) {
+            guard let key = try? publicKeys.key(credentialID: credential.credentialID, coseKey: credential.publicKey, policy: verifier.policy.keyPolicy) else { continue }
+            if key.isValidSignature(parts.signature.bytes, over: [parts.authenticatorData.bytes[...], clientDataHash[...]]) { return credential.credentialID }
+        }
+        return nil
+    }
+
+    // MARK: - Helpers
+
+    /// The ceremony an `auth_session` seals, if it is this client's and has not expired.
+    /// Whether it was already used is decided when it completes.
+    func open(_ authSession: String, clientID: String) throws -> Ceremony {
+        guard !authSession.isEmpty, authSession.utf8.count <= CeremonySeal.maximumTokenBytes * 4 / 3 + 4,
+            let token = Base64URL.decode(authSession), let ceremony = secrets.ceremonies.open(token),
+            ceremony.clientID == clientID, clock.now() < ceremony.expiresAt
+        else { throw Self.invalidAuthSession }
+        return ceremony
+    }
+
+    private static var invalidAuthSession: IdentityError {
+        IdentityError(.invalidGrant, "auth_session is unknown, expired, already used, or belongs to another client", reason: .invalidAuthSession)
+    }
+
+    /// Completes a ceremony; one that was completed before is an invalid `auth_session`.
+    private func complete(_ completion: CeremonyCompletion) async throws {
+        guard try await storage.completeCeremony(completion) else { throw Self.invalidAuthSession }
+    }
+
+    /// Completes a refused ceremony with what the refusal records, so that it cannot be
+    /// tried again. A ceremony already completed records nothing more: the refusal is then
+    /// a replay, answered like any other.
+    private func refuse(_ ceremony: Ceremony, event: AuditEvent? = nil, events: [AuditEvent] = [], use: CeremonyCompletion.CredentialUseUpdate? = nil) async throws {
+        guard try await storage.completeCeremony(CeremonyCompletion(key: ceremony.key, credentialUse: use, events: events + (event.map { [$0] } ?? []))) else {
+            throw Self.invalidAuthSession
+        }
+    }
+
+    /// Verifies a registration; a refused one completes its ceremony.
+    private func verifyRegistration(_ response: RegistrationResponseJSON, _ ceremony: Ceremony) async throws -> VerifiedRegistration {
+        let expectations = RegistrationCeremony(challenge: ceremony.challenge, userVerification: ceremony.userVerification, allowedAlgorithms: configuration.algorithms)
+        do {
+            return try verifier.verifyRegistration(response, for: expectations, at: clock.now())
+        } catch {
+            try await refuse(ceremony)
+            throw IdentityError(.invalidGrant, error.reason, reason: .verification(error.code), credentialID: Base64URL.encode(response.rawId.bytes))
+        }
+    }
+
+    private func makeCredential(_ verified: VerifiedRegistration, userID: UserID) -> PasskeyCredential {
+        PasskeyCredential(
+            credentialID: verified.credentialID,
+            userID: userID,
+            publicKey: verified.publicKey.coseKey,
+            algorithm: verified.publicKey.algorithm,
+            signCount: verified.signCount,
+            isBackupEligible: verified.flags.isBackupEligible,
+            isBackedUp: verified.flags.isBackedUp,
+            isUserVerified: verified.flags.isUserVerified,
+            transports: verified.transports,
+            aaguid: verified.aaguid,
+            attestationFormat: verified.attestation.format.rawValue,
+            isAttestationTrusted: verified.attestation.trust.isTrusted,
+            relyingPartyID: verified.relyingPartyID,
+            createdAt: clock.now(),
+            recordID: UUIDText.random(random.bytes(16)),
+            origin: verified.origin
+        )
+    }
+}
