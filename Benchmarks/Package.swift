@@ -25,7 +25,8 @@ let package = Package(
             dependencies: [
                 .product(name: "WebAuthn", package: "main"),
                 .product(name: "Authenticator", package: "main"),
-                .product(name: "LatchkeyClient", package: "main"),
+                .product(name: "IdentityCore", package: "main"),
+                .product(name: "StorageSQLite", package: "main"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

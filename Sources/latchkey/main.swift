@@ -1,12 +1,10 @@
 import ArgumentParser
-import NIOCore
-import NIOPosix
 
 // `serve` runs every Swift task on the NIO event loops that already own the sockets, so a
 // request is read, handled and answered on one thread instead of hopping between the loops
 // and Swift's own thread pool at each step. It must be installed before the first task
 // starts, which is why the command has this entry point rather than `@main`.
 if CommandLine.arguments.dropFirst().first == "serve" {
-    NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+    EventLoopExecutor.install()
 }
 await Latchkey.runAsync()
