@@ -95,7 +95,7 @@ extension SQLiteStorage {
                 [use.signCountRegressed, update.credentialID])
             return
         }
-        try db.execute(
+        let changes = try db.execute(
             """
             UPDATE credentials SET
                 sign_count = ?,
@@ -103,9 +103,16 @@ extension SQLiteStorage {
                 user_verified = (user_verified OR ?),
                 last_used_at = ?,
                 sign_count_regressed = (sign_count_regressed OR ?)
-            WHERE id = ?
+            WHERE id = ? AND (? IS NULL OR (
+                sign_count = ? AND disabled = 0 AND (SELECT updated_at FROM users WHERE users.id = credentials.user_id) = ?
+            ))
             """,
-            [Int64(use.signCount), use.isBackedUp, use.isUserVerified, usedAt.databaseSeconds, use.signCountRegressed, update.credentialID])
+            [
+                Int64(use.signCount), use.isBackedUp, use.isUserVerified, usedAt.databaseSeconds, use.signCountRegressed, update.credentialID,
+                update.verifiedAgainst.map { _ in 1 } as Int?, update.verifiedAgainst.map { Int64($0.signCount) },
+                update.verifiedAgainst?.ownerUpdatedAt.databaseSeconds,
+            ])
+        if update.verifiedAgainst != nil, changes == 0 { throw StaleRead() }
     }
 
     /// Throws unless the credential's text can be stored exactly (see `TextBinding`).

@@ -49,7 +49,12 @@ public final class SQLiteStorage: IdentityStorage {
         try self.init(path: path, durability: durability, schema: runsMigrations ? .migrate : .requireCurrent)
     }
 
-    private init(path: String, durability: Durability, schema: SchemaPreparation) throws {
+    /// Opens the database with checkpoints every `checkpointFrames` pages, for tests.
+    convenience init(path: String, checkpointFrames: Int32) throws {
+        try self.init(path: path, durability: .normal, schema: .migrate, checkpointFrames: checkpointFrames)
+    }
+
+    private init(path: String, durability: Durability, schema: SchemaPreparation, checkpointFrames: Int32 = Checkpointer.defaultThreshold) throws {
         try Self.createPrivateFileIfMissing(path: path)
         database = try SQLiteDatabase(
             path: path,
@@ -62,15 +67,15 @@ public final class SQLiteStorage: IdentityStorage {
                 try writer.executeScript("PRAGMA journal_mode = WAL")
                 try writer.executeScript("PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
                 try Self.prepareConnection(writer)
-                // Checkpoint when the WAL holds 4000 pages (16 MiB), not SQLite's 1000: the
-                // pages every login changes (the ends of the session and audit indexes, the
-                // passkeys in use) are then copied into the file once per many logins, and
-                // the checkpoint's fsync comes four times less often.
-                try writer.executeScript("PRAGMA wal_autocheckpoint = 4000")
+                // Checkpoints run on a thread of their own (Checkpointer), when the WAL holds
+                // 4000 pages (16 MiB), not SQLite's 1000: the pages every login changes (the
+                // ends of the session and audit indexes, the passkeys in use) are then copied
+                // into the file once per many logins, and the fsync comes four times less often.
             },
             prepareReader: Self.prepareConnection
         )
         completions = CommitQueue(database: database)
+        try database.checkpointInBackground(threshold: checkpointFrames)
         try prepareSchema(schema)
     }
 

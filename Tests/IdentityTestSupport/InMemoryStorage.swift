@@ -132,7 +132,7 @@ public final class InMemoryStorage: IdentityStorage {
             draft.finishedCeremonies.insert(completion.key)
             if let account = completion.newAccount { try draft.createUser(account.user, credential: account.credential) }
             if let credential = completion.newCredential { try draft.addCredential(credential) }
-            if let update = completion.credentialUse { draft.recordUse(update) }
+            if let update = completion.credentialUse { try draft.recordUse(update) }
             draft.events += completion.events
             switch completion.session {
             case .tokens(let start)?:
@@ -447,9 +447,15 @@ private struct State {
 
     /// UV and the regression flag only go from false to true; a refused login (`usedAt ==
     /// nil`) only sets the regression flag.
-    mutating func recordUse(_ update: CeremonyCompletion.CredentialUseUpdate) {
+    mutating func recordUse(_ update: CeremonyCompletion.CredentialUseUpdate) throws {
         let use = update.use
-        guard let index = credentials.firstIndex(where: { $0.credentialID == update.credentialID }) else { return }
+        let index = credentials.firstIndex(where: { $0.credentialID == update.credentialID })
+        if let expected = update.verifiedAgainst, use.usedAt != nil {
+            guard let index, credentials[index].signCount == expected.signCount, !credentials[index].isDisabled,
+                users[credentials[index].userID]?.updatedAt == expected.ownerUpdatedAt
+            else { throw StaleRead() }
+        }
+        guard let index else { return }
         credentials[index].hasSignCountRegressed = credentials[index].hasSignCountRegressed || use.signCountRegressed
         guard let usedAt = use.usedAt else { return }
         credentials[index].signCount = use.signCount

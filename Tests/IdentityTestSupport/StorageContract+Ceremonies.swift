@@ -1,3 +1,4 @@
+import Foundation
 import IdentityCore
 import Testing
 
@@ -100,6 +101,32 @@ extension StorageContract {
 
         let gone = CredentialUse(signCount: 1, isBackedUp: false, isUserVerified: false, usedAt: StorageFixtures.time(3), signCountRegressed: false)
         #expect(try await storage.completeCeremony(CeremonyCompletion(key: StorageFixtures.ceremonyKey("gone"), credentialUse: .init(credentialID: [0x01, 0x02], use: gone))))
+    }
+
+    /// A use verified against a state that no longer holds (the counter moved, the passkey
+    /// was turned off or deleted, the owner changed) writes nothing and throws `StaleRead`;
+    /// verified against the current state, it is stored.
+    static func ceremonyCompletionChecksWhatWasVerified(_ storage: any IdentityStorage) async throws {
+        let (alice, credential) = try await signUp("alice", on: storage)
+        let use = CredentialUse(signCount: 5, isBackedUp: false, isUserVerified: true, usedAt: StorageFixtures.time(10), signCountRegressed: false)
+        func complete(_ label: String, signCount: UInt32, ownerUpdatedAt: Date) async throws -> Bool {
+            try await storage.completeCeremony(CeremonyCompletion(
+                key: StorageFixtures.ceremonyKey(label),
+                credentialUse: .init(credentialID: credential.credentialID, use: use, verifiedAgainst: .init(signCount: signCount, ownerUpdatedAt: ownerUpdatedAt)),
+                events: [AuditEvent(time: StorageFixtures.time(10), kind: .login, userID: alice.id, detail: label)]
+            ))
+        }
+        await #expect(throws: StaleRead(), "another counter") { _ = try await complete("counter", signCount: credential.signCount + 1, ownerUpdatedAt: alice.updatedAt) }
+        await #expect(throws: StaleRead(), "another owner state") { _ = try await complete("owner", signCount: credential.signCount, ownerUpdatedAt: StorageFixtures.time(99)) }
+        #expect(try await storage.setCredentialDisabled(id: credential.credentialID, userID: alice.id, disabled: true))
+        await #expect(throws: StaleRead(), "a disabled passkey") { _ = try await complete("disabled", signCount: credential.signCount, ownerUpdatedAt: alice.updatedAt) }
+        #expect(try await storage.setCredentialDisabled(id: credential.credentialID, userID: alice.id, disabled: false))
+        #expect(try await storage.events(userID: nil, limit: 10).isEmpty, "nothing was written")
+        #expect(try await storage.credential(id: credential.credentialID)?.signCount == credential.signCount)
+
+        #expect(try await complete("current", signCount: credential.signCount, ownerUpdatedAt: alice.updatedAt))
+        #expect(try await storage.credential(id: credential.credentialID)?.signCount == 5)
+        #expect(try await storage.completeCeremony(CeremonyCompletion(key: StorageFixtures.ceremonyKey("counter"))), "a stale completion left its key unused")
     }
 
     /// Purging forgets the keys of ceremonies that expired before the time given, and keeps

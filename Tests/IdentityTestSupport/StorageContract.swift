@@ -39,6 +39,7 @@ public enum StorageContract {
         case ceremonyCompletionIsAllOrNothing
         case ceremonyCompletionRecordsUse
         case ceremonyCompletionRecordsRefusedUse
+        case ceremonyCompletionChecksWhatWasVerified
         case purgeCeremonies
         // Refresh tokens
         case refreshTokenRotation
@@ -90,6 +91,7 @@ public enum StorageContract {
         case .ceremonyCompletionIsAllOrNothing: try await ceremonyCompletionIsAllOrNothing(storage)
         case .ceremonyCompletionRecordsUse: try await ceremonyCompletionRecordsUse(storage)
         case .ceremonyCompletionRecordsRefusedUse: try await ceremonyCompletionRecordsRefusedUse(storage)
+        case .ceremonyCompletionChecksWhatWasVerified: try await ceremonyCompletionChecksWhatWasVerified(storage)
         case .purgeCeremonies: try await purgeCeremonies(storage)
         case .refreshTokenRotation: try await refreshTokenRotation(storage)
         case .refreshTokenReuseRevokesFamily: try await refreshTokenReuseRevokesFamily(storage)

@@ -1,7 +1,7 @@
 import Foundation
 import IdentityCore
 import IdentityTestSupport
-import StorageSQLite
+@testable import StorageSQLite
 import Testing
 
 /// What only the SQLite backend has: a file, a schema, migrations.
@@ -118,6 +118,35 @@ import Testing
             let storage = try SQLiteStorage(path: directory.appendingPathComponent("full.sqlite").path, durability: .full)
             #expect(try await storage.secret(named: "s", orStore: [1]) == [1])
             try storage.close()
+        }
+    }
+}
+
+/// The write-ahead log is copied into the file by the background checkpointer and stays
+/// bounded under writes that never pause; what was written stays readable.
+@Suite struct SQLiteCheckpointTests {
+    @Test func theLogStaysBoundedUnderSustainedWrites() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("latchkey.sqlite").path
+            let storage = try SQLiteStorage(path: path, checkpointFrames: 40)
+            let alice = StorageFixtures.user("alice")
+            let credential = StorageFixtures.credential("alice-1", userID: alice.id)
+            try await storage.createUser(alice, credential: credential)
+            for index in 0..<2000 {
+                let event = AuditEvent(time: StorageFixtures.time(Double(index)), kind: .login, userID: alice.id, detail: String(repeating: "x", count: 200))
+                #expect(try await storage.completeCeremony(CeremonyCompletion(key: StorageFixtures.ceremonyKey("k\(index)"), events: [event])))
+            }
+            // Give the checkpointer a moment to catch up with the last batch.
+            try await Task.sleep(for: .milliseconds(300))
+            let walBytes = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.intValue ?? 0
+            // Unbounded, 2000 transactions of a few pages each would leave tens of megabytes.
+            #expect(walBytes < 4 * 40 * 4200 + 1_000_000, "the WAL is \(walBytes) bytes")
+            #expect(try await storage.events(userID: alice.id, limit: 5000).count == 2000)
+            #expect(try await storage.credential(id: credential.credentialID) == credential)
+            try storage.close()
+            let reopened = try SQLiteStorage(path: path)
+            #expect(try await reopened.events(userID: alice.id, limit: 5000).count == 2000, "everything reached the file")
+            try reopened.close()
         }
     }
 }

@@ -54,11 +54,30 @@ public struct CeremonyCompletion: Sendable {
         public let credentialID: [UInt8]
         /// What changed.
         public let use: CredentialUse
+        /// What the login verified against; a use (not a refusal) is stored only while it
+        /// still holds, and otherwise the completion throws ``StaleRead``, writing nothing.
+        public let verifiedAgainst: VerifiedState?
 
         /// Creates the update.
-        public init(credentialID: [UInt8], use: CredentialUse) {
+        public init(credentialID: [UInt8], use: CredentialUse, verifiedAgainst: VerifiedState? = nil) {
             self.credentialID = credentialID
             self.use = use
+            self.verifiedAgainst = verifiedAgainst
+        }
+    }
+
+    /// The state of a passkey and its owner that a login was verified against: the passkey
+    /// still enabled with this counter, its owner unchanged since `ownerUpdatedAt`.
+    public struct VerifiedState: Sendable, Hashable {
+        /// The counter the assertion's counter was compared with.
+        public let signCount: UInt32
+        /// The owner's `updatedAt`, for the claims of the tokens issued.
+        public let ownerUpdatedAt: Date
+
+        /// Creates the state.
+        public init(signCount: UInt32, ownerUpdatedAt: Date) {
+            self.signCount = signCount
+            self.ownerUpdatedAt = ownerUpdatedAt
         }
     }
 }

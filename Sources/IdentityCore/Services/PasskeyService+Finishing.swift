@@ -152,6 +152,26 @@ extension PasskeyService {
         _ ceremony: Ceremony, _ response: AuthenticationResponseJSON, expectedUserID: UserID?, findsUnnamedCredential: Bool,
         startSession: (SignedIn) throws -> (SessionRecord?, Started)
     ) async throws -> (SignedIn, Started) {
+        // A completion refused as stale wrote nothing, the ceremony included: verify again
+        // against a fresh read. Another sign-in with the same passkey at the same moment can
+        // make that happen again; three attempts are plenty for any real use.
+        for attempt in 0..<3 {
+            do {
+                return try await attemptLogin(
+                    ceremony, response, expectedUserID: expectedUserID, findsUnnamedCredential: findsUnnamedCredential, cached: attempt == 0,
+                    startSession: startSession
+                )
+            } catch is StaleRead {
+                continue
+            }
+        }
+        throw IdentityError(.invalidGrant, "this passkey was used by other sign-ins at the same moment; try again", reason: .verification(.signCountRegressed))
+    }
+
+    private func attemptLogin<Started>(
+        _ ceremony: Ceremony, _ response: AuthenticationResponseJSON, expectedUserID: UserID?, findsUnnamedCredential: Bool, cached: Bool,
+        startSession: (SignedIn) throws -> (SessionRecord?, Started)
+    ) async throws -> (SignedIn, Started) {
         var response = response
         if findsUnnamedCredential, response.rawId.bytes.isEmpty {
             guard let found = try await credentialID(madeBy: response) else {
@@ -169,7 +189,14 @@ extension PasskeyService {
         func failed(_ detail: String, userID: UserID?) -> AuditEvent {
             AuditEvent(time: clock.now(), kind: .loginFailed, userID: userID, clientID: ceremony.clientID, credentialID: encodedID, detail: detail)
         }
-        guard let (credential, user) = try await storage.credentialWithOwner(id: credentialID) else {
+        // A passkey read before, from this instance's cache, unless this is the retry of a
+        // completion that found the cached state stale; see CredentialCache.
+        var record = cached ? signInRecords.entry(credentialID) : nil
+        if record == nil {
+            record = try await storage.credentialWithOwner(id: credentialID)
+            if let record { signInRecords.store(record) } else { signInRecords.forget(credentialID) }
+        }
+        guard let (credential, user) = record else {
             try await refuse(ceremony, event: failed("unknown credential", userID: nil))
             throw IdentityError(
                 .invalidGrant, "this passkey is not registered here; the app should signal it as unknown to the platform",
@@ -181,6 +208,7 @@ extension PasskeyService {
             throw IdentityError(.invalidGrant, "the passkey does not belong to the account the request named", reason: .userMismatch)
         }
         guard !credential.isDisabled else {
+            signInRecords.forget(credentialID)
             try await refuse(ceremony, event: failed("disabled passkey", userID: user.id))
             throw IdentityError(.invalidGrant, "this passkey has been disabled on this account", reason: .credentialDisabled, credentialID: encodedID)
         }
@@ -231,7 +259,17 @@ extension PasskeyService {
         )
         let signedIn = SignedIn(user: user, userVerified: verified.flags.isUserVerified, credentialID: credentialID, isNewAccount: false)
         let (session, started) = try startSession(signedIn)
-        try await complete(CeremonyCompletion(key: ceremony.key, credentialUse: .init(credentialID: credentialID, use: use), events: events, session: session))
+        let verifiedAgainst = CeremonyCompletion.VerifiedState(signCount: credential.signCount, ownerUpdatedAt: user.updatedAt)
+        try await complete(CeremonyCompletion(
+            key: ceremony.key, credentialUse: .init(credentialID: credentialID, use: use, verifiedAgainst: verifiedAgainst), events: events, session: session
+        ))
+        var used = credential
+        used.signCount = use.signCount
+        used.isBackedUp = use.isBackedUp
+        used.isUserVerified = used.isUserVerified || use.isUserVerified
+        used.lastUsedAt = now
+        used.hasSignCountRegressed = used.hasSignCountRegressed || regressed
+        signInRecords.store((used, user))
         return (signedIn, started)
     }
 

@@ -15,6 +15,7 @@ public struct PasskeyService: Sendable {
     let clock: any WallClock
     let random: any RandomSource
     let publicKeys = PublicKeyCache()
+    let signInRecords = CredentialCache()
 
     /// Creates the service.
     public init(

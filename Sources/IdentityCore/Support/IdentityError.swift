@@ -116,6 +116,14 @@ extension IdentityError {
     }
 }
 
+/// A completion's passkey or owner changed since the login read them (another sign-in,
+/// disabling, deleting, a profile change): nothing was written, and the login can be
+/// verified again against what is stored now.
+public struct StaleRead: Error, Sendable, Hashable {
+    /// Creates the error.
+    public init() {}
+}
+
 /// A failure a store reports for a write that would break a uniqueness rule.
 public struct StoreConflict: Error, Sendable, Hashable {
     /// What would have been duplicated.

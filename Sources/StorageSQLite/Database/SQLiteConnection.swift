@@ -42,6 +42,9 @@ final class SQLiteConnection: @unchecked Sendable {
         sqlite3_close_v2(handle)
     }
 
+    /// Runs `body` with the connection's handle, for SQLite calls this type does not wrap.
+    func withHandle<T>(_ body: (OpaquePointer) -> T) -> T { body(handle) }
+
     /// Runs SQL text that may hold several statements and binds nothing (migrations, pragmas).
     func executeScript(_ sql: String) throws {
         var error: UnsafeMutablePointer<CChar>?

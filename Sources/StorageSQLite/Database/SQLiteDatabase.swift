@@ -20,6 +20,7 @@ final class SQLiteDatabase: Sendable {
     private let readsOnWriter: Bool
     private let prepareReader: @Sendable (SQLiteConnection) throws -> Void
     private let closed = Mutex(false)
+    private let checkpointer = Mutex<Checkpointer?>(nil)
 
     /// Idle readers kept beyond this are closed.
     private static let maximumIdleReaders = 8
@@ -52,9 +53,21 @@ final class SQLiteDatabase: Sendable {
         return try body(writer)
     }
 
+    /// Moves checkpoints from the writer's commits to a thread of their own (``Checkpointer``).
+    func checkpointInBackground(threshold: Int32) throws {
+        let started = try Checkpointer(path: path, database: self, threshold: threshold)
+        try withWriter { writer in writer.handOffCheckpoints(to: started) }
+        checkpointer.withLock { $0 = started }
+    }
+
+    deinit {
+        checkpointer.withLock { $0?.stop() }
+    }
+
     /// Checkpoints the WAL into the file and refuses every later call; the connections
     /// close when the value goes away.
     func close() throws {
+        checkpointer.withLock { $0?.stop() }
         try withWriter { writer in
             try writer.executeScript("PRAGMA wal_checkpoint(TRUNCATE)")
             closed.withLock { $0 = true }
