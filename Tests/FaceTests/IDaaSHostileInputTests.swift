@@ -87,6 +87,23 @@ struct IDaaSHostileInputTests {
         #expect(large.status == .contentTooLarge && large.json["errorCode"] as? String == "body_too_large")
     }
 
+    /// A path under /api/web that no route has, or a method its route does not take, is an
+    /// ErrorInfo 404 too; paths elsewhere keep the router's own answer.
+    @Test func unroutedPathsAnswerErrorInfo() async throws {
+        let client = try await RouterClient.start(yaml: Self.yaml)
+        defer { client.remove() }
+        let unrouted: [(HTTPRequest.Method, String)] = [
+            (.get, "/api/web/v1/adminapi/authenticate"), (.delete, "/api/web/v1/authentication/logout"), (.get, "/api/web/nothing/here"),
+            (.post, "/api/web/v9/users/userid"), (.patch, "/api/web/v1/fidotokens/x"), (.get, "/api/web/"),
+        ]
+        for (method, path) in unrouted {
+            let reply = try await client.send(method, path)
+            #expect(reply.status == .notFound && reply.json["errorCode"] as? String == "not_found", "\(method) \(path) → \(reply.status.code) \(reply.text)")
+        }
+        let elsewhere = try await client.send(.get, "/api/webhooks")
+        #expect(elsewhere.status == .notFound && elsewhere.json["errorCode"] == nil)
+    }
+
     @Test func administrationTokensExpire() async throws {
         let client = try await RouterClient.start(yaml: Self.yaml)
         defer { client.remove() }

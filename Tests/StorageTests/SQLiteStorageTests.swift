@@ -150,3 +150,57 @@ import Testing
         }
     }
 }
+
+/// A database written by an earlier build (schema v4, migrations listed where that build's
+/// library listed them) upgrades in place, keeping every account, passkey, session and
+/// event.
+@Suite struct SQLiteUpgradeTests {
+    @Test func aVersion4DatabaseUpgradesInPlace() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("old.sqlite").path
+            do {
+                let old = try SQLiteConnection(path: path)
+                try old.executeScript("PRAGMA journal_mode = WAL")
+                try old.executeScript("CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+                for migration in Migrations.all.prefix(4) {
+                    try old.executeScript(migration.sql)
+                    try old.execute("INSERT INTO grdb_migrations (identifier) VALUES (?)", [migration.name])
+                }
+                try old.executeScript("""
+                    INSERT INTO users (id, user_handle, email, created_at, updated_at) VALUES ('user-ada', x'0102', 'ada@example.com', 1, 1);
+                    INSERT INTO credentials (id, user_id, public_key, algorithm, sign_count, backup_eligible, backed_up, user_verified, transports,
+                        aaguid, attestation_format, attestation_trusted, relying_party_id, name, created_at, last_used_at, sign_count_regressed,
+                        record_id, disabled, origin)
+                        VALUES (x'0a0b', 'user-ada', x'a1', -7, 3, 1, 1, 1, '["internal"]', '00000000-0000-0000-0000-000000000000', 'none', 0,
+                        'localhost', 'Laptop', 1, NULL, 0, '11111111-1111-4111-8111-111111111111', 0, NULL);
+                    INSERT INTO ceremonies (id, kind, client_id, challenge, user_verification, allowed_credential_ids, created_at, expires_at)
+                        VALUES ('c1', 'login', 'demo', x'00', 'preferred', '[]', 1, 9999999999);
+                    INSERT INTO refresh_token_families (id, user_id, client_id, created_at) VALUES ('family-1', 'user-ada', 'demo', 1);
+                    INSERT INTO refresh_tokens (token_hash, family_id, user_id, client_id, scopes, audience, authenticated_at, user_verified, issued_at, expires_at)
+                        VALUES (x'aa', 'family-1', 'user-ada', 'demo', '["openid"]', 'aud', 1, 1, 1, 9999999999);
+                    INSERT INTO audit_events (time, kind, user_id, detail) VALUES (1, 'signup', 'user-ada', 'old event');
+                    """)
+            }
+
+            let storage = try SQLiteStorage(path: path)
+            #expect(try storage.appliedMigrations() == SQLiteStorage.knownMigrations)
+            let credential = try #require(try await storage.credential(id: [0x0a, 0x0b]))
+            #expect(credential.name == "Laptop" && credential.signCount == 3 && credential.transports == ["internal"])
+            #expect(try await storage.user(identifier: .email("ada@example.com"))?.id.rawValue == "user-ada")
+            #expect(try await storage.isSessionActive(familyID: "family-1"))
+            let rotated = try await storage.rotateRefreshToken(hash: [0xaa], clientID: "demo", newHash: [0xbb], newExpiresAt: StorageFixtures.time(99_999), at: StorageFixtures.time(2))
+            guard case .rotated(let previous) = rotated else { throw TestFailure("the old refresh token did not rotate: \(rotated)") }
+            #expect(previous.scopes == ["openid"])
+            #expect(try await storage.events(userID: UserID(rawValue: "user-ada"), limit: 10).map(\.detail) == ["old event"])
+            let event = AuditEvent(time: StorageFixtures.time(3), kind: .login, userID: UserID(rawValue: "user-ada"), detail: "new event")
+            #expect(try await storage.completeCeremony(CeremonyCompletion(key: StorageFixtures.ceremonyKey("k"), events: [event])))
+            #expect(try await storage.events(userID: UserID(rawValue: "user-ada"), limit: 10).map(\.detail) == ["new event", "old event"])
+            try storage.close()
+        }
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

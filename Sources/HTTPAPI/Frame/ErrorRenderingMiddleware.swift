@@ -40,3 +40,27 @@ public struct ErrorRenderingMiddleware<Context: RequestContext, Renderer: FaceEr
         }
     }
 }
+
+/// Renders, in a face's envelope, the router's own refusal of a path under the face's
+/// prefix that no route matches (or a method its route does not take): such requests
+/// never reach the face's route groups, so their error middleware cannot. Added to the
+/// router as a whole, it lets every other path pass untouched.
+public struct UnroutedPathMiddleware<Context: RequestContext, Renderer: FaceErrorRenderer>: RouterMiddleware {
+    let prefix: String
+    let renderer: Renderer
+
+    /// Creates the middleware for paths starting with `prefix`.
+    public init(prefix: String, renderer: Renderer) {
+        self.prefix = prefix
+        self.renderer = renderer
+    }
+
+    @concurrent public func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.uri.path.hasPrefix(prefix) else { return try await next(request, context) }
+        do {
+            return try await next(request, context)
+        } catch let error as any HTTPResponseError where error.status == .notFound || error.status == .methodNotAllowed {
+            return renderer.response(for: IdentityError(.notFound, "no endpoint has this path and method"))
+        }
+    }
+}

@@ -84,6 +84,10 @@ extension Router where Context == BasicRequestContext {
         open.post("v1/authentication/logout") { request, _ in
             try await authentication.logout(request)
         }
+
+        // A path under /api/web that no route answers, or a method a route does not take,
+        // gets IDaaS's ErrorInfo too, not the router's bare 404.
+        add(middleware: UnroutedPathMiddleware(prefix: "/api/web/", renderer: IDaaSErrors()))
     }
 
     /// The user a path's `{id}` (a user UUID) names.

@@ -9,8 +9,8 @@ public struct AdminApplication: Sendable, Hashable {
     public let id: String
     /// A name for logs and audit events.
     public let name: String
-    /// SHA-256 of the shared secret: the secret itself is not kept in memory longer than
-    /// configuration loading takes, and comparing digests takes the same time for any guess.
+    /// SHA-256 of the shared secret. Comparing digests of equal length, in constant time,
+    /// takes the same time for any guess, whatever its length.
     let secretDigest: [UInt8]
 
     /// Creates an application from its configured secret.

@@ -288,6 +288,8 @@ struct IDaaSFaceTests {
         #expect(badState.status == 400 && Self.parameter(badState, "field") == "state")
         #expect(try await running.http.json("PUT", "/api/web/v1/fidotokens/\(tokenID)", ["state": "ACTIVE"], headers: ["Authorization": admin]).status == 200)
         #expect(try await app.signIn().status == 200)
+        let renamed = try await running.http.json("PUT", "/api/web/v1/fidotokens/\(tokenID)", ["name": "Work phone"], headers: ["Authorization": admin])
+        #expect(renamed.status == 200 && renamed.json["name"] as? String == "Work phone", "\(renamed.text)")
 
         // A deleted passkey: 204, then 404, and its sign-in is refused as unknown.
         let delete = try await running.http.send("DELETE", "/api/web/v1/fidotokens/\(tokenID)", contentType: nil, headers: ["Authorization": admin])
@@ -307,7 +309,7 @@ struct IDaaSFaceTests {
 
         // Every admin action is an audit event naming the administration application.
         let events = try await running.storage().events(userID: nil, limit: 200)
-        for kind in [AuditEvent.Kind.adminAuthenticated, .credentialDisabled, .credentialEnabled, .credentialDeleted] {
+        for kind in [AuditEvent.Kind.adminAuthenticated, .credentialDisabled, .credentialEnabled, .credentialRenamed, .credentialDeleted] {
             #expect(events.contains { $0.kind == kind && $0.clientID == IDaaSSampleApp.adminID }, "\(kind)")
         }
         #expect(events.contains { $0.kind == .enrollment && $0.detail.contains(IDaaSSampleApp.adminID) })
@@ -438,5 +440,75 @@ struct IDaaSFaceTests {
         let hosted = try await android.signIn()
         #expect(hosted.status == 200, "\(hosted.text)")
         #expect(hosted.json["userId"] as? String == "hopper@example.com")
+
+        // Created through the Kratos face, used through the IDaaS face.
+        var kratosUser = KratosSampleApp(server: running.url, platform: .iOS)
+        let kratosSignUp = try await kratosUser.signUp(email: "lovelace@example.com")
+        #expect(kratosSignUp.status == 200, "\(kratosSignUp.text)")
+        var fromKratos = IDaaSSampleApp(server: running.url, platform: .iOS)
+        fromKratos.authenticator = kratosUser.authenticator
+        fromKratos.credentials = kratosUser.credentials
+        let kratosPasskey = try await fromKratos.signIn(userID: "lovelace@example.com")
+        #expect(kratosPasskey.status == 200, "\(kratosPasskey.text)")
+        #expect(kratosPasskey.json["userId"] as? String == "lovelace@example.com")
+    }
+
+    /// The Android sample sends no `credentialId`: the pipeline finds the passkey after the
+    /// transaction is opened, and every refusal there uses the transaction up, writes its
+    /// audit event and nothing else.
+    @Test func androidSignInsWithoutCredentialIDAreCheckedInThePipeline() async throws {
+        let running = try await Self.start()
+        defer { running.server.stop() }
+        let visitor = BrowserAgent(server: running.url)
+        #expect(try await visitor.signUp(email: "ada@example.com").status == 200)
+        _ = try await running.signUp("bob@example.com")
+        var app = IDaaSSampleApp(server: running.url, platform: .android)
+        app.authenticator = visitor.authenticator
+        app.credentials = visitor.credentials
+        func state() async throws -> (Date?, Int) {
+            let storage = try running.storage()
+            return (try await storage.credential(id: app.credentials[0].credentialID)?.lastUsedAt, try await storage.events(userID: nil, limit: 500).count)
+        }
+        let before = try await state()
+
+        // A tampered signature verifies under none of the user's passkeys.
+        let first = try await app.requestChallenge()
+        let transaction = try #require(first.json["token"] as? String)
+        var tampered = try app.assert(first)
+        #expect(tampered["credentialId"] == nil, "as the sample sends it")
+        var signature = try #require(Base64URLBytes(base64URL: tampered["signature"] as? String ?? "")).bytes
+        signature[signature.count - 1] ^= 0x01
+        tampered["signature"] = Base64URL.encode(signature)
+        let refused = try await app.complete(token: transaction, fidoResponse: tampered)
+        #expect(refused.status == 401 && Self.errorCode(refused) == "authentication_failed", "\(refused.text)")
+        #expect(Self.parameter(refused, "check") == "bad_signature")
+        let replay = try await app.complete(token: transaction, fidoResponse: tampered)
+        #expect(replay.status == 401 && Self.errorCode(replay) == "transaction_invalid", "the refusal used the transaction up")
+        let afterTampered = try await state()
+        #expect(afterTampered.0 == before.0, "the passkey was not used")
+        #expect(afterTampered.1 == before.1 + 1, "one audit event, the refusal's")
+
+        // A `userId` that names another account, or no account, is refused the same way,
+        // before the passkey is used.
+        for named in ["bob@example.com", "nobody@example.com"] {
+            let challenge = try await app.requestChallenge()
+            let reply = try await app.http.json(
+                "POST", "/api/web/v1/authentication/users/authenticate/PASSKEY/complete",
+                ["applicationId": IDaaSSampleApp.applicationID, "userId": named, "fidoResponse": try app.assert(challenge)],
+                headers: ["Authorization": try #require(challenge.json["token"] as? String)]
+            )
+            #expect(reply.status == 401 && Self.errorCode(reply) == "authentication_failed" && Self.parameter(reply, "field") == "userId", "\(named): \(reply.text)")
+            #expect(reply.json["token"] == nil)
+        }
+        #expect(try await state().0 == before.0, "the passkey was not used")
+
+        // An unknown application at the finish.
+        let challenge = try await app.requestChallenge()
+        let unknown = try await app.complete(token: try #require(challenge.json["token"] as? String), fidoResponse: try app.assert(challenge), applicationID: "nope")
+        #expect(unknown.status == 400 && Self.errorCode(unknown) == "application_not_found", "\(unknown.text)")
+
+        // And the sample's own sign-in, with a user named and without.
+        #expect(try await app.signIn().status == 200)
+        #expect(try await app.signIn(userID: "ada@example.com").status == 200)
     }
 }
