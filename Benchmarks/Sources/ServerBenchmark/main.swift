@@ -202,6 +202,19 @@ func encoded(_ value: some Encodable) throws -> Any {
     try JSONSerialization.jsonObject(with: JSONEncoder().encode(value))
 }
 
+/// A challenge answer of the Auth0-shaped API, decoded in one step.
+struct ChallengeAnswer<Options: Decodable>: Decodable {
+    let authn_params_public_key: Options
+    let auth_session: String
+}
+
+/// The webauthn grant's body, written directly: the client's share of each ceremony stays
+/// small next to the server's.
+func tokenRequest(authSession: String, response: some Encodable) throws -> [UInt8] {
+    Array(#"{"grant_type":"urn:okta:params:oauth:grant-type:webauthn","client_id":"demo","scope":"\#(scope)","auth_session":"\#(authSession)","authn_response":"#.utf8)
+        + Array(try JSONEncoder().encode(response)) + [UInt8(ascii: "}")]
+}
+
 func decoded<T: Decodable>(_ type: T.Type, _ value: Any?) throws -> T {
     try JSONDecoder().decode(T.self, from: JSONSerialization.data(withJSONObject: value ?? [:]))
 }
@@ -251,12 +264,10 @@ print("server \(options.binary) on port \(port), \(options.concurrency) clients,
 let rawBefore = try rawP256VerifiesPerSecond()
 
 let signups = try run("sign-up", total: options.signups, concurrency: options.concurrency, port: port, serverPID: pid) { http, index in
-    let start = try expect(http.send("POST", "/passkey/register", object: ["client_id": "demo", "user_profile": ["email": "user\(index)@bench.example"]])).json()
-    let (response, credential) = try authenticator.makeCredential(try decoded(PublicKeyCredentialCreationOptionsJSON.self, start["authn_params_public_key"]), origin: origin)
-    _ = try expect(http.send("POST", "/oauth/token", object: [
-        "grant_type": "urn:okta:params:oauth:grant-type:webauthn", "client_id": "demo", "scope": scope,
-        "auth_session": start["auth_session"] as? String ?? "", "authn_response": try encoded(response),
-    ]))
+    let body = Array(#"{"client_id":"demo","user_profile":{"email":"user\#(index)@bench.example"}}"#.utf8)
+    let start = try JSONDecoder().decode(ChallengeAnswer<PublicKeyCredentialCreationOptionsJSON>.self, from: Data(expect(http.send("POST", "/passkey/register", json: body)).body))
+    let (response, credential) = try authenticator.makeCredential(start.authn_params_public_key, origin: origin)
+    _ = try expect(http.send("POST", "/oauth/token", json: try tokenRequest(authSession: start.auth_session, response: response)))
     users.store(credential, at: index)
 }
 
@@ -271,12 +282,10 @@ let signups = try run("sign-up", total: options.signups, concurrency: options.co
 @Sendable func login(_ http: HTTPConnection, _ index: Int) throws {
     let user = userIndex(index)
     guard var credential = users.take(user) else { return }
-    let start = try expect(http.send("POST", "/passkey/challenge", object: ["client_id": "demo"])).json()
-    let assertion = try authenticator.getAssertion(try decoded(PublicKeyCredentialRequestOptionsJSON.self, start["authn_params_public_key"]), origin: origin, credential: &credential)
-    _ = try expect(http.send("POST", "/oauth/token", object: [
-        "grant_type": "urn:okta:params:oauth:grant-type:webauthn", "client_id": "demo", "scope": scope,
-        "auth_session": start["auth_session"] as? String ?? "", "authn_response": try encoded(assertion),
-    ]))
+    let reply = try expect(http.send("POST", "/passkey/challenge", json: Array(#"{"client_id":"demo"}"#.utf8)))
+    let start = try JSONDecoder().decode(ChallengeAnswer<PublicKeyCredentialRequestOptionsJSON>.self, from: Data(reply.body))
+    let assertion = try authenticator.getAssertion(start.authn_params_public_key, origin: origin, credential: &credential)
+    _ = try expect(http.send("POST", "/oauth/token", json: try tokenRequest(authSession: start.auth_session, response: assertion)))
     users.store(credential, at: user)
 }
 let logins = try run("login", total: options.logins, concurrency: options.concurrency, port: port, serverPID: pid, operation: login)
