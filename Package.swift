@@ -47,7 +47,13 @@ let package = Package(
         .target(name: "WebAuthnCorpus", dependencies: ["WebAuthn"], swiftSettings: strictSettings),
 
         // The identity server.
-        .target(name: "IdentityCore", dependencies: ["WebAuthn", crypto], swiftSettings: strictSettings),
+        .target(
+            name: "IdentityCore",
+            dependencies: ["WebAuthn", crypto, cryptoExtras],
+            // The 10,000 most common passwords (zxcvbn's frequency list, MIT), refused as new passwords.
+            resources: [.copy("Resources/common-passwords.txt")],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "AppAssociation",
             dependencies: ["WebAuthn"],

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the release server and the benchmark, then drives the server over loopback.
-#   scripts/bench-server.sh [--concurrency N] [--signups N] [--logins N] [--pages N] [--seed N]
+#   scripts/bench-server.sh [--concurrency N] [--signups N] [--logins N] [--pages N] [--seed N] [--passwords N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "building release binaries…"

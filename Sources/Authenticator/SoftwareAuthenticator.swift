@@ -48,6 +48,9 @@ public struct SoftwareAuthenticator: Sendable {
     public var createsSyncedCredentials: Bool
     /// Whether the user is verified (UV) on every ceremony.
     public var verifiesUser: Bool
+    /// Whether the user is present (UP). A conditional create (an automatic passkey
+    /// upgrade) makes its passkey without asking, so with UP clear.
+    public var confirmsPresence = true
 
     /// Creates an authenticator.
     public init(aaguid: AAGUID = .zero, attestation: Attestation = .none, createsSyncedCredentials: Bool = false, verifiesUser: Bool = true) {
@@ -183,7 +186,7 @@ public struct SoftwareAuthenticator: Sendable {
     }
 
     private func flags() -> AuthenticatorFlags {
-        var flags: AuthenticatorFlags = [.userPresent]
+        var flags: AuthenticatorFlags = confirmsPresence ? [.userPresent] : []
         if verifiesUser { flags.insert(.userVerified) }
         if createsSyncedCredentials { flags.formUnion([.backupEligible, .backedUp]) }
         return flags

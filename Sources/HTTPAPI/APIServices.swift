@@ -11,11 +11,17 @@ public struct AuthenticationAPIServices: Sendable {
     public let clients: ClientRegistry
     /// The authorization code exchange.
     public let authorization: AuthorizationService
+    /// Password sign-up and sign-in, for accounts that still have a password.
+    public let passwords: PasswordService
     /// Request bodies.
     package let body: RequestBodyReader
 
     /// Creates the set.
-    public init(passkeys: PasskeyService, tokens: TokenService, clients: ClientRegistry, authorization: AuthorizationService, maximumBodyBytes: Int) {
+    public init(
+        passkeys: PasskeyService, tokens: TokenService, clients: ClientRegistry, authorization: AuthorizationService, passwords: PasswordService,
+        maximumBodyBytes: Int
+    ) {
+        self.passwords = passwords
         self.passkeys = passkeys
         self.tokens = tokens
         self.clients = clients
@@ -30,6 +36,8 @@ public struct MyAccountServices: Sendable {
     public let passkeys: PasskeyService
     /// The signed-in user's passkeys.
     public let accounts: AccountService
+    /// The signed-in user's password.
+    public let passwords: PasswordService
     /// Bearer token checks.
     public let tokens: TokenService
     /// Provider names by AAGUID.
@@ -40,7 +48,11 @@ public struct MyAccountServices: Sendable {
     package let body: RequestBodyReader
 
     /// Creates the set.
-    public init(passkeys: PasskeyService, accounts: AccountService, tokens: TokenService, authenticatorNames: AuthenticatorNames, publicURL: String, maximumBodyBytes: Int) {
+    public init(
+        passkeys: PasskeyService, accounts: AccountService, passwords: PasswordService, tokens: TokenService, authenticatorNames: AuthenticatorNames,
+        publicURL: String, maximumBodyBytes: Int
+    ) {
+        self.passwords = passwords
         self.passkeys = passkeys
         self.accounts = accounts
         self.tokens = tokens

@@ -9,6 +9,8 @@ public struct HostedPages: Sendable {
     public let passkeys: PasskeyService
     /// The signed-in user's account and passkeys.
     public let accounts: AccountService
+    /// Password sign-in, for accounts that still have one, and removing it.
+    public let passwords: PasswordService
     /// The authorization code flow.
     public let authorization: AuthorizationService
     /// Provider names by AAGUID.
@@ -32,8 +34,8 @@ public struct HostedPages: Sendable {
 
     /// Creates the set.
     public init(
-        passkeys: PasskeyService, accounts: AccountService, authorization: AuthorizationService, authenticatorNames: AuthenticatorNames,
-        publicURL: String, maximumBodyBytes: Int,
+        passkeys: PasskeyService, accounts: AccountService, passwords: PasswordService, authorization: AuthorizationService,
+        authenticatorNames: AuthenticatorNames, publicURL: String, maximumBodyBytes: Int,
         sessions: BrowserSessionService, relyingPartyID: String, relyingPartyName: String,
         signupIdentifiers: Set<ProfileValidation.IdentifierKind>,
         publicOrigin: String,
@@ -43,6 +45,7 @@ public struct HostedPages: Sendable {
         self.random = random
         self.passkeys = passkeys
         self.accounts = accounts
+        self.passwords = passwords
         self.authorization = authorization
         self.authenticatorNames = authenticatorNames
         self.publicURL = PublicURL.trimmed(publicURL)

@@ -32,6 +32,26 @@ struct NameChange: Decodable {
     let name: String?
 }
 
+struct PasswordSignIn: Decodable {
+    let username: String?
+    let password: String?
+    let return_to: String?
+}
+
+struct PasswordSignup: Decodable {
+    let email: String?
+    let password: String?
+    let name: String?
+    let return_to: String?
+}
+
+/// A password sign-in's answer: where to go, and, for an account without a passkey, the
+/// automatic upgrade to try first.
+struct PasswordSessionResult: Encodable {
+    let redirect_to: String
+    let upgrade: CeremonyOptions<PublicKeyCredentialCreationOptionsJSON>?
+}
+
 struct CeremonyOptions<Options: Encodable>: Encodable {
     let options: Options
     let auth_session: String
@@ -61,15 +81,32 @@ extension Router where Context == BasicRequestContext {
             let (_, (token, _)) = try await pages.passkeys.finishCeremony(
                 client: client, authSession: body.auth_session, response: body.response, startSession: pages.sessions.begin
             )
-            // A sign-in replaces the browser's previous session (after `prompt=login`, or as
-            // another account), so that one ends.
-            try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
-            var response = JSONResponse.make(["redirect_to": ReturnTo.validated(body.return_to)])
-            response.headers.append(HTTPField(
-                name: .setCookie,
-                value: Cookies.setCookie(pages.sessionCookie, token, maxAge: Int(pages.sessions.lifetime), sameSite: "Lax", secure: pages.secureCookies)
-            ))
-            return response
+            return try await Self.signedIn(pages, request, token: token, ["redirect_to": ReturnTo.validated(body.return_to)])
+        }
+        actions.on("password-session", method: .post) { request, _ in
+            let body = try await pages.body.json(PasswordSignIn.self, from: request)
+            let user = try await pages.passwords.signIn(client: client, username: body.username, password: body.password)
+            let (token, session) = try await pages.sessions.start(for: user)
+            var upgrade: CeremonyOptions<PublicKeyCredentialCreationOptionsJSON>?
+            if try await pages.accounts.passkeys(of: user.id).isEmpty {
+                let challenge = try await pages.passkeys.startConditionalEnrollment(
+                    userID: user.id, clientID: client.clientID, passwordSignInAt: session.authenticatedAt
+                )
+                upgrade = CeremonyOptions(options: challenge.options, auth_session: challenge.authSession)
+            }
+            return try await Self.signedIn(pages, request, token: token, PasswordSessionResult(redirect_to: ReturnTo.validated(body.return_to), upgrade: upgrade))
+        }
+        // Only for browsers that cannot create a passkey: sign-up stays passkey-first.
+        actions.on("password-signup", method: .post) { request, _ in
+            let body = try await pages.body.json(PasswordSignup.self, from: request)
+            let user = try await pages.passwords.signUp(client: client, email: body.email, password: body.password, name: body.name)
+            let (token, _) = try await pages.sessions.start(for: user)
+            return try await Self.signedIn(pages, request, token: token, PasswordSessionResult(redirect_to: ReturnTo.validated(body.return_to), upgrade: nil))
+        }
+        actions.on("password", method: .delete) { request, _ in
+            let session = try await pages.requireSession(request)
+            try await pages.passwords.remove(userID: session.userID)
+            return try await Self.signalData(pages, session.userID)
         }
         actions.on("logout", method: .post) { request, _ in
             try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
@@ -109,6 +146,17 @@ extension Router where Context == BasicRequestContext {
             _ = try await pages.accounts.updateName(of: session.userID, to: body.name)
             return try await Self.signalData(pages, session.userID)
         }
+    }
+
+    /// Hands the browser the session just started. A sign-in replaces the browser's previous
+    /// session (after `prompt=login`, or as another account), so that one ends.
+    private static func signedIn(_ pages: HostedPages, _ request: Request, token: String, _ result: some Encodable) async throws -> Response {
+        try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
+        var response = JSONResponse.make(result)
+        response.headers.append(HTTPField(
+            name: .setCookie, value: Cookies.setCookie(pages.sessionCookie, token, maxAge: Int(pages.sessions.lifetime), sameSite: "Lax", secure: pages.secureCookies)
+        ))
+        return response
     }
 
     /// What the page passes to the Signal API after a change: the account's names and the

@@ -45,11 +45,14 @@ extension Router where Context == BasicRequestContext {
                     }
                     let user = try await pages.accounts.user(session.userID)
                     let passkeys = try await pages.accounts.passkeys(of: session.userID)
+                    let password = try await pages.passwords.password(of: session.userID)
                     let data = pages.accountData(user, passkeys)
                     let added = (try? QueryString.parameters(of: request, reader: pages.body)["added"]) != nil
                     return pages.render(
                         request, title: "Your account", page: "account",
-                        body: Pages.account(user: user, passkeys: passkeys, names: pages.authenticatorNames, data: data, notice: added ? "Passkey added." : nil),
+                        body: Pages.account(
+                            user: user, passkeys: passkeys, password: password, names: pages.authenticatorNames, data: data, notice: added ? "Passkey added." : nil
+                        ),
                         data: ["rp-id": pages.relyingPartyID], signedIn: true
                     )
                 }

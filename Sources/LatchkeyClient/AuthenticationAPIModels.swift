@@ -66,7 +66,7 @@ public struct SignupChallengeRequest: Codable, Sendable, Hashable {
     /// The organization, when the application uses organizations.
     public var organization: String?
     /// The new account's identifiers and profile.
-    public var userProfile: SignupProfile
+    public var userProfile: SignupProfile?
     /// Up to ten string fields of user metadata.
     public var userMetadata: [String: String]?
 
@@ -76,7 +76,7 @@ public struct SignupChallengeRequest: Codable, Sendable, Hashable {
         clientSecret: String? = nil,
         realm: String? = nil,
         organization: String? = nil,
-        userProfile: SignupProfile,
+        userProfile: SignupProfile?,
         userMetadata: [String: String]? = nil
     ) {
         self.clientID = clientID
@@ -183,6 +183,13 @@ public struct TokenRequest: Codable, Sendable, Hashable {
     public var authnResponse: PublicKeyCredentialResponse?
     /// Refresh grant: the refresh token.
     public var refreshToken: String?
+    /// WebAuthn grant finishing a sign-up started without a profile (the account creation
+    /// API): the identifier and name the person chose.
+    public var userProfile: SignupProfile?
+    /// Password grant: the account's email (or other identifier).
+    public var username: String?
+    /// Password grant: the password.
+    public var password: String?
 
     /// Creates a request; prefer ``webAuthn(clientID:clientSecret:authSession:response:scope:audience:)``
     /// and ``refresh(clientID:clientSecret:refreshToken:scope:audience:)``.
@@ -196,8 +203,10 @@ public struct TokenRequest: Codable, Sendable, Hashable {
         organization: String? = nil,
         authSession: String? = nil,
         authnResponse: PublicKeyCredentialResponse? = nil,
-        refreshToken: String? = nil
+        refreshToken: String? = nil,
+        userProfile: SignupProfile? = nil
     ) {
+        self.userProfile = userProfile
         self.grantType = grantType
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -217,11 +226,12 @@ public struct TokenRequest: Codable, Sendable, Hashable {
         authSession: String,
         response: PublicKeyCredentialResponse,
         scope: String? = nil,
-        audience: String? = nil
+        audience: String? = nil,
+        profile: SignupProfile? = nil
     ) -> TokenRequest {
         TokenRequest(
             grantType: webAuthnGrantType, clientID: clientID, clientSecret: clientSecret,
-            scope: scope, audience: audience, authSession: authSession, authnResponse: response
+            scope: scope, audience: audience, authSession: authSession, authnResponse: response, userProfile: profile
         )
     }
 
@@ -244,6 +254,9 @@ public struct TokenRequest: Codable, Sendable, Hashable {
         case authSession = "auth_session"
         case authnResponse = "authn_response"
         case refreshToken = "refresh_token"
+        case userProfile = "user_profile"
+        case username
+        case password
     }
 }
 
@@ -395,5 +408,32 @@ public struct ProviderMetadata: Codable, Sendable, Hashable {
         case issuer
         case tokenEndpoint = "token_endpoint"
         case jwksURI = "jwks_uri"
+    }
+}
+
+/// The body of `POST /dbconnections/signup`.
+struct PasswordSignupRequest: Codable, Sendable, Hashable {
+    var clientID: String
+    var clientSecret: String?
+    var connection = "Username-Password-Authentication"
+    var email: String
+    var password: String
+    var name: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case clientID = "client_id"
+        case clientSecret = "client_secret"
+        case connection, email, password, name
+    }
+}
+
+/// The answer of `POST /dbconnections/signup`.
+struct PasswordSignupResponse: Codable, Sendable, Hashable {
+    var id: String
+    var email: String
+
+    private enum CodingKeys: String, CodingKey {
+        case id = "_id"
+        case email
     }
 }

@@ -35,6 +35,7 @@ public struct LatchkeyAPIClient: Sendable {
         "read:me:authentication_methods",
         "update:me:authentication_methods",
         "delete:me:authentication_methods",
+        "update:me:profile",
     ]
 
     /// The ID of a passkey that is being enrolled, in the verify path.
@@ -61,12 +62,15 @@ public struct LatchkeyAPIClient: Sendable {
 
     /// Starts a passkey signup (`POST /passkey/register`).
     /// - Parameters:
-    ///   - profile: The new account's identifiers and profile.
+    ///   - profile: The new account's identifiers and profile; `nil` with the account
+    ///     creation API, whose identifier is known only after the system sheet: the
+    ///     options then carry a fresh user ID and empty names, and ``finishSignup(authSession:response:scope:audience:profile:)``
+    ///     sends the identifier.
     ///   - userMetadata: Optional string metadata to store with the account.
     /// - Returns: The creation options for the authenticator and the session that finishes
     ///   the signup in ``finishSignup(authSession:response:scope:audience:)``.
     public func signupChallenge(
-        profile: SignupProfile,
+        profile: SignupProfile?,
         userMetadata: [String: String]? = nil
     ) async throws(LatchkeyAPIError) -> (options: PublicKeyCredentialCreationOptionsJSON, authSession: String) {
         let body = SignupChallengeRequest(clientID: clientID, clientSecret: clientSecret, userProfile: profile, userMetadata: userMetadata)
@@ -98,15 +102,20 @@ public struct LatchkeyAPIClient: Sendable {
     ///   - response: The authenticator's registration.
     ///   - scope: Space-separated scopes, for example `openid profile email offline_access`.
     ///   - audience: The API the access token is for, for example ``myAccountAudience``.
+    ///   - profile: For a signup started without a profile: the contact identifier and
+    ///     name the account creation API returned. An identifier already in use is
+    ///     refused with `reason` `user_exists` and the new passkey's `credentialID`, so
+    ///     the app can report that passkey unknown.
     public func finishSignup(
         authSession: String,
         response: RegistrationResponseJSON,
         scope: String? = nil,
-        audience: String? = nil
+        audience: String? = nil,
+        profile: SignupProfile? = nil
     ) async throws(LatchkeyAPIError) -> TokenResponse {
         let request = TokenRequest.webAuthn(
             clientID: clientID, clientSecret: clientSecret, authSession: authSession,
-            response: .registration(Self.wireForm(of: response)), scope: scope, audience: audience
+            response: .registration(Self.wireForm(of: response)), scope: scope, audience: audience, profile: profile
         )
         return try await token(request)
     }
@@ -128,6 +137,23 @@ public struct LatchkeyAPIClient: Sendable {
             clientID: clientID, clientSecret: clientSecret, authSession: authSession,
             response: .authentication(response), scope: scope, audience: audience
         )
+        return try await token(request)
+    }
+
+    /// Creates an account with an email and a password (`POST /dbconnections/signup`), for
+    /// apps that still offer passwords; sign in with ``signIn(username:password:scope:audience:)``.
+    /// - Returns: The new account's user ID.
+    public func passwordSignup(email: String, password: String, name: String? = nil) async throws(LatchkeyAPIError) -> String {
+        let body = PasswordSignupRequest(clientID: clientID, clientSecret: clientSecret, email: email, password: password, name: name)
+        return try await send("POST", "/dbconnections/signup", body: body, decoding: PasswordSignupResponse.self).0.id
+    }
+
+    /// Signs in with a password (`POST /oauth/token`, `password` grant); the tokens carry
+    /// `amr: ["pwd"]`. A wrong email and a wrong password get the same `403 invalid_grant`.
+    public func signIn(username: String, password: String, scope: String? = nil, audience: String? = nil) async throws(LatchkeyAPIError) -> TokenResponse {
+        var request = TokenRequest(grantType: "password", clientID: clientID, clientSecret: clientSecret, scope: scope, audience: audience)
+        request.username = username
+        request.password = password
         return try await token(request)
     }
 
@@ -175,16 +201,20 @@ public struct LatchkeyAPIClient: Sendable {
 
     /// Starts enrolling another passkey for the signed-in user
     /// (`POST /me/v1/authentication-methods`, `202 Accepted`).
-    /// - Parameter accessToken: An access token for ``myAccountAudience`` with
-    ///   `create:me:authentication_methods`.
+    /// - Parameters:
+    ///   - accessToken: An access token for ``myAccountAudience`` with
+    ///     `create:me:authentication_methods`.
+    ///   - conditional: For an automatic passkey upgrade (`requestStyle: .conditional`):
+    ///     allowed within 5 minutes of a password sign-in, and the only ceremony whose
+    ///     passkey may be created without user presence.
     /// - Returns: The creation options (with `excludeCredentials` naming the user's existing
     ///   passkeys), the session for ``finishEnrollment(accessToken:authSession:response:methodID:)``,
     ///   and the `Location` of the pending method, resolved against the request URL.
     public func startEnrollment(
-        accessToken: String
+        accessToken: String, conditional: Bool = false
     ) async throws(LatchkeyAPIError) -> (options: PublicKeyCredentialCreationOptionsJSON, authSession: String, location: URL?) {
         let (challenge, response) = try await send(
-            "POST", "/me/v1/authentication-methods", body: CreateAuthenticationMethodRequest(),
+            "POST", "/me/v1/authentication-methods", body: CreateAuthenticationMethodRequest(mediation: conditional ? "conditional" : nil),
             accessToken: accessToken, decoding: RegistrationChallenge.self
         )
         let location = response.value(forHTTPHeaderField: "Location").flatMap { URL(string: $0, relativeTo: response.url)?.absoluteURL }
@@ -256,6 +286,34 @@ public struct LatchkeyAPIClient: Sendable {
     ///   - accessToken: An access token with `delete:me:authentication_methods`.
     public func deleteAuthenticationMethod(id: String, accessToken: String) async throws(LatchkeyAPIError) {
         _ = try await exchange("DELETE", "/me/v1/authentication-methods/\(Self.pathSegment(id))", body: NoBody?.none, accessToken: accessToken)
+    }
+
+    /// Removes the account's password once it has a passkey
+    /// (`DELETE /me/v1/authentication-methods/password%7C<user id>`); `409` while the
+    /// password is its only way to sign in.
+    /// - Parameters:
+    ///   - userID: The account's user ID (`sub`).
+    ///   - accessToken: An access token with `delete:me:authentication_methods`.
+    /// - Returns: The signals; `unusedPassword` is what `reportUnusedPasswordCredential` takes.
+    public func removePassword(userID: String, accessToken: String) async throws(LatchkeyAPIError) -> AccountSignals {
+        try await send(
+            "DELETE", "/me/v1/authentication-methods/\(Self.pathSegment("password|" + userID))", body: NoBody?.none, accessToken: accessToken,
+            decoding: SignalsResponse.self
+        ).0.signals
+    }
+
+    /// What credential managers need about the account (`GET /me/v1/signals`): the
+    /// arguments of `ASCredentialUpdater`'s report methods and of the WebAuthn signals.
+    /// - Parameter accessToken: An access token with `read:me:authentication_methods`.
+    public func signals(accessToken: String) async throws(LatchkeyAPIError) -> AccountSignals {
+        try await send("GET", "/me/v1/signals", body: NoBody?.none, accessToken: accessToken, decoding: AccountSignals.self).0
+    }
+
+    /// Changes the account's display name (`PATCH /me/v1/profile`); an empty name clears it.
+    /// - Parameter accessToken: An access token with `update:me:profile`.
+    /// - Returns: The account's signals after the change, for `reportPublicKeyCredentialUpdate`.
+    public func updateProfile(name: String, accessToken: String) async throws(LatchkeyAPIError) -> AccountSignals {
+        try await send("PATCH", "/me/v1/profile", body: UpdateProfileRequest(name: name), accessToken: accessToken, decoding: SignalsResponse.self).0.signals
     }
 
     // MARK: - Transport

@@ -8,18 +8,22 @@ public struct CreateAuthenticationMethodRequest: Codable, Sendable, Hashable {
     public var connection: String?
     /// The linked identity to enroll for.
     public var identityUserID: String?
+    /// `conditional` for an automatic passkey upgrade right after a password sign-in.
+    public var mediation: String?
 
     /// Creates a passkey enrollment request.
-    public init(connection: String? = nil, identityUserID: String? = nil) {
+    public init(connection: String? = nil, identityUserID: String? = nil, mediation: String? = nil) {
         self.type = "passkey"
         self.connection = connection
         self.identityUserID = identityUserID
+        self.mediation = mediation
     }
 
     private enum CodingKeys: String, CodingKey {
         case type
         case connection
         case identityUserID = "identity_user_id"
+        case mediation
     }
 }
 
@@ -172,4 +176,55 @@ public struct AuthenticationMethodList: Codable, Sendable, Hashable {
     private enum CodingKeys: String, CodingKey {
         case authenticationMethods = "authentication_methods"
     }
+}
+
+/// An account as credential managers need it (`GET /me/v1/signals`).
+public struct AccountSignals: Codable, Sendable, Hashable {
+    /// The passkeys' relying party ID.
+    public var rpID: String
+    /// The WebAuthn user handle, base64url: `userID` in the signal and report methods.
+    public var userID: String
+    /// Every passkey the account accepts, base64url: what
+    /// `reportAllAcceptedPublicKeyCredentials` and `signalAllAcceptedCredentials` take.
+    public var allAcceptedCredentialIDs: [String]
+    /// The account name (WebAuthn `user.name`).
+    public var name: String
+    /// The display name.
+    public var displayName: String
+    /// Set once the account has no password any more: what
+    /// `reportUnusedPasswordCredential(domain:userName:)` takes.
+    public var unusedPassword: UnusedPassword?
+
+    /// A password the account no longer accepts.
+    public struct UnusedPassword: Codable, Sendable, Hashable {
+        /// The domain it was saved for.
+        public var domain: String
+        /// The user name it was saved under.
+        public var username: String
+
+        /// Creates the value.
+        public init(domain: String, username: String) {
+            self.domain = domain
+            self.username = username
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case rpID = "rp_id"
+        case userID = "user_id"
+        case allAcceptedCredentialIDs = "all_accepted_credential_ids"
+        case name
+        case displayName = "display_name"
+        case unusedPassword = "unused_password"
+    }
+}
+
+/// A response whose change credential managers should hear about.
+struct SignalsResponse: Codable, Sendable, Hashable {
+    var signals: AccountSignals
+}
+
+/// The body of `PATCH /me/v1/profile`.
+struct UpdateProfileRequest: Codable, Sendable, Hashable {
+    var name: String
 }

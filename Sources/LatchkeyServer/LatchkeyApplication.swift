@@ -110,8 +110,9 @@ public enum LatchkeyApplication {
         })
         let accounts = AccountService(storage: storage, clock: clock)
         let authorization = AuthorizationService(clients: clients, tokens: tokens, storage: storage, clock: clock, random: random)
+        let passwords = PasswordService(storage: storage, clock: clock, random: random)
         let hostedPages = HostedPages(
-            passkeys: passkeys, accounts: accounts, authorization: authorization, authenticatorNames: names,
+            passkeys: passkeys, accounts: accounts, passwords: passwords, authorization: authorization, authenticatorNames: names,
             publicURL: configuration.server.publicURL, maximumBodyBytes: configuration.maximumBodyBytes,
             sessions: BrowserSessionService(store: storage, audit: storage, clock: clock, random: random, lifetime: configuration.hostedPages.sessionLifetime),
             relyingPartyID: configuration.relyingParty.id,
@@ -125,11 +126,12 @@ public enum LatchkeyApplication {
         router.add(middleware: LogRequestsMiddleware(.debug))
         router.add(middleware: CORSMiddleware(allowedOrigins: configuration.corsOrigins, credentialedOrigins: configuration.browserFlowOrigins))
         router.addAuthenticationAPI(AuthenticationAPIServices(
-            passkeys: passkeys, tokens: tokens, clients: clients, authorization: authorization, maximumBodyBytes: configuration.maximumBodyBytes
+            passkeys: passkeys, tokens: tokens, clients: clients, authorization: authorization, passwords: passwords,
+            maximumBodyBytes: configuration.maximumBodyBytes
         ))
         router.addOpenIDConnect(OpenIDConnectServices(tokens: tokens, accounts: accounts))
         router.addMyAccountAPI(MyAccountServices(
-            passkeys: passkeys, accounts: accounts, tokens: tokens, authenticatorNames: names,
+            passkeys: passkeys, accounts: accounts, passwords: passwords, tokens: tokens, authenticatorNames: names,
             publicURL: configuration.server.publicURL, maximumBodyBytes: configuration.maximumBodyBytes
         ))
         if configuration.faces.kratos.enabled {

@@ -9,7 +9,7 @@
 /// library earlier builds used, so that their databases upgrade in place.
 enum Migrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5)]
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6)]
 
     /// The applied migrations: the known ones in order, then any only a newer build knows,
     /// sorted.
@@ -280,5 +280,20 @@ enum Migrations {
         ALTER TABLE refresh_tokens_v5 RENAME TO refresh_tokens;
         CREATE INDEX refresh_token_families_user_id ON refresh_token_families(user_id);
         CREATE INDEX refresh_tokens_family_id ON refresh_tokens(family_id);
+        """
+
+    /// Passwords, for accounts that still have one. A removed password keeps its row without
+    /// a hash, so the account can tell credential managers the saved password is unused.
+    /// Sessions remember whether a password started them (`amr` `pwd` after a refresh).
+    private static let v6 = """
+        CREATE TABLE passwords (
+            user_id TEXT NOT NULL PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+            hash TEXT,
+            created_at REAL NOT NULL,
+            last_used_at REAL,
+            removed_at REAL,
+            CHECK ((hash IS NULL) = (removed_at IS NOT NULL))
+        ) STRICT, WITHOUT ROWID;
+        ALTER TABLE refresh_tokens ADD COLUMN password_sign_in INTEGER NOT NULL DEFAULT 0 CHECK (password_sign_in IN (0, 1));
         """
 }

@@ -76,7 +76,8 @@ extension SQLiteStorage {
         return try database.write { db in
             guard try db.row("SELECT 1 FROM credentials WHERE id = ? AND user_id = ?", [id, userID.rawValue]) != nil else { return .notFound }
             let count = try db.row("SELECT COUNT(*) AS count FROM credentials WHERE user_id = ?", [userID.rawValue])?.integer("count") ?? 0
-            guard count > 1 else { return .lastCredential }
+            let hasPassword = try Self.hasPassword(userID, db)
+            guard count > 1 || hasPassword else { return .lastCredential }
             try db.execute("DELETE FROM credentials WHERE id = ? AND user_id = ?", [id, userID.rawValue])
             return .deleted
         }

@@ -125,13 +125,13 @@ extension SQLiteStorage {
             """
             INSERT INTO refresh_tokens (
                 token_hash, family_id, user_id, client_id, scopes, audience, authenticated_at,
-                user_verified, issued_at, expires_at, used_at
-            ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+                user_verified, password_sign_in, issued_at, expires_at, used_at
+            ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
             """,
             [
                 record.tokenHash, record.familyID, record.userID.rawValue, record.clientID,
                 try JSONColumn.encode(record.scopes), record.audience, record.authenticatedAt.databaseSeconds,
-                record.userVerified, record.issuedAt.databaseSeconds, record.expiresAt.databaseSeconds,
+                record.userVerified, record.isPasswordSignIn, record.issuedAt.databaseSeconds, record.expiresAt.databaseSeconds,
             ])
     }
 
@@ -151,6 +151,7 @@ extension RefreshTokenRecord {
             audience: try row.text("audience"),
             authenticatedAt: try row.date("authenticated_at"),
             userVerified: try row.bool("user_verified"),
+            isPasswordSignIn: try row.bool("password_sign_in"),
             issuedAt: try row.date("issued_at"),
             expiresAt: try row.date("expires_at")
         )
@@ -161,7 +162,7 @@ extension RefreshTokenRecord {
     func replacement(hash: [UInt8], issuedAt: Date, expiresAt: Date) -> RefreshTokenRecord {
         RefreshTokenRecord(
             tokenHash: hash, familyID: familyID, userID: userID, clientID: clientID, scopes: scopes, audience: audience,
-            authenticatedAt: authenticatedAt, userVerified: userVerified, issuedAt: issuedAt, expiresAt: expiresAt
+            authenticatedAt: authenticatedAt, userVerified: userVerified, isPasswordSignIn: isPasswordSignIn, issuedAt: issuedAt, expiresAt: expiresAt
         )
     }
 }

@@ -62,16 +62,27 @@ extension SQLiteStorage {
         guard credential.userID == user.id else {
             throw SQLiteStorageError(.invalidArgument, "the credential belongs to \(credential.userID), not to the new user \(user.id)")
         }
+        try requireStorable(user, in: "createUser")
+        try requireStorable(credential)
+        try insertUserReportingConflicts(user, db)
+        try insertCredential(credential, db)
+    }
+
+    /// Refuses a user whose texts SQLite cannot store as given.
+    static func requireStorable(_ user: User, in operation: String) throws {
         let profile = user.profile
         try TextBinding.requireStorable(
             user.id.rawValue, profile.email, profile.phoneNumber, profile.username, profile.name, profile.givenName,
-            profile.familyName, profile.nickname, profile.picture, in: "createUser"
+            profile.familyName, profile.nickname, profile.picture, in: operation
         )
-        try requireStorable(credential)
+    }
+
+    /// Inserts a user inside the caller's transaction.
+    /// - Throws: `StoreConflict(.identifier)` when an identifier or the user handle is taken.
+    static func insertUserReportingConflicts(_ user: User, _ db: SQLiteConnection) throws {
         try reportingConflicts({ $0.columns.isDisjoint(with: uniqueUserColumns) ? nil : .identifier }) {
             try insertUser(user, db)
         }
-        try insertCredential(credential, db)
     }
 
     /// The columns whose collision means "this identifier is taken". The user handle is

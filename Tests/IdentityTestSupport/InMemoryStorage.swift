@@ -50,6 +50,37 @@ public final class InMemoryStorage: IdentityStorage {
         }
     }
 
+    // MARK: - Passwords
+
+    /// The account's password record, removed or not.
+    public func password(userID: UserID) async throws -> PasswordRecord? {
+        state.withLock { $0.passwords[userID] }
+    }
+
+    /// Creates an account with a password and no passkey, atomically.
+    public func createUser(_ user: User, password: PasswordRecord) async throws {
+        try state.withLock { try $0.createUser(user, password: password) }
+    }
+
+    /// Records a password sign-in.
+    public func recordPasswordUse(userID: UserID, at time: Date) async throws {
+        state.withLock { state in
+            guard let record = state.passwords[userID], record.hash != nil else { return }
+            state.passwords[userID] = PasswordRecord(userID: userID, hash: record.hash, createdAt: record.createdAt, lastUsedAt: time)
+        }
+    }
+
+    /// Removes the password while the account has a usable passkey.
+    public func removePassword(userID: UserID, at time: Date) async throws -> PasswordRemoval {
+        state.withLock { state in
+            guard let record = state.passwords[userID], record.hash != nil else { return .noPassword }
+            guard state.credentials.contains(where: { $0.userID == userID && !$0.isDisabled }) else { return .lastMethod }
+            let removed = PasswordRecord(userID: userID, hash: nil, createdAt: record.createdAt, lastUsedAt: record.lastUsedAt, removedAt: time)
+            state.passwords[userID] = removed
+            return .removed(removed)
+        }
+    }
+
     // MARK: - Credentials
 
     /// The credential with this ID.
@@ -109,13 +140,13 @@ public final class InMemoryStorage: IdentityStorage {
         }
     }
 
-    /// Deletes a user's credential unless it is their only one.
+    /// Deletes a user's credential unless it is their only one and they have no password.
     public func deleteCredential(id: [UInt8], userID: UserID) async throws -> CredentialDeletion {
         state.withLock { state in
             guard let index = state.credentials.firstIndex(where: { $0.credentialID == id && $0.userID == userID }) else {
                 return .notFound
             }
-            guard state.credentials.count(where: { $0.userID == userID }) > 1 else { return .lastCredential }
+            guard state.credentials.count(where: { $0.userID == userID }) > 1 || state.passwords[userID]?.hash != nil else { return .lastCredential }
             state.credentials.remove(at: index)
             return .deleted
         }
@@ -180,7 +211,7 @@ public final class InMemoryStorage: IdentityStorage {
             let replacement = RefreshTokenRecord(
                 tokenHash: newHash, familyID: previous.familyID, userID: previous.userID, clientID: previous.clientID,
                 scopes: previous.scopes, audience: previous.audience, authenticatedAt: previous.authenticatedAt,
-                userVerified: previous.userVerified, issuedAt: time, expiresAt: newExpiresAt
+                userVerified: previous.userVerified, isPasswordSignIn: previous.isPasswordSignIn, issuedAt: time, expiresAt: newExpiresAt
             )
             // Insert first: a duplicate hash must leave the presented token unused.
             try state.insertToken(replacement)
@@ -420,11 +451,28 @@ private struct State {
     var codes: [[UInt8]: (code: AuthorizationCode, usedAt: Date?)] = [:]
     var flows: [String: InteractiveFlow] = [:]
     var adminTokens: [[UInt8]: AdminToken] = [:]
+    var passwords: [UserID: PasswordRecord] = [:]
 
     mutating func createUser(_ user: User, credential: PasskeyCredential) throws {
         guard credential.userID == user.id else {
             throw InMemoryStorageError(.invalidArgument, "the credential belongs to \(credential.userID), not to the new user \(user.id)")
         }
+        try checkNewUser(user)
+        try checkNewCredential(credential)
+        users[user.id] = user
+        credentials.append(credential)
+    }
+
+    mutating func createUser(_ user: User, password: PasswordRecord) throws {
+        guard password.userID == user.id, password.hash != nil else {
+            throw InMemoryStorageError(.invalidArgument, "the password must be set and belong to the new user \(user.id)")
+        }
+        try checkNewUser(user)
+        users[user.id] = user
+        passwords[user.id] = password
+    }
+
+    private func checkNewUser(_ user: User) throws {
         guard users[user.id] == nil else {
             throw InMemoryStorageError(.duplicateKey, "user \(user.id) exists")
         }
@@ -432,9 +480,6 @@ private struct State {
             existing.userHandle == user.userHandle || !Set(existing.profile.identifiers).isDisjoint(with: user.profile.identifiers)
         }
         guard !taken else { throw StoreConflict(.identifier) }
-        try checkNewCredential(credential)
-        users[user.id] = user
-        credentials.append(credential)
     }
 
     mutating func addCredential(_ credential: PasskeyCredential) throws {

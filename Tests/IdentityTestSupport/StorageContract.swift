@@ -33,6 +33,10 @@ public enum StorageContract {
         case deleteCredential
         case credentialRecordIDAndDisabling
         case userByHandle
+        // Passwords
+        case passwordAccountRoundTrip
+        case passwordRemovalNeedsAPasskey
+        case passwordKeepsTheLastPasskeyDeletable
         // Ceremonies
         case ceremonyCompletesOnce
         case ceremonyCompletionWritesEverything
@@ -85,6 +89,9 @@ public enum StorageContract {
         case .deleteCredential: try await deleteCredential(storage)
         case .credentialRecordIDAndDisabling: try await credentialRecordIDAndDisabling(storage)
         case .userByHandle: try await userByHandle(storage)
+        case .passwordAccountRoundTrip: try await passwordAccountRoundTrip(storage)
+        case .passwordRemovalNeedsAPasskey: try await passwordRemovalNeedsAPasskey(storage)
+        case .passwordKeepsTheLastPasskeyDeletable: try await passwordKeepsTheLastPasskeyDeletable(storage)
         case .adminTokenLifecycle: try await adminTokenLifecycle(storage)
         case .ceremonyCompletesOnce: try await ceremonyCompletesOnce(storage)
         case .ceremonyCompletionWritesEverything: try await ceremonyCompletionWritesEverything(storage)

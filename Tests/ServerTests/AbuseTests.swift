@@ -72,9 +72,13 @@ struct AbuseTests {
             #expect(try await http.json("POST", "/passkey/challenge", [:]).status == 401)
             #expect(try await http.json("POST", "/passkey/challenge", ["client_id": "unknown"]).json["error"] as? String == "invalid_client")
             #expect(try await http.json("POST", "/passkey/challenge", ["client_id": "demo", "client_secret": "guess"]).status == 401)
-            let unsupported = try await http.json("POST", "/oauth/token", ["grant_type": "password", "client_id": "demo"])
+            let unsupported = try await http.json("POST", "/oauth/token", ["grant_type": "client_credentials", "client_id": "demo"])
             #expect(unsupported.status == 400)
             #expect(unsupported.json["error"] as? String == "unsupported_grant_type")
+            // A grant Latchkey knows but this client was not configured for.
+            let notAllowed = try await http.json("POST", "/oauth/token", ["grant_type": "password", "client_id": "demo", "username": "a@example.com", "password": "x"])
+            #expect(notAllowed.status == 403)
+            #expect(notAllowed.json["error"] as? String == "unauthorized_client")
             #expect(try await http.json("POST", "/oauth/token", ["client_id": "demo"]).json["error"] as? String == "invalid_request")
         }
     }

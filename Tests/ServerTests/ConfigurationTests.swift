@@ -87,7 +87,7 @@ struct ConfigurationTests {
         ("relying_party: { origins: ['android:apk-key-hash:short'] }", "relying_party.origins[0]"),
         ("clients: [{ name: x }]", "clients[0].client_id"),
         ("clients: [{ client_id: a }, { client_id: a }]", "clients[1].client_id"),
-        ("clients: [{ client_id: a, grant_types: [password] }]", "clients[0].grant_types[0]"),
+        ("clients: [{ client_id: a, grant_types: [client_credentials] }]", "clients[0].grant_types[0]"),
         ("clients: [{ client_id: a, client_secret: short }]", "clients[0].client_secret"),
         ("tokens: { access_token_lifetime: -5 }", "tokens.access_token_lifetime"),
         ("passkeys: { user_verification: always }", "passkeys.user_verification"),

@@ -22,11 +22,7 @@ struct EndToEndTests {
         """
 
     private func startServer(_ directory: TemporaryDirectory) async throws -> ServerProcess {
-        try Self.configuration.write(toFile: directory.path("latchkey.yaml"), atomically: true, encoding: .utf8)
-        return try await ServerProcess.start(
-            arguments: ["--config", directory.path("latchkey.yaml"), "--database", "sqlite:" + directory.path("latchkey.sqlite")],
-            workingDirectory: directory.url
-        )
+        try await ServerProcess.start(configuration: Self.configuration, in: directory)
     }
 
     @Test func signUpSignInEnrollManageAndRefresh() async throws {

@@ -10,12 +10,14 @@ import WebAuthn
 // (flow, sign, session token) and the IDaaS face (challenge, sign, token), then the hosted
 // pages: a complete browser sign-in (page, options, assertion, session cookie) and page
 // loads of /login and /account. Reports operations per second, latency percentiles, the
-// server's CPU time per operation, and raw P-256 verifies per second from this run.
+// server's CPU time per operation, and raw P-256 verifies per second from this run. Last,
+// password sign-ins one at a time: wrong password, unknown email and passkey-only account
+// must take about as long as each other, so that the time does not tell them apart.
 //
 // Each client is a thread with one keep-alive connection and blocking I/O (HTTPConnection),
 // so the client costs a fraction of what the server does per request.
 //
-// Usage: ServerBenchmark SERVER_BINARY [--concurrency N] [--signups N] [--logins N] [--pages N] [--seed N]
+// Usage: ServerBenchmark SERVER_BINARY [--concurrency N] [--signups N] [--logins N] [--pages N] [--seed N] [--passwords N]
 //        ServerBenchmark seed DATABASE_FILE N     (seeds only, for other load generators)
 
 struct Options {
@@ -25,6 +27,7 @@ struct Options {
     var logins = 20000
     var pages = 10000
     var seed = 0
+    var passwords = 60
 
     init(_ arguments: [String]) {
         var rest = arguments.dropFirst()
@@ -37,6 +40,7 @@ struct Options {
             case "--logins": logins = value
             case "--pages": pages = value
             case "--seed": seed = value
+            case "--passwords": passwords = value
             default: fatalError("unknown option \(flag)")
             }
         }
@@ -240,7 +244,7 @@ if CommandLine.arguments.dropFirst().first == "seed" {
 
 let options = Options(CommandLine.arguments)
 guard !options.binary.isEmpty else {
-    print("usage: ServerBenchmark SERVER_BINARY [--concurrency N] [--signups N] [--logins N] [--pages N] [--seed N]")
+    print("usage: ServerBenchmark SERVER_BINARY [--concurrency N] [--signups N] [--logins N] [--pages N] [--seed N] [--passwords N]")
     exit(2)
 }
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-bench-\(UUID().uuidString)")
@@ -365,7 +369,26 @@ let accountPages = try run("GET /account", total: options.pages, concurrency: op
 }
 let rawAfter = try rawP256VerifiesPerSecond()
 
-for phase in [signups, logins, kratosLogins, idaasLogins, hostedSignIns, loginPages, accountPages] { phase.report() }
+// Password sign-ins, one at a time so that the latencies compare cases, not queueing.
+_ = try expect(setup.send("POST", "/dbconnections/signup", object: ["client_id": "demo", "email": "password@bench.example", "password": "the right passphrase"]))
+@Sendable func passwordSignIn(_ username: String, _ password: String, status: Int) -> @Sendable (HTTPConnection, Int) throws -> Void {
+    { http, _ in
+        _ = try expect(http.send("POST", "/oauth/token", object: ["grant_type": "password", "client_id": "demo", "username": username, "password": password]), status)
+    }
+}
+let passwordPhases = [
+    try run("pwd right", total: options.passwords, concurrency: 1, port: port, serverPID: pid, operation: passwordSignIn("password@bench.example", "the right passphrase", status: 200)),
+    try run("pwd wrong", total: options.passwords, concurrency: 1, port: port, serverPID: pid, operation: passwordSignIn("password@bench.example", "a wrong passphrase", status: 403)),
+    try run("pwd unknown", total: options.passwords, concurrency: 1, port: port, serverPID: pid, operation: passwordSignIn("nobody@bench.example", "a wrong passphrase", status: 403)),
+    try run("pwd no password", total: options.passwords, concurrency: 1, port: port, serverPID: pid, operation: passwordSignIn("user0@bench.example", "a wrong passphrase", status: 403)),
+]
+
+for phase in [signups, logins, kratosLogins, idaasLogins, hostedSignIns, loginPages, accountPages] + passwordPhases { phase.report() }
+let wrongMedian = percentile(passwordPhases[1].latencies.sorted(), 0.5)
+print(String(
+    format: "password sign-in p50: unknown email %.2f×, passkey-only account %.2f× the wrong-password time (same answer; within 20%% expected)",
+    percentile(passwordPhases[2].latencies.sorted(), 0.5) / wrongMedian, percentile(passwordPhases[3].latencies.sorted(), 0.5) / wrongMedian
+))
 let rawVerify = (rawBefore + rawAfter) / 2
 print(String(format: "raw P-256 verify (same run, one core): %.0f/s before, %.0f/s after, %.0f µs each", rawBefore, rawAfter, 1_000_000 / rawVerify))
 print(String(format: "server CPU per login = %.1f raw P-256 verifies", logins.microsecondsPerOperation / (1_000_000 / rawVerify)))

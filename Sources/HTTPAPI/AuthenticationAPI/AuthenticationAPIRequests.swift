@@ -8,7 +8,9 @@ struct SignupRequest: Decodable {
     let client_secret: String?
     let realm: String?
     let organization: String?
-    let user_profile: SignupProfileBody
+    /// Absent for the account creation API, whose identifier comes with the finished
+    /// ceremony (`user_profile` of the token request).
+    let user_profile: SignupProfileBody?
     /// Accepted for compatibility with Auth0 clients; Latchkey stores no metadata.
     let user_metadata: [String: String]?
 }
@@ -77,6 +79,12 @@ struct TokenRequest: Decodable {
     var code: String?
     var redirect_uri: String?
     var code_verifier: String?
+    /// WebAuthn grant finishing a sign-up started without a profile (the account creation
+    /// API): the identifier and name chosen since.
+    var user_profile: SignupProfileBody?
+    /// Password grants.
+    var username: String?
+    var password: String?
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -100,6 +108,9 @@ struct TokenRequest: Decodable {
         code = try container.decodeIfPresent(String.self, forKey: .code)
         redirect_uri = try container.decodeIfPresent(String.self, forKey: .redirect_uri)
         code_verifier = try container.decodeIfPresent(String.self, forKey: .code_verifier)
+        user_profile = try container.decodeIfPresent(SignupProfileBody.self, forKey: .user_profile)
+        username = try container.decodeIfPresent(String.self, forKey: .username)
+        password = try container.decodeIfPresent(String.self, forKey: .password)
     }
 
     init(form: [String: String]) {
@@ -116,11 +127,30 @@ struct TokenRequest: Decodable {
         refresh_token = form["refresh_token"]
         realm = form["realm"]
         organization = form["organization"]
+        user_profile = nil
+        username = form["username"]
+        password = form["password"]
     }
 
     enum CodingKeys: String, CodingKey {
-        case grant_type, client_id, client_secret, auth_session, authn_response, scope, audience, refresh_token, realm, organization, code, redirect_uri, code_verifier
+        case grant_type, client_id, client_secret, auth_session, authn_response, scope, audience, refresh_token, realm, organization, code, redirect_uri, code_verifier, user_profile, username, password
     }
+}
+
+/// `POST /dbconnections/signup` body (Auth0's database sign-up).
+struct PasswordSignupRequest: Decodable {
+    let client_id: String?
+    let client_secret: String?
+    let connection: String?
+    let email: String?
+    let password: String?
+    let name: String?
+}
+
+/// `POST /dbconnections/signup` answer, in Auth0's shape.
+struct PasswordSignupResponse: Encodable {
+    let _id: String
+    let email: String
 }
 
 /// `POST /oauth/revoke` parameters (RFC 7009).

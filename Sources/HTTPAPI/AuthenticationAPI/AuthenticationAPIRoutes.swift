@@ -5,13 +5,13 @@ import WebAuthn
 
 extension Router where Context == BasicRequestContext {
     /// Adds the Authentication API in Auth0's shapes: `/passkey/register`,
-    /// `/passkey/challenge`, `/oauth/token` and `/oauth/revoke`.
+    /// `/passkey/challenge`, `/dbconnections/signup`, `/oauth/token` and `/oauth/revoke`.
     public func addAuthenticationAPI(_ services: AuthenticationAPIServices) {
         let api = group().add(middleware: ErrorRenderingMiddleware(AuthenticationAPIErrors()))
         api.post("/passkey/register") { request, context in
             let body = try await services.body.json(SignupRequest.self, from: request)
             let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
-            let challenge = try await services.passkeys.startSignup(client: client, profile: body.user_profile.input)
+            let challenge = try await services.passkeys.startSignup(client: client, profile: body.user_profile?.input)
             return JSONResponse.make(ChallengeResponse(authn_params_public_key: challenge.options, auth_session: challenge.authSession))
         }
         api.post("/passkey/challenge") { request, context in
@@ -19,6 +19,13 @@ extension Router where Context == BasicRequestContext {
             let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
             let challenge = try await services.passkeys.startLogin(client: client, username: body.username)
             return JSONResponse.make(ChallengeResponse(authn_params_public_key: challenge.options, auth_session: challenge.authSession))
+        }
+        api.post("/dbconnections/signup") { request, context in
+            let body = try await services.body.json(PasswordSignupRequest.self, from: request)
+            let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .password)
+            try Self.requireDatabaseConnection(body.connection, field: "connection")
+            let user = try await services.passwords.signUp(client: client, email: body.email, password: body.password, name: body.name)
+            return JSONResponse.make(PasswordSignupResponse(_id: user.id.rawValue, email: user.profile.email ?? ""))
         }
         api.post("/oauth/token") { request, context in
             var body = try await services.body.jsonOrForm(TokenRequest.self, from: request, form: TokenRequest.init(form:))
@@ -43,11 +50,31 @@ extension Router where Context == BasicRequestContext {
         }
     }
 
+    private static let passwordRealmGrantType = "http://auth0.com/oauth/grant-type/password-realm"
+
+    /// Passwords live in one database connection, named as Auth0 names its default one.
+    private static func requireDatabaseConnection(_ name: String?, field: String) throws {
+        guard let name, name != "Username-Password-Authentication" else { return }
+        throw IdentityError(.invalidRequest, "\(field) must be Username-Password-Authentication, the only database connection here", field: field)
+    }
+
     private static func grant(_ body: TokenRequest, services: AuthenticationAPIServices) async throws -> IssuedTokens {
         guard let grantType = body.grant_type, !grantType.isEmpty else {
             throw IdentityError(.invalidRequest, "grant_type is required", field: "grant_type")
         }
-        switch GrantType(rawValue: grantType) {
+        // Auth0's password-realm grant is the password grant naming its connection.
+        let isPasswordRealm = grantType == Self.passwordRealmGrantType
+        switch isPasswordRealm ? .password : GrantType(rawValue: grantType) {
+        case .password:
+            let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .password)
+            if isPasswordRealm && body.realm == nil {
+                throw IdentityError(.invalidRequest, "realm is required with the password-realm grant", field: "realm")
+            }
+            try requireDatabaseConnection(body.realm, field: "realm")
+            let scopes = Scopes.grant(body.scope)
+            let audience = try services.tokens.resolveAudience(body.audience)
+            let user = try await services.passwords.signIn(client: client, username: body.username, password: body.password)
+            return try await services.tokens.issue(for: user, client: client, scopes: scopes, audience: audience, userVerified: false, passwordSignIn: true)
         case .webauthn:
             let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
             guard let authSession = body.auth_session, !authSession.isEmpty else {
@@ -56,7 +83,9 @@ extension Router where Context == BasicRequestContext {
             guard let response = body.authn_response else {
                 throw IdentityError(.invalidRequest, "authn_response is required and must be sent in a JSON body", field: "authn_response")
             }
-            return try await services.passkeys.finishWebAuthnGrant(client: client, authSession: authSession, response: response, scope: body.scope, audience: body.audience)
+            return try await services.passkeys.finishWebAuthnGrant(
+                client: client, authSession: authSession, response: response, profile: body.user_profile?.input, scope: body.scope, audience: body.audience
+            )
         case .refreshToken:
             let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .refreshToken)
             guard let token = body.refresh_token, !token.isEmpty else {

@@ -57,13 +57,42 @@ struct AuthenticationMethodBody: Encodable {
     }
 }
 
+/// The account's password as the My Account API lists it.
+struct PasswordMethodBody: Encodable {
+    let id: String
+    let type = "password"
+    let created_at: String
+    let last_auth_at: String?
+
+    init(_ record: PasswordRecord) {
+        id = record.methodID
+        created_at = AuthenticationMethodBody.timestamp(record.createdAt)
+        last_auth_at = record.lastUsedAt.map(AuthenticationMethodBody.timestamp)
+    }
+}
+
+/// One entry of the list: a passkey or the password.
+enum MethodBody: Encodable {
+    case passkey(AuthenticationMethodBody)
+    case password(PasswordMethodBody)
+
+    func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .passkey(let body): try body.encode(to: encoder)
+        case .password(let body): try body.encode(to: encoder)
+        }
+    }
+}
+
 struct AuthenticationMethodList: Encodable {
-    let authentication_methods: [AuthenticationMethodBody]
+    let authentication_methods: [MethodBody]
 }
 
 /// `POST /me/v1/authentication-methods` body.
 struct CreateMethodRequest: Decodable {
     let type: String?
+    /// `conditional` for an automatic passkey upgrade right after a password sign-in.
+    let mediation: String?
     let connection: String?
     let identity_user_id: String?
 }

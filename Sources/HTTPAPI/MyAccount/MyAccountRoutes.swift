@@ -4,13 +4,30 @@ import IdentityCore
 import WebAuthn
 
 extension Router where Context == BasicRequestContext {
-    /// Adds the My Account API's authentication methods: enroll, list, read, rename and
-    /// delete passkeys, with a bearer token for the My Account audience.
+    /// Adds the My Account API, with a bearer token for the My Account audience: the
+    /// authentication methods (enroll, list, read, rename and delete passkeys), the
+    /// account's signals for credential managers, and its display name.
     public func addMyAccountAPI(_ services: MyAccountServices) {
-        let base = "/me/v1/authentication-methods"
-        let methods = group(RouterPath(base), context: BearerRequestContext.self)
+        let me = group("/me/v1", context: BearerRequestContext.self)
             .add(middleware: ErrorRenderingMiddleware(MyAccountErrors()))
             .add(middleware: BearerAuthenticationMiddleware(tokens: services.tokens, audience: services.tokens.issuer + "me/"))
+        me.get("signals") { _, context in
+            let grant = try context.grant(requiring: Scopes.readAuthenticationMethods)
+            return JSONResponse.make(SignalsBody(try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)))
+        }
+        me.patch("profile") { request, context in
+            let grant = try context.grant(requiring: Scopes.updateProfile)
+            let body = try await services.body.json(UpdateProfileRequest.self, from: request)
+            guard let name = body.name else {
+                throw IdentityError(.invalidRequest, "name is required; an empty name clears it", field: "name")
+            }
+            _ = try await services.accounts.updateName(of: grant.userID, to: name, field: "name")
+            let signals = try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)
+            return JSONResponse.make(SignalsEnvelope(signals: SignalsBody(signals)))
+        }
+
+        let base = "/me/v1/authentication-methods"
+        let methods = me.group("authentication-methods")
 
         methods.post { request, context in
             let grant = try context.grant(requiring: Scopes.createAuthenticationMethods)
@@ -21,7 +38,15 @@ extension Router where Context == BasicRequestContext {
             if let identity = body.identity_user_id, identity != grant.userID.rawValue {
                 throw IdentityError(.invalidRequest, "identity_user_id must be the signed-in user", field: "identity_user_id")
             }
-            let challenge = try await services.passkeys.startEnrollment(userID: grant.userID, clientID: grant.clientID)
+            let challenge: CreationChallenge
+            switch body.mediation {
+            case nil, "required", "optional":
+                challenge = try await services.passkeys.startEnrollment(userID: grant.userID, clientID: grant.clientID)
+            case "conditional":
+                challenge = try await services.passkeys.startConditionalEnrollment(grant: grant)
+            case let other?:
+                throw IdentityError(.invalidRequest, "mediation must be \"conditional\" or absent, not \"\(other.prefix(40))\"", field: "mediation")
+            }
             return JSONResponse.make(
                 EnrollmentChallengeBody(auth_session: challenge.authSession, authn_params_public_key: challenge.options),
                 status: .accepted,
@@ -50,12 +75,19 @@ extension Router where Context == BasicRequestContext {
         methods.get { _, context in
             let grant = try context.grant(requiring: Scopes.readAuthenticationMethods)
             let user = try await services.accounts.user(grant.userID)
-            let methods = try await services.accounts.passkeys(of: grant.userID)
-                .map { AuthenticationMethodBody($0, user: user, names: services.authenticatorNames) }
+            var methods = try await services.accounts.passkeys(of: grant.userID)
+                .map { MethodBody.passkey(AuthenticationMethodBody($0, user: user, names: services.authenticatorNames)) }
+            if let password = try await services.passwords.password(of: grant.userID) { methods.append(.password(PasswordMethodBody(password))) }
             return JSONResponse.make(AuthenticationMethodList(authentication_methods: methods))
         }
         methods.get(":id") { _, context in
             let grant = try context.grant(requiring: Scopes.readAuthenticationMethods)
+            if Self.methodID(context) == "password|" + grant.userID.rawValue {
+                guard let password = try await services.passwords.password(of: grant.userID) else {
+                    throw IdentityError(.notFound, "this account has no password")
+                }
+                return JSONResponse.make(PasswordMethodBody(password))
+            }
             let credential = try await services.accounts.passkey(of: grant.userID, methodID: Self.methodID(context))
             let user = try await services.accounts.user(grant.userID)
             return JSONResponse.make(AuthenticationMethodBody(credential, user: user, names: services.authenticatorNames))
@@ -69,6 +101,13 @@ extension Router where Context == BasicRequestContext {
         }
         methods.delete(":id") { _, context in
             let grant = try context.grant(requiring: Scopes.deleteAuthenticationMethods)
+            // Removing the password answers with the signals, whose unused_password is what
+            // reportUnusedPasswordCredential(domain:userName:) needs.
+            if Self.methodID(context) == "password|" + grant.userID.rawValue {
+                try await services.passwords.remove(userID: grant.userID)
+                let signals = try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)
+                return JSONResponse.make(SignalsEnvelope(signals: SignalsBody(signals)))
+            }
             try await services.accounts.delete(of: grant.userID, methodID: Self.methodID(context))
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }

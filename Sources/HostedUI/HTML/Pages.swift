@@ -48,6 +48,17 @@ enum Pages {
             </form>
             \(errorLine)
             <p id="exists" class="notice" hidden>An account with this identifier already exists. <a href="/login">Sign in instead</a>.</p>
+            <template id="password-signup">
+            <form id="password-signup-form" novalidate>
+            <h2>Use a password instead</h2>
+            <p>This browser cannot create a passkey, so you can start with a password and add a passkey later from another device.</p>
+            <label for="password-signup-email">Email</label>
+            <input id="password-signup-email" name="email" type="email" autocomplete="email" autocapitalize="none" spellcheck="false" maxlength="320">
+            <label for="password-signup-password">Password <span class="hint">(at least 8 characters)</span></label>
+            <input id="password-signup-password" name="password" type="password" autocomplete="new-password" minlength="8" maxlength="1024">
+            <button type="submit">Create account with a password</button>
+            </form>
+            </template>
             \(statusLine)
             <p class="alt">Already have an account? <a href="/login">Sign in</a></p>
             """
@@ -63,6 +74,16 @@ enum Pages {
         <button type="submit">Sign in with a passkey</button>
         </form>
         <p class="hint">Pick your passkey from the suggestions on the field, or press the button.</p>
+        <details id="password-option">
+        <summary>Sign in with a password</summary>
+        <form id="password-form" novalidate>
+        <label for="password-username">Email</label>
+        <input id="password-username" name="username" type="email" autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="320">
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" maxlength="1024">
+        <button type="submit">Sign in with password</button>
+        </form>
+        </details>
         \(errorLine)
         \(statusLine)
         <p class="alt">New here? <a href="/signup">Create an account</a></p>
@@ -78,8 +99,24 @@ enum Pages {
         let credentialIds: [String]
     }
 
-    static func account(user: User, passkeys: [PasskeyCredential], names: AuthenticatorNames, data: AccountData, notice: String?) -> String {
+    static func account(
+        user: User, passkeys: [PasskeyCredential], password: PasswordRecord?, names: AuthenticatorNames, data: AccountData, notice: String?
+    ) -> String {
         let items = passkeys.map { passkeyItem($0, names: names) }.joined(separator: "\n")
+        // The last step of the passkey journey, offered once a passkey can take over.
+        let passwordSection = password.map { record in
+            let removal = passkeys.isEmpty
+                ? "<p class=\"hint\">Add a passkey first; then you can remove the password.</p>"
+                : "<p><button type=\"button\" class=\"danger\" id=\"remove-password\">Remove password</button></p>"
+            return """
+                <section id="password-section" aria-labelledby="password-heading">
+                <h2 id="password-heading">Password</h2>
+                <p>This account still has a password (set \(HTML.time(record.createdAt))). Passkeys cannot be phished; \
+                once you have one, the password only adds risk.</p>
+                \(removal)
+                </section>
+                """
+        } ?? ""
         return """
             <h1>Your account</h1>
             \(notice.map { "<p class=\"notice\" role=\"status\">\(HTML.escape($0))</p>" } ?? "")
@@ -101,6 +138,7 @@ enum Pages {
             </ul>
             <p><button type="button" id="add-passkey">Add a passkey</button></p>
             </section>
+            \(passwordSection)
             <form id="signout-form"><button type="submit" class="secondary">Sign out</button></form>
             <script type="application/json" id="latchkey-account">\(HTML.jsonScript(data))</script>
             """

@@ -105,10 +105,15 @@
       : false;
   }
 
-  /** Creates a passkey from the server's creation options; returns the response JSON. */
+  /**
+   * Creates a passkey from the server's creation options; returns the response JSON.
+   * `mediation: "conditional"` asks for an automatic passkey upgrade after a password sign-in.
+   */
   async function create(optionsJSON, settings) {
     settings = settings || {};
-    var credential = await navigator.credentials.create({ publicKey: parseCreationOptions(optionsJSON), signal: settings.signal });
+    var request = { publicKey: parseCreationOptions(optionsJSON), signal: settings.signal };
+    if (settings.mediation) request.mediation = settings.mediation;
+    var credential = await navigator.credentials.create(request);
     return credentialToJSON(credential);
   }
 

@@ -87,9 +87,47 @@
 
   var pages = {};
 
+  /**
+   * After a password sign-in, an account without a passkey gets one without a prompt when
+   * the browser and its password manager allow it (a conditional create). Anything else
+   * fails silently, as the platform intends; the page moves on either way, and does not wait
+   * long for a browser that never answers.
+   */
+  async function upgradeToPasskey(upgrade) {
+    if (!upgrade || !Latchkey.isSupported()) return false;
+    var abort = new AbortController();
+    var timer = setTimeout(function () { abort.abort(); }, 4000);
+    try {
+      var response = await Latchkey.create(upgrade.options, { mediation: "conditional", signal: abort.signal });
+      await call("POST", "/ui/passkeys", { auth_session: upgrade.auth_session, response: response });
+      return true;
+    } catch (ignored) {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The password form stays out of the page unless this browser cannot make a passkey. */
+  function passwordSignup() {
+    var template = $("#password-signup");
+    template.parentNode.insertBefore(template.content.cloneNode(true), template);
+    var form = $("#password-signup-form");
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      busy(form.querySelector("button"), async function () {
+        var result = await call("POST", "/ui/password-signup", {
+          email: form.elements.email.value.trim(), password: form.elements.password.value, return_to: body.dataset.returnTo
+        });
+        location.assign(result.redirect_to);
+      });
+    });
+  }
+
   pages.signup = function () {
     var form = $("#signup-form");
-    if (!requireSupport(form)) return;
+    // Sign-up stays passkey-first: a password only where no passkey can be made.
+    if (!requireSupport(form)) { passwordSignup(); return; }
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       $("#exists").hidden = true;
@@ -118,10 +156,26 @@
   };
 
   pages.login = function () {
+    var passwordForm = $("#password-form");
+    passwordForm.addEventListener("submit", function (event) {
+      event.preventDefault();
+      if (conditional) conditional.abort();
+      busy(passwordForm.querySelector("button"), async function () {
+        var result = await call("POST", "/ui/password-session", {
+          username: passwordForm.elements.username.value.trim(), password: passwordForm.elements.password.value, return_to: body.dataset.returnTo
+        });
+        try { sessionStorage.setItem("latchkey.upgraded", String(await upgradeToPasskey(result.upgrade))); } catch (ignored) { /* storage may be off */ }
+        location.assign(result.redirect_to);
+      });
+    });
+
     var form = $("#login-form");
-    if (!requireSupport(form)) return;
-    var rpId = body.dataset.rpId;
     var conditional = null;
+    if (!requireSupport(form)) {
+      $("#password-option").open = true;
+      return;
+    }
+    var rpId = body.dataset.rpId;
 
     async function autofill() {
       if (!(await Latchkey.isConditionalMediationAvailable())) return;
@@ -206,6 +260,17 @@
         });
       });
     });
+
+    var removePassword = $("#remove-password");
+    if (removePassword) {
+      removePassword.addEventListener("click", function () {
+        busy(removePassword, async function () {
+          await call("DELETE", "/ui/password");
+          $("#password-section").remove();
+          setStatus("Password removed. Sign in with your passkey from now on.");
+        });
+      });
+    }
 
     var profile = $("#profile-form");
     profile.addEventListener("submit", function (event) {

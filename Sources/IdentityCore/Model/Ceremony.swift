@@ -13,6 +13,10 @@ public struct Ceremony: Sendable, Hashable {
         case login
         /// Add a passkey to a signed-in account.
         case enrollment
+        /// Add a passkey right after a password sign-in without asking (a conditional
+        /// create, the automatic passkey upgrade): the only ceremony that accepts a
+        /// registration without user presence.
+        case conditionalEnrollment = "conditional enrollment"
     }
 
     /// What makes the ceremony single-use: the mark a store keeps once it is finished.
@@ -24,7 +28,7 @@ public struct Ceremony: Sendable, Hashable {
     /// The challenge sent in the options.
     public let challenge: [UInt8]
     /// The user verification requirement sent in the options.
-    public let userVerification: UserVerificationRequirement
+    public var userVerification: UserVerificationRequirement
     /// For signup: the account to create once the passkey verifies.
     public let pendingUser: User?
     /// For enrollment: the signed-in user.

@@ -9,13 +9,17 @@ public enum GrantType: String, Sendable, Hashable, CaseIterable {
     case refreshToken = "refresh_token"
     /// Exchange an authorization code (hosted pages).
     case authorizationCode = "authorization_code"
+    /// Sign in with an email and password (Resource Owner Password, RFC 6749 §4.3), for
+    /// accounts that still have a password. Also allows Auth0's password-realm grant.
+    case password = "password"
 
-    /// The short names used in configuration: `webauthn`, `refresh_token`, `authorization_code`.
+    /// The short names used in configuration: `webauthn`, `refresh_token`, `authorization_code`, `password`.
     public init?(configName: String) {
         switch configName {
         case "webauthn", GrantType.webauthn.rawValue: self = .webauthn
         case "refresh_token": self = .refreshToken
         case "authorization_code": self = .authorizationCode
+        case "password": self = .password
         default: return nil
         }
     }

@@ -19,6 +19,8 @@ public struct RefreshTokenRecord: Sendable, Hashable {
     public let authenticatedAt: Date
     /// Whether that authentication verified the user.
     public let userVerified: Bool
+    /// Whether that authentication was a password rather than a passkey (`amr` `pwd`).
+    public let isPasswordSignIn: Bool
     /// When it was issued.
     public let issuedAt: Date
     /// When it expires.
@@ -34,9 +36,11 @@ public struct RefreshTokenRecord: Sendable, Hashable {
         audience: String,
         authenticatedAt: Date,
         userVerified: Bool,
+        isPasswordSignIn: Bool = false,
         issuedAt: Date,
         expiresAt: Date
     ) {
+        self.isPasswordSignIn = isPasswordSignIn
         self.tokenHash = tokenHash
         self.familyID = familyID
         self.userID = userID
@@ -98,6 +102,7 @@ public struct AuditEvent: Sendable, Hashable {
         case credentialEnabled = "credential_enabled"
         case adminAuthenticated = "admin_authenticated"
         case adminAuthenticationFailed = "admin_authentication_failed"
+        case passwordRemoved = "password_removed"
     }
 
     /// When it happened.

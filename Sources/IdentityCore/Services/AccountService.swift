@@ -21,13 +21,27 @@ public struct AccountService: Sendable {
     }
 
     /// Changes the user's display name; an empty name clears it, so the account name shows.
-    public func updateName(of userID: UserID, to name: String?) async throws -> User {
-        let newName = try ProfileValidation.optionalName(name, field: "user_profile.name")
+    /// - Parameter field: The request member that carried the name, for the error.
+    public func updateName(of userID: UserID, to name: String?, field: String = "user_profile.name") async throws -> User {
+        let newName = try ProfileValidation.optionalName(name, field: field)
         guard let user = try await storage.updateName(userID: userID, name: newName, at: clock.now()) else {
             throw IdentityError(.invalidToken, "the signed-in account no longer exists")
         }
         try await storage.record(AuditEvent(time: clock.now(), kind: .profileUpdated, userID: userID, detail: "name"))
         return user
+    }
+
+    /// What credential managers need to bring the account's saved entries up to date.
+    public func signals(of userID: UserID, relyingPartyID: String) async throws -> AccountSignals {
+        let user = try await user(userID)
+        let accepted = try await storage.credentials(userID: userID).filter { !$0.isDisabled }.map(\.credentialID)
+        // A password the account gave up; one it still has, or never had, is not "unused".
+        let removed = try await storage.password(userID: userID).flatMap { $0.removedAt }
+        return AccountSignals(
+            relyingPartyID: relyingPartyID, userHandle: user.userHandle, acceptedCredentialIDs: accepted,
+            name: user.accountName, displayName: user.displayName,
+            unusedPassword: removed.map { _ in .init(domain: relyingPartyID, username: user.accountName) }
+        )
     }
 
     /// The user's passkeys, oldest first.

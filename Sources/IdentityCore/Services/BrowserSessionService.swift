@@ -54,6 +54,14 @@ public struct BrowserSessionService: Sendable {
         return (.browser(session), (token, session))
     }
 
+    /// Starts and writes a session for a user who signed in without a ceremony (a password).
+    /// - Returns: The token to hand out once, and the session.
+    public func start(for user: User) async throws -> (token: String, session: BrowserSession) {
+        let (_, started) = begin(SignedIn(user: user, userVerified: false, credentialID: [], isNewAccount: false))
+        try await store.saveBrowserSession(started.session)
+        return started
+    }
+
     /// The live session a cookie's token names, or `nil`.
     public func session(token: String?) async throws -> BrowserSession? {
         // Tokens are at most 43 characters; anything far longer is not one, and is not hashed.

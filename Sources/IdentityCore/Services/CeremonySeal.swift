@@ -96,11 +96,12 @@ public struct CeremonySeal: Sendable {
         case .signup: return 0
         case .login: return 1
         case .enrollment: return 2
+        case .conditionalEnrollment: return 3
         }
     }
 
     private static func kind(_ code: UInt8) -> Ceremony.Kind? {
-        [Ceremony.Kind.signup, .login, .enrollment].first { self.code($0) == code }
+        [Ceremony.Kind.signup, .login, .enrollment, .conditionalEnrollment].first { self.code($0) == code }
     }
 
     private static func code(_ requirement: UserVerificationRequirement) -> UInt8 {

@@ -9,16 +9,19 @@ public import WebAuthn
 /// events, so a ceremony is tried at most once whatever the outcome.
 extension PasskeyService {
     /// The WebAuthn grant: finishes a sign-up or a login and issues tokens.
+    /// - Parameter profile: For a sign-up started without a profile (the account creation
+    ///   API), the identifier and name the person chose since.
     public func finishWebAuthnGrant(
         client: OAuthClient,
         authSession: String,
         response: PublicKeyCredentialResponse,
+        profile: UserProfile? = nil,
         scope: String?,
         audience: String?
     ) async throws -> IssuedTokens {
         let scopes = Scopes.grant(scope)
         let resolvedAudience = try tokens.resolveAudience(audience)
-        let (signedIn, pending) = try await finishCeremony(client: client, authSession: authSession, response: response) { signedIn in
+        let (signedIn, pending) = try await finishCeremony(client: client, authSession: authSession, response: response, profile: profile) { signedIn in
             let pending = tokens.prepare(for: signedIn.user.id, client: client, scopes: scopes, audience: resolvedAudience, userVerified: signedIn.userVerified)
             return (.tokens(pending.session), pending)
         }
@@ -54,13 +57,17 @@ extension PasskeyService {
         case (.signup, .registration(let registration)):
             return try await finishSignup(ceremony, registration, profile: lateProfile, startSession: startSession)
         case (.login, .authentication(let assertion)):
+            // Refused before anything is written: the login can be sent again without it.
+            guard lateProfile == nil else {
+                throw IdentityError(.invalidRequest, "user_profile is only accepted when finishing a sign-up", field: "user_profile")
+            }
             return try await finishLogin(
                 ceremony, assertion, expectedUserID: expectedUserID, findsUnnamedCredential: findsUnnamedCredential, startSession: startSession
             )
         case (.signup, .authentication), (.login, .registration):
             try await refuse(ceremony)
             throw IdentityError(.invalidGrant, "this auth_session is for a \(ceremony.kind.rawValue), but authn_response is the other kind", reason: .wrongResponseKind)
-        case (.enrollment, _):
+        case (.enrollment, _), (.conditionalEnrollment, _):
             try await refuse(ceremony)
             throw IdentityError(.invalidGrant, "an enrollment auth_session is finished at the My Account API, not the token endpoint")
         }
@@ -78,7 +85,7 @@ extension PasskeyService {
     ) async throws -> PasskeyCredential {
         let newName = try ProfileValidation.optionalName(name, field: "name")
         let ceremony = try open(authSession, clientID: clientID)
-        guard ceremony.kind == .enrollment, ceremony.userID == userID else {
+        guard ceremony.kind == .enrollment || ceremony.kind == .conditionalEnrollment, ceremony.userID == userID else {
             try await refuse(ceremony)
             throw IdentityError(.invalidGrant, "this auth_session was not started for adding a passkey to this account", reason: .invalidAuthSession)
         }
@@ -111,12 +118,12 @@ extension PasskeyService {
             try await refuse(ceremony)
             throw IdentityError(.invalidGrant, "the sign-up auth_session carries no account")
         }
+        // Request mistakes, refused before anything is verified or written, like a malformed
+        // profile: the same response can be sent again, corrected.
         switch (user.profile.identifiers.isEmpty, profile) {
         case (true, nil):
-            try await refuse(ceremony)
             throw IdentityError(.invalidRequest, "user_profile with an email or phone number is required: this sign-up was started without one", field: "user_profile")
         case (false, .some):
-            try await refuse(ceremony)
             throw IdentityError(.invalidRequest, "this sign-up already has a user_profile; it cannot be given twice", field: "user_profile")
         case (true, .some(let profile)):
             user.profile = profile
@@ -322,7 +329,10 @@ extension PasskeyService {
 
     /// Verifies a registration; a refused one completes its ceremony.
     private func verifyRegistration(_ response: RegistrationResponseJSON, _ ceremony: Ceremony) async throws -> VerifiedRegistration {
-        let expectations = RegistrationCeremony(challenge: ceremony.challenge, userVerification: ceremony.userVerification, allowedAlgorithms: configuration.algorithms)
+        let expectations = RegistrationCeremony(
+            challenge: ceremony.challenge, userVerification: ceremony.userVerification, allowedAlgorithms: configuration.algorithms,
+            isConditionalCreate: ceremony.kind == .conditionalEnrollment
+        )
         do {
             return try verifier.verifyRegistration(response, for: expectations, at: clock.now())
         } catch {

@@ -36,6 +36,9 @@ public struct PasskeyService: Sendable {
         self.random = random
     }
 
+    /// The relying party ID passkeys are created for.
+    public var relyingPartyID: String { configuration.relyingPartyID }
+
     // MARK: - Starting ceremonies
 
     /// Starts a sign-up: validates the profile, refuses identifiers that already exist, and
@@ -93,21 +96,59 @@ public struct PasskeyService: Sendable {
         return RequestChallenge(options: options, authSession: try seal(ceremony))
     }
 
+    /// How long after a password sign-in its session may still upgrade the account with a
+    /// conditional create.
+    public static let passwordUpgradeWindow: TimeInterval = 5 * 60
+
+    /// Starts an automatic passkey upgrade (a conditional create): an enrollment that the
+    /// platform may finish without asking, so without user presence. Only for a session
+    /// that a password sign-in started less than ``passwordUpgradeWindow`` ago, the moment
+    /// the platform's own checks expect it.
+    public func startConditionalEnrollment(grant: AccessGrant) async throws -> CreationChallenge {
+        guard grant.methods.contains("pwd") else {
+            throw IdentityError(.accessDenied, "a conditional passkey creation follows a password sign-in; this session did not start with a password")
+        }
+        return try await startConditionalEnrollment(userID: grant.userID, clientID: grant.clientID, passwordSignInAt: grant.authenticatedAt)
+    }
+
+    /// Starts an automatic passkey upgrade for an account whose password was checked at
+    /// `passwordSignInAt` (the hosted pages start it in the password sign-in's own response).
+    public func startConditionalEnrollment(userID: UserID, clientID: String, passwordSignInAt: Date) async throws -> CreationChallenge {
+        let age = clock.now().timeIntervalSince(passwordSignInAt)
+        guard age <= Self.passwordUpgradeWindow else {
+            throw IdentityError(
+                .accessDenied, "a conditional passkey creation must start within 5 minutes of the password sign-in; this one was \(Int(age / 60)) minutes ago"
+            )
+        }
+        return try await startEnrollment(userID: userID, clientID: clientID, kind: .conditionalEnrollment)
+    }
+
     /// Starts adding a passkey to a signed-in account; the options exclude the passkeys the
     /// account already has.
     /// - Parameter addressedByChallenge: For faces whose finishing request carries no
     ///   `auth_session`, only the client data: the challenge is then the sealed ceremony
     ///   itself, and ``ceremonyID(clientDataJSON:)`` finds the `auth_session` from it.
     public func startEnrollment(userID: UserID, clientID: String, lifetime: TimeInterval? = nil, addressedByChallenge: Bool = false) async throws -> CreationChallenge {
+        try await startEnrollment(userID: userID, clientID: clientID, lifetime: lifetime, addressedByChallenge: addressedByChallenge, kind: .enrollment)
+    }
+
+    private func startEnrollment(
+        userID: UserID, clientID: String, lifetime: TimeInterval? = nil, addressedByChallenge: Bool = false, kind: Ceremony.Kind
+    ) async throws -> CreationChallenge {
         guard let user = try await storage.user(id: userID) else {
             throw IdentityError(.invalidToken, "the account of this access token no longer exists")
         }
         let existing = try await storage.credentials(userID: userID)
-        let ceremony = makeCeremony(kind: .enrollment, clientID: clientID, userID: userID, lifetime: lifetime)
+        var ceremony = makeCeremony(kind: kind, clientID: clientID, userID: userID, lifetime: lifetime)
+        // The platform creates the passkey without a prompt, so it cannot promise to verify
+        // the user either.
+        if kind == .conditionalEnrollment { ceremony.userVerification = .preferred }
         let exclude = existing.map { CredentialDescriptor(id: Base64URLBytes($0.credentialID), transports: $0.transports.isEmpty ? nil : $0.transports) }
         let token = try secrets.ceremonies.seal(ceremony, challengeIsToken: addressedByChallenge, nonce: random.bytes(12))
         let challenge = addressedByChallenge ? token : ceremony.challenge
-        return CreationChallenge(options: creationOptions(for: user, challenge: challenge, exclude: exclude), authSession: Base64URL.encode(token))
+        return CreationChallenge(
+            options: creationOptions(for: user, challenge: challenge, exclude: exclude, userVerification: ceremony.userVerification), authSession: Base64URL.encode(token)
+        )
     }
 
     /// The `auth_session` of a ceremony started with `addressedByChallenge`, from the
@@ -143,7 +184,9 @@ public struct PasskeyService: Sendable {
         Base64URL.encode(try secrets.ceremonies.seal(ceremony, nonce: random.bytes(12)))
     }
 
-    private func creationOptions(for user: User, challenge: [UInt8], exclude: [CredentialDescriptor]) -> PublicKeyCredentialCreationOptionsJSON {
+    private func creationOptions(
+        for user: User, challenge: [UInt8], exclude: [CredentialDescriptor], userVerification: UserVerificationRequirement? = nil
+    ) -> PublicKeyCredentialCreationOptionsJSON {
         PublicKeyCredentialCreationOptionsJSON(
             rp: .init(id: configuration.relyingPartyID, name: configuration.relyingPartyName),
             // A sign-up without a profile yet has no names to show: the client fills them in.
@@ -154,7 +197,9 @@ public struct PasskeyService: Sendable {
             pubKeyCredParams: configuration.algorithms.map { .init(alg: $0) },
             timeout: timeoutMilliseconds,
             excludeCredentials: exclude.isEmpty ? nil : exclude,
-            authenticatorSelection: .init(residentKey: "required", requireResidentKey: true, userVerification: configuration.userVerification.rawValue),
+            authenticatorSelection: .init(
+                residentKey: "required", requireResidentKey: true, userVerification: (userVerification ?? configuration.userVerification).rawValue
+            ),
             extensions: ExtensionInputs(credProps: true)
         )
     }

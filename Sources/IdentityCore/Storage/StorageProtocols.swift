@@ -17,6 +17,22 @@ public protocol UserStore: Sendable {
     func updateName(userID: UserID, name: String?, at time: Date) async throws -> User?
 }
 
+/// Passwords, for accounts that still have one (or had one: a removed password leaves its
+/// record, with no hash, so that credential managers can be told it is unused).
+public protocol PasswordStore: Sendable {
+    /// The account's password record, removed or not.
+    func password(userID: UserID) async throws -> PasswordRecord?
+    /// Creates an account that signs in with a password and has no passkey yet, in one
+    /// transaction.
+    /// - Throws: ``StoreConflict`` `.identifier` when an identifier is taken; nothing is
+    ///   written then.
+    func createUser(_ user: User, password: PasswordRecord) async throws
+    /// Records that the password signed the user in.
+    func recordPasswordUse(userID: UserID, at time: Date) async throws
+    /// Removes the password, only while the account has a passkey to sign in with.
+    func removePassword(userID: UserID, at time: Date) async throws -> PasswordRemoval
+}
+
 /// Passkeys. Every login writes its use through ``CeremonyStore/completeCeremony(_:)``.
 public protocol CredentialStore: Sendable {
     /// The credential with this ID.
@@ -34,7 +50,8 @@ public protocol CredentialStore: Sendable {
     /// - Returns: `false` when the user has no such credential.
     /// - Throws: ``StoreConflict`` when another of the user's credentials has that name.
     func renameCredential(id: [UInt8], userID: UserID, name: String?) async throws -> Bool
-    /// Deletes a user's credential unless it is their last way to sign in.
+    /// Deletes a user's credential unless it is their last way to sign in: their only
+    /// passkey, with no password.
     func deleteCredential(id: [UInt8], userID: UserID) async throws -> CredentialDeletion
     /// Turns a user's credential off or on again.
     /// - Returns: `false` when the user has no such credential.
@@ -165,4 +182,4 @@ public protocol SecretStore: Sendable {
 
 /// Everything IdentityCore persists, as one value to pass around.
 public typealias IdentityStorage = UserStore & CredentialStore & CeremonyStore & RefreshTokenStore & SigningKeyStore & AuditLog & SecretStore
-    & BrowserSessionStore & AuthorizationCodeStore & InteractiveFlowStore & AdminTokenStore
+    & BrowserSessionStore & AuthorizationCodeStore & InteractiveFlowStore & AdminTokenStore & PasswordStore

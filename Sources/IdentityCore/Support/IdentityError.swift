@@ -26,6 +26,8 @@ public struct IdentityError: Error, Hashable, Sendable, CustomStringConvertible 
         case notFound = "not_found"
         /// The change conflicts with the account's state (409).
         case conflict = "conflict"
+        /// A new password breaks the password policy (400); the message names the rule.
+        case invalidPassword = "invalid_password"
     }
 
     /// The kind of failure.

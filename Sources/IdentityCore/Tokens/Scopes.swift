@@ -16,11 +16,14 @@ public enum Scopes {
     public static let updateAuthenticationMethods = "update:me:authentication_methods"
     /// My Account API: delete passkeys.
     public static let deleteAuthenticationMethods = "delete:me:authentication_methods"
+    /// My Account API: change the display name.
+    public static let updateProfile = "update:me:profile"
 
     /// Every scope that can be granted.
     public static let known: [String] = [
         openID, profile, email, phone, offlineAccess,
         createAuthenticationMethods, readAuthenticationMethods, updateAuthenticationMethods, deleteAuthenticationMethods,
+        updateProfile,
     ]
 
     /// What a request without `scope` gets.

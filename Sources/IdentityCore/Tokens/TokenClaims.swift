@@ -11,6 +11,9 @@ struct AccessTokenClaims: Codable, Sendable {
     /// The login session (refresh-token family); revoking it revokes this token.
     var sid: String
     var auth_time: Int64
+    /// How the user signed in (RFC 8176), as in the ID token; absent from tokens issued
+    /// before it was added.
+    var amr: [String]?
 }
 
 /// The claims of an ID token (OpenID Connect Core §2, §5.1).
@@ -25,7 +28,7 @@ struct IDTokenClaims: Codable, Sendable {
     /// The client's `nonce` from the authorization request, against replay of the ID token.
     var nonce: String?
     /// How the user authenticated (RFC 8176): `pop` for a proof of possession of a key,
-    /// plus `user` when the authenticator verified the user.
+    /// plus `user` when the authenticator verified the user; `pwd` for a password.
     var amr: [String]
     var name: String?
     var given_name: String?
@@ -55,6 +58,7 @@ extension AccessTokenClaims {
             claims.member("client_id", client_id)
             claims.member("sid", sid)
             claims.member("auth_time", auth_time)
+            claims.member("amr", amr)
         }
         return writer.bytes
     }

@@ -47,7 +47,7 @@ public struct IssuedTokens: Codable, Sendable, Hashable {
     public let scope: String
 }
 
-/// Tokens decided by ``TokenService/prepare(for:client:scopes:audience:userVerified:authenticatedAt:sessionID:nonce:)``
+/// Tokens decided by ``TokenService/prepare(for:client:scopes:audience:userVerified:authenticatedAt:sessionID:nonce:passwordSignIn:)``
 /// and not yet signed.
 public struct PendingTokens: Sendable {
     /// The login session to write before signing.
@@ -58,6 +58,7 @@ public struct PendingTokens: Sendable {
     let audience: String
     let authenticatedAt: Date
     let userVerified: Bool
+    let isPasswordSignIn: Bool
     let nonce: String?
 }
 
@@ -71,6 +72,11 @@ public struct AccessGrant: Sendable, Hashable {
     public let scopes: Set<String>
     /// The login session.
     public let sessionID: String
+    /// When the user signed in to start the session (`auth_time`).
+    public let authenticatedAt: Date
+    /// How they signed in (`amr`, RFC 8176): `pwd` for a password, `pop` (with `user`
+    /// when verified) for a passkey.
+    public let methods: [String]
 }
 
 /// Issues, refreshes, revokes and checks tokens.
@@ -120,6 +126,8 @@ public struct TokenService: Sendable {
     ///   - sessionID: The login session's ID, when the caller decided it up front (an
     ///     authorization code does, so that replaying the code can revoke these tokens).
     ///   - nonce: The OpenID Connect `nonce` to echo in the ID token.
+    ///   - passwordSignIn: Whether a password, not a passkey, signed the user in: the tokens
+    ///     then say `amr: ["pwd"]`, which a conditional passkey creation requires.
     public func issue(
         for user: User,
         client: OAuthClient,
@@ -128,11 +136,12 @@ public struct TokenService: Sendable {
         userVerified: Bool,
         authenticatedAt: Date? = nil,
         sessionID: String? = nil,
-        nonce: String? = nil
+        nonce: String? = nil,
+        passwordSignIn: Bool = false
     ) async throws -> IssuedTokens {
         let pending = prepare(
             for: user.id, client: client, scopes: scopes, audience: audience, userVerified: userVerified,
-            authenticatedAt: authenticatedAt, sessionID: sessionID, nonce: nonce
+            authenticatedAt: authenticatedAt, sessionID: sessionID, nonce: nonce, passwordSignIn: passwordSignIn
         )
         // Every access token belongs to a session row, with or without a refresh token, so
         // that revoking the session revokes it. Saving a refresh token starts its session in
@@ -157,7 +166,8 @@ public struct TokenService: Sendable {
         userVerified: Bool,
         authenticatedAt: Date? = nil,
         sessionID: String? = nil,
-        nonce: String? = nil
+        nonce: String? = nil,
+        passwordSignIn: Bool = false
     ) -> PendingTokens {
         let now = clock.now()
         let authenticatedAt = authenticatedAt ?? now
@@ -167,14 +177,14 @@ public struct TokenService: Sendable {
             let token = Base64URL.encode(random.bytes(32))
             refreshToken = (token, RefreshTokenRecord(
                 tokenHash: Self.hash(token), familyID: familyID, userID: userID, clientID: client.clientID, scopes: scopes,
-                audience: audience, authenticatedAt: authenticatedAt, userVerified: userVerified,
+                audience: audience, authenticatedAt: authenticatedAt, userVerified: userVerified, isPasswordSignIn: passwordSignIn,
                 issuedAt: now, expiresAt: now.addingTimeInterval(configuration.refreshTokenLifetime)
             ))
         }
         return PendingTokens(
             session: TokenSessionStart(familyID: familyID, userID: userID, clientID: client.clientID, startedAt: now, refreshToken: refreshToken?.record),
             refreshToken: refreshToken?.token, scopes: scopes, audience: audience, authenticatedAt: authenticatedAt,
-            userVerified: userVerified, nonce: nonce
+            userVerified: userVerified, isPasswordSignIn: passwordSignIn, nonce: nonce
         )
     }
 
@@ -182,7 +192,8 @@ public struct TokenService: Sendable {
     public func sign(_ pending: PendingTokens, for user: User) async throws -> IssuedTokens {
         try await signedTokens(
             user: user, clientID: pending.session.clientID, scopes: pending.scopes, audience: pending.audience, sessionID: pending.session.familyID,
-            authenticatedAt: pending.authenticatedAt, userVerified: pending.userVerified, refreshToken: pending.refreshToken, nonce: pending.nonce
+            authenticatedAt: pending.authenticatedAt, userVerified: pending.userVerified, passwordSignIn: pending.isPasswordSignIn,
+            refreshToken: pending.refreshToken, nonce: pending.nonce
         )
     }
 
@@ -225,7 +236,8 @@ public struct TokenService: Sendable {
             return try await signedTokens(
                 user: user, clientID: client.clientID, scopes: requested.scopes ?? previous.scopes,
                 audience: requested.audience ?? previous.audience, sessionID: previous.familyID,
-                authenticatedAt: previous.authenticatedAt, userVerified: previous.userVerified, refreshToken: newToken, nonce: nil
+                authenticatedAt: previous.authenticatedAt, userVerified: previous.userVerified, passwordSignIn: previous.isPasswordSignIn,
+                refreshToken: newToken, nonce: nil
             )
         }
     }
@@ -266,7 +278,10 @@ public struct TokenService: Sendable {
         guard try await refreshTokens.isSessionActive(familyID: claims.sid) else {
             throw IdentityError(.invalidToken, "the session of this access token has been revoked")
         }
-        return AccessGrant(userID: UserID(rawValue: claims.sub), clientID: claims.client_id, scopes: scopes, sessionID: claims.sid)
+        return AccessGrant(
+            userID: UserID(rawValue: claims.sub), clientID: claims.client_id, scopes: scopes, sessionID: claims.sid,
+            authenticatedAt: Date(timeIntervalSince1970: Double(claims.auth_time)), methods: claims.amr ?? []
+        )
     }
 
     /// The published signing keys.
@@ -284,15 +299,18 @@ public struct TokenService: Sendable {
         sessionID: String,
         authenticatedAt: Date,
         userVerified: Bool,
+        passwordSignIn: Bool,
         refreshToken: String?,
         nonce: String?
     ) async throws -> IssuedTokens {
         let now = Int64(clock.now().timeIntervalSince1970)
         let signing = try await keys.activeKey()
+        let methods = passwordSignIn ? ["pwd"] : userVerified ? ["pop", "user"] : ["pop"]
         let access = AccessTokenClaims(
             iss: configuration.issuer, sub: user.id.rawValue, aud: audience, iat: now,
             exp: now + Int64(configuration.accessTokenLifetime), jti: Base64URL.encode(random.bytes(16)),
-            scope: scopes.joined(separator: " "), client_id: clientID, sid: sessionID, auth_time: Int64(authenticatedAt.timeIntervalSince1970)
+            scope: scopes.joined(separator: " "), client_id: clientID, sid: sessionID, auth_time: Int64(authenticatedAt.timeIntervalSince1970),
+            amr: methods
         )
         var idToken: String?
         if scopes.contains(Scopes.openID) {
@@ -300,7 +318,7 @@ public struct TokenService: Sendable {
             let claims = IDTokenClaims(
                 iss: configuration.issuer, sub: user.id.rawValue, aud: clientID, iat: now,
                 exp: now + Int64(configuration.idTokenLifetime), auth_time: Int64(authenticatedAt.timeIntervalSince1970),
-                sid: sessionID, nonce: nonce, amr: userVerified ? ["pop", "user"] : ["pop"],
+                sid: sessionID, nonce: nonce, amr: methods,
                 name: profile.name, given_name: profile.given_name, family_name: profile.family_name, nickname: profile.nickname,
                 picture: profile.picture, preferred_username: profile.preferred_username, updated_at: profile.updated_at,
                 email: profile.email, email_verified: profile.email_verified,

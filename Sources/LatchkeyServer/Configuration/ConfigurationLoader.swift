@@ -134,7 +134,7 @@ public enum ConfigurationLoader {
 
     private static func parseClients(_ node: YAMLReader) throws(ConfigurationError) -> [LatchkeyConfiguration.Client] {
         guard let elements = try node.elements(), !elements.isEmpty else {
-            return [.init(id: "demo", name: "Demo app", secret: nil, grantTypes: [.webauthn, .refreshToken], redirectURIs: [], ios: nil, android: nil)]
+            return [.init(id: "demo", name: "Demo app", secret: nil, grantTypes: [.webauthn, .refreshToken, .password], redirectURIs: [], ios: nil, android: nil)]
         }
         var clients: [LatchkeyConfiguration.Client] = []
         for element in elements {

@@ -59,6 +59,7 @@ final class BrowserFixture: @unchecked Sendable {
             clients:
               - client_id: demo
                 name: Demo app
+                grant_types: [webauthn, refresh_token, password]
               - client_id: spa
                 name: Test web app
                 redirect_uris: [\(appBase)/callback]

@@ -83,6 +83,16 @@ final class ServerProcess: @unchecked Sendable {
     let baseURL: URL
     let output: OutputCollector
 
+    /// Starts `latchkey serve` with the YAML `configuration` and a SQLite file, both in
+    /// `directory`.
+    static func start(configuration: String, in directory: TemporaryDirectory) async throws -> ServerProcess {
+        try configuration.write(toFile: directory.path("latchkey.yaml"), atomically: true, encoding: .utf8)
+        return try await start(
+            arguments: ["--config", directory.path("latchkey.yaml"), "--database", "sqlite:" + directory.path("latchkey.sqlite")],
+            workingDirectory: directory.url
+        )
+    }
+
     /// Starts `latchkey serve` and waits for its "listening" line.
     static func start(arguments: [String], workingDirectory: URL, port: Int = 0) async throws -> ServerProcess {
         let process = Process()

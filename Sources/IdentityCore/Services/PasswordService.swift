@@ -1,0 +1,112 @@
+import Dispatch
+import WebAuthn
+public import Foundation
+
+/// Passwords, for accounts that still have one: sign-up and sign-in with an email and
+/// password, and removing the password once the account has a passkey (the last step of
+/// the passkey journey).
+public struct PasswordService: Sendable {
+    private let storage: any IdentityStorage
+    private let hasher: PasswordHasher
+    private let clock: any WallClock
+    private let random: any RandomSource
+
+    /// Creates the service.
+    public init(storage: any IdentityStorage, hasher: PasswordHasher = .standard, clock: any WallClock, random: any RandomSource) {
+        self.storage = storage
+        self.hasher = hasher
+        self.clock = clock
+        self.random = random
+    }
+
+    /// The one answer to every failed password sign-in, whatever failed, as Auth0 words it.
+    static let wrongCredentials = IdentityError(.invalidGrant, "Wrong email or password.")
+
+    /// Creates an account with an email and a password (no passkey yet).
+    /// - Throws: `invalid_request` for a missing or malformed email or name (`user_exists`
+    ///   when the email is taken), `invalid_password` naming the broken rule.
+    public func signUp(client: OAuthClient, email: String?, password: String?, name: String?) async throws -> User {
+        guard let email, !email.isEmpty else { throw IdentityError(.invalidRequest, "email is required", field: "email") }
+        guard let password else { throw IdentityError(.invalidRequest, "password is required", field: "password") }
+        let profile = try ProfileValidation.validate(UserProfile(email: email, name: name), allowed: [.email])
+        try PasswordPolicy.check(password)
+        let now = clock.now()
+        let user = User(id: UserID(rawValue: Base64URL.encode(random.bytes(16))), userHandle: random.bytes(32), profile: profile, createdAt: now, updatedAt: now)
+        let hash = try await Self.offloaded { [hasher, salt = random.bytes(16)] in try hasher.hash(password, salt: salt) }
+        do {
+            try await storage.createUser(user, password: PasswordRecord(userID: user.id, hash: hash, createdAt: now))
+        } catch is StoreConflict {
+            throw IdentityError(.invalidRequest, "a user with this email already exists; sign in instead", reason: .userExists, field: "email")
+        }
+        try await storage.record(AuditEvent(time: now, kind: .signup, userID: user.id, clientID: client.clientID, detail: "password"))
+        return user
+    }
+
+    /// The account an identifier and password sign in to.
+    /// - Throws: ``wrongCredentials`` for an unknown identifier, an account without a
+    ///   password (passkey-only, or one that removed it) and a wrong password alike, after
+    ///   the same hashing work, so neither the answer nor its time tells them apart.
+    public func signIn(client: OAuthClient, username: String?, password: String?) async throws -> User {
+        guard let username, !username.isEmpty else { throw IdentityError(.invalidRequest, "username is required", field: "username") }
+        guard let password, !password.isEmpty else { throw IdentityError(.invalidRequest, "password is required", field: "password") }
+        var user: User?
+        var stored: String?
+        if let identifier = ProfileValidation.identifier(forLogin: username), password.count <= PasswordPolicy.maximumLength {
+            user = try await storage.user(identifier: identifier)
+            if let user { stored = try await storage.password(userID: user.id)?.hash }
+        }
+        let matches = await Self.offloaded { [stored] in
+            PasswordHasher.verify(password, against: stored ?? Self.decoyHash) && stored != nil
+        }
+        let now = clock.now()
+        guard matches, let user else {
+            try await storage.record(AuditEvent(time: now, kind: .loginFailed, userID: user?.id, clientID: client.clientID, detail: "wrong email or password"))
+            throw Self.wrongCredentials
+        }
+        try await storage.recordPasswordUse(userID: user.id, at: now)
+        try await storage.record(AuditEvent(time: now, kind: .login, userID: user.id, clientID: client.clientID, detail: "password"))
+        return user
+    }
+
+    /// The account's password while it has one.
+    public func password(of userID: UserID) async throws -> PasswordRecord? {
+        guard let record = try await storage.password(userID: userID), record.hash != nil else { return nil }
+        return record
+    }
+
+    /// Removes the account's password once it has a passkey.
+    /// - Throws: `not_found` without a password, `conflict` (`last_authentication_method`)
+    ///   while the password is the only way to sign in.
+    public func remove(userID: UserID) async throws {
+        switch try await storage.removePassword(userID: userID, at: clock.now()) {
+        case .removed:
+            try await storage.record(AuditEvent(time: clock.now(), kind: .passwordRemoved, userID: userID))
+        case .noPassword:
+            throw IdentityError(.notFound, "this account has no password")
+        case .lastMethod:
+            throw IdentityError(
+                .conflict, "the password is this account's only way to sign in; add a passkey before removing it", reason: .lastAuthenticationMethod
+            )
+        }
+    }
+
+    /// A hash of nothing anyone knows, with the standard parameters: verifying against it
+    /// costs what verifying a real password costs.
+    private static let decoyHash: String = {
+        (try? PasswordHasher.standard.hash("latchkey decoy password", salt: Array("latchkey-decoy16".utf8))) ?? ""
+    }()
+
+    /// Runs scrypt (tens of milliseconds) off the calling thread, which may be one of the
+    /// server's event loops that must keep answering other requests meanwhile.
+    private static func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    private static func offloaded<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: work()) }
+        }
+    }
+}
