@@ -172,6 +172,15 @@ struct PasskeyJourneyTests {
         let missing = try await http.send("PATCH", "/me/v1/profile", body: Data("{}".utf8), headers: ["Authorization": "Bearer \(token)"])
         #expect(missing.status == 400)
 
+        // Only a credential no account has is reported unknown: a good passkey failing for
+        // another reason (here a page on an origin the server does not allow) never is, so a
+        // misconfiguration cannot make apps delete good passkeys.
+        var elsewhere = ada
+        elsewhere.origin = "https://evil.example"
+        let misplaced = await expectAPIError(status: 403) { try await elsewhere.signIn() }
+        #expect(misplaced?.reason == "origin_not_allowed")
+        #expect(misplaced?.reason != "unknown_credential")
+
         // Each call needs its scope.
         let narrow = try await ada.signIn(scope: "openid read:me:authentication_methods")
         let refused = await expectAPIError(status: 403) { try await ada.client.updateProfile(name: "Eve", accessToken: narrow.accessToken) }
