@@ -119,7 +119,7 @@ let package = Package(
         .testTarget(
             name: "FaceTests",
             dependencies: [
-                "LatchkeyServer", "IdentityCore", "Authenticator", "WebAuthn", crypto,
+                "LatchkeyServer", "HTTPAPI", "IdentityCore", "Authenticator", "WebAuthn", crypto,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]

@@ -92,13 +92,16 @@ struct TokenRequest: Decodable {
         client_id = try container.decodeIfPresent(String.self, forKey: .client_id)
         client_secret = try container.decodeIfPresent(String.self, forKey: .client_secret)
         auth_session = try container.decodeIfPresent(String.self, forKey: .auth_session)
-        if let text = try? container.decode(String.self, forKey: .authn_response) {
+        do {
+            // The object first: the usual case then throws nothing (a thrown decoding error
+            // costs more than decoding the value).
+            authn_response = try container.decodeIfPresent(PublicKeyCredentialResponse.self, forKey: .authn_response)
+        } catch DecodingError.typeMismatch where (try? container.decode(String.self, forKey: .authn_response)) != nil {
             // Android's Credential Manager hands the app its response as a JSON string
             // (registrationResponseJson, authenticationResponseJson); an app may forward it
             // as it is rather than as an object.
+            let text = try container.decode(String.self, forKey: .authn_response)
             authn_response = try JSONDecoder().decode(PublicKeyCredentialResponse.self, from: Data(text.utf8))
-        } else {
-            authn_response = try container.decodeIfPresent(PublicKeyCredentialResponse.self, forKey: .authn_response)
         }
         scope = try container.decodeIfPresent(String.self, forKey: .scope)
         audience = try container.decodeIfPresent(String.self, forKey: .audience)

@@ -1,6 +1,7 @@
 package import Foundation
 package import HTTPTypes
 package import Hummingbird
+import IdentityCore
 import NIOCore
 
 /// Builds JSON responses. Every response says not to cache it: these bodies carry
@@ -13,10 +14,20 @@ package enum JSONResponse {
     }()
 
     package static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
-        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        make(bytes: (try? encoder.encode(value)) ?? Data("{}".utf8), status: status, headers: extra)
+    }
+
+    /// The same response for a body the login path writes without `JSONEncoder`.
+    package static func make(_ value: some JSONWritable, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
+        var writer = JSONWriter(capacity: 1024)
+        value.write(to: &writer)
+        return make(bytes: writer.bytes, status: status, headers: extra)
+    }
+
+    private static func make(bytes: some Sequence<UInt8>, status: HTTPResponse.Status, headers extra: HTTPFields) -> Response {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
         headers[HTTPField.Name("Pragma")!] = "no-cache"
         headers.append(contentsOf: extra)
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }

@@ -70,6 +70,16 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    /// Writes an array whose elements `element` writes.
+    public mutating func array<Element>(_ elements: [Element], _ element: (Element, inout JSONWriter) -> Void) {
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in elements.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            element(value, &self)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
     /// Appends bytes that are already a JSON value.
     public mutating func raw(_ json: some Sequence<UInt8>) {
         bytes.append(contentsOf: json)
