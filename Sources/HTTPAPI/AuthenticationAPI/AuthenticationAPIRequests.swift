@@ -26,7 +26,11 @@ struct SignupProfileBody: Decodable {
         init?(intValue: Int) { nil }
     }
 
-    private static let known = ["email", "phone_number", "username", "name", "given_name", "family_name", "nickname", "picture"]
+    static let known = ["email", "phone_number", "username", "name", "given_name", "family_name", "nickname", "picture"]
+
+    init(input: UserProfile) {
+        self.input = input
+    }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)

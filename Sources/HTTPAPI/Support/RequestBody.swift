@@ -56,7 +56,14 @@ package struct RequestBodyReader: Sendable {
     /// One decoder for every body; its options never change.
     private static let decoder = JSONDecoder()
 
+    /// Decodes a JSON body. A type that reads itself (``FastJSONDecodable``) does so in the
+    /// plain case; anything else, and every error, comes from `JSONDecoder`.
     package func decode<T: Decodable>(_ type: T.Type, from buffer: ByteBuffer) throws -> T {
+        if let fastType = T.self as? any FastJSONDecodable.Type,
+            let value = buffer.readableBytesView.withUnsafeBytes({ bytes in JSONReader.read(bytes).flatMap { fastType.init(json: $0) } }) as? T
+        {
+            return value
+        }
         do {
             return try Self.decoder.decode(T.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
