@@ -13,7 +13,7 @@ import Foundation
 /// writer briefly and truncates it, which bounds the log's size.
 final class Checkpointer: @unchecked Sendable {
     /// Frames in the log at which a checkpoint starts, unless told otherwise.
-    static let defaultThreshold: Int32 = 4000
+    static let defaultThreshold: Int32 = 16000
 
     /// Frames in the log at which a checkpoint starts.
     let threshold: Int32
