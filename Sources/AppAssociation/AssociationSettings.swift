@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// What a relying party says about its apps and sites. Every association file Latchkey
 /// serves and every app origin it accepts is derived from these values, so no fact is

@@ -1,5 +1,5 @@
 import Foundation
-public import WebAuthn
+import WebAuthn
 
 /// The SHA-256 fingerprint of an Android app's signing certificate: the value `keytool`
 /// prints, Digital Asset Links lists, and Android hashes into the app's WebAuthn origin.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The Public Suffix List (publicsuffix.org): which domain names are registrable. WebAuthn
 /// uses it to decide whether an RP ID may serve an origin ("registrable domain suffix", HTML

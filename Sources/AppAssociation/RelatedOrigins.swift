@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A web origin written as text, `scheme://host[:port]` and nothing more, as association
 /// files and configuration carry it.

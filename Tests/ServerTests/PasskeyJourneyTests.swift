@@ -94,7 +94,7 @@ struct PasskeyJourneyTests {
         #expect(!phoneOnly.authSession.isEmpty)
 
         // A sign-up started with a profile refuses a second one at the finish.
-        var named = PasskeyUser(server: server.baseURL)
+        let named = PasskeyUser(server: server.baseURL)
         let started = try await named.client.signupChallenge(profile: SignupProfile(email: "named@example.com"))
         let (namedResponse, _) = try named.authenticator.makeCredential(started.options, origin: named.origin)
         let twice = await expectAPIError(status: 400) {
@@ -114,8 +114,8 @@ struct PasskeyJourneyTests {
         let rounds = 6
         for round in 0..<rounds {
             let email = "race\(round)@example.com"
-            var phone = PasskeyUser(server: server.baseURL)
-            var laptop = PasskeyUser(server: server.baseURL)
+            let phone = PasskeyUser(server: server.baseURL)
+            let laptop = PasskeyUser(server: server.baseURL)
             let first = try await phone.client.signupChallenge(profile: nil)
             let second = try await laptop.client.signupChallenge(profile: nil)
             let (firstResponse, _) = try phone.authenticator.makeCredential(first.options, origin: phone.origin)

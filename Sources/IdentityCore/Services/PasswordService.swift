@@ -1,6 +1,5 @@
-import Dispatch
 import WebAuthn
-public import Foundation
+import Foundation
 
 /// Passwords, for accounts that still have one: sign-up and sign-in with an email and
 /// password, and removing the password once the account has a passkey (the last step of
@@ -96,17 +95,26 @@ public struct PasswordService: Sendable {
         (try? PasswordHasher.standard.hash("latchkey decoy password", salt: Array("latchkey-decoy16".utf8))) ?? ""
     }()
 
-    /// Runs scrypt (tens of milliseconds) off the calling thread, which may be one of the
-    /// server's event loops that must keep answering other requests meanwhile.
+    /// Where scrypt runs: off the calling thread, which may be one of the server's event
+    /// loops that must keep answering other requests meanwhile, and at most one hash per
+    /// core at a time, queued beyond that, so a burst of sign-ins cannot claim 32 MiB each
+    /// at once.
+    private static let hashing: OperationQueue = {
+        let queue = OperationQueue()
+        queue.name = "latchkey-password-hashing"
+        queue.maxConcurrentOperationCount = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        return queue
+    }()
+
     private static func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+            hashing.addOperation { continuation.resume(with: Result { try work() }) }
         }
     }
 
     private static func offloaded<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: work()) }
+            hashing.addOperation { continuation.resume(returning: work()) }
         }
     }
 }

@@ -91,7 +91,7 @@ extension SQLiteConnection {
     /// Calls `checkpointer` after each commit of this connection instead of checkpointing
     /// itself.
     func handOffCheckpoints(to checkpointer: Checkpointer) {
-        withHandle { handle in
+        _ = withHandle { handle in
             sqlite3_wal_hook(handle, { context, _, _, frames in
                 Unmanaged<Checkpointer>.fromOpaque(context!).takeUnretainedValue().committed(frames: frames)
                 return SQLITE_OK
