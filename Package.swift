@@ -33,6 +33,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         // Already in the graph through Hummingbird; named for NIOEmbedded in the in-process face tests.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Already in the graph through Hummingbird; named for the HTTP parts the connection
+        // handler of `latchkey serve` sees.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
@@ -76,6 +79,9 @@ let package = Package(
             dependencies: [
                 "AppAssociation", "IdentityCore", "HTTPAPI", "HostedUI", "StorageSQLite", "WebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ],

@@ -47,6 +47,12 @@ public enum LatchkeyApplication {
         let host = configuration.server.host
         return Application(
             router: routes.router,
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [ConnectionCloseHandler()],
+                // Also bounds a request whose head or body stops arriving: the timer restarts
+                // with every part received, and closes a connection silent for this long.
+                idleTimeout: .nanoseconds(Int64(configuration.server.idleTimeout * 1_000_000_000))
+            )),
             configuration: .init(address: .hostname(host, port: configuration.server.port), serverName: "Latchkey"),
             services: [CeremonyPurgeService(storage: routes.storage, clock: clock, interval: .seconds(300), logger: logger)],
             onServerRunning: { channel in
@@ -122,7 +128,9 @@ public enum LatchkeyApplication {
             random: random
         )
 
-        let router = Router()
+        // HEAD answers on every GET route, as the GET without its body (RFC 9110 §9.3.2).
+        let router = Router(options: .autoGenerateHeadEndpoints)
+        router.add(middleware: HostRequiredMiddleware())
         router.add(middleware: LogRequestsMiddleware(.debug))
         router.add(middleware: CORSMiddleware(allowedOrigins: configuration.corsOrigins, credentialedOrigins: configuration.browserFlowOrigins))
         router.addAuthenticationAPI(AuthenticationAPIServices(

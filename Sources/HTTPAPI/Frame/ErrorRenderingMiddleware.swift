@@ -31,7 +31,11 @@ public struct ErrorRenderingMiddleware<Context: RequestContext, Renderer: FaceEr
         do {
             return try await next(request, context)
         } catch let error as IdentityError {
-            return renderer.response(for: error)
+            var response = renderer.response(for: error)
+            // The rest of a body that was too large or unreadable is never read: the
+            // connection closes once the answer is written (ConnectionCloseHandler).
+            if error.reason == .bodyTooLarge || error.reason == .unreadableBody { response.headers[.connection] = "close" }
+            return response
         } catch let error as any HTTPResponseError where error.status == .notFound || error.status == .methodNotAllowed {
             // The router's own refusals (an unmatched sub-route) keep the face's envelope.
             return renderer.response(for: IdentityError(.notFound, "no such endpoint"))

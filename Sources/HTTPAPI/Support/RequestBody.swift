@@ -24,6 +24,12 @@ package struct RequestBodyReader: Sendable {
             return try await request.collectBody(upTo: maximumBytes)
         } catch is NIOTooManyBytesError {
             throw IdentityError(.invalidRequest, "the request body exceeds \(maximumBytes) bytes", reason: .bodyTooLarge)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            // The HTTP parser's own failures (a chunk size that is not hex, a chunk longer
+            // than it said, a connection closed mid-body) are the client's, not a server fault.
+            throw IdentityError(.invalidRequest, "the request body could not be read: its chunked encoding is malformed or it was cut off", reason: .unreadableBody)
         }
     }
 

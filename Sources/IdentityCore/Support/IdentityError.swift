@@ -63,6 +63,9 @@ extension IdentityError {
     public enum Reason: Sendable, Hashable {
         /// The request body is larger than the configured limit (413).
         case bodyTooLarge
+        /// The request body could not be read: a malformed chunked encoding, or a body cut
+        /// off (400). The connection closes after the answer.
+        case unreadableBody
         /// The request body's media type is not one the endpoint reads (415).
         case unsupportedMediaType
         /// The identifier already belongs to an account.
@@ -98,6 +101,7 @@ extension IdentityError {
         public var rawValue: String {
             switch self {
             case .bodyTooLarge: return "body_too_large"
+            case .unreadableBody: return "unreadable_body"
             case .unsupportedMediaType: return "unsupported_media_type"
             case .userExists: return "user_exists"
             case .unknownCredential: return "unknown_credential"

@@ -64,7 +64,7 @@ public enum ConfigurationLoader {
 
         // server
         let serverNode = yaml.child("server")
-        try serverNode.requireKeys(["host", "port", "public_url"])
+        try serverNode.requireKeys(["host", "port", "public_url", "idle_timeout"])
         let fileHost = try serverNode.child("host").string()
         let host = overrides.host ?? env["LATCHKEY_HOST"] ?? fileHost ?? "127.0.0.1"
         guard !host.isEmpty else { throw ConfigurationError(key: "server.host", "must not be empty") }
@@ -81,6 +81,10 @@ public enum ConfigurationLoader {
         let filePublicURL = try serverNode.child("public_url").string()
         let publicURLText = overrides.publicURL ?? env["LATCHKEY_PUBLIC_URL"] ?? filePublicURL ?? "http://localhost:\(port == 0 ? 8080 : port)"
         let publicURL = try validatePublicURL(publicURLText)
+        let idleTimeout = try serverNode.child("idle_timeout").duration() ?? 30
+        guard (1...3600).contains(idleTimeout) else {
+            throw ConfigurationError(key: "server.idle_timeout", "must be between 1s and 1h, found \(Int(idleTimeout))s")
+        }
 
         // database
         let fileDatabase = try yaml.child("database").string()
@@ -113,7 +117,7 @@ public enum ConfigurationLoader {
         )
 
         return LatchkeyConfiguration(
-            server: .init(host: host, port: port, publicURL: publicURL),
+            server: .init(host: host, port: port, publicURL: publicURL, idleTimeout: idleTimeout),
             database: database,
             relyingParty: relyingParty,
             clients: try parseClients(yaml.child("clients")),

@@ -16,6 +16,9 @@ public struct LatchkeyConfiguration: Sendable {
         /// The URL clients use to reach the server, without a trailing slash. It names the
         /// token issuer and the My Account audience.
         public var publicURL: String
+        /// How long a connection may stay silent (between requests, or in the middle of one)
+        /// before it is closed.
+        public var idleTimeout: TimeInterval = 30
     }
 
     /// Where data is stored.

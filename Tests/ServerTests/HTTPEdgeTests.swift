@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// The HTTP edge probed as an attacker would, over raw sockets against the server as
+/// `latchkey serve` builds it: malformed chunked bodies are a 400, never a 500; a refused
+/// body is not drained and its connection closes; silent connections close; `HEAD` mirrors
+/// `GET`; a request without `Host` is refused.
+@Suite("HTTP edge: bodies, silence, HEAD and Host", .serialized)
+struct HTTPEdgeTests {
+    static let yaml = """
+        server: { idle_timeout: 1s }
+        limits: { max_body_bytes: 4096 }
+        """
+
+    private func withServer(_ body: (Int) async throws -> Void) async throws {
+        let server = try await InProcessServer.start(yaml: Self.yaml)
+        do {
+            try await body(server.baseURL.port!)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    @Test(arguments: [
+        "zz\r\n{}\r\n0\r\n\r\n",                               // chunk size that is not hex
+        "-5\r\n{}\r\n0\r\n\r\n",                               // negative chunk size
+        "2\r\n{\"client_id\":\"demo\"}\r\n0\r\n\r\n",          // a chunk longer than it says
+    ])
+    func malformedChunkedBodiesAreA400(_ chunks: String) async throws {
+        try await withServer { port in
+            let socket = try RawSocket(port: port)
+            socket.send("POST /passkey/challenge HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks)
+            let (text, closed) = socket.read(for: 3)
+            #expect(RawSocket.status(text) == 400, "\(text)")
+            #expect(!text.contains("server_error"))
+            #expect(closed, "the connection closes after a body it could not read")
+        }
+    }
+
+    @Test func aRefusedBodyIsNotDrainedAndItsConnectionCloses() async throws {
+        try await withServer { port in
+            let socket = try RawSocket(port: port)
+            // Announces far more than the limit, sends a little, keeps the connection open.
+            socket.send("POST /passkey/challenge HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n" + String(repeating: "a", count: 8192))
+            let (text, closed) = socket.read(for: 3)
+            #expect(RawSocket.status(text) == 413, "\(text)")
+            #expect(text.lowercased().contains("connection: close"))
+            #expect(closed, "the server closes instead of reading the rest")
+
+            // The same with a chunked body that never ends.
+            let chunked = try RawSocket(port: port)
+            chunked.send("POST /passkey/challenge HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+            for _ in 0..<3 { chunked.send("1000\r\n" + String(repeating: "b", count: 4096) + "\r\n") }
+            let (reply, ended) = chunked.read(for: 3)
+            #expect(RawSocket.status(reply) == 413, "\(reply)")
+            #expect(ended)
+        }
+    }
+
+    @Test func silentConnectionsClose() async throws {
+        try await withServer { port in
+            // Connected and silent; a head that stops half-way; a keep-alive connection left idle.
+            let silent = try RawSocket(port: port)
+            let partial = try RawSocket(port: port)
+            partial.send("GET /health HTTP/1.1\r\nHost: local")
+            let idle = try RawSocket(port: port)
+            idle.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let started = Date()
+            #expect(silent.read(for: 5).closed)
+            #expect(partial.read(for: 5).closed)
+            let (text, closed) = idle.read(for: 5)
+            #expect(RawSocket.status(text) == 200)
+            #expect(closed)
+            #expect(Date().timeIntervalSince(started) < 4.5, "closed by the 1 s idle timeout, not by the test's own")
+        }
+    }
+
+    @Test func headMirrorsGetAndHostIsRequired() async throws {
+        try await withServer { port in
+            for path in ["/health", "/.well-known/jwks.json", "/login"] {
+                let socket = try RawSocket(port: port)
+                socket.send("HEAD \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                let (text, _) = socket.read(for: 3)
+                #expect(RawSocket.status(text) == 200, "HEAD \(path): \(text)")
+                let body = text.components(separatedBy: "\r\n\r\n").dropFirst().joined()
+                #expect(body.isEmpty, "HEAD \(path) sent a body")
+            }
+            let socket = try RawSocket(port: port)
+            socket.send("GET /health HTTP/1.1\r\n\r\n")
+            let (text, closed) = socket.read(for: 3)
+            #expect(RawSocket.status(text) == 400, "\(text)")
+            #expect(text.contains("invalid_request"))
+            #expect(closed)
+        }
+    }
+}
