@@ -45,10 +45,13 @@ public enum LatchkeyApplication {
         let routes = try await buildRoutes(configuration, clock: clock, random: random)
         logStartup(configuration, names: routes.authenticatorNames, logger: logger)
         let host = configuration.server.host
+        let connections = ConnectionLimiter(
+            maximum: configuration.server.maximumConnections, maximumPerAddress: configuration.server.maximumConnectionsPerAddress
+        )
         return Application(
             router: routes.router,
             server: .http1(configuration: .init(
-                additionalChannelHandlers: [ConnectionCloseHandler()],
+                additionalChannelHandlers: [connections.handler(), ConnectionCloseHandler()],
                 // Also bounds a request whose head or body stops arriving: the timer restarts
                 // with every part received, and closes a connection silent for this long.
                 idleTimeout: .nanoseconds(Int64(configuration.server.idleTimeout * 1_000_000_000))

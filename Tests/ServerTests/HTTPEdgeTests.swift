@@ -95,4 +95,32 @@ struct HTTPEdgeTests {
             #expect(closed)
         }
     }
+
+    /// Connections beyond a cap are closed at accept, per client address and overall, and
+    /// a closed connection frees its place.
+    @Test(arguments: [
+        "server: { max_connections: 10, max_connections_per_ip: 3 }",
+        "server: { max_connections: 3, max_connections_per_ip: 3 }",
+    ])
+    func connectionsAreCapped(_ yaml: String) async throws {
+        let server = try await InProcessServer.start(yaml: yaml)
+        defer { Task { await server.stop() } }
+        let port = server.baseURL.port!
+        var held = try (0..<3).map { _ in try RawSocket(port: port) }
+        for socket in held {
+            socket.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            #expect(RawSocket.status(socket.read(for: 0.5).text) == 200)
+        }
+        let refused = try RawSocket(port: port)
+        refused.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let (text, closed) = refused.read(for: 2)
+        #expect(text.isEmpty, "\(text)")
+        #expect(closed, "the connection over the cap is closed at once")
+
+        held.removeFirst()
+        try await Task.sleep(for: .milliseconds(200))
+        let admitted = try RawSocket(port: port)
+        admitted.send("GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        #expect(RawSocket.status(admitted.read(for: 2).text) == 200, "a closed connection freed its place")
+    }
 }

@@ -64,7 +64,7 @@ public enum ConfigurationLoader {
 
         // server
         let serverNode = yaml.child("server")
-        try serverNode.requireKeys(["host", "port", "public_url", "idle_timeout"])
+        try serverNode.requireKeys(["host", "port", "public_url", "idle_timeout", "max_connections", "max_connections_per_ip"])
         let fileHost = try serverNode.child("host").string()
         let host = overrides.host ?? env["LATCHKEY_HOST"] ?? fileHost ?? "127.0.0.1"
         guard !host.isEmpty else { throw ConfigurationError(key: "server.host", "must not be empty") }
@@ -84,6 +84,14 @@ public enum ConfigurationLoader {
         let idleTimeout = try serverNode.child("idle_timeout").duration() ?? 30
         guard (1...3600).contains(idleTimeout) else {
             throw ConfigurationError(key: "server.idle_timeout", "must be between 1s and 1h, found \(Int(idleTimeout))s")
+        }
+        let maximumConnections = try serverNode.child("max_connections").int() ?? 768
+        guard (1...1_000_000).contains(maximumConnections) else {
+            throw ConfigurationError(key: "server.max_connections", "must be between 1 and 1000000, found \(maximumConnections)")
+        }
+        let maximumPerAddress = try serverNode.child("max_connections_per_ip").int() ?? 128
+        guard (1...maximumConnections).contains(maximumPerAddress) else {
+            throw ConfigurationError(key: "server.max_connections_per_ip", "must be between 1 and server.max_connections (\(maximumConnections)), found \(maximumPerAddress)")
         }
 
         // database
@@ -117,7 +125,10 @@ public enum ConfigurationLoader {
         )
 
         return LatchkeyConfiguration(
-            server: .init(host: host, port: port, publicURL: publicURL, idleTimeout: idleTimeout),
+            server: .init(
+                host: host, port: port, publicURL: publicURL, idleTimeout: idleTimeout,
+                maximumConnections: maximumConnections, maximumConnectionsPerAddress: maximumPerAddress
+            ),
             database: database,
             relyingParty: relyingParty,
             clients: try parseClients(yaml.child("clients")),

@@ -19,6 +19,10 @@ public struct LatchkeyConfiguration: Sendable {
         /// How long a connection may stay silent (between requests, or in the middle of one)
         /// before it is closed.
         public var idleTimeout: TimeInterval = 30
+        /// Open connections beyond which new ones are closed at once.
+        public var maximumConnections = 768
+        /// Open connections one client address may hold.
+        public var maximumConnectionsPerAddress = 128
     }
 
     /// Where data is stored.
