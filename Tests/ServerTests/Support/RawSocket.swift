@@ -5,7 +5,10 @@ import Glibc
 
 /// A TCP connection that sends exactly the bytes a test writes and reads what comes back,
 /// for what no HTTP client will send: malformed chunks, missing headers, silence.
-final class RawSocket {
+///
+/// Reads block a thread, so they run on a dispatch queue: on the test process's few
+/// cooperative threads they would starve the in-process servers (and every other test).
+final class RawSocket: @unchecked Sendable {
     private let descriptor: Int32
 
     init(port: Int) throws {
@@ -32,7 +35,13 @@ final class RawSocket {
 
     /// What arrives until the server closes the connection or `seconds` pass without data;
     /// and whether it closed.
-    func read(for seconds: Double) -> (text: String, closed: Bool) {
+    func read(for seconds: Double) async -> (text: String, closed: Bool) {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.readBlocking(for: seconds)) }
+        }
+    }
+
+    private func readBlocking(for seconds: Double) -> (text: String, closed: Bool) {
         var received: [UInt8] = []
         var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -40,10 +49,23 @@ final class RawSocket {
         while true {
             let count = recv(descriptor, &buffer, buffer.count, 0)
             if count > 0 { received += buffer[0..<count]; continue }
+            if count < 0 && errno == EINTR { continue }
             // 0: closed by the server; -1: the timeout (or a reset, which is closed too).
             let closed = count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
             return (String(decoding: received, as: UTF8.self), closed)
         }
+    }
+
+    /// What arrives until `marker` has arrived, the server closes, or `seconds` pass.
+    func read(until marker: String, for seconds: Double) async -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        var text = ""
+        while Date() < deadline, !text.contains(marker) {
+            let (more, closed) = await read(for: 0.1)
+            text += more
+            if closed { break }
+        }
+        return text
     }
 
     /// The status code of the first response in `text`.
