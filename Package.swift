@@ -103,6 +103,7 @@ let package = Package(
             dependencies: [
                 "WebAuthn", "WebAuthnCorpus", "Authenticator", "LatchkeyClient", "LatchkeyServer", "LatchkeyDoctor", "AppAssociation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings

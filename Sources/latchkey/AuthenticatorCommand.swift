@@ -46,8 +46,21 @@ struct AuthenticatorOptions: ParsableArguments {
     @Flag(name: .customLong("apple-app"), help: "Act as an Apple platform app with the webcredentials associated domain (origin https://<rp id>).")
     var appleApp = false
 
-    @Option(help: ArgumentHelp("The file holding the software credentials and the last tokens.", valueName: "file"))
-    var store = "latchkey-authenticator.json"
+    @Option(help: ArgumentHelp(
+        "The file holding the software credentials and the last tokens. (default: $XDG_CONFIG_HOME/latchkey/authenticator.json, else ~/.config/latchkey/authenticator.json)",
+        valueName: "file"
+    ))
+    var store: String?
+
+    /// `--store`, else the user's configuration directory: private keys never land in the
+    /// working directory, where they are easily committed.
+    var resolvedStore: URL {
+        if let store { return URL(fileURLWithPath: store).standardizedFileURL }
+        let environment = ProcessInfo.processInfo.environment
+        let configuration = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".config")
+        return configuration.appendingPathComponent("latchkey").appendingPathComponent("authenticator.json")
+    }
 
     /// `--server`, else `LATCHKEY_SERVER`, else the local default; without a trailing slash.
     var resolvedServer: String {

@@ -74,7 +74,7 @@ struct AuthenticatorSession {
             throw CLIFailure("--android-app and --signing-certificate go together")
         }
         self.client = LatchkeyAPIClient(baseURL: url, clientID: options.clientID, clientSecret: options.clientSecret)
-        self.storeURL = URL(fileURLWithPath: options.store).standardizedFileURL
+        self.storeURL = options.resolvedStore
         self.store = try AuthenticatorStore.load(from: storeURL)
     }
 

@@ -84,6 +84,16 @@ struct AuthenticatorStore: Codable {
         } catch {
             throw CLIFailure("cannot encode the store: \(error)")
         }
+        // The default store's directory (the user's configuration directory) may not exist
+        // yet; created private to its owner.
+        let directory = url.deletingLastPathComponent()
+        if !FileManager.default.fileExists(atPath: directory.path) {
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw CLIFailure("cannot create the store's directory \(directory.path): \(error.localizedDescription)")
+            }
+        }
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard descriptor >= 0 else {

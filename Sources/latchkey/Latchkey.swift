@@ -6,6 +6,7 @@ struct Latchkey: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "latchkey",
         abstract: "A self-hosted, passkey-first identity server.",
+        version: LatchkeyVersion.current,
         subcommands: [ServeCommand.self, MigrateCommand.self, KeysCommand.self, DoctorCommand.self, WebAuthnCommand.self, AuthenticatorCommand.self]
     )
 

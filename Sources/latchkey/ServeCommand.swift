@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import LatchkeyServer
 import Logging
+import NIOCore
 
 /// `latchkey serve`: runs the server.
 struct ServeCommand: AsyncParsableCommand {
@@ -25,9 +26,19 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             let application = try await LatchkeyApplication.build(configuration, logger: logger)
             try await application.runService()
+            logger.info("Latchkey stopped")
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("latchkey: invalid configuration: \(error)\n".utf8))
             throw ExitCode(78)
+        } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES || error.errnoCode == EADDRNOTAVAIL {
+            let address = "\(configuration.server.host):\(configuration.server.port)"
+            let why = switch error.errnoCode {
+            case EADDRINUSE: "the port is already in use (another Latchkey, or another server); stop it, or choose another port"
+            case EACCES: "ports below 1024 need privileges; choose a port of 1024 or more and put a reverse proxy in front"
+            default: "this machine has no such address; use 127.0.0.1, 0.0.0.0 or one of its own addresses"
+            }
+            FileHandle.standardError.write(Data("latchkey: cannot listen on \(address): \(why) (--port and --host, or server.port and server.host in the configuration file)\n".utf8))
+            throw ExitCode(69)
         }
     }
 }

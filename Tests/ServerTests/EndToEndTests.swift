@@ -159,6 +159,36 @@ struct EndToEndTests {
         #expect(duplicate.output.contains("invalid_request"), "\(duplicate.output)")
     }
 
+    /// Operator-facing edges of the command: its version, a port already taken, the line it
+    /// logs when it stops, and where the software authenticator keeps its private keys.
+    @Test func versionPortInUseShutdownAndTheAuthenticatorsStore() async throws {
+        let directory = try TemporaryDirectory()
+        let version = try CommandRun.run(["--version"], workingDirectory: directory.url)
+        #expect(version.status == 0)
+        #expect(version.output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3, "\(version.output)")
+
+        let server = try await startServer(directory)
+        let port = try #require(server.baseURL.port)
+        let taken = try CommandRun.run(["serve", "--port", String(port), "--database", "sqlite:" + directory.path("other.sqlite")], workingDirectory: directory.url)
+        #expect(taken.status == 69)
+        #expect(taken.output.contains("cannot listen on 127.0.0.1:\(port): the port is already in use"), "\(taken.output)")
+
+        // Without --store, the keys go to the user's configuration directory, owner-only.
+        let configuration = directory.path("config")
+        let signup = try CommandRun.run(
+            ["authenticator", "signup", "--email", "store@example.com", "--server", server.baseURL.absoluteString, "--origin", "http://localhost:8080"],
+            workingDirectory: directory.url, environment: ["XDG_CONFIG_HOME": configuration]
+        )
+        #expect(signup.status == 0, "\(signup.output)")
+        let store = configuration + "/latchkey/authenticator.json"
+        let attributes = try FileManager.default.attributesOfItem(atPath: store)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect(!FileManager.default.fileExists(atPath: directory.path("latchkey-authenticator.json")))
+
+        server.stop()
+        #expect(server.output.text.contains("Latchkey stopped"), "a shutdown line")
+    }
+
     @Test func migrateAndBadConfigurationFromTheCommandLine() throws {
         let directory = try TemporaryDirectory()
         let migrate = try CommandRun.run(["migrate", "--database", "sqlite:" + directory.path("m.sqlite")], workingDirectory: directory.url)

@@ -1,0 +1,4 @@
+/// The version `latchkey --version` prints; raised with each release.
+enum LatchkeyVersion {
+    static let current = "0.6.0"
+}
