@@ -26,6 +26,23 @@ struct ConfigurationTests {
         }
     }
 
+    /// The README's "every key, with its default" file loads as written, and says what the
+    /// defaults are.
+    @Test func theREADMEsConfigurationLoads() throws {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md").standardizedFileURL
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        let section = try #require(text.range(of: "### Configuration file"))
+        let start = try #require(text.range(of: "```yaml\n", range: section.upperBound..<text.endIndex))
+        let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
+        let configuration = try load(String(text[start.upperBound..<end.lowerBound]))
+        let defaults = try load()
+        #expect(configuration.server.idleTimeout == defaults.server.idleTimeout)
+        #expect(configuration.server.maximumConnections == defaults.server.maximumConnections)
+        #expect(configuration.server.maximumConnectionsPerAddress == defaults.server.maximumConnectionsPerAddress)
+        #expect(configuration.passkeys.ceremonyLifetime == defaults.passkeys.ceremonyLifetime)
+        #expect(configuration.maximumBodyBytes == defaults.maximumBodyBytes)
+    }
+
     @Test func defaultsNeedNoConfiguration() throws {
         let configuration = try load()
         #expect(configuration.server.host == "127.0.0.1")
