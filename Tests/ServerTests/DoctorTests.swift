@@ -111,19 +111,19 @@ struct DoctorTests {
         defer { server.stop() }
         let url = "http://localhost:\(server.baseURL.port!)"
 
-        let passing = try CommandRun.run(["doctor", "--url", url, "--config", directory.path("latchkey.yaml"), "--allow-http"], workingDirectory: directory.url)
+        let passing = try await CommandRun.run(["doctor", "--url", url, "--config", directory.path("latchkey.yaml"), "--allow-http"], workingDirectory: directory.url)
         #expect(passing.status == 0, "\(passing.output)")
         #expect(passing.output.contains("checks passed"))
         #expect(!passing.output.contains("✗"))
 
         // Without --allow-http an http deployment fails, with the fix.
-        let insecure = try CommandRun.run(["doctor", "--url", url, "--config", directory.path("latchkey.yaml")], workingDirectory: directory.url)
+        let insecure = try await CommandRun.run(["doctor", "--url", url, "--config", directory.path("latchkey.yaml")], workingDirectory: directory.url)
         #expect(insecure.status == 1)
         #expect(insecure.output.contains("✗ uses HTTP"))
         #expect(insecure.output.contains("fix: iOS and Android fetch association files only over HTTPS"))
 
         // --import reads the files back into configuration that loads and names the same apps.
-        let imported = try CommandRun.run(["doctor", "--url", url, "--import"], workingDirectory: directory.url)
+        let imported = try await CommandRun.run(["doctor", "--url", url, "--import"], workingDirectory: directory.url)
         #expect(imported.status == 0, "\(imported.output)")
         let configuration = try ConfigurationLoader.load(overrides: .init(configFile: "imported.yaml"), environment: [:]) { _ in imported.output }
         #expect(configuration.association.appleApps.flatMap(\.appIDs) == Self.settings.appleApps.flatMap(\.appIDs))
@@ -140,7 +140,7 @@ struct DoctorTests {
         defer { Task { await server.stop() } }
         let directory = try TemporaryDirectory()
         try NativeAppsTests.configuration.write(toFile: directory.path("latchkey.yaml"), atomically: true, encoding: .utf8)
-        let run = try CommandRun.run(["doctor", "--url", server.url.absoluteString, "--config", directory.path("latchkey.yaml"), "--allow-http"], workingDirectory: directory.url)
+        let run = try await CommandRun.run(["doctor", "--url", server.url.absoluteString, "--config", directory.path("latchkey.yaml"), "--allow-http"], workingDirectory: directory.url)
         #expect(run.status == 1)
         #expect(run.output.contains("✗ lists ZZZZZ99999.com.example.shiny, not ABCDE12345.com.example.shiny: the team ID is wrong"))
         #expect(run.output.contains("fix: the configuration's team ID is ABCDE12345"))
@@ -196,13 +196,13 @@ struct DoctorTests {
     @Test func nothingToImportIsAnError() async throws {
         let server = try await FixedResponseServer.start([:])
         defer { Task { await server.stop() } }
-        let run = try CommandRun.run(["doctor", "--url", server.url.absoluteString, "--import"], workingDirectory: URL(fileURLWithPath: NSTemporaryDirectory()))
+        let run = try await CommandRun.run(["doctor", "--url", server.url.absoluteString, "--import"], workingDirectory: URL(fileURLWithPath: NSTemporaryDirectory()))
         #expect(run.status == 1)
         #expect(run.output.contains("found no association files"))
     }
 
-    @Test func aBadURLIsAUsageError() throws {
-        let run = try CommandRun.run(["doctor", "--url", "ftp://example.com"], workingDirectory: URL(fileURLWithPath: NSTemporaryDirectory()))
+    @Test func aBadURLIsAUsageError() async throws {
+        let run = try await CommandRun.run(["doctor", "--url", "ftp://example.com"], workingDirectory: URL(fileURLWithPath: NSTemporaryDirectory()))
         #expect(run.status == 64)
         #expect(run.output.contains("--url must be an http(s) URL"))
     }

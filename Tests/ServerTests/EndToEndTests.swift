@@ -6,7 +6,7 @@ import WebAuthn
 
 /// The real `latchkey` executable and a real SQLite file, driven over HTTP by a software
 /// authenticator, the way an app would.
-@Suite("End to end: a real server process", .serialized)
+@Suite("End to end: a real server process", .serialized, .timeLimit(.minutes(5)))
 struct EndToEndTests {
     static let configuration = """
         server: { public_url: http://localhost:8080 }
@@ -106,7 +106,7 @@ struct EndToEndTests {
         ada = PasskeyUser(server: server.baseURL, credentials: ada.credentials)
         #expect(try await ada.client.userInfo(accessToken: tokens.accessToken).subject == claims(of: tokens.accessToken)["sub"] as? String)
 
-        let rotate = try CommandRun.run(["keys", "rotate", "--config", directory.path("latchkey.yaml"), "--database", "sqlite:" + directory.path("latchkey.sqlite")], workingDirectory: directory.url)
+        let rotate = try await CommandRun.run(["keys", "rotate", "--config", directory.path("latchkey.yaml"), "--database", "sqlite:" + directory.path("latchkey.sqlite")], workingDirectory: directory.url)
         #expect(rotate.status == 0, "\(rotate.output)")
         #expect(rotate.output.contains("new signing key"))
 
@@ -144,17 +144,17 @@ struct EndToEndTests {
         defer { server.stop() }
         let common = ["--server", server.baseURL.absoluteString, "--origin", "http://localhost:8080", "--store", directory.path("store.json")]
 
-        let signup = try CommandRun.run(["authenticator", "signup", "--email", "cli@example.com", "--name", "Cli User"] + common, workingDirectory: directory.url)
+        let signup = try await CommandRun.run(["authenticator", "signup", "--email", "cli@example.com", "--name", "Cli User"] + common, workingDirectory: directory.url)
         #expect(signup.status == 0, "\(signup.output)")
-        let login = try CommandRun.run(["authenticator", "login"] + common, workingDirectory: directory.url)
+        let login = try await CommandRun.run(["authenticator", "login"] + common, workingDirectory: directory.url)
         #expect(login.status == 0, "\(login.output)")
-        let enroll = try CommandRun.run(["authenticator", "enroll", "--algorithm", "eddsa"] + common, workingDirectory: directory.url)
+        let enroll = try await CommandRun.run(["authenticator", "enroll", "--algorithm", "eddsa"] + common, workingDirectory: directory.url)
         #expect(enroll.status == 0, "\(enroll.output)")
-        let list = try CommandRun.run(["authenticator", "list"] + common, workingDirectory: directory.url)
+        let list = try await CommandRun.run(["authenticator", "list"] + common, workingDirectory: directory.url)
         #expect(list.status == 0, "\(list.output)")
         #expect(list.output.components(separatedBy: "passkey|").count - 1 == 2, "\(list.output)")
 
-        let duplicate = try CommandRun.run(["authenticator", "signup", "--email", "cli@example.com"] + common, workingDirectory: directory.url)
+        let duplicate = try await CommandRun.run(["authenticator", "signup", "--email", "cli@example.com"] + common, workingDirectory: directory.url)
         #expect(duplicate.status != 0)
         #expect(duplicate.output.contains("invalid_request"), "\(duplicate.output)")
     }
@@ -163,19 +163,21 @@ struct EndToEndTests {
     /// logs when it stops, and where the software authenticator keeps its private keys.
     @Test func versionPortInUseShutdownAndTheAuthenticatorsStore() async throws {
         let directory = try TemporaryDirectory()
-        let version = try CommandRun.run(["--version"], workingDirectory: directory.url)
+        let version = try await CommandRun.run(["--version"], workingDirectory: directory.url)
         #expect(version.status == 0)
         #expect(version.output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3, "\(version.output)")
 
         let server = try await startServer(directory)
         let port = try #require(server.baseURL.port)
-        let taken = try CommandRun.run(["serve", "--port", String(port), "--database", "sqlite:" + directory.path("other.sqlite")], workingDirectory: directory.url)
+        let taken = try await CommandRun.run(
+            ["serve", "--port", String(port), "--database", "sqlite:" + directory.path("other.sqlite")], workingDirectory: directory.url, timeout: 30
+        )
         #expect(taken.status == 69)
         #expect(taken.output.contains("cannot listen on 127.0.0.1:\(port): the port is already in use"), "\(taken.output)")
 
         // Without --store, the keys go to the user's configuration directory, owner-only.
         let configuration = directory.path("config")
-        let signup = try CommandRun.run(
+        let signup = try await CommandRun.run(
             ["authenticator", "signup", "--email", "store@example.com", "--server", server.baseURL.absoluteString, "--origin", "http://localhost:8080"],
             workingDirectory: directory.url, environment: ["XDG_CONFIG_HOME": configuration]
         )
@@ -189,22 +191,22 @@ struct EndToEndTests {
         #expect(server.output.text.contains("Latchkey stopped"), "a shutdown line")
     }
 
-    @Test func migrateAndBadConfigurationFromTheCommandLine() throws {
+    @Test func migrateAndBadConfigurationFromTheCommandLine() async throws {
         let directory = try TemporaryDirectory()
-        let migrate = try CommandRun.run(["migrate", "--database", "sqlite:" + directory.path("m.sqlite")], workingDirectory: directory.url)
+        let migrate = try await CommandRun.run(["migrate", "--database", "sqlite:" + directory.path("m.sqlite")], workingDirectory: directory.url)
         #expect(migrate.status == 0, "\(migrate.output)")
         #expect(FileManager.default.fileExists(atPath: directory.path("m.sqlite")))
 
         try "server: { port: 99999 }".write(toFile: directory.path("bad.yaml"), atomically: true, encoding: .utf8)
-        let bad = try CommandRun.run(["serve", "--config", directory.path("bad.yaml")], workingDirectory: directory.url)
+        let bad = try await CommandRun.run(["serve", "--config", directory.path("bad.yaml")], workingDirectory: directory.url)
         #expect(bad.status != 0)
         #expect(bad.output.contains("server.port"), "\(bad.output)")
 
-        let badOrigin = try CommandRun.run(["serve", "--rp-id", "example.com"], workingDirectory: directory.url)
+        let badOrigin = try await CommandRun.run(["serve", "--rp-id", "example.com"], workingDirectory: directory.url)
         #expect(badOrigin.status != 0)
         #expect(badOrigin.output.contains("relying_party.origins[0]"), "\(badOrigin.output)")
 
-        let badEnvironment = try CommandRun.run(["serve"], workingDirectory: directory.url, environment: ["LATCHKEY_DATABASE": "mysql://x"])
+        let badEnvironment = try await CommandRun.run(["serve"], workingDirectory: directory.url, environment: ["LATCHKEY_DATABASE": "mysql://x"])
         #expect(badEnvironment.status != 0)
         #expect(badEnvironment.output.contains("database"), "\(badEnvironment.output)")
     }

@@ -163,7 +163,19 @@ struct CommandRun {
     let status: Int32
     let output: String
 
-    static func run(_ arguments: [String], workingDirectory: URL, environment: [String: String] = [:]) throws -> CommandRun {
+    /// Runs the command; one still running after `timeout` seconds is killed, so that a
+    /// command that never ends fails its test instead of hanging the suite. The wait happens
+    /// on a dispatch queue: blocking one of the test process's few cooperative threads would
+    /// starve the in-process servers the command may be talking to.
+    static func run(_ arguments: [String], workingDirectory: URL, environment: [String: String] = [:], timeout: Double = 120) async throws -> CommandRun {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try runBlocking(arguments, workingDirectory: workingDirectory, environment: environment, timeout: timeout) })
+            }
+        }
+    }
+
+    private static func runBlocking(_ arguments: [String], workingDirectory: URL, environment: [String: String], timeout: Double) throws -> CommandRun {
         let process = Process()
         process.executableURL = ServerProcess.executable
         process.arguments = arguments
@@ -173,8 +185,11 @@ struct CommandRun {
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
+        let watchdog = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        watchdog.cancel()
         return CommandRun(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
     }
 }
