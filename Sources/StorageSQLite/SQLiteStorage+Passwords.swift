@@ -39,7 +39,7 @@ extension SQLiteStorage {
     public func removePassword(userID: UserID, at time: Date) async throws -> PasswordRemoval {
         guard TextBinding.canMatch(userID.rawValue) else { return .noPassword }
         return try database.write { db in
-            guard try db.row("SELECT 1 FROM passwords WHERE user_id = ? AND hash IS NOT NULL", [userID.rawValue]) != nil else { return .noPassword }
+            guard try Self.hasPassword(userID, db) else { return .noPassword }
             guard try db.row("SELECT 1 FROM credentials WHERE user_id = ? AND disabled = 0", [userID.rawValue]) != nil else { return .lastMethod }
             let row = try db.row(
                 "UPDATE passwords SET hash = NULL, removed_at = ? WHERE user_id = ? RETURNING *", [time.databaseSeconds, userID.rawValue]

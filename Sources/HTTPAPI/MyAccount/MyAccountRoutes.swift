@@ -82,7 +82,7 @@ extension Router where Context == BasicRequestContext {
         }
         methods.get(":id") { _, context in
             let grant = try context.grant(requiring: Scopes.readAuthenticationMethods)
-            if Self.methodID(context) == "password|" + grant.userID.rawValue {
+            if Self.methodID(context) == PasswordRecord.methodID(of: grant.userID) {
                 guard let password = try await services.passwords.password(of: grant.userID) else {
                     throw IdentityError(.notFound, "this account has no password")
                 }
@@ -103,7 +103,7 @@ extension Router where Context == BasicRequestContext {
             let grant = try context.grant(requiring: Scopes.deleteAuthenticationMethods)
             // Removing the password answers with the signals, whose unused_password is what
             // reportUnusedPasswordCredential(domain:userName:) needs.
-            if Self.methodID(context) == "password|" + grant.userID.rawValue {
+            if Self.methodID(context) == PasswordRecord.methodID(of: grant.userID) {
                 try await services.passwords.remove(userID: grant.userID)
                 let signals = try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)
                 return JSONResponse.make(SignalsEnvelope(signals: SignalsBody(signals)))

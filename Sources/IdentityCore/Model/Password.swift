@@ -24,7 +24,10 @@ public struct PasswordRecord: Sendable, Hashable {
     }
 
     /// The method ID the My Account API lists it under.
-    public var methodID: String { "password|" + userID.rawValue }
+    public var methodID: String { Self.methodID(of: userID) }
+
+    /// The method ID of `userID`'s password, whether or not the account has one.
+    public static func methodID(of userID: UserID) -> String { "password|" + userID.rawValue }
 }
 
 /// What removing a password did.

@@ -54,7 +54,7 @@ public struct PasswordService: Sendable {
             user = try await storage.user(identifier: identifier)
             if let user { stored = try await storage.password(userID: user.id)?.hash }
         }
-        let matches = await Self.offloaded { [stored] in
+        let matches = try await Self.offloaded { [stored] in
             PasswordHasher.verify(password, against: stored ?? Self.decoyHash) && stored != nil
         }
         let now = clock.now()
@@ -109,12 +109,6 @@ public struct PasswordService: Sendable {
     private static func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             hashing.addOperation { continuation.resume(with: Result { try work() }) }
-        }
-    }
-
-    private static func offloaded<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            hashing.addOperation { continuation.resume(returning: work()) }
         }
     }
 }
