@@ -3,8 +3,8 @@ public import Foundation
 /// One verification case in the corpus schema (`webauthn-vectors.json`).
 ///
 /// Only the members a verifier may use are decoded: `expected`, `response`,
-/// `credentialPublicKey`, `priorSignCount`, `timeOverride`, `suggestedVerificationTime` and
-/// `trustAnchorsPEM`. The case's `verdict`, `kind` and `format` are deliberately not read,
+/// `credentialPublicKey`, `priorSignCount`, `timeOverride`, `suggestedVerificationTime`,
+/// `skipSafetyNetTimestampCheck` and `trustAnchorsPEM`. The case's `verdict`, `kind` and `format` are deliberately not read,
 /// so the outcome cannot depend on them.
 public struct CorpusCase: Decodable, Sendable {
     /// The case identifier, echoed in the output.
@@ -23,6 +23,8 @@ public struct CorpusCase: Decodable, Sendable {
     public let suggestedVerificationTime: String?
     /// Trust anchors for the attestation, as PEM.
     public let trustAnchorsPEM: [String]?
+    /// The upstream test turned SafetyNet's `timestampMs` freshness check off.
+    public let skipSafetyNetTimestampCheck: Bool?
 
     /// The relying party's expectations for a case.
     public struct Expected: Decodable, Sendable {
@@ -58,9 +60,11 @@ public struct CorpusCase: Decodable, Sendable {
     }
 
     /// Parses RFC 3339 timestamps with or without fractional seconds.
+    /// Fractional seconds are tried first and kept: a SafetyNet timestamp pinned to the
+    /// millisecond must not appear to lie in the future of its own instant.
     static func parseTimestamp(_ text: String) -> Date? {
-        if let date = try? Date(text, strategy: .iso8601) { return date }
-        return try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
+        return try? Date(text, strategy: .iso8601)
     }
 }
 

@@ -52,9 +52,10 @@ public struct CaseOutcome: Sendable {
 ///   and `signature` is an authentication, checked against `credentialPublicKey` and
 ///   `priorSignCount` with the credential itself as the only allowed credential.
 /// - Certificates are judged at ``CorpusCase/verificationTime(now:)``.
-/// - SafetyNet freshness against the clock is not applied: cases are re-verified long
-///   after the ceremony, at a reconstructed instant. The timestamp must still fall within
-///   the signing certificate's validity.
+/// - SafetyNet freshness is the server's check, applied at that same instant (at most 60 s
+///   old, never in the future) unless the case sets `skipSafetyNetTimestampCheck`, as its
+///   upstream test did. The timestamp must always fall within the signing certificate's
+///   validity.
 public struct CorpusRunner: Sendable {
     /// Whether RS1 is accepted from legacy TPMs (real Windows devices produce it).
     public var allowsLegacyRS1ForTPM: Bool
@@ -147,7 +148,10 @@ public struct CorpusRunner: Sendable {
             attestation: AttestationPolicy(
                 trustAnchors: anchorsByFormat,
                 revokedCertificates: revokedCertificates,
-                safetyNet: SafetyNetPolicy(requiresCTSProfileMatch: expected.enforceSafetyNetCtsProfileMatch ?? true, maximumAge: nil)
+                safetyNet: SafetyNetPolicy(
+                    requiresCTSProfileMatch: expected.enforceSafetyNetCtsProfileMatch ?? true,
+                    maximumAge: corpusCase.skipSafetyNetTimestampCheck == true ? nil : SafetyNetPolicy().maximumAge
+                )
             ),
             signCountPolicy: .reject
         )

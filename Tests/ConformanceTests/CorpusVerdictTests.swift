@@ -19,6 +19,11 @@ struct CorpusVerdictTests {
             #expect(outcome.code == "unsupported_algorithm", "\(corpusCase.id): \(outcome.code ?? "valid")")
             return
         }
+        if CorpusFixture.placeholderCredentialIDs.contains(corpusCase.id) {
+            // Known divergence: rawId is a placeholder, not the attested credential ID.
+            #expect(outcome.code == "credential_id_mismatch", "\(corpusCase.id): \(outcome.code ?? "valid") \(outcome.reason ?? "")")
+            return
+        }
         if CorpusFixture.needsRevocationData.contains(corpusCase.id) {
             // Known divergence: invalid only through a CRL the corpus does not carry.
             #expect(outcome.isValid, "\(corpusCase.id) should verify apart from revocation: \(outcome.reason ?? "")")
@@ -37,6 +42,9 @@ struct CorpusVerdictTests {
         }
         for id in CorpusFixture.needsRevocationData.sorted() {
             print("KNOWN DIVERGENCE \(id): invalid only through CRL revocation data the corpus does not carry")
+        }
+        for id in CorpusFixture.placeholderCredentialIDs.sorted() {
+            print("KNOWN DIVERGENCE \(id): rawId is an upstream placeholder, not the attested credential ID (credential_id_mismatch)")
         }
         #expect(skipped.count == 6)
         #expect(CorpusFixture.cases.count == 197)
@@ -68,6 +76,58 @@ struct CorpusVerdictTests {
         #expect(checked >= 150)
     }
 
+    /// The placeholder-ID cases verify once `id` and `rawId` carry the attested credential ID,
+    /// so the mismatch is the only thing refused in them.
+    @Test(arguments: CorpusFixture.placeholderCredentialIDs.sorted())
+    func placeholderIDCasesVerifyWithTheAttestedID(_ id: String) throws {
+        var vector = try Self.rawVector(id)
+        var response = try #require(vector["response"] as? [String: Any])
+        let attested = try Self.attestedCredentialID(response)
+        response["id"] = Base64URL.encode(attested)
+        response["rawId"] = Base64URL.encode(attested)
+        vector["response"] = response
+        let outcome = runner.run(try Self.entry(vector), index: 0)
+        #expect(outcome.isValid, "\(id): \(outcome.code ?? "") \(outcome.reason ?? "")")
+    }
+
+    /// The runner applies SafetyNet freshness at the case's instant: one minute and one
+    /// second later the response has expired, one second earlier it lies in the future, and
+    /// `skipSafetyNetTimestampCheck` turns the check off as upstream did.
+    @Test func safetyNetFreshnessIsJudgedAtTheCasesInstant() throws {
+        let id = "swa-verifyRegistrationResponse-should-skip-cts-check-when-enforcement-option-is-false"
+        var vector = try Self.rawVector(id)
+        let pinnedText = try #require(vector["timeOverride"] as? String)
+        let pinned = try #require(ISO8601DateFormatter.withMilliseconds.date(from: pinnedText))
+        #expect(runner.run(try Self.entry(vector), index: 0).isValid)
+        for (offset, word) in [(61.0, "expired"), (-1.0, "after the verification time")] {
+            vector["timeOverride"] = ISO8601DateFormatter.withMilliseconds.string(from: pinned.addingTimeInterval(offset))
+            vector["skipSafetyNetTimestampCheck"] = nil
+            let outcome = runner.run(try Self.entry(vector), index: 0)
+            #expect(outcome.code == "attestation_invalid" && outcome.reason?.contains(word) == true, "\(offset): \(outcome.reason ?? "valid")")
+            vector["skipSafetyNetTimestampCheck"] = true
+            let skipped = runner.run(try Self.entry(vector), index: 0)
+            #expect(skipped.isValid, "\(offset) with the check skipped: \(skipped.reason ?? "")")
+        }
+    }
+
+    static func rawVector(_ id: String) throws -> [String: Any] {
+        let data = try Data(contentsOf: CorpusFixture.file)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let vectors = try #require(object["vectors"] as? [[String: Any]])
+        return try #require(vectors.first { $0["id"] as? String == id })
+    }
+
+    static func entry(_ vector: [String: Any]) throws -> CorpusFile.Entry {
+        try #require(try CorpusFile.decode(try JSONSerialization.data(withJSONObject: [vector])).entries.first)
+    }
+
+    static func attestedCredentialID(_ response: [String: Any]) throws -> [UInt8] {
+        let inner = try #require(response["response"] as? [String: Any])
+        let text = try #require(inner["attestationObject"] as? String)
+        let bytes = try #require(Base64URL.decode(text))
+        return try #require(try AttestationObject(bytes: bytes).authenticatorData.attestedCredentialData?.credentialID)
+    }
+
     /// The revoked SafetyNet case becomes invalid, with the right code, once the revocation
     /// fact its upstream test downloaded is supplied.
     @Test func revocationFactsMakeTheRevokedCaseInvalid() throws {
@@ -96,6 +156,14 @@ enum SafetyNetLeaf {
         let decoded = try JSONSerialization.jsonObject(with: Data(json)) as? [String: Any]
         let first = try #require((decoded?["x5c"] as? [String])?.first)
         return try AttestationCertificate(derEncoded: try #require(Base64URL.decode(first)))
+    }
+}
+
+extension ISO8601DateFormatter {
+    static var withMilliseconds: ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
     }
 }
 

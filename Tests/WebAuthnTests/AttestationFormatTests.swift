@@ -222,6 +222,15 @@ struct AttestationFormatTests {
         expectFailure(.attestationInvalid) { try fixture.verify() }
         fixture.policy.attestation.safetyNet.requiresCTSProfileMatch = false
         #expect(throws: Never.self) { try fixture.verify() }
+
+        // basicIntegrity has no waiver: false or missing fails whatever ctsProfileMatch says.
+        for value in [false, nil] as [Bool?] {
+            options = .init()
+            options.basicIntegrity = value
+            fixture.attest = AttestationBuilders.safetyNet(issuer: root, options: options)
+            let error = expectFailure(.attestationInvalid) { try fixture.verify() }
+            #expect(error?.reason.contains("basicIntegrity") == true)
+        }
     }
 
     @Test func safetyNetTimestampUsesTheInjectedClock() throws {
@@ -235,9 +244,12 @@ struct AttestationFormatTests {
         fixture.time = TestPKI.now.addingTimeInterval(-100)
         #expect(throws: Never.self) { try fixture.verify() }
 
-        // A timestamp from the future beyond the allowed skew.
-        fixture.time = TestPKI.now.addingTimeInterval(-300)
-        expectFailure(.attestationInvalid) { try fixture.verify() }
+        // A timestamp from the future, even by one second.
+        fixture.time = TestPKI.now.addingTimeInterval(-121)
+        let future = expectFailure(.attestationInvalid) { try fixture.verify() }
+        #expect(future?.reason.contains("after the verification time") == true)
+        fixture.time = TestPKI.now.addingTimeInterval(-120)
+        #expect(throws: Never.self) { try fixture.verify() }
 
         // Without a maximum age, only the certificate's validity bounds the timestamp.
         fixture.policy.attestation.safetyNet.maximumAge = nil

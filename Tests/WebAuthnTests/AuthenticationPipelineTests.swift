@@ -95,6 +95,15 @@ struct AuthenticationPipelineTests {
         }
     }
 
+    @Test(arguments: [0, 1024])
+    func credentialIDsOutside1To1023BytesAreRefused(length: Int) throws {
+        var fixture = try AuthenticationFixture()
+        fixture.responseCredentialID = randomBytes(length)
+        fixture.ceremony.allowedCredentialIDs = []
+        fixture.record.credentialID = fixture.responseCredentialID!
+        expectFailure(.credentialIDMismatch) { try fixture.verify() }
+    }
+
     @Test func credentialNotInAllowCredentials() throws {
         var fixture = try AuthenticationFixture()
         fixture.ceremony.allowedCredentialIDs = [randomBytes(16)]

@@ -132,6 +132,23 @@ struct RegistrationPipelineTests {
         expectFailure(.credentialIDMismatch) { try fixture.verify() }
     }
 
+    @Test func rawIDMustBeTheAttestedCredentialID() throws {
+        var fixture = try RegistrationFixture()
+        fixture.responseRawID = randomBytes(16)
+        let error = expectFailure(.credentialIDMismatch) { try fixture.verify() }
+        #expect(error?.reason.contains("not the attested credential ID") == true)
+        fixture.responseRawID = fixture.credentialID
+        #expect(throws: Never.self) { try fixture.verify() }
+    }
+
+    @Test(arguments: [0, 1, 15])
+    func credentialIDsShorterThan16BytesAreRefused(length: Int) throws {
+        var fixture = try RegistrationFixture()
+        fixture.credentialID = randomBytes(length)
+        let error = expectFailure(.credentialIDMismatch) { try fixture.verify() }
+        #expect(error?.reason.contains("at least 16 bytes") == true)
+    }
+
     @Test func credentialIDLongerThan1023BytesIsRejected() throws {
         var fixture = try RegistrationFixture()
         fixture.credentialID = randomBytes(1024)

@@ -192,6 +192,13 @@ extension PasskeyService {
             response.rawId = Base64URLBytes(found)
         }
         let credentialID = response.rawId.bytes
+        // No lookup with an ID that cannot name a credential (an empty one once could).
+        do {
+            try WebAuthnVerifier.checkCredentialIDLength(credentialID)
+        } catch {
+            try await refuse(ceremony, event: AuditEvent(time: clock.now(), kind: .loginFailed, clientID: ceremony.clientID, detail: error.description))
+            throw IdentityError(.invalidGrant, error.reason, reason: .verification(error.code))
+        }
         let encodedID = Base64URL.encode(credentialID)
         func failed(_ detail: String, userID: UserID?) -> AuditEvent {
             AuditEvent(time: clock.now(), kind: .loginFailed, userID: userID, clientID: ceremony.clientID, credentialID: encodedID, detail: detail)

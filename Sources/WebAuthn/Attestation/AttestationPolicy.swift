@@ -30,7 +30,8 @@ public enum AttestationRequirement: Sendable, Hashable {
     case trusted
 }
 
-/// Policy for `android-safetynet` attestations.
+/// Policy for `android-safetynet` attestations. `basicIntegrity` must always be true: a
+/// device that fails it is rooted or tampered with, and nothing it attests can be trusted.
 public struct SafetyNetPolicy: Sendable, Hashable {
     /// Require `ctsProfileMatch` to be true. On by default.
     public var requiresCTSProfileMatch: Bool
@@ -40,12 +41,13 @@ public struct SafetyNetPolicy: Sendable, Hashable {
     /// validity. Freshness against the clock only makes sense at ceremony time; it is
     /// meaningless when re-verifying a stored or recorded response.
     public var maximumAge: TimeInterval?
-    /// How far in the future `timestampMs` may be, to absorb clock skew, when
-    /// ``maximumAge`` is set.
+    /// How far in the future `timestampMs` may be when ``maximumAge`` is set. Zero by
+    /// default: the timestamp comes from Google's servers before the response reaches the
+    /// relying party, so a later one means a replayed or forged response, or a broken clock.
     public var allowedClockSkew: TimeInterval
 
     /// Creates a policy.
-    public init(requiresCTSProfileMatch: Bool = true, maximumAge: TimeInterval? = 60, allowedClockSkew: TimeInterval = 60) {
+    public init(requiresCTSProfileMatch: Bool = true, maximumAge: TimeInterval? = 60, allowedClockSkew: TimeInterval = 0) {
         self.requiresCTSProfileMatch = requiresCTSProfileMatch
         self.maximumAge = maximumAge
         self.allowedClockSkew = allowedClockSkew

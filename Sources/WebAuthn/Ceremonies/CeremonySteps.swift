@@ -117,6 +117,58 @@ enum CeremonySteps {
         }
     }
 
+    /// A credential ID in an assertion: 1 to 1023 bytes. IDs shorter than 16 bytes are not
+    /// refused here: no registration creates them any more, but credentials registered
+    /// before that rule keep working, and a short ID that names nothing fails the lookup.
+    static func checkCredentialIDLength(_ credentialID: [UInt8]) throws(WebAuthnError) {
+        guard !credentialID.isEmpty else {
+            throw WebAuthnError(.credentialIDMismatch, "the credential ID is empty; a credential ID is 1 to \(WebAuthnVerifier.maximumCredentialIDLength) bytes")
+        }
+        guard credentialID.count <= WebAuthnVerifier.maximumCredentialIDLength else {
+            throw WebAuthnError(
+                .credentialIDMismatch,
+                "the credential ID is \(credentialID.count) bytes; at most \(WebAuthnVerifier.maximumCredentialIDLength) are allowed"
+            )
+        }
+    }
+
+    /// The credential ID a registration creates (§7.1 step 26 and the ID's form).
+    ///
+    /// - Length at most 1023 bytes: §7.1 step 26.
+    /// - At least 16 bytes: §6.1 says authenticators generate credential IDs either as at
+    ///   least 16 bytes holding at least 100 bits of entropy, or as an encrypted credential
+    ///   source, which is longer still. No conforming authenticator makes a shorter one, and
+    ///   none of the corpus's real-device registrations (YubiKeys, Titan, Windows Hello TPMs,
+    ///   Apple, Android, Chrome and Safari platform passkeys) has one below 16 bytes. A short
+    ///   ID is guessable and can collide across users, so it is refused rather than stored.
+    /// - `rawId` must be the attested credential ID: §5.1.3 has the client set the
+    ///   credential's identifier from the authenticator's attested credential data, so a
+    ///   conforming client never sends another one. Accepting a different `rawId` would let
+    ///   a client register one ID while the signed data names another. Three corpus cases
+    ///   carry such placeholder IDs ("bbY", "aaY" and an Apple case); their upstream tests
+    ///   (SimpleWebAuthn's, go-webauthn's) never compare `rawId` with the attested ID at all,
+    ///   so their "valid" verdict is no evidence for accepting the mismatch.
+    static func checkRegisteredCredentialID(_ attested: [UInt8], rawId: [UInt8]) throws(WebAuthnError) {
+        guard attested.count <= WebAuthnVerifier.maximumCredentialIDLength else {
+            throw WebAuthnError(
+                .credentialIDMismatch,
+                "the credential ID is \(attested.count) bytes; at most \(WebAuthnVerifier.maximumCredentialIDLength) are allowed"
+            )
+        }
+        guard attested.count >= WebAuthnVerifier.minimumRegisteredCredentialIDLength else {
+            throw WebAuthnError(
+                .credentialIDMismatch,
+                "the attested credential ID is \(attested.count) bytes; authenticators make IDs of at least \(WebAuthnVerifier.minimumRegisteredCredentialIDLength) bytes"
+            )
+        }
+        guard attested == rawId else {
+            throw WebAuthnError(
+                .credentialIDMismatch,
+                "rawId \(Base64URL.encode(rawId.prefix(96))) is not the attested credential ID \(Base64URL.encode(attested.prefix(96)))"
+            )
+        }
+    }
+
     static func checkType(_ type: String) throws(WebAuthnError) {
         guard type == "public-key" else {
             throw WebAuthnError(.malformedResponse, "credential type is \"\(type.prefix(32))\", expected \"public-key\"")

@@ -20,6 +20,16 @@ public struct WebAuthnVerifier: Sendable {
 
     /// The longest credential ID accepted (WebAuthn L3 §7.1 step 26).
     public static let maximumCredentialIDLength = 1023
+    /// The shortest credential ID a registration may create (WebAuthn L3 §6.1: authenticators
+    /// make IDs of at least 16 bytes). See ``CeremonySteps/checkRegisteredCredentialID(_:rawId:)``.
+    public static let minimumRegisteredCredentialIDLength = 16
+
+    /// Checks that a credential ID named by a client can name a credential at all: 1 to 1023
+    /// bytes. Callers that look a credential up before verifying an assertion run this first,
+    /// so that no lookup is made with an empty or oversized ID.
+    public static func checkCredentialIDLength(_ credentialID: [UInt8]) throws(WebAuthnError) {
+        try CeremonySteps.checkCredentialIDLength(credentialID)
+    }
 
     /// Verifies a registration (WebAuthn L3 §7.1).
     /// - Parameters:
@@ -57,13 +67,8 @@ public struct WebAuthnVerifier: Sendable {
         guard let credential = authenticatorData.attestedCredentialData else {
             throw WebAuthnError(.malformedAuthenticatorData, "the AT flag is not set: a registration must carry attested credential data")
         }
-        // Step 26 (checked early so that nothing else runs on an oversized ID).
-        guard credential.credentialID.count <= Self.maximumCredentialIDLength else {
-            throw WebAuthnError(
-                .credentialIDMismatch,
-                "the credential ID is \(credential.credentialID.count) bytes; at most \(Self.maximumCredentialIDLength) are allowed"
-            )
-        }
+        // Step 26 and the ID's form, checked early so that nothing else runs on a bad ID.
+        try CeremonySteps.checkRegisteredCredentialID(credential.credentialID, rawId: response.rawId.bytes)
         // Step 20: the credential key and its algorithm.
         let publicKey = try credentialPublicKey(credential, format: attestationObject.format)
         guard ceremony.allowedAlgorithms.contains(publicKey.algorithm) else {
@@ -157,6 +162,7 @@ public struct WebAuthnVerifier: Sendable {
         try CeremonySteps.checkType(response.type)
         try CeremonySteps.checkCredentialID(id: response.id, rawId: response.rawId.bytes)
         let credentialID = response.rawId.bytes
+        try CeremonySteps.checkCredentialIDLength(credentialID)
         // Step 5: one of the allowed credentials.
         if !ceremony.allowedCredentialIDs.isEmpty && !ceremony.allowedCredentialIDs.contains(credentialID) {
             throw WebAuthnError(.credentialNotAllowed, "credential \(Base64URL.encode(credentialID.prefix(96))) is not in allowCredentials")

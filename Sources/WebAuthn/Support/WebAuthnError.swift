@@ -62,7 +62,8 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let unsupportedAlgorithm: Code = "unsupported_algorithm"
         /// The RSA key is smaller than the configured minimum.
         public static let weakKey: Code = "weak_key"
-        /// `id`, `rawId` and the attested credential ID disagree, or the ID is too long.
+        /// `id`, `rawId` and the attested credential ID disagree, or the ID is empty, too long,
+        /// or (at registration) shorter than 16 bytes.
         public static let credentialIDMismatch: Code = "credential_id_mismatch"
         /// The assertion used a credential the relying party did not allow.
         public static let credentialNotAllowed: Code = "credential_not_allowed"

@@ -131,6 +131,7 @@ enum AttestationBuilders {
         var hostname = "attest.android.com"
         var nonceOverride: String?
         var ctsProfileMatch = true
+        var basicIntegrity: Bool? = true
         var timestamp = TestPKI.now
     }
 
@@ -145,10 +146,12 @@ enum AttestationBuilders {
             )
             let header = try JSONSerialization.data(withJSONObject: ["alg": "ES256", "x5c": [Data(leaf).base64EncodedString(), Data(issuer.der).base64EncodedString()]])
             let nonce = options.nonceOverride ?? Data(SHA256.hash(data: authData + clientDataHash)).base64EncodedString()
-            let payload = try JSONSerialization.data(withJSONObject: [
+            var members: [String: Any] = [
                 "nonce": nonce, "timestampMs": Int64(options.timestamp.timeIntervalSince1970 * 1000),
-                "apkPackageName": "com.google.android.gms", "ctsProfileMatch": options.ctsProfileMatch, "basicIntegrity": true,
-            ])
+                "apkPackageName": "com.google.android.gms", "ctsProfileMatch": options.ctsProfileMatch,
+            ]
+            members["basicIntegrity"] = options.basicIntegrity
+            let payload = try JSONSerialization.data(withJSONObject: members)
             let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(payload)
             let signature = try signingKey.signature(for: Array(signingInput.utf8)).rawRepresentation
             let jws = signingInput + "." + Base64URL.encode(signature)

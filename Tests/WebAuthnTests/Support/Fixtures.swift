@@ -48,6 +48,8 @@ struct RegistrationFixture {
     /// Applied to the encoded attestation object's map before encoding, for structural damage.
     var tamperAttestationObject: (inout CBORItem) -> Void = { _ in }
     var responseID: String?
+    /// The `rawId` (and, unless ``responseID`` is set, `id`) sent instead of the attested ID.
+    var responseRawID: [UInt8]?
     var policy: RelyingPartyPolicy
     var ceremony: RegistrationCeremony
     var time = TestPKI.now
@@ -82,8 +84,8 @@ struct RegistrationFixture {
         var object: CBORItem = ["fmt": .text(format), "attStmt": statement, "authData": .bytes(authData)]
         tamperAttestationObject(&object)
         return RegistrationResponseJSON(
-            id: responseID ?? Base64URL.encode(credentialID),
-            rawId: Base64URLBytes(credentialID),
+            id: responseID ?? Base64URL.encode(responseRawID ?? credentialID),
+            rawId: Base64URLBytes(responseRawID ?? credentialID),
             response: AuthenticatorAttestationResponseJSON(
                 clientDataJSON: Base64URLBytes(clientDataJSON),
                 attestationObject: Base64URLBytes(CBOREncoder.encode(object)),

@@ -38,7 +38,10 @@ enum AndroidSafetyNetAttestation {
         guard names.contains("attest.android.com") else {
             throw AttestationSteps.invalid(.androidSafetyNet, "the JWS was signed for \(names.joined(separator: ", ")), not attest.android.com")
         }
-        // Step 4: ctsProfileMatch.
+        // Step 4: basicIntegrity always, ctsProfileMatch unless the policy waives it.
+        guard payload.basicIntegrity == true else {
+            throw AttestationSteps.invalid(.androidSafetyNet, "basicIntegrity is \(payload.basicIntegrity.map(String.init) ?? "missing"); it must be true")
+        }
         if input.policy.safetyNet.requiresCTSProfileMatch && payload.ctsProfileMatch != true {
             throw AttestationSteps.invalid(.androidSafetyNet, "ctsProfileMatch is \(payload.ctsProfileMatch.map(String.init) ?? "missing"), policy requires true")
         }
@@ -68,17 +71,20 @@ enum AndroidSafetyNetAttestation {
             )
         }
         guard let maximumAge = input.policy.safetyNet.maximumAge else { return }
-        let age = input.time.timeIntervalSince(signedAt)
-        if age > maximumAge {
+        // Compared in whole milliseconds, the timestamp's own unit: as Doubles, an instant
+        // pinned to the same millisecond can land a fraction before it.
+        let verifiedAtMs = Int64((input.time.timeIntervalSince1970 * 1000).rounded())
+        let ageMs = verifiedAtMs - timestampMs
+        if ageMs > Int64(maximumAge * 1000) {
             throw AttestationSteps.invalid(
                 .androidSafetyNet,
-                "the response has expired: timestampMs \(signedAt.iso8601) is \(Int(age)) s before \(input.time.iso8601), at most \(Int(maximumAge)) s are allowed"
+                "the response has expired: timestampMs \(signedAt.iso8601) is \(ageMs / 1000) s before \(input.time.iso8601), at most \(Int(maximumAge)) s are allowed"
             )
         }
-        if -age > input.policy.safetyNet.allowedClockSkew {
+        if -ageMs > Int64(input.policy.safetyNet.allowedClockSkew * 1000) {
             throw AttestationSteps.invalid(
                 .androidSafetyNet,
-                "timestampMs \(signedAt.iso8601) is \(Int(-age)) s after the verification time \(input.time.iso8601)"
+                "timestampMs \(signedAt.iso8601) is \(-ageMs) ms after the verification time \(input.time.iso8601)"
             )
         }
     }
@@ -109,6 +115,7 @@ struct CompactJWS {
         var nonce: String?
         var timestampMs: Int64?
         var ctsProfileMatch: Bool?
+        var basicIntegrity: Bool?
     }
 
     init(_ bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
