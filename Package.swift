@@ -96,6 +96,12 @@ let package = Package(
         ),
         .target(name: "LatchkeyClient", dependencies: ["WebAuthn"], swiftSettings: strictSettings),
         .target(name: "LatchkeyDoctor", dependencies: ["AppAssociation"], swiftSettings: strictSettings),
+        // Throwaway PKIs and FIDO metadata BLOBs for tests, made with swift-certificates.
+        .target(
+            name: "PKITestSupport",
+            dependencies: ["WebAuthn", crypto, .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1")],
+            path: "Tests/PKITestSupport"
+        ),
         .target(name: "IdentityTestSupport", dependencies: ["IdentityCore", "WebAuthn"], path: "Tests/IdentityTestSupport", swiftSettings: strictSettings),
 
         .executableTarget(
@@ -114,7 +120,7 @@ let package = Package(
         .testTarget(
             name: "WebAuthnTests",
             dependencies: [
-                "CBOR", "WebAuthn", "Authenticator", crypto, cryptoExtras,
+                "CBOR", "WebAuthn", "Authenticator", "PKITestSupport", crypto, cryptoExtras,
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
@@ -135,7 +141,7 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "LatchkeyServer", "LatchkeyClient", "LatchkeyDoctor", "AppAssociation", "Authenticator", "IdentityCore", "StorageSQLite", "WebAuthn",
-                "latchkey", "WebAuthnCorpus", crypto, .product(name: "Hummingbird", package: "hummingbird"),
+                "latchkey", "WebAuthnCorpus", "PKITestSupport", crypto, .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
     ]

@@ -1,5 +1,6 @@
 import Crypto
 import Testing
+import PKITestSupport
 import WebAuthn
 import X509
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+import PKITestSupport
 import WebAuthn
 import X509
 

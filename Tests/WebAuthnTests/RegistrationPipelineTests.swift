@@ -2,6 +2,7 @@ import Authenticator
 import CBOR
 import Crypto
 import Testing
+import PKITestSupport
 import WebAuthn
 
 /// Each test starts from a valid registration and changes one field (WebAuthn L3 §7.1).

@@ -160,12 +160,14 @@ enum AttestationSteps {
             throw WebAuthnError(.certificateRevoked, "\(format): \(certificate) (serial \(Bytes.hex(certificate.serialNumber))) is revoked by its issuer")
         }
         guard let leaf = certificates.first else { return try notApplicable(input, format) }
-        let anchors = input.policy.trustAnchors[format] ?? []
+        // The model's metadata entry vouches with its own roots, in any format.
+        let entry = input.policy.metadata?.entry(aaguid: input.credential.aaguid, certificates: certificates)
+        let anchors = (input.policy.trustAnchors[format] ?? []) + (entry?.attestationRoots ?? [])
         guard !anchors.isEmpty else {
             if input.policy.requirement == .trusted {
-                throw WebAuthnError(.attestationUntrusted, "\(format): no trust anchors are configured for this format")
+                throw WebAuthnError(.attestationUntrusted, "\(format): no trust anchors are configured for this format and no metadata entry names this authenticator, and policy requires trusted attestation")
             }
-            return .untrusted(reason: "no trust anchors are configured for \(format)")
+            return .untrusted(reason: "no trust anchors are configured for \(format) and no metadata entry names this authenticator")
         }
         let verifier = CertificateChainVerifier(
             anchors: anchors,

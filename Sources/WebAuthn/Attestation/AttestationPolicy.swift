@@ -68,6 +68,17 @@ public struct AttestationPolicy: Sendable {
     /// For `android-key`: use only the TEE-enforced authorization list (hardware-backed
     /// keys only) instead of the union of TEE- and software-enforced lists.
     public var androidKeyRequiresTEEEnforced: Bool
+    /// A verified FIDO metadata BLOB. The entry for the authenticator's model adds its
+    /// `attestationRootCertificates` as anchors, whatever the format, and its latest status
+    /// is checked against ``refusedStatuses``.
+    public var metadata: MetadataBLOB?
+    /// Metadata statuses that refuse a registration from that model.
+    public var refusedStatuses: Set<String>
+
+    /// The statuses refused by default: the model or its keys are known to be compromised.
+    public static let defaultRefusedStatuses: Set<String> = [
+        "REVOKED", "USER_KEY_REMOTE_COMPROMISE", "USER_KEY_PHYSICAL_COMPROMISE", "ATTESTATION_KEY_COMPROMISE",
+    ]
 
     /// Creates a policy.
     public init(
@@ -75,12 +86,16 @@ public struct AttestationPolicy: Sendable {
         revokedCertificates: Set<RevokedCertificate> = [],
         requirement: AttestationRequirement = .trustedWhenAnchorsConfigured,
         safetyNet: SafetyNetPolicy = SafetyNetPolicy(),
-        androidKeyRequiresTEEEnforced: Bool = false
+        androidKeyRequiresTEEEnforced: Bool = false,
+        metadata: MetadataBLOB? = nil,
+        refusedStatuses: Set<String> = AttestationPolicy.defaultRefusedStatuses
     ) {
         self.trustAnchors = trustAnchors
         self.revokedCertificates = revokedCertificates
         self.requirement = requirement
         self.safetyNet = safetyNet
         self.androidKeyRequiresTEEEnforced = androidKeyRequiresTEEEnforced
+        self.metadata = metadata
+        self.refusedStatuses = refusedStatuses
     }
 }

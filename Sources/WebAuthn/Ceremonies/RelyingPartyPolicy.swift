@@ -43,6 +43,8 @@ public struct RelyingPartyPolicy: Sendable {
     public var attestation: AttestationPolicy
     /// What a counter that does not increase means.
     public var signCountPolicy: SignCountPolicy
+    /// Which authenticators may register.
+    public var registration: RegistrationPolicy
 
     /// Creates a policy.
     public init(
@@ -51,7 +53,8 @@ public struct RelyingPartyPolicy: Sendable {
         crossOrigin: CrossOriginPolicy = .forbidden,
         keyPolicy: KeyPolicy = KeyPolicy(),
         attestation: AttestationPolicy = AttestationPolicy(),
-        signCountPolicy: SignCountPolicy = .reject
+        signCountPolicy: SignCountPolicy = .reject,
+        registration: RegistrationPolicy = RegistrationPolicy()
     ) {
         self.relyingPartyIDs = relyingPartyIDs
         self.origins = origins
@@ -59,6 +62,7 @@ public struct RelyingPartyPolicy: Sendable {
         self.keyPolicy = keyPolicy
         self.attestation = attestation
         self.signCountPolicy = signCountPolicy
+        self.registration = registration
     }
 }
 

@@ -19,6 +19,8 @@ public struct VerifiedRegistration: Sendable {
     public let isDiscoverable: Bool?
     /// The attestation outcome.
     public let attestation: AttestationResult
+    /// The authenticator model's FIDO metadata entry, when the policy has a BLOB naming it.
+    public let metadata: MetadataMatch?
     /// The RP ID whose hash the authenticator data carried.
     public let relyingPartyID: String
     /// The configured origin the client data matched.

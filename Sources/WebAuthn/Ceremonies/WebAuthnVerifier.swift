@@ -69,6 +69,8 @@ public struct WebAuthnVerifier: Sendable {
         }
         // Step 26 and the ID's form, checked early so that nothing else runs on a bad ID.
         try CeremonySteps.checkRegisteredCredentialID(credential.credentialID, rawId: response.rawId.bytes)
+        // The relying party's registration policy: device-bound only, AAGUID lists.
+        try policy.registration.check(aaguid: credential.aaguid, flags: authenticatorData.flags)
         // Step 20: the credential key and its algorithm.
         let publicKey = try credentialPublicKey(credential, format: attestationObject.format)
         guard ceremony.allowedAlgorithms.contains(publicKey.algorithm) else {
@@ -79,6 +81,8 @@ public struct WebAuthnVerifier: Sendable {
         }
         // Steps 22-25: the attestation statement and its trust.
         let attestation = try verifyStatement(attestationObject, credential: credential, publicKey: publicKey, clientDataHash: clientDataHash, at: time)
+        // The model's standing in the metadata (§7.1 step 23's "trustworthiness" inputs).
+        let metadata = try checkMetadataStatus(credential.aaguid, attestation: attestation)
         return VerifiedRegistration(
             credentialID: credential.credentialID,
             publicKey: publicKey,
@@ -88,6 +92,7 @@ public struct WebAuthnVerifier: Sendable {
             transports: response.response.transports ?? [],
             isDiscoverable: response.clientExtensionResults.credProps?.rk,
             attestation: attestation,
+            metadata: metadata,
             relyingPartyID: relyingPartyID,
             origin: origin,
             topOrigin: clientData.topOrigin,
@@ -115,6 +120,20 @@ public struct WebAuthnVerifier: Sendable {
         }
         let publicKey = try credentialPublicKey(credential, format: object.format)
         return try verifyStatement(object, credential: credential, publicKey: publicKey, clientDataHash: clientDataHash, at: time)
+    }
+
+    /// The metadata entry of the authenticator's model, refusing the registration when its
+    /// latest status is one the policy refuses. The AAGUID of an untrusted attestation is
+    /// only a claim, but refusing on a claim of a compromised model is still right.
+    private func checkMetadataStatus(_ aaguid: AAGUID, attestation: AttestationResult) throws(WebAuthnError) -> MetadataMatch? {
+        guard let entry = policy.attestation.metadata?.entry(aaguid: aaguid, certificates: attestation.certificates) else { return nil }
+        if let latest = entry.latestStatus, policy.attestation.refusedStatuses.contains(latest.status) {
+            throw WebAuthnError(
+                .authenticatorStatusRefused,
+                "authenticator model \(entry.description.map { "\"\($0.prefix(80))\" " } ?? "")(\(entry.identifier)) has FIDO metadata status \(latest.status)\(latest.effectiveDate.map { " since \($0)" } ?? ""), which the relying party refuses (refuse_statuses)"
+            )
+        }
+        return MetadataMatch(entry)
     }
 
     /// The credential key under the key policy. RS1 keys come only from legacy TPMs, so

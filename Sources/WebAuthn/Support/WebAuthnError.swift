@@ -79,6 +79,18 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let attestationUntrusted: Code = "attestation_untrusted"
         /// A certificate in the attestation chain is revoked.
         public static let certificateRevoked: Code = "certificate_revoked"
+        /// A FIDO metadata BLOB fails a check: signature, certificate path, serial or dates.
+        public static let metadataInvalid: Code = "metadata_invalid"
+
+        // Registration policy.
+        /// The authenticator model's latest FIDO metadata status is one the relying party refuses.
+        public static let authenticatorStatusRefused: Code = "authenticator_status_refused"
+        /// The authenticator's AAGUID is not on the relying party's allow list.
+        public static let aaguidNotAllowed: Code = "aaguid_not_allowed"
+        /// The authenticator's AAGUID is on the relying party's deny list.
+        public static let aaguidDenied: Code = "aaguid_denied"
+        /// The credential is backup eligible (a synced passkey) and policy requires device-bound ones.
+        public static let deviceBoundRequired: Code = "device_bound_required"
 
         // Signatures and counters.
         /// A signature does not verify.

@@ -1,3 +1,4 @@
+import Crypto
 public import Foundation
 import SwiftASN1
 
@@ -38,6 +39,8 @@ public struct AttestationCertificate: Sendable, Hashable, CustomStringConvertibl
     public let notAfter: Date
     /// The subject public key, when its type is supported.
     public let publicKey: PublicKeyMaterial?
+    /// The `subjectPublicKey` BIT STRING's bytes, for the key identifier.
+    let subjectPublicKeyBytes: ArraySlice<UInt8>
     /// The SubjectPublicKeyInfo algorithm OID, for messages about unsupported keys.
     public let publicKeyAlgorithmOID: String
     /// The extensions in order.
@@ -95,6 +98,8 @@ public struct AttestationCertificate: Sendable, Hashable, CustomStringConvertibl
         self.notBefore = try ASN1Time.date(validity[0], "notBefore")
         self.notAfter = try ASN1Time.date(validity[1], "notAfter")
         (self.publicKey, self.publicKeyAlgorithmOID) = try SubjectPublicKeyInfo.parse(spki)
+        let spkiParts = try ASN1Reading.children(spki, .sequence, "subjectPublicKeyInfo")
+        self.subjectPublicKeyBytes = try ASN1Reading.bitStringBytes(spkiParts[1], "subjectPublicKey")
         self.extensions = extensions
         self.signatureAlgorithm = outerAlgorithm
         self.signature = try ASN1Reading.signatureBytes(top[2], "signatureValue")
@@ -140,6 +145,13 @@ public struct AttestationCertificate: Sendable, Hashable, CustomStringConvertibl
     }
 
     public var description: String { "\"\(subject)\"" }
+
+    /// The key identifier FIDO metadata names attestation certificates by
+    /// (`attestationCertificateKeyIdentifiers`): lower-case hex SHA-1 of the
+    /// `subjectPublicKey` bits, RFC 5280 §4.2.1.2 method 1.
+    public var keyIdentifier: String {
+        Bytes.hex(Array(Insecure.SHA1.hash(data: subjectPublicKeyBytes)))
+    }
 
     public static func == (lhs: AttestationCertificate, rhs: AttestationCertificate) -> Bool { lhs.derBytes == rhs.derBytes }
     public func hash(into hasher: inout Hasher) { hasher.combine(derBytes) }

@@ -3,6 +3,7 @@ import CBOR
 import Crypto
 import Foundation
 import SwiftASN1
+import PKITestSupport
 import WebAuthn
 import X509
 

@@ -3,6 +3,7 @@ import CBOR
 import Crypto
 import Foundation
 import Testing
+import PKITestSupport
 import WebAuthn
 
 /// Random bytes for test inputs.

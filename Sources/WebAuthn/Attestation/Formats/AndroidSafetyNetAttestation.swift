@@ -14,14 +14,14 @@ enum AndroidSafetyNetAttestation {
         guard let responseNode = input.statement[textKey: "response"], case .bytes(let response) = responseNode.value else {
             throw AttestationSteps.invalid(.androidSafetyNet, "attStmt.response must be a byte string")
         }
-        let jws = try CompactJWS(response)
+        let jws = try CompactJWS(response) { AttestationSteps.invalid(.androidSafetyNet, $0) }
         let certificates = try jws.certificates()
         guard let leaf = certificates.first else {
             throw AttestationSteps.invalid(.androidSafetyNet, "the JWS header has no x5c certificates")
         }
         // Step 3: the JWS signature, made by the leaf certificate.
         try jws.verifySignature(with: leaf)
-        let payload = try jws.payload()
+        let payload: SafetyNetPayload = try jws.payload(as: "a SafetyNet JSON object")
 
         // Step 2: nonce = base64(SHA-256(authData || clientDataHash)).
         var hasher = SHA256()
@@ -89,27 +89,6 @@ enum AndroidSafetyNetAttestation {
         }
     }
 
-    private static func leafNames(_ leaf: AttestationCertificate) throws(WebAuthnError) -> [String] {
-        var names = leaf.subject.values(of: X509Name.commonName)
-        if let san = leaf.extension(KnownExtension.subjectAlternativeName) {
-            names += try SubjectAlternativeName.dnsNames(san.value)
-        }
-        return names
-    }
-}
-
-/// A JWS in compact serialization (RFC 7515 §7.1), kept as the exact text that was signed.
-struct CompactJWS {
-    private let signingInput: [UInt8]
-    private let header: Header
-    private let payloadBytes: [UInt8]
-    private let signature: [UInt8]
-
-    struct Header: Decodable {
-        var alg: String
-        var x5c: [String]?
-    }
-
     /// The SafetyNet payload members WebAuthn reads.
     struct SafetyNetPayload: Decodable {
         var nonce: String?
@@ -118,70 +97,11 @@ struct CompactJWS {
         var basicIntegrity: Bool?
     }
 
-    init(_ bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
-        let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count == 3 else {
-            throw AttestationSteps.invalid(.androidSafetyNet, "response is not a compact JWS (found \(parts.count) dot-separated parts)")
+    private static func leafNames(_ leaf: AttestationCertificate) throws(WebAuthnError) -> [String] {
+        var names = leaf.subject.values(of: X509Name.commonName)
+        if let san = leaf.extension(KnownExtension.subjectAlternativeName) {
+            names += try SubjectAlternativeName.dnsNames(san.value)
         }
-        guard let headerBytes = Base64URL.decode(String(decoding: parts[0], as: UTF8.self)),
-            let payloadBytes = Base64URL.decode(String(decoding: parts[1], as: UTF8.self)),
-            let signature = Base64URL.decode(String(decoding: parts[2], as: UTF8.self))
-        else {
-            throw AttestationSteps.invalid(.androidSafetyNet, "a JWS part is not base64url")
-        }
-        do {
-            header = try JSONDecoder().decode(Header.self, from: Data(headerBytes))
-        } catch {
-            throw AttestationSteps.invalid(.androidSafetyNet, "the JWS header is not a JSON object with alg")
-        }
-        signingInput = Array(parts[0]) + [UInt8(ascii: ".")] + Array(parts[1])
-        self.payloadBytes = payloadBytes
-        self.signature = signature
-    }
-
-    func certificates() throws(WebAuthnError) -> [AttestationCertificate] {
-        var certificates: [AttestationCertificate] = []
-        for (index, text) in (header.x5c ?? []).enumerated() {
-            guard let der = Base64URL.decode(text) else {
-                throw AttestationSteps.invalid(.androidSafetyNet, "JWS x5c[\(index)] is not base64")
-            }
-            do {
-                certificates.append(try AttestationCertificate(derEncoded: der))
-            } catch {
-                throw AttestationSteps.invalid(.androidSafetyNet, "JWS x5c[\(index)] is not a certificate: \(error.reason)")
-            }
-        }
-        return certificates
-    }
-
-    func verifySignature(with leaf: AttestationCertificate) throws(WebAuthnError) {
-        let scheme: SignatureScheme
-        var signature = self.signature
-        switch header.alg {
-        case "RS256": scheme = .rsaPKCS1v15(.sha256)
-        case "RS384": scheme = .rsaPKCS1v15(.sha384)
-        case "RS512": scheme = .rsaPKCS1v15(.sha512)
-        case "PS256": scheme = .rsaPSS(.sha256)
-        case "ES256":
-            // JWS ECDSA signatures are r || s (RFC 7518 §3.4); the verifier takes DER.
-            guard let raw = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else {
-                throw AttestationSteps.invalid(.androidSafetyNet, "the ES256 JWS signature is not 64 bytes")
-            }
-            signature = Array(raw.derRepresentation)
-            scheme = .ecdsa(.sha256)
-        default:
-            throw WebAuthnError(.unsupportedAlgorithm, "android-safetynet: JWS algorithm \(header.alg) is not supported")
-        }
-        guard let key = leaf.publicKey, key.isValidSignature(signature, over: [signingInput[...]], scheme: scheme) else {
-            throw AttestationSteps.invalid(.androidSafetyNet, "the JWS signature (\(header.alg)) does not verify with x5c[0] \(leaf)")
-        }
-    }
-
-    func payload() throws(WebAuthnError) -> SafetyNetPayload {
-        do {
-            return try JSONDecoder().decode(SafetyNetPayload.self, from: Data(payloadBytes))
-        } catch {
-            throw AttestationSteps.invalid(.androidSafetyNet, "the JWS payload is not a SafetyNet JSON object")
-        }
+        return names
     }
 }

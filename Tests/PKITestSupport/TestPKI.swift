@@ -1,28 +1,28 @@
-import Crypto
-import Foundation
-import SwiftASN1
-import WebAuthn
-import X509
+public import Crypto
+public import Foundation
+public import SwiftASN1
+public import WebAuthn
+public import X509
 
 /// A certificate authority generated for a test, with its key.
-struct TestIssuer {
-    let name: DistinguishedName
-    let key: Certificate.PrivateKey
-    let certificate: Certificate
+public struct TestIssuer: Sendable {
+    public let name: DistinguishedName
+    public let key: Certificate.PrivateKey
+    public let certificate: Certificate
 
-    var der: [UInt8] { (try? TestPKI.der(certificate)) ?? [] }
+    public var der: [UInt8] { (try? TestPKI.der(certificate)) ?? [] }
     /// The certificate as the engine parses it, for use as a trust anchor.
-    var anchor: AttestationCertificate { try! AttestationCertificate(derEncoded: der) }
+    public var anchor: AttestationCertificate { try! AttestationCertificate(derEncoded: der) }
 }
 
 /// Generates throwaway PKIs with swift-certificates so that attestation tests describe
 /// their certificates instead of embedding opaque blobs.
-enum TestPKI {
+public enum TestPKI {
     /// The instant every test judges certificates at.
-    static let now = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01T00:00:00Z
-    static let day: TimeInterval = 86_400
+    public static let now = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01T00:00:00Z
+    public static let day: TimeInterval = 86_400
 
-    static func name(_ commonName: String, organization: String = "Latchkey Test", unit: String? = nil, country: String = "US") -> DistinguishedName {
+    public static func name(_ commonName: String, organization: String = "Latchkey Test", unit: String? = nil, country: String = "US") -> DistinguishedName {
         try! DistinguishedName {
             CountryName(country)
             OrganizationName(organization)
@@ -31,7 +31,7 @@ enum TestPKI {
         }
     }
 
-    static func root(
+    public static func root(
         _ commonName: String,
         key: P256.Signing.PrivateKey = P256.Signing.PrivateKey(),
         notBefore: Date = now - 365 * day,
@@ -40,7 +40,7 @@ enum TestPKI {
         try authority(commonName, key: key, issuer: nil, constraints: .isCertificateAuthority(maxPathLength: nil), notBefore: notBefore, notAfter: notAfter)
     }
 
-    static func intermediate(
+    public static func intermediate(
         _ commonName: String,
         issuer: TestIssuer,
         isCertificateAuthority: Bool = true,
@@ -88,7 +88,7 @@ enum TestPKI {
     }
 
     /// A leaf certificate for `publicKey`, issued by `issuer`, with the given extensions.
-    static func leaf(
+    public static func leaf(
         subject: DistinguishedName,
         publicKey: Certificate.PublicKey,
         issuer: TestIssuer,
@@ -111,22 +111,22 @@ enum TestPKI {
         return try der(certificate)
     }
 
-    static func der(_ certificate: Certificate) throws -> [UInt8] {
+    public static func der(_ certificate: Certificate) throws -> [UInt8] {
         var serializer = DER.Serializer()
         try serializer.serialize(certificate)
         return serializer.serializedBytes
     }
 
     /// A custom extension whose value is the given DER.
-    static func custom(_ oid: ASN1ObjectIdentifier, critical: Bool = false, value: [UInt8]) -> Certificate.Extension {
+    public static func custom(_ oid: ASN1ObjectIdentifier, critical: Bool = false, value: [UInt8]) -> Certificate.Extension {
         Certificate.Extension(oid: oid, critical: critical, value: value[...])
     }
 }
 
 /// A tiny DER writer for the structures tests assemble by hand (Android key descriptions,
 /// Apple nonces), where writing the tags out is clearer than a builder.
-enum DERWriter {
-    static func tlv(_ tag: [UInt8], _ content: [UInt8]) -> [UInt8] {
+public enum DERWriter {
+    public static func tlv(_ tag: [UInt8], _ content: [UInt8]) -> [UInt8] {
         var length: [UInt8]
         if content.count < 128 {
             length = [UInt8(content.count)]
@@ -142,10 +142,10 @@ enum DERWriter {
         return tag + length + content
     }
 
-    static func sequence(_ parts: [UInt8]...) -> [UInt8] { tlv([0x30], parts.flatMap { $0 }) }
-    static func set(_ parts: [UInt8]...) -> [UInt8] { tlv([0x31], parts.flatMap { $0 }) }
-    static func octetString(_ bytes: [UInt8]) -> [UInt8] { tlv([0x04], bytes) }
-    static func integer(_ value: UInt8) -> [UInt8] { tlv([0x02], [value]) }
-    static func enumerated(_ value: UInt8) -> [UInt8] { tlv([0x0a], [value]) }
-    static let null: [UInt8] = [0x05, 0x00]
+    public static func sequence(_ parts: [UInt8]...) -> [UInt8] { tlv([0x30], parts.flatMap { $0 }) }
+    public static func set(_ parts: [UInt8]...) -> [UInt8] { tlv([0x31], parts.flatMap { $0 }) }
+    public static func octetString(_ bytes: [UInt8]) -> [UInt8] { tlv([0x04], bytes) }
+    public static func integer(_ value: UInt8) -> [UInt8] { tlv([0x02], [value]) }
+    public static func enumerated(_ value: UInt8) -> [UInt8] { tlv([0x0a], [value]) }
+    public static let null: [UInt8] = [0x05, 0x00]
 }
