@@ -9,7 +9,7 @@
 /// library earlier builds used, so that their databases upgrade in place.
 enum Migrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6)]
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7)]
 
     /// The applied migrations: the known ones in order, then any only a newer build knows,
     /// sorted.
@@ -295,5 +295,21 @@ enum Migrations {
             CHECK ((hash IS NULL) = (removed_at IS NOT NULL))
         ) STRICT, WITHOUT ROWID;
         ALTER TABLE refresh_tokens ADD COLUMN password_sign_in INTEGER NOT NULL DEFAULT 0 CHECK (password_sign_in IN (0, 1));
+        """
+
+    /// FIDO metadata: the one BLOB every instance verifies with, and on each passkey the
+    /// metadata entry and status it was registered under. Passkeys are found by model when
+    /// a new BLOB flags one.
+    private static let v7 = """
+        CREATE TABLE metadata_blob (
+            id INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
+            number INTEGER NOT NULL,
+            blob BLOB NOT NULL,
+            stored_at REAL NOT NULL
+        ) STRICT;
+        ALTER TABLE credentials ADD COLUMN metadata_entry TEXT;
+        ALTER TABLE credentials ADD COLUMN metadata_description TEXT;
+        ALTER TABLE credentials ADD COLUMN metadata_status TEXT;
+        CREATE INDEX credentials_aaguid ON credentials(aaguid);
         """
 }

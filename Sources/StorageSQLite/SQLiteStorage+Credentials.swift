@@ -121,7 +121,8 @@ extension SQLiteStorage {
     static func requireStorable(_ credential: PasskeyCredential) throws {
         try TextBinding.requireStorable(
             credential.userID.rawValue, credential.attestationFormat, credential.relyingPartyID, credential.name,
-            credential.recordID, credential.origin,
+            credential.recordID, credential.origin, credential.attestationMetadata?.entry,
+            credential.attestationMetadata?.description, credential.attestationMetadata?.status,
             in: "credential"
         )
     }
@@ -143,8 +144,8 @@ extension SQLiteStorage {
                         id, user_id, public_key, algorithm, sign_count, backup_eligible, backed_up,
                         user_verified, transports, aaguid, attestation_format, attestation_trusted,
                         relying_party_id, name, created_at, last_used_at, sign_count_regressed,
-                        record_id, disabled, origin
-                    ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        record_id, disabled, origin, metadata_entry, metadata_description, metadata_status
+                    ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 [
                     credential.credentialID, credential.userID.rawValue, credential.publicKey,
@@ -154,6 +155,7 @@ extension SQLiteStorage {
                     credential.relyingPartyID, credential.name, credential.createdAt.databaseSeconds,
                     credential.lastUsedAt?.databaseSeconds, credential.hasSignCountRegressed,
                     credential.recordID, credential.isDisabled, credential.origin,
+                    credential.attestationMetadata?.entry, credential.attestationMetadata?.description, credential.attestationMetadata?.status,
                 ])
         }
     }
@@ -182,6 +184,9 @@ extension PasskeyCredential {
             aaguid: aaguid,
             attestationFormat: try row.text("attestation_format"),
             isAttestationTrusted: try row.bool("attestation_trusted"),
+            attestationMetadata: try row.optionalText("metadata_entry").map { entry in
+                MetadataMatch(entry: entry, description: try row.optionalText("metadata_description"), status: try row.optionalText("metadata_status"))
+            },
             relyingPartyID: try row.text("relying_party_id"),
             name: try row.optionalText("name"),
             createdAt: try row.date("created_at"),

@@ -1,5 +1,6 @@
 public import Foundation
 public import IdentityCore
+public import WebAuthn
 import Synchronization
 
 /// IdentityCore's storage in memory, for fast service tests.
@@ -422,6 +423,34 @@ public final class InMemoryStorage: IdentityStorage {
     }
 }
 
+// MARK: - Metadata
+
+extension InMemoryStorage {
+    public func metadataBLOB() async throws -> StoredMetadataBLOB? {
+        state.withLock { $0.metadataBLOB }
+    }
+
+    public func saveMetadataBLOB(_ blob: StoredMetadataBLOB) async throws -> MetadataBLOBSave {
+        state.withLock { state in
+            if let stored = state.metadataBLOB {
+                if stored.number > blob.number { return .older(stored: stored.number) }
+                if stored.number == blob.number { return .unchanged }
+            }
+            state.metadataBLOB = blob
+            return .stored
+        }
+    }
+
+    public func credentials(aaguids: Set<AAGUID>) async throws -> [PasskeyCredential] {
+        state.withLock { state in
+            state.credentials.enumerated()
+                .filter { aaguids.contains($0.element.aaguid) }
+                .sorted { ($0.element.createdAt, $0.offset) < ($1.element.createdAt, $1.offset) }
+                .map(\.element)
+        }
+    }
+}
+
 // MARK: - State
 
 private struct StoredToken {
@@ -452,6 +481,7 @@ private struct State {
     var flows: [String: InteractiveFlow] = [:]
     var adminTokens: [[UInt8]: AdminToken] = [:]
     var passwords: [UserID: PasswordRecord] = [:]
+    var metadataBLOB: StoredMetadataBLOB?
 
     mutating func createUser(_ user: User, credential: PasskeyCredential) throws {
         guard credential.userID == user.id else {

@@ -64,6 +64,9 @@ public enum StorageContract {
         case signingKeyRotation
         case auditEvents
         case secrets
+        // FIDO metadata
+        case metadataBLOBNeverGoesBack
+        case credentialsByAAGUID
         // Data
         case hostileAndLongText
         case textWithNULIsNeverTruncated
@@ -114,6 +117,8 @@ public enum StorageContract {
         case .signingKeyRotation: try await signingKeyRotation(storage)
         case .auditEvents: try await auditEvents(storage)
         case .secrets: try await secrets(storage)
+        case .metadataBLOBNeverGoesBack: try await metadataBLOBNeverGoesBack(storage)
+        case .credentialsByAAGUID: try await credentialsByAAGUID(storage)
         case .hostileAndLongText: try await hostileAndLongText(storage)
         case .textWithNULIsNeverTruncated: try await textWithNULIsNeverTruncated(storage)
         case .concurrentCeremonyCompletion: try await concurrentCeremonyCompletion(storage)

@@ -1,6 +1,6 @@
 public import Foundation
 public import IdentityCore
-import WebAuthn
+public import WebAuthn
 
 /// Valid model values for storage tests, each named by a short label so that tests read as
 /// "alice's credential 1". Times are whole seconds after ``epoch`` so that they survive
@@ -45,7 +45,8 @@ public enum StorageFixtures {
         _ label: String,
         userID: UserID,
         name: String? = nil,
-        createdAt: Date = StorageFixtures.time(0)
+        createdAt: Date = StorageFixtures.time(0),
+        aaguid: AAGUID = AAGUID(uuidString: "ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4") ?? .zero
     ) -> PasskeyCredential {
         PasskeyCredential(
             credentialID: credentialID(label),
@@ -57,9 +58,10 @@ public enum StorageFixtures {
             isBackedUp: false,
             isUserVerified: false,
             transports: ["internal", "hybrid"],
-            aaguid: AAGUID(uuidString: "ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4") ?? .zero,
+            aaguid: aaguid,
             attestationFormat: "none",
             isAttestationTrusted: false,
+            attestationMetadata: MetadataMatch(entry: "aaguid \(aaguid.uuidString)", description: "Fixture Key \(label)", status: "FIDO_CERTIFIED_L1"),
             relyingPartyID: "example.com",
             name: name,
             createdAt: createdAt,

@@ -28,6 +28,9 @@ public struct PasskeyCredential: Sendable, Hashable {
     public let attestationFormat: String
     /// Whether the attestation chained to a trust anchor.
     public let isAttestationTrusted: Bool
+    /// The authenticator model's FIDO metadata entry and its status at registration, when
+    /// the metadata named it.
+    public let attestationMetadata: MetadataMatch?
     /// The RP ID the credential is scoped to.
     public let relyingPartyID: String
     /// A name the user chose, unique per user.
@@ -61,6 +64,7 @@ public struct PasskeyCredential: Sendable, Hashable {
         aaguid: AAGUID,
         attestationFormat: String,
         isAttestationTrusted: Bool,
+        attestationMetadata: MetadataMatch? = nil,
         relyingPartyID: String,
         name: String? = nil,
         createdAt: Date,
@@ -82,6 +86,7 @@ public struct PasskeyCredential: Sendable, Hashable {
         self.aaguid = aaguid
         self.attestationFormat = attestationFormat
         self.isAttestationTrusted = isAttestationTrusted
+        self.attestationMetadata = attestationMetadata
         self.relyingPartyID = relyingPartyID
         self.name = name
         self.createdAt = createdAt

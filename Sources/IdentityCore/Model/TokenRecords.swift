@@ -103,6 +103,9 @@ public struct AuditEvent: Sendable, Hashable {
         case adminAuthenticated = "admin_authenticated"
         case adminAuthenticationFailed = "admin_authentication_failed"
         case passwordRemoved = "password_removed"
+        /// A new metadata BLOB gives the passkey's authenticator model a status the relying
+        /// party refuses (a compromised or revoked model).
+        case authenticatorStatusFlagged = "authenticator_status_flagged"
     }
 
     /// When it happened.

@@ -17,6 +17,10 @@ public struct PasskeyConfiguration: Sendable {
     public var signupIdentifiers: Set<ProfileValidation.IdentifierKind>
     /// What a signature counter that does not increase means for the login.
     public var signCountPolicy: SignCountPolicy
+    /// The creation options' `attestation`: `direct` when registrations must be judged by
+    /// their attestation (browsers strip it, and zero the AAGUID, under the default `none`);
+    /// `nil` leaves the member out.
+    public var attestationConveyance: String?
 
     /// Creates a configuration.
     public init(
@@ -26,7 +30,8 @@ public struct PasskeyConfiguration: Sendable {
         userVerification: UserVerificationRequirement = .preferred,
         algorithms: [COSEAlgorithmIdentifier] = [.edDSA, .es256, .rs256],
         signupIdentifiers: Set<ProfileValidation.IdentifierKind> = Set(ProfileValidation.IdentifierKind.allCases),
-        signCountPolicy: SignCountPolicy = .reject
+        signCountPolicy: SignCountPolicy = .reject,
+        attestationConveyance: String? = nil
     ) {
         self.relyingPartyID = relyingPartyID
         self.relyingPartyName = relyingPartyName
@@ -35,6 +40,7 @@ public struct PasskeyConfiguration: Sendable {
         self.algorithms = algorithms
         self.signupIdentifiers = signupIdentifiers
         self.signCountPolicy = signCountPolicy
+        self.attestationConveyance = attestationConveyance
     }
 }
 

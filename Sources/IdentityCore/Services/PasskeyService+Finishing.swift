@@ -340,6 +340,14 @@ extension PasskeyService {
             challenge: ceremony.challenge, userVerification: ceremony.userVerification, allowedAlgorithms: configuration.algorithms,
             isConditionalCreate: ceremony.kind == .conditionalEnrollment
         )
+        // The metadata in use now: a BLOB installed since start-up applies at once.
+        var verifier = self.verifier
+        if let metadata, let blob = metadata.blob {
+            var policy = verifier.policy
+            policy.attestation.metadata = blob
+            policy.attestation.refusedStatuses = metadata.refusedStatuses
+            verifier = WebAuthnVerifier(policy: policy)
+        }
         do {
             return try verifier.verifyRegistration(response, for: expectations, at: clock.now())
         } catch {
@@ -362,6 +370,7 @@ extension PasskeyService {
             aaguid: verified.aaguid,
             attestationFormat: verified.attestation.format.rawValue,
             isAttestationTrusted: verified.attestation.trust.isTrusted,
+            attestationMetadata: verified.metadata,
             relyingPartyID: verified.relyingPartyID,
             createdAt: clock.now(),
             recordID: UUIDText.random(random.bytes(16)),

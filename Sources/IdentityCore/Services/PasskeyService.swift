@@ -16,6 +16,8 @@ public struct PasskeyService: Sendable {
     let random: any RandomSource
     let publicKeys = PublicKeyCache()
     let signInRecords = CredentialCache()
+    /// The FIDO metadata registrations are verified with, when configured.
+    let metadata: AttestationMetadata?
 
     /// Creates the service.
     public init(
@@ -25,10 +27,12 @@ public struct PasskeyService: Sendable {
         tokens: TokenService,
         secrets: InstanceSecrets,
         clock: any WallClock,
-        random: any RandomSource
+        random: any RandomSource,
+        metadata: AttestationMetadata? = nil
     ) {
         self.configuration = configuration
         self.verifier = verifier
+        self.metadata = metadata
         self.storage = storage
         self.tokens = tokens
         self.secrets = secrets
@@ -200,6 +204,7 @@ public struct PasskeyService: Sendable {
             authenticatorSelection: .init(
                 residentKey: "required", requireResidentKey: true, userVerification: (userVerification ?? configuration.userVerification).rawValue
             ),
+            attestation: configuration.attestationConveyance,
             extensions: ExtensionInputs(credProps: true)
         )
     }

@@ -1,3 +1,4 @@
+public import WebAuthn
 public import Foundation
 
 /// Accounts. Identifiers are unique across users.
@@ -180,6 +181,18 @@ public protocol SecretStore: Sendable {
     func secret(named name: String, orStore candidate: [UInt8]) async throws -> [UInt8]
 }
 
+/// The FIDO metadata BLOB every instance verifies registrations with, and the passkeys a
+/// change in it concerns.
+public protocol MetadataStore: Sendable {
+    /// The stored BLOB, if any.
+    func metadataBLOB() async throws -> StoredMetadataBLOB?
+    /// Stores `blob` unless the stored one has a higher serial number; one with the same
+    /// number is left as it is.
+    func saveMetadataBLOB(_ blob: StoredMetadataBLOB) async throws -> MetadataBLOBSave
+    /// Every passkey registered from one of these authenticator models.
+    func credentials(aaguids: Set<AAGUID>) async throws -> [PasskeyCredential]
+}
+
 /// Everything IdentityCore persists, as one value to pass around.
 public typealias IdentityStorage = UserStore & CredentialStore & CeremonyStore & RefreshTokenStore & SigningKeyStore & AuditLog & SecretStore
-    & BrowserSessionStore & AuthorizationCodeStore & InteractiveFlowStore & AdminTokenStore & PasswordStore
+    & BrowserSessionStore & AuthorizationCodeStore & InteractiveFlowStore & AdminTokenStore & PasswordStore & MetadataStore

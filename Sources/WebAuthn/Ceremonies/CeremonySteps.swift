@@ -132,22 +132,26 @@ enum CeremonySteps {
         }
     }
 
-    /// The credential ID a registration creates (§7.1 step 26 and the ID's form).
+    /// The credential ID a registration creates.
     ///
-    /// - Length at most 1023 bytes: §7.1 step 26.
-    /// - At least 16 bytes: §6.1 says authenticators generate credential IDs either as at
+    /// - At most 1023 bytes: §7.1 ("Verify that the credentialId is ≤ 1023 bytes").
+    /// - At least 16 bytes: §4 (Credential ID) says authenticators generate IDs either as at
     ///   least 16 bytes holding at least 100 bits of entropy, or as an encrypted credential
     ///   source, which is longer still. No conforming authenticator makes a shorter one, and
     ///   none of the corpus's real-device registrations (YubiKeys, Titan, Windows Hello TPMs,
-    ///   Apple, Android, Chrome and Safari platform passkeys) has one below 16 bytes. A short
-    ///   ID is guessable and can collide across users, so it is refused rather than stored.
-    /// - `rawId` must be the attested credential ID: §5.1.3 has the client set the
-    ///   credential's identifier from the authenticator's attested credential data, so a
-    ///   conforming client never sends another one. Accepting a different `rawId` would let
-    ///   a client register one ID while the signed data names another. Three corpus cases
-    ///   carry such placeholder IDs ("bbY", "aaY" and an Apple case); their upstream tests
-    ///   (SimpleWebAuthn's, go-webauthn's) never compare `rawId` with the attested ID at all,
-    ///   so their "valid" verdict is no evidence for accepting the mismatch.
+    ///   Apple platform passkeys at 20 bytes, Android) has one below 16. A shorter ID is
+    ///   guessable and invites collisions across users, so it is refused rather than stored.
+    /// - `rawId` must be the attested credential ID. §5.1.3 has the client build the
+    ///   credential's [[identifier]], which `rawId` and `id` return, from
+    ///   `attestationObject.authData.attestedCredentialData.credentialId`; a client may strip
+    ///   attestation but never rewrites that ID. So a conforming client never sends another
+    ///   one, and accepting it would store one ID while the signed data names another.
+    ///   The corpus's three "valid" cases with other IDs are no evidence against this:
+    ///   SimpleWebAuthn's packed tests ("bbb", "aaa") pass because that library compares
+    ///   `id` with `rawId` only, as strings, and returns the authData ID; go-webauthn's Apple
+    ///   test calls the format verifier alone, and go-webauthn itself added exactly this
+    ///   check to `ParsedCredentialCreationData.Verify` in 2026 (after v0.17.4).
+    ///   py_webauthn and java-webauthn-server compare `id` with `rawId` only.
     static func checkRegisteredCredentialID(_ attested: [UInt8], rawId: [UInt8]) throws(WebAuthnError) {
         guard attested.count <= WebAuthnVerifier.maximumCredentialIDLength else {
             throw WebAuthnError(

@@ -57,8 +57,15 @@ public struct MetadataBLOB: Sendable {
     ///   - jwt: The BLOB as downloaded (a compact JWS).
     ///   - roots: The roots the signing chain must end at (FIDO's, or a private one).
     ///   - time: The instant certificates and `nextUpdate` are judged at.
+    ///   - requireCurrent: Whether a passed `nextUpdate` fails the BLOB. Off only to reload
+    ///     the last good BLOB a relying party already accepted.
     /// - Throws: ``WebAuthnError`` with code `metadata_invalid` naming the failed check.
-    public static func verify(_ jwt: some Collection<UInt8>, roots: [AttestationCertificate], at time: Date) throws(WebAuthnError) -> MetadataBLOB {
+    public static func verify(
+        _ jwt: some Collection<UInt8>,
+        roots: [AttestationCertificate],
+        at time: Date,
+        requireCurrent: Bool = true
+    ) throws(WebAuthnError) -> MetadataBLOB {
         let jws = try CompactJWS(jwt) { invalid($0) }
         let certificates = try jws.certificates()
         guard let leaf = certificates.first else {
@@ -102,7 +109,7 @@ public struct MetadataBLOB: Sendable {
             number: payload.no, nextUpdate: payload.nextUpdate, nextUpdateDate: nextUpdateDate, legalHeader: payload.legalHeader,
             entries: entries, signer: leaf, notes: notes, byAAGUID: byAAGUID, byKeyIdentifier: byKeyIdentifier
         )
-        guard !blob.isOutOfDate(at: time) else {
+        guard !requireCurrent || !blob.isOutOfDate(at: time) else {
             throw invalid("the BLOB is out of date: its nextUpdate \(payload.nextUpdate) has passed (now \(time.iso8601))")
         }
         return blob
