@@ -77,7 +77,8 @@ let package = Package(
         .target(
             name: "LatchkeyServer",
             dependencies: [
-                "AppAssociation", "IdentityCore", "HTTPAPI", "HostedUI", "StorageSQLite", "WebAuthn",
+                // LatchkeyDoctor for its HTTPS fetcher, which downloads the FIDO metadata BLOB.
+                "AppAssociation", "IdentityCore", "HTTPAPI", "HostedUI", "StorageSQLite", "WebAuthn", "LatchkeyDoctor",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -85,7 +86,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ],
-            resources: [.copy("Resources/passkey-provider-aaguids.json")],
+            // The FIDO Metadata Service's root (GlobalSign Root CA - R3), which signs the MDS3 BLOB's chain.
+            resources: [.copy("Resources/passkey-provider-aaguids.json"), .copy("Resources/fido-mds-root.pem")],
             swiftSettings: strictSettings
         ),
         .target(

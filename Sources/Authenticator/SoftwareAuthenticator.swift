@@ -1,5 +1,5 @@
 import CBOR
-import Crypto
+public import Crypto
 import Foundation
 public import WebAuthn
 
@@ -31,6 +31,9 @@ public struct SoftwareAuthenticator: Sendable {
         case none
         /// `packed` self attestation, signed with the credential key.
         case packedSelf
+        /// `packed` basic attestation: `key` (a batch attestation key) signs, and `chain`
+        /// holds its certificate first, then any intermediates, as DER.
+        case packed(key: P256.Signing.PrivateKey, chain: [[UInt8]])
     }
 
     /// Errors the authenticator reports, as a platform would.
@@ -116,6 +119,12 @@ public struct SoftwareAuthenticator: Sendable {
             format = "packed"
             let signature = try privateKey.signature(for: authData + Array(SHA256.hash(data: clientData)))
             statement = ["alg": .int(chosen.rawValue), "sig": .bytes(signature)]
+        case .packed(let key, let chain):
+            format = "packed"
+            let signature = try key.signature(for: authData + Array(SHA256.hash(data: clientData))).derRepresentation
+            statement = [
+                "alg": .int(COSEAlgorithmIdentifier.es256.rawValue), "sig": .bytes(Array(signature)), "x5c": .array(chain.map { .bytes($0) }),
+            ]
         }
         let attestationObject: CBORItem = ["fmt": .text(format), "attStmt": statement, "authData": .bytes(authData)]
         let response = RegistrationResponseJSON(

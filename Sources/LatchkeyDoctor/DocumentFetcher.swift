@@ -43,6 +43,7 @@ public protocol DocumentFetching: Sendable {
 public final class URLSessionFetcher: NSObject, DocumentFetching, URLSessionTaskDelegate, @unchecked Sendable {
     private let timeout: TimeInterval
     private let maximumBytes: Int
+    private let userAgent: String
     // The session keeps a strong reference to its delegate until invalidated.
     private var session: URLSession?
 
@@ -50,9 +51,10 @@ public final class URLSessionFetcher: NSObject, DocumentFetching, URLSessionTask
     /// - Parameters:
     ///   - timeout: Seconds to wait for an answer.
     ///   - maximumBytes: Larger bodies are reported as a failure.
-    public init(timeout: TimeInterval = 15, maximumBytes: Int = 1 << 20) {
+    public init(timeout: TimeInterval = 15, maximumBytes: Int = 1 << 20, userAgent: String = "latchkey-doctor") {
         self.timeout = timeout
         self.maximumBytes = maximumBytes
+        self.userAgent = userAgent
         super.init()
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
@@ -70,7 +72,7 @@ public final class URLSessionFetcher: NSObject, DocumentFetching, URLSessionTask
         var request = URLRequest(url: url)
         request.httpMethod = "GET"
         request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.setValue("latchkey-doctor", forHTTPHeaderField: "User-Agent")
+        request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
         do {
             let (data, response) = try await session.data(for: request)
             guard let http = response as? HTTPURLResponse else { return .failed("the answer was not HTTP") }

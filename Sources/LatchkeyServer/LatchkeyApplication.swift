@@ -42,7 +42,7 @@ public enum LatchkeyApplication {
         logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
-        let routes = try await buildRoutes(configuration, clock: clock, random: random)
+        let routes = try await buildRoutes(configuration, clock: clock, random: random, logger: logger)
         logStartup(configuration, names: routes.authenticatorNames, logger: logger)
         let host = configuration.server.host
         let connections = ConnectionLimiter(
@@ -57,7 +57,8 @@ public enum LatchkeyApplication {
                 idleTimeout: .nanoseconds(Int64(configuration.server.idleTimeout * 1_000_000_000))
             )),
             configuration: .init(address: .hostname(host, port: configuration.server.port), serverName: "Latchkey"),
-            services: [CeremonyPurgeService(storage: routes.storage, clock: clock, interval: .seconds(300), logger: logger)],
+            services: [CeremonyPurgeService(storage: routes.storage, clock: clock, interval: .seconds(300), logger: logger)]
+                + (routes.metadata.map { [MetadataRefreshService(source: $0, logger: logger)] } ?? []),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.server.port
                 logger.info("Latchkey listening on http://\(host):\(port) (public URL \(configuration.server.publicURL))")
@@ -72,11 +73,18 @@ public enum LatchkeyApplication {
     public static func buildRoutes(
         _ configuration: LatchkeyConfiguration,
         clock: any WallClock = SystemClock(),
-        random: any RandomSource = SystemRandom()
+        random: any RandomSource = SystemRandom(),
+        logger: Logger = Logger(label: "latchkey")
     ) async throws -> Routes {
         let storage = try openStorage(configuration)
         let anchors = try TrustAnchorLoader.load(configuration.passkeys.trustAnchorFiles)
-        let names = try AuthenticatorNamesLoader.load(file: configuration.authenticatorNamesFile)
+        // The FIDO metadata BLOB, validated before anything is served (exit 78 when it fails).
+        let metadata = try configuration.passkeys.metadata.map { settings throws(ConfigurationError) in
+            try MetadataSource.make(settings, storage: storage, clock: clock)
+        }
+        try await metadata?.start(logger: logger)
+        var names = try AuthenticatorNamesLoader.load(file: configuration.authenticatorNamesFile)
+        if let metadata { names = names.consulting(metadata.metadata) }
 
         let verifier = WebAuthnVerifier(policy: RelyingPartyPolicy(
             relyingPartyIDs: [configuration.relyingParty.id],
@@ -88,7 +96,12 @@ public enum LatchkeyApplication {
             keyPolicy: KeyPolicy(allowsLegacyRS1ForTPM: configuration.passkeys.allowsLegacyRS1),
             attestation: AttestationPolicy(trustAnchors: anchors, requirement: configuration.passkeys.attestationRequirement),
             // IdentityCore applies the configured policy itself, after recording the regression.
-            signCountPolicy: .acceptAndFlag
+            signCountPolicy: .acceptAndFlag,
+            registration: RegistrationPolicy(
+                allowedAAGUIDs: configuration.passkeys.allowedAAGUIDs,
+                deniedAAGUIDs: configuration.passkeys.deniedAAGUIDs,
+                requiresDeviceBound: configuration.passkeys.requiresDeviceBound
+            )
         ))
         let tokenConfiguration = TokenConfiguration(
             issuer: configuration.server.publicURL,
@@ -109,10 +122,12 @@ public enum LatchkeyApplication {
                 ceremonyLifetime: configuration.passkeys.ceremonyLifetime,
                 userVerification: configuration.passkeys.userVerification,
                 signupIdentifiers: Set(configuration.passkeys.signupIdentifiers),
-                signCountPolicy: configuration.passkeys.signCountPolicy
+                signCountPolicy: configuration.passkeys.signCountPolicy,
+                attestationConveyance: configuration.passkeys.asksForAttestation ? "direct" : nil
             ),
             verifier: verifier, storage: storage, tokens: tokens,
-            secrets: try await InstanceSecrets.load(from: storage, random: random), clock: clock, random: random
+            secrets: try await InstanceSecrets.load(from: storage, random: random), clock: clock, random: random,
+            metadata: metadata?.metadata
         )
         let clients = ClientRegistry(configuration.clients.map {
             OAuthClient(clientID: $0.id, name: $0.name, secret: $0.secret, grantTypes: Set($0.grantTypes), redirectURIs: $0.redirectURIs)
@@ -179,7 +194,7 @@ public enum LatchkeyApplication {
         router.addHostedPages(hostedPages)
         router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }
 
-        return Routes(router: router, storage: storage, authenticatorNames: names)
+        return Routes(router: router, storage: storage, authenticatorNames: names, metadata: metadata)
     }
 
     /// Every face's routes and what they write to.
@@ -190,6 +205,8 @@ public enum LatchkeyApplication {
         public let storage: SQLiteStorage
         /// Provider names by AAGUID, as loaded.
         public let authenticatorNames: AuthenticatorNames
+        /// The FIDO metadata source, when configured.
+        public let metadata: MetadataSource?
     }
 
     /// Says where everything is, so a newcomer knows what is running.
@@ -225,6 +242,13 @@ public enum LatchkeyApplication {
             )
         }
         logger.info("passkey provider names: \(names.count) AAGUIDs")
+        let passkeys = configuration.passkeys
+        if let metadata = passkeys.metadata {
+            logger.info("FIDO metadata from \(metadata.source), refreshed every \(Int(metadata.refresh)) s; refusing \(metadata.refusedStatuses.sorted().joined(separator: ", "))")
+        }
+        if passkeys.asksForAttestation {
+            logger.info("registrations ask for direct attestation (requirement \(passkeys.attestationRequirement), allowed_aaguids \(passkeys.allowedAAGUIDs?.count ?? 0), denied_aaguids \(passkeys.deniedAAGUIDs.count), require_device_bound \(passkeys.requiresDeviceBound))")
+        }
     }
 }
 

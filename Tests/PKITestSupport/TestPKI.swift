@@ -111,6 +111,25 @@ public enum TestPKI {
         return try der(certificate)
     }
 
+    /// A `packed` batch attestation certificate for `key` (WebAuthn L3 §8.2.1: the
+    /// "Authenticator Attestation" unit, not a CA), issued by `issuer`.
+    public static func packedAttestationCertificate(
+        for key: P256.Signing.PrivateKey,
+        issuer: TestIssuer,
+        notBefore: Date = now - day,
+        notAfter: Date = now + 365 * day
+    ) throws -> [UInt8] {
+        try leaf(
+            subject: name("Test Authenticator", unit: "Authenticator Attestation"),
+            publicKey: Certificate.PublicKey(key.publicKey),
+            issuer: issuer,
+            notBefore: notBefore,
+            notAfter: notAfter
+        ) {
+            Critical(BasicConstraints.notCertificateAuthority)
+        }
+    }
+
     public static func der(_ certificate: Certificate) throws -> [UInt8] {
         var serializer = DER.Serializer()
         try serializer.serialize(certificate)

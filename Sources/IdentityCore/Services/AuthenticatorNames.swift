@@ -1,7 +1,7 @@
 public import WebAuthn
 
-/// Names passkey providers by AAGUID (for example "iCloud Keychain"), from the community
-/// list the server ships. Used for naming only, never for trust; an AAGUID that is not
+/// Names passkey providers by AAGUID (for example "iCloud Keychain"), from the FIDO
+/// metadata when configured, else from the community list the server ships. Used for naming only, never for trust; an AAGUID that is not
 /// listed simply has no name.
 public struct AuthenticatorNames: Sendable {
     /// A provider's name and icons.
@@ -22,15 +22,32 @@ public struct AuthenticatorNames: Sendable {
     }
 
     private let entries: [AAGUID: Entry]
+    private let metadata: AttestationMetadata?
 
     /// Creates the lookup.
     public init(_ entries: [AAGUID: Entry]) {
         self.entries = entries
+        self.metadata = nil
     }
 
-    /// The provider for `aaguid`, if listed.
+    private init(_ entries: [AAGUID: Entry], metadata: AttestationMetadata?) {
+        self.entries = entries
+        self.metadata = metadata
+    }
+
+    /// The same lookup, preferring the model's FIDO metadata statement (its description and
+    /// icon) when the metadata in use has one.
+    public func consulting(_ metadata: AttestationMetadata) -> AuthenticatorNames {
+        AuthenticatorNames(entries, metadata: metadata)
+    }
+
+    /// The provider for `aaguid`: from the metadata statement when there is one, else from
+    /// the list.
     public func entry(for aaguid: AAGUID) -> Entry? {
-        entries[aaguid]
+        if !aaguid.isZero, let statement = metadata?.blob?.entry(aaguid: aaguid), let name = statement.description {
+            return Entry(name: name, iconLight: statement.icon ?? entries[aaguid]?.iconLight, iconDark: statement.icon ?? entries[aaguid]?.iconDark)
+        }
+        return entries[aaguid]
     }
 
     /// The name a passkey is shown with: the user's name for it, else its provider's, else

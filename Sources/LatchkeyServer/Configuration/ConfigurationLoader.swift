@@ -343,7 +343,10 @@ public enum ConfigurationLoader {
     }
 
     private static func parsePasskeys(_ node: YAMLReader) throws(ConfigurationError) -> LatchkeyConfiguration.Passkeys {
-        try node.requireKeys(["ceremony_lifetime", "user_verification", "sign_count_policy", "signup_identifiers", "attestation", "allow_legacy_rs1"])
+        try node.requireKeys([
+            "ceremony_lifetime", "user_verification", "sign_count_policy", "signup_identifiers", "attestation", "allow_legacy_rs1",
+            "allowed_aaguids", "denied_aaguids", "require_device_bound",
+        ])
         let verificationNode = node.child("user_verification")
         let verificationText = try verificationNode.string() ?? "preferred"
         guard let verification = UserVerificationRequirement(rawValue: verificationText) else {
@@ -366,14 +369,14 @@ public enum ConfigurationLoader {
         guard !identifiers.isEmpty else { throw node.child("signup_identifiers").error("must name at least one identifier") }
 
         let attestation = node.child("attestation")
-        try attestation.requireKeys(["requirement", "trust_anchors"])
+        try attestation.requireKeys(["requirement", "trust_anchors", "metadata"])
         let requirementNode = attestation.child("requirement")
         let requirement: AttestationRequirement
         switch try requirementNode.string() ?? "trusted_when_anchors_configured" {
-        case "any": requirement = .any
+        case "none", "any": requirement = .any
         case "trusted_when_anchors_configured": requirement = .trustedWhenAnchorsConfigured
         case "trusted": requirement = .trusted
-        case let other: throw requirementNode.error("must be any, trusted_when_anchors_configured or trusted, found \"\(other.prefix(40))\"")
+        case let other: throw requirementNode.error("must be none, trusted_when_anchors_configured or trusted, found \"\(other.prefix(40))\"")
         }
         let anchorsNode = attestation.child("trust_anchors")
         var anchorFiles: [AttestationFormat: [String]] = [:]
@@ -390,7 +393,58 @@ public enum ConfigurationLoader {
             signupIdentifiers: identifiers,
             attestationRequirement: requirement,
             trustAnchorFiles: anchorFiles,
-            allowsLegacyRS1: try node.child("allow_legacy_rs1").bool() ?? false
+            allowsLegacyRS1: try node.child("allow_legacy_rs1").bool() ?? false,
+            allowedAAGUIDs: try aaguids(node.child("allowed_aaguids")),
+            deniedAAGUIDs: try aaguids(node.child("denied_aaguids")) ?? [],
+            requiresDeviceBound: try node.child("require_device_bound").bool() ?? false,
+            metadata: try parseMetadata(attestation.child("metadata"))
+        )
+    }
+
+    /// A list of AAGUIDs as lower-case hyphenated UUIDs; `nil` when absent or empty.
+    private static func aaguids(_ node: YAMLReader) throws(ConfigurationError) -> Set<AAGUID>? {
+        guard let elements = try node.elements(), !elements.isEmpty else { return nil }
+        var values: Set<AAGUID> = []
+        for element in elements {
+            let text = try element.string() ?? ""
+            guard text == text.lowercased(), text.count == 36, let aaguid = AAGUID(uuidString: text) else {
+                throw element.error("must be an AAGUID as a lower-case hyphenated UUID (for example fbfc3007-154e-4ecc-8c0b-6e020557d7bd), found \"\(text.prefix(60))\"")
+            }
+            values.insert(aaguid)
+        }
+        return values
+    }
+
+    /// The statuses of MDS3 §3.1.4 (AuthenticatorStatus), to catch a misspelt one.
+    static let metadataStatuses: Set<String> = [
+        "NOT_FIDO_CERTIFIED", "FIDO_CERTIFIED", "USER_VERIFICATION_BYPASS", "ATTESTATION_KEY_COMPROMISE",
+        "USER_KEY_REMOTE_COMPROMISE", "USER_KEY_PHYSICAL_COMPROMISE", "UPDATE_AVAILABLE", "REVOKED", "SELF_ASSERTION_SUBMITTED",
+        "FIDO_CERTIFIED_L1", "FIDO_CERTIFIED_L1plus", "FIDO_CERTIFIED_L2", "FIDO_CERTIFIED_L2plus", "FIDO_CERTIFIED_L3", "FIDO_CERTIFIED_L3plus",
+        "FIPS140_CERTIFIED_L1", "FIPS140_CERTIFIED_L2", "FIPS140_CERTIFIED_L3", "FIPS140_CERTIFIED_L4",
+    ]
+
+    private static func parseMetadata(_ node: YAMLReader) throws(ConfigurationError) -> LatchkeyConfiguration.Passkeys.Metadata? {
+        try node.requireKeys(["blob", "root_certificate", "refresh", "refuse_statuses"])
+        guard let source = try node.child("blob").string(), !source.isEmpty else { return nil }
+        if source.hasPrefix("http://") {
+            throw node.child("blob").error("must be a file path or an https URL; the BLOB is not fetched over plain http")
+        }
+        var refused = AttestationPolicy.defaultRefusedStatuses
+        if let statuses = try node.child("refuse_statuses").elements() {
+            refused = []
+            for element in statuses {
+                let status = try element.string() ?? ""
+                guard metadataStatuses.contains(status) else {
+                    throw element.error("\"\(status.prefix(60))\" is not an MDS3 authenticator status (\(metadataStatuses.sorted().joined(separator: ", ")))")
+                }
+                refused.insert(status)
+            }
+        }
+        return .init(
+            source: source,
+            rootCertificateFile: try node.child("root_certificate").string(),
+            refresh: try node.child("refresh").duration() ?? 86_400,
+            refusedStatuses: refused
         )
     }
 

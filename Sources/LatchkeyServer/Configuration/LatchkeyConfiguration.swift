@@ -141,6 +141,43 @@ public struct LatchkeyConfiguration: Sendable {
         public var trustAnchorFiles: [AttestationFormat: [String]]
         /// Whether RS1 from legacy TPMs is accepted.
         public var allowsLegacyRS1: Bool
+        /// `allowed_aaguids`: when set, only these models may register.
+        public var allowedAAGUIDs: Set<AAGUID>?
+        /// `denied_aaguids`: models that may not register.
+        public var deniedAAGUIDs: Set<AAGUID>
+        /// `require_device_bound`: refuse backup-eligible (synced) passkeys.
+        public var requiresDeviceBound: Bool
+        /// `attestation.metadata`: the FIDO Metadata Service, when `blob` is set.
+        public var metadata: Metadata?
+
+        /// Whether creation options ask for `direct` attestation: when registrations are judged
+        /// by it (browsers strip attestation and zero the AAGUID under the default `none`).
+        public var asksForAttestation: Bool {
+            attestationRequirement == .trusted || metadata != nil || allowedAAGUIDs != nil || !deniedAAGUIDs.isEmpty
+        }
+
+        /// Where the FIDO metadata BLOB comes from and what it refuses.
+        public struct Metadata: Sendable {
+            /// `blob`: a file path or an https URL.
+            public var source: String
+            /// `root_certificate`: a PEM file replacing the bundled FIDO root.
+            public var rootCertificateFile: String?
+            /// `refresh`: how often the BLOB is fetched again.
+            public var refresh: TimeInterval
+            /// `refuse_statuses`.
+            public var refusedStatuses: Set<String>
+
+            /// Creates the settings.
+            public init(source: String, rootCertificateFile: String?, refresh: TimeInterval, refusedStatuses: Set<String>) {
+                self.source = source
+                self.rootCertificateFile = rootCertificateFile
+                self.refresh = refresh
+                self.refusedStatuses = refusedStatuses
+            }
+
+            /// Whether the source is downloaded rather than read from a file.
+            public var isURL: Bool { source.hasPrefix("https://") || source.hasPrefix("http://") }
+        }
     }
 
     public var server: Server
