@@ -4,7 +4,7 @@
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #
-# Targets: cbor authdata clientdata cosekey attestation (all by default). Findings (crashing
+# Targets: cbor authdata clientdata cosekey attestation mdsblob mdspayload (all by default). Findings (crashing
 # inputs) are written to fuzz-artifacts/; the script exits non-zero when there are any.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(cbor authdata clientdata cosekey attestation)
+[ ${#targets[@]} -gt 0 ] || targets=(cbor authdata clientdata cosekey attestation mdsblob mdspayload)
 
 scratch=.build-fuzz
 echo "building the fuzzers (release, -sanitize=fuzzer,address)…"

@@ -78,6 +78,7 @@ public enum LatchkeyApplication {
     ) async throws -> Routes {
         let storage = try openStorage(configuration)
         let anchors = try TrustAnchorLoader.load(configuration.passkeys.trustAnchorFiles)
+        let revocationLists = try TrustAnchorLoader.loadRevocationLists(configuration.passkeys.revocationListFiles)
         // The FIDO metadata BLOB, validated before anything is served (exit 78 when it fails).
         let metadata = try configuration.passkeys.metadata.map { settings throws(ConfigurationError) in
             try MetadataSource.make(settings, storage: storage, clock: clock)
@@ -94,7 +95,9 @@ public enum LatchkeyApplication {
                 sourceDescription: LatchkeyConfiguration.originSourceDescription
             ),
             keyPolicy: KeyPolicy(allowsLegacyRS1ForTPM: configuration.passkeys.allowsLegacyRS1),
-            attestation: AttestationPolicy(trustAnchors: anchors, requirement: configuration.passkeys.attestationRequirement),
+            attestation: AttestationPolicy(
+                trustAnchors: anchors, revocationLists: revocationLists, requirement: configuration.passkeys.attestationRequirement
+            ),
             // IdentityCore applies the configured policy itself, after recording the regression.
             signCountPolicy: .acceptAndFlag,
             registration: RegistrationPolicy(

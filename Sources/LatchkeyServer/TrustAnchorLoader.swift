@@ -1,7 +1,7 @@
 import Foundation
 import WebAuthn
 
-/// Reads the configured attestation trust anchors (PEM files, per format).
+/// Reads the configured attestation trust anchors (PEM files, per format) and revocation lists.
 enum TrustAnchorLoader {
     static func load(_ files: [AttestationFormat: [String]]) throws(ConfigurationError) -> [AttestationFormat: [AttestationCertificate]] {
         var anchors: [AttestationFormat: [AttestationCertificate]] = [:]
@@ -22,5 +22,26 @@ enum TrustAnchorLoader {
             }
         }
         return anchors
+    }
+
+    /// Reads the configured revocation lists: PEM (`X509 CRL`) or DER files.
+    static func loadRevocationLists(_ paths: [String]) throws(ConfigurationError) -> [CertificateRevocationList] {
+        var lists: [CertificateRevocationList] = []
+        for (index, path) in paths.enumerated() {
+            let key = "passkeys.attestation.crl_files[\(index)]"
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ConfigurationError(key: key, "cannot read \(path)")
+            }
+            do {
+                if let text = String(data: data, encoding: .utf8), text.contains("-----BEGIN X509 CRL-----") {
+                    lists += try CertificateRevocationList.parsePEM(text)
+                } else {
+                    lists.append(try CertificateRevocationList(derEncoded: Array(data)))
+                }
+            } catch {
+                throw ConfigurationError(key: key, "\(path) is not a CRL (PEM or DER): \(error.reason)")
+            }
+        }
+        return lists
     }
 }

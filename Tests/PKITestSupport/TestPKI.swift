@@ -9,6 +9,8 @@ public struct TestIssuer: Sendable {
     public let name: DistinguishedName
     public let key: Certificate.PrivateKey
     public let certificate: Certificate
+    /// The same key, for signing what is not a certificate (revocation lists).
+    public let signingKey: P256.Signing.PrivateKey
 
     public var der: [UInt8] { (try? TestPKI.der(certificate)) ?? [] }
     /// The certificate as the engine parses it, for use as a trust anchor.
@@ -84,7 +86,7 @@ public enum TestPKI {
             },
             issuerPrivateKey: issuer?.key ?? privateKey
         )
-        return TestIssuer(name: name, key: privateKey, certificate: certificate)
+        return TestIssuer(name: name, key: privateKey, certificate: certificate, signingKey: key)
     }
 
     /// A leaf certificate for `publicKey`, issued by `issuer`, with the given extensions.
@@ -128,6 +130,39 @@ public enum TestPKI {
         ) {
             Critical(BasicConstraints.notCertificateAuthority)
         }
+    }
+
+    /// A CRL (RFC 5280 §5) from `issuer` listing `serialNumbers` (INTEGER content bytes),
+    /// signed with ECDSA SHA-256; `signedBy` signs instead, to make a forged list.
+    public static func revocationList(
+        issuer: TestIssuer,
+        revoking serialNumbers: [[UInt8]],
+        thisUpdate: Date = now - day,
+        signedBy signer: P256.Signing.PrivateKey? = nil
+    ) throws -> [UInt8] {
+        var serializer = DER.Serializer()
+        try serializer.serialize(issuer.name)
+        let ecdsaWithSHA256 = DERWriter.sequence(DERWriter.tlv([0x06], [0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02]))
+        let entries = serialNumbers.map { DERWriter.sequence(DERWriter.tlv([0x02], $0), utcTime(thisUpdate)) }
+        let tbs = DERWriter.sequence(
+            DERWriter.tlv([0x02], [0x01]),
+            ecdsaWithSHA256,
+            serializer.serializedBytes,
+            utcTime(thisUpdate),
+            utcTime(thisUpdate + 30 * day),
+            DERWriter.tlv([0x30], entries.flatMap { $0 })
+        )
+        let signature = try (signer ?? issuer.signingKey).signature(for: tbs).derRepresentation
+        return DERWriter.sequence(tbs, ecdsaWithSHA256, DERWriter.tlv([0x03], [0x00] + Array(signature)))
+    }
+
+    /// UTCTime (YYMMDDHHMMSSZ) of `date`.
+    static func utcTime(_ date: Date) -> [UInt8] {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyMMddHHmmss'Z'"
+        return DERWriter.tlv([0x17], Array(formatter.string(from: date).utf8))
     }
 
     public static func der(_ certificate: Certificate) throws -> [UInt8] {

@@ -91,6 +91,45 @@ struct CertificateChainTests {
         #expect(error?.reason.contains("1.2.3.4.5") == true)
     }
 
+    /// A CRL revokes what it lists only when the issuer the path found signed it: the
+    /// intermediate's own list revokes the leaf, a list with the same issuer name signed by
+    /// another key does not, and neither does one that lists other serial numbers.
+    @Test func revocationListsOnThePathRevoke() throws {
+        let root = try TestPKI.root("Root")
+        let intermediate = try TestPKI.intermediate("Intermediate", issuer: root)
+        let leafDER = try leaf(intermediate)
+        let leafSerial = try AttestationCertificate(derEncoded: leafDER).serialNumber
+        var fixture = try fixture(chain: [leafDER, intermediate.der], anchors: [root])
+
+        let genuine = try CertificateRevocationList(derEncoded: try TestPKI.revocationList(issuer: intermediate, revoking: [[0x05], leafSerial]))
+        #expect(genuine.revokedSerialNumbers.contains(leafSerial))
+        fixture.policy.attestation.revocationLists = [genuine]
+        let error = expectFailure(.certificateRevoked) { try fixture.verify() }
+        #expect(error?.reason.contains("revocation list") == true)
+
+        let forged = try CertificateRevocationList(derEncoded: try TestPKI.revocationList(
+            issuer: intermediate, revoking: [leafSerial], signedBy: P256.Signing.PrivateKey()
+        ))
+        fixture.policy.attestation.revocationLists = [forged]
+        #expect(try fixture.verify().attestation.trust.isTrusted)
+
+        let unrelated = try CertificateRevocationList(derEncoded: try TestPKI.revocationList(issuer: intermediate, revoking: [[0x05]]))
+        fixture.policy.attestation.revocationLists = [unrelated]
+        #expect(try fixture.verify().attestation.trust.isTrusted)
+
+        // The root's list revokes the intermediate, and with it the path.
+        let intermediateSerial = intermediate.anchor.serialNumber
+        fixture.policy.attestation.revocationLists = [
+            try CertificateRevocationList(derEncoded: try TestPKI.revocationList(issuer: root, revoking: [intermediateSerial]))
+        ]
+        expectFailure(.certificateRevoked) { try fixture.verify() }
+    }
+
+    @Test(arguments: [[UInt8](), [0x30, 0x00], [0x30, 0x03, 0x02, 0x01, 0x01]])
+    func malformedRevocationListsAreRefused(bytes: [UInt8]) {
+        #expect(throws: WebAuthnError.self) { try CertificateRevocationList(derEncoded: bytes) }
+    }
+
     @Test func revokedCertificatesAreRejected() throws {
         let root = try TestPKI.root("Root")
         let leafDER = try leaf(root)

@@ -1,6 +1,6 @@
 import CBOR
 import Foundation
-import WebAuthn
+@_spi(Fuzzing) import WebAuthn
 
 // One libFuzzer entry point; FUZZ_TARGET picks the parser:
 //   cbor         CBORDecoder: a success must span exactly the input and re-encode canonically
@@ -9,6 +9,10 @@ import WebAuthn
 //   cosekey      CredentialPublicKey (COSE_Key)
 //   attestation  32 bytes of clientDataHash, then an attestation object, through every
 //                attestation format verifier and the certificate code
+//   mdsblob      a FIDO metadata BLOB (compact JWS) through MetadataBLOB.verify: splitting,
+//                base64url, the header, x5c certificates and path building
+//   mdspayload   a BLOB payload's JSON, without the signature that guards it in verify:
+//                entries, AAGUIDs, key identifiers, root certificates, status reports
 // Every failure must be a typed error; a trap is a finding.
 
 private let target = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? "cbor"
@@ -55,6 +59,13 @@ func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case "attestation":
         guard input.count >= 32 else { return 0 }
         _ = try? verifier.verifyAttestation(input.dropFirst(32), clientDataHash: Array(input.prefix(32)), at: verificationTime)
+    case "mdsblob":
+        _ = try? MetadataBLOB.verify(input, roots: [], at: verificationTime)
+    case "mdspayload":
+        if let read = try? MetadataBLOB.readUnsignedPayload(input) {
+            precondition(read.number > 0, "a payload read must have a positive serial number")
+            for entry in read.entries { _ = entry.latestStatus }
+        }
     default:
         fatalError("unknown FUZZ_TARGET \(target)")
     }

@@ -369,7 +369,7 @@ public enum ConfigurationLoader {
         guard !identifiers.isEmpty else { throw node.child("signup_identifiers").error("must name at least one identifier") }
 
         let attestation = node.child("attestation")
-        try attestation.requireKeys(["requirement", "trust_anchors", "metadata"])
+        try attestation.requireKeys(["requirement", "trust_anchors", "crl_files", "metadata"])
         let requirementNode = attestation.child("requirement")
         let requirement: AttestationRequirement
         switch try requirementNode.string() ?? "trusted_when_anchors_configured" {
@@ -393,6 +393,7 @@ public enum ConfigurationLoader {
             signupIdentifiers: identifiers,
             attestationRequirement: requirement,
             trustAnchorFiles: anchorFiles,
+            revocationListFiles: try attestation.child("crl_files").strings() ?? [],
             allowsLegacyRS1: try node.child("allow_legacy_rs1").bool() ?? false,
             allowedAAGUIDs: try aaguids(node.child("allowed_aaguids")),
             deniedAAGUIDs: try aaguids(node.child("denied_aaguids")) ?? [],

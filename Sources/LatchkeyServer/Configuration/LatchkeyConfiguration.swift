@@ -139,6 +139,8 @@ public struct LatchkeyConfiguration: Sendable {
         public var attestationRequirement: AttestationRequirement
         /// PEM files of trust anchors, per attestation format.
         public var trustAnchorFiles: [AttestationFormat: [String]]
+        /// `attestation.crl_files`: revocation lists (PEM or DER) applied to attestation paths.
+        public var revocationListFiles: [String]
         /// Whether RS1 from legacy TPMs is accepted.
         public var allowsLegacyRS1: Bool
         /// `allowed_aaguids`: when set, only these models may register.

@@ -176,12 +176,27 @@ enum AttestationSteps {
             leafHandledExtensions: leafHandledExtensions
         )
         switch verifier.verify(leaf: leaf, intermediates: Array(certificates.dropFirst())) {
-        case .trusted(_, let anchor):
+        case .trusted(let path, let anchor):
+            try checkRevocationLists(path + [anchor], input, format)
             return .trusted(anchor: anchor.subject.description)
         case .untrusted(let reasons):
             let reason = "no certificate path from \(leaf) to a \(format) trust anchor: " + reasons.joined(separator: "; ")
             if input.policy.requirement == .any { return .untrusted(reason: reason) }
             throw WebAuthnError(.attestationUntrusted, reason)
+        }
+    }
+
+    /// Each certificate on a trusted path against the revocation lists its issuer on that
+    /// path signed.
+    private static func checkRevocationLists(_ path: [AttestationCertificate], _ input: AttestationInput, _ format: AttestationFormat) throws(WebAuthnError) {
+        guard !input.policy.revocationLists.isEmpty else { return }
+        for (certificate, issuer) in zip(path, path.dropFirst()) {
+            for list in input.policy.revocationLists where list.revokes(certificate, issuedBy: issuer) {
+                throw WebAuthnError(
+                    .certificateRevoked,
+                    "\(format): \(certificate) (serial \(Bytes.hex(certificate.serialNumber))) is on the revocation list \(issuer) published on \(list.thisUpdate.iso8601)"
+                )
+            }
         }
     }
 

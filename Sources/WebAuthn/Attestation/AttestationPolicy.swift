@@ -61,6 +61,9 @@ public struct AttestationPolicy: Sendable {
     public var trustAnchors: [AttestationFormat: [AttestationCertificate]]
     /// Certificates known to be revoked (from CRLs the caller fetched and verified).
     public var revokedCertificates: Set<RevokedCertificate>
+    /// Revocation lists as published. One counts for a certificate when the issuer the
+    /// certificate path found for it signed the list.
+    public var revocationLists: [CertificateRevocationList]
     /// When an untrusted attestation is rejected.
     public var requirement: AttestationRequirement
     /// `android-safetynet` rules.
@@ -84,6 +87,7 @@ public struct AttestationPolicy: Sendable {
     public init(
         trustAnchors: [AttestationFormat: [AttestationCertificate]] = [:],
         revokedCertificates: Set<RevokedCertificate> = [],
+        revocationLists: [CertificateRevocationList] = [],
         requirement: AttestationRequirement = .trustedWhenAnchorsConfigured,
         safetyNet: SafetyNetPolicy = SafetyNetPolicy(),
         androidKeyRequiresTEEEnforced: Bool = false,
@@ -92,6 +96,7 @@ public struct AttestationPolicy: Sendable {
     ) {
         self.trustAnchors = trustAnchors
         self.revokedCertificates = revokedCertificates
+        self.revocationLists = revocationLists
         self.requirement = requirement
         self.safetyNet = safetyNet
         self.androidKeyRequiresTEEEnforced = androidKeyRequiresTEEEnforced

@@ -78,36 +78,10 @@ public struct MetadataBLOB: Sendable {
         try jws.verifySignature(with: leaf)
         let payload: Payload = try jws.payload(as: "an MDS3 BLOB payload")
 
-        guard payload.no > 0 else { throw invalid("no is \(payload.no); a BLOB's serial number is positive") }
-        guard let nextUpdateDate = parseDay(payload.nextUpdate) else {
-            throw invalid("nextUpdate \"\(payload.nextUpdate.prefix(32))\" is not a YYYY-MM-DD date")
-        }
-        var notes: [String] = []
-        var entries: [MetadataEntry] = []
-        var byAAGUID: [AAGUID: Int] = [:]
-        var byKeyIdentifier: [String: Int] = [:]
-        for (index, element) in payload.entries.enumerated() {
-            guard case .value(let raw) = element else {
-                if case .unreadable(let reason) = element { notes.append("entries[\(index)] cannot be read (\(reason)) and is skipped") }
-                continue
-            }
-            guard let entry = raw.entry(index: index, notes: &notes) else { continue }
-            let position = entries.count
-            if let aaguid = entry.aaguid {
-                guard byAAGUID[aaguid] == nil else {
-                    notes.append("entries[\(index)] repeats AAGUID \(aaguid.uuidString); the first entry is kept")
-                    continue
-                }
-                byAAGUID[aaguid] = position
-            }
-            for identifier in entry.attestationCertificateKeyIdentifiers where byKeyIdentifier[identifier] == nil {
-                byKeyIdentifier[identifier] = position
-            }
-            entries.append(entry)
-        }
+        let index = try Index(payload)
         let blob = MetadataBLOB(
-            number: payload.no, nextUpdate: payload.nextUpdate, nextUpdateDate: nextUpdateDate, legalHeader: payload.legalHeader,
-            entries: entries, signer: leaf, notes: notes, byAAGUID: byAAGUID, byKeyIdentifier: byKeyIdentifier
+            number: payload.no, nextUpdate: payload.nextUpdate, nextUpdateDate: index.nextUpdateDate, legalHeader: payload.legalHeader,
+            entries: index.entries, signer: leaf, notes: index.notes, byAAGUID: index.byAAGUID, byKeyIdentifier: index.byKeyIdentifier
         )
         guard !requireCurrent || !blob.isOutOfDate(at: time) else {
             throw invalid("the BLOB is out of date: its nextUpdate \(payload.nextUpdate) has passed (now \(time.iso8601))")
@@ -134,6 +108,56 @@ public struct MetadataBLOB: Sendable {
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         let days = era * 146_097 + dayOfEra - 719_468
         return Date(timeIntervalSince1970: TimeInterval(days) * 86_400)
+    }
+
+    /// The payload's checks and lookups, apart from the signature that guards them.
+    private struct Index {
+        var nextUpdateDate: Date
+        var notes: [String] = []
+        var entries: [MetadataEntry] = []
+        var byAAGUID: [AAGUID: Int] = [:]
+        var byKeyIdentifier: [String: Int] = [:]
+
+        init(_ payload: Payload) throws(WebAuthnError) {
+            guard payload.no > 0 else { throw invalid("no is \(payload.no); a BLOB's serial number is positive") }
+            guard let nextUpdateDate = parseDay(payload.nextUpdate) else {
+                throw invalid("nextUpdate \"\(payload.nextUpdate.prefix(32))\" is not a YYYY-MM-DD date")
+            }
+            self.nextUpdateDate = nextUpdateDate
+            for (index, element) in payload.entries.enumerated() {
+                guard case .value(let raw) = element else {
+                    if case .unreadable(let reason) = element { notes.append("entries[\(index)] cannot be read (\(reason)) and is skipped") }
+                    continue
+                }
+                guard let entry = raw.entry(index: index, notes: &notes) else { continue }
+                let position = entries.count
+                if let aaguid = entry.aaguid {
+                    guard byAAGUID[aaguid] == nil else {
+                        notes.append("entries[\(index)] repeats AAGUID \(aaguid.uuidString); the first entry is kept")
+                        continue
+                    }
+                    byAAGUID[aaguid] = position
+                }
+                for identifier in entry.attestationCertificateKeyIdentifiers where byKeyIdentifier[identifier] == nil {
+                    byKeyIdentifier[identifier] = position
+                }
+                entries.append(entry)
+            }
+        }
+    }
+
+    /// Reads a payload's JSON without any signature, for the fuzzer: the parser behind
+    /// ``verify(_:roots:at:requireCurrent:)`` must fail with a typed error on any input.
+    @_spi(Fuzzing)
+    public static func readUnsignedPayload(_ json: [UInt8]) throws(WebAuthnError) -> (number: Int, entries: [MetadataEntry], notes: [String]) {
+        let payload: Payload
+        do {
+            payload = try JSONDecoder().decode(Payload.self, from: Data(json))
+        } catch {
+            throw invalid("the payload is not an MDS3 BLOB payload")
+        }
+        let index = try Index(payload)
+        return (payload.no, index.entries, index.notes)
     }
 
     /// The payload members Latchkey reads (MDS3 §3.1.6 `MetadataBLOBPayload`).
