@@ -18,7 +18,7 @@ struct KratosBrowserFlowTests {
     struct Browser {
         let client: RouterClient
         var cookies: [String: String] = [:]
-        let authenticator = SoftwareAuthenticator()
+        var authenticator = SoftwareAuthenticator()
         var credentials: [SoftwareCredential] = []
 
         var cookieHeader: String { cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
