@@ -111,6 +111,19 @@ struct MetadataEndToEndTests {
         #expect(server.output.text.contains("metadata BLOB no 2 in use"), "\(server.output.text)")
         // Ada's passkey, and any Bob registered before the refresh came round.
         #expect(server.output.text.contains("registered passkey(s) a refused authenticator status"), "\(server.output.text)")
+
+        // A tampered BLOB in the file is refused at the next refresh; BLOB no 2 stays in use.
+        var tampered = try blob(3)
+        let payload = try #require(tampered.firstIndex(of: UInt8(ascii: "."))) + 20
+        tampered[payload] = tampered[payload] == UInt8(ascii: "x") ? UInt8(ascii: "y") : UInt8(ascii: "x")
+        try write(tampered, to: "blob.jwt")
+        let refusedDeadline = Date().addingTimeInterval(20)
+        while !server.output.text.contains("failed validation"), Date() < refusedDeadline {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(server.output.text.contains("failed validation (metadata BLOB:"), "\(server.output.text)")
+        #expect(server.output.text.contains("keeping BLOB no 2"), "\(server.output.text)")
+        #expect(!server.output.text.contains("metadata BLOB no 3"), "\(server.output.text)")
     }
 
     @Test func mdsUpdateStoresNewerBLOBsAndRefusesOlderAndTamperedOnes() async throws {
