@@ -13,10 +13,28 @@ import WebAuthn
 /// loads keys and trust anchors, builds the services and the router, and returns the
 /// Hummingbird application.
 public enum LatchkeyApplication {
+    /// A database that cannot be opened, said for an operator: which setting named it, and
+    /// what to check.
+    public struct DatabaseUnavailable: Error, CustomStringConvertible {
+        /// The message.
+        public let description: String
+    }
+
     /// Opens the configured database, running migrations.
+    /// - Throws: ``DatabaseUnavailable`` naming the setting (`--database`,
+    ///   `LATCHKEY_DATABASE` or `database`) when it cannot be opened.
     public static func openStorage(_ configuration: LatchkeyConfiguration) throws -> SQLiteStorage {
         switch configuration.database {
-        case .sqlite(let path): return try SQLiteStorage(path: path)
+        case .sqlite(let path):
+            do {
+                return try SQLiteStorage(path: path)
+            } catch {
+                let reason = (error as? SQLiteStorageError)?.reason ?? "\(error)"
+                let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+                throw DatabaseUnavailable(
+                    description: "cannot open the database sqlite:\(path) (from \(configuration.databaseSource)): \(reason); check that \(directory) exists and is writable by this user, or choose another file"
+                )
+            }
         }
     }
 

@@ -30,6 +30,9 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("latchkey: invalid configuration: \(error)\n".utf8))
             throw ExitCode(78)
+        } catch let error as LatchkeyApplication.DatabaseUnavailable {
+            FileHandle.standardError.write(Data("latchkey: \(error)\n".utf8))
+            throw ExitCode(74)  // EX_IOERR
         } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES || error.errnoCode == EADDRNOTAVAIL {
             let address = "\(configuration.server.host):\(configuration.server.port)"
             let why = switch error.errnoCode {

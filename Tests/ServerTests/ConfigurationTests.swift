@@ -167,6 +167,33 @@ struct ConfigurationTests {
         #expect(configured.faces.idaas.adminApplications == [.init(id: "7c1e5a2b", name: "Backend", sharedSecret: "a long enough secret")])
     }
 
+    /// One run reports every mistake, each under the name it was given: the flag, the
+    /// variable or the key.
+    @Test func everyProblemIsReportedAtOnce() throws {
+        let yaml = """
+            server: { idle_timeout: 0s, colour: blue }
+            passkeys: { user_verification: always, attestation: { requirement: maybe } }
+            tokens: { access_token_lifetime: forever }
+            logging: { level: loud }
+            faces: { kratos: { flow_lifespan: 1s } }
+            unknown_section: 1
+            """
+        let failure = try #require(error(yaml, environment: ["LATCHKEY_RP_ID": "-bad-"], overrides: .init(port: 70000)))
+        let keys = failure.problems.map(\.key)
+        for key in ["unknown_section", "server.colour", "server.idle_timeout", "--port", "LATCHKEY_RP_ID", "passkeys.user_verification", "tokens.access_token_lifetime", "logging.level", "faces.kratos.flow_lifespan"] {
+            #expect(keys.contains(key), "\(key) missing from \(failure)")
+        }
+        #expect(failure.description.hasPrefix("\(failure.problems.count) problems:\n"))
+        #expect(failure.key == failure.problems[0].key)
+        // A bad RP ID does not also blame every origin.
+        #expect(!keys.contains { $0.hasPrefix("relying_party.origins") })
+
+        #expect(error(overrides: .init(publicURL: "ftp://x"))?.key == "--public-url")
+        #expect(error(environment: ["LATCHKEY_DATABASE": "mysql://user:secret@db/x"])?.key == "LATCHKEY_DATABASE")
+        #expect(error(environment: ["LATCHKEY_DATABASE": "mysql://user:secret@db/x"])?.message.contains("secret") == false)
+        #expect(error(overrides: .init(host: ""))?.key == "--host")
+    }
+
     @Test func badEnvironmentValuesNameTheirVariable() {
         #expect(error(environment: ["LATCHKEY_PORT": "eighty"])?.key == "LATCHKEY_PORT")
         #expect(error(environment: ["LATCHKEY_RP_ID": "example.com"])?.key == "relying_party.origins[0]")

@@ -207,8 +207,23 @@ struct EndToEndTests {
         #expect(badOrigin.output.contains("relying_party.origins[0]"), "\(badOrigin.output)")
 
         let badEnvironment = try await CommandRun.run(["serve"], workingDirectory: directory.url, environment: ["LATCHKEY_DATABASE": "mysql://x"])
-        #expect(badEnvironment.status != 0)
-        #expect(badEnvironment.output.contains("database"), "\(badEnvironment.output)")
+        #expect(badEnvironment.status == 78)
+        #expect(badEnvironment.output.contains("LATCHKEY_DATABASE: must be sqlite:PATH"), "\(badEnvironment.output)")
+
+        // Two mistakes in the file and one on the command line: all three at once, by name.
+        try "server: { idle_timeout: 0s }\nlogging: { level: loud }\n".write(toFile: directory.path("two.yaml"), atomically: true, encoding: .utf8)
+        let three = try await CommandRun.run(["serve", "--config", directory.path("two.yaml"), "--port", "70000"], workingDirectory: directory.url)
+        #expect(three.status == 78)
+        for name in ["3 problems:", "--port: must be between 0 and 65535", "server.idle_timeout:", "logging.level:"] {
+            #expect(three.output.contains(name), "\(name): \(three.output)")
+        }
+
+        // A database that cannot be opened names its flag and what to check (EX_IOERR).
+        let unopenable = try await CommandRun.run(
+            ["serve", "--port", "0", "--database", "sqlite:" + directory.path("missing/dir/x.sqlite")], workingDirectory: directory.url, timeout: 30
+        )
+        #expect(unopenable.status == 74)
+        #expect(unopenable.output.contains("(from --database)") && unopenable.output.contains("exists and is writable"), "\(unopenable.output)")
     }
 }
 

@@ -52,7 +52,6 @@ public enum ConfigurationLoader {
                 throw ConfigurationError(key: file, "cannot be read: \(error.localizedDescription)")
             }
             yaml = try YAMLReader.parse(text, file: file)
-            try yaml.requireKeys(topLevelKeys)
             sources.append("file \(file)")
         }
         let env = Environment(values: environment)
@@ -62,87 +61,167 @@ public enum ConfigurationLoader {
         }
         if sources.isEmpty { sources.append("built-in defaults") }
 
+        // Each part is read on its own so that every problem is reported at once. A value's
+        // problem is named where the value came from: the flag, the variable or the key.
+        var collector = ProblemCollector()
+        _ = collector.read { () throws(ConfigurationError) in try yaml.requireKeys(topLevelKeys) }
+
         // server
         let serverNode = yaml.child("server")
-        try serverNode.requireKeys(["host", "port", "public_url", "idle_timeout", "max_connections", "max_connections_per_ip"])
-        let fileHost = try serverNode.child("host").string()
-        let host = overrides.host ?? env["LATCHKEY_HOST"] ?? fileHost ?? "127.0.0.1"
-        guard !host.isEmpty else { throw ConfigurationError(key: "server.host", "must not be empty") }
-        let port: Int
-        if let value = overrides.port {
-            port = value
-        } else if let text = env["LATCHKEY_PORT"] {
-            guard let value = Int(text) else { throw ConfigurationError(key: "LATCHKEY_PORT", "must be a port number, found \"\(text.prefix(40))\"") }
-            port = value
-        } else {
-            port = try serverNode.child("port").int() ?? 8080
+        _ = collector.read { () throws(ConfigurationError) in
+            try serverNode.requireKeys(["host", "port", "public_url", "idle_timeout", "max_connections", "max_connections_per_ip"])
         }
-        guard (0...65535).contains(port) else { throw ConfigurationError(key: "server.port", "must be between 0 and 65535, found \(port)") }
-        let filePublicURL = try serverNode.child("public_url").string()
-        let publicURLText = overrides.publicURL ?? env["LATCHKEY_PUBLIC_URL"] ?? filePublicURL ?? "http://localhost:\(port == 0 ? 8080 : port)"
-        let publicURL = try validatePublicURL(publicURLText)
-        let idleTimeout = try serverNode.child("idle_timeout").duration() ?? 30
-        guard (1...3600).contains(idleTimeout) else {
-            throw ConfigurationError(key: "server.idle_timeout", "must be between 1s and 1h, found \(Int(idleTimeout))s")
+        let host = collector.read { () throws(ConfigurationError) -> String in
+            let (value, key) = try pick(overrides.host, "--host", env["LATCHKEY_HOST"], "LATCHKEY_HOST", try serverNode.child("host").string(), "server.host")
+            let host = value ?? "127.0.0.1"
+            guard !host.isEmpty else { throw ConfigurationError(key: key, "must not be empty") }
+            return host
         }
-        let maximumConnections = try serverNode.child("max_connections").int() ?? 768
-        guard (1...1_000_000).contains(maximumConnections) else {
-            throw ConfigurationError(key: "server.max_connections", "must be between 1 and 1000000, found \(maximumConnections)")
+        let port = collector.read { () throws(ConfigurationError) -> Int in
+            let port: Int
+            let key: String
+            if let value = overrides.port {
+                (port, key) = (value, "--port")
+            } else if let text = env["LATCHKEY_PORT"] {
+                guard let value = Int(text) else { throw ConfigurationError(key: "LATCHKEY_PORT", "must be a port number, found \"\(text.prefix(40))\"") }
+                (port, key) = (value, "LATCHKEY_PORT")
+            } else {
+                (port, key) = (try serverNode.child("port").int() ?? 8080, "server.port")
+            }
+            guard (0...65535).contains(port) else { throw ConfigurationError(key: key, "must be between 0 and 65535, found \(port)") }
+            return port
         }
-        let maximumPerAddress = try serverNode.child("max_connections_per_ip").int() ?? 128
-        guard (1...maximumConnections).contains(maximumPerAddress) else {
-            throw ConfigurationError(key: "server.max_connections_per_ip", "must be between 1 and server.max_connections (\(maximumConnections)), found \(maximumPerAddress)")
+        let publicURL = collector.read { () throws(ConfigurationError) -> String in
+            let (value, key) = try pick(
+                overrides.publicURL, "--public-url", env["LATCHKEY_PUBLIC_URL"], "LATCHKEY_PUBLIC_URL", try serverNode.child("public_url").string(), "server.public_url"
+            )
+            return try validatePublicURL(value ?? "http://localhost:\(port == 0 || port == nil ? 8080 : port!)", key: key)
+        }
+        let idleTimeout = collector.read { () throws(ConfigurationError) -> TimeInterval in
+            let idleTimeout = try serverNode.child("idle_timeout").duration() ?? 30
+            guard (1...3600).contains(idleTimeout) else {
+                throw ConfigurationError(key: "server.idle_timeout", "must be between 1s and 1h, found \(Int(idleTimeout))s")
+            }
+            return idleTimeout
+        }
+        let maximumConnections = collector.read { () throws(ConfigurationError) -> Int in
+            let maximumConnections = try serverNode.child("max_connections").int() ?? 768
+            guard (1...1_000_000).contains(maximumConnections) else {
+                throw ConfigurationError(key: "server.max_connections", "must be between 1 and 1000000, found \(maximumConnections)")
+            }
+            return maximumConnections
+        }
+        let maximumPerAddress = collector.read { () throws(ConfigurationError) -> Int in
+            let maximumPerAddress = try serverNode.child("max_connections_per_ip").int() ?? 128
+            guard (1...(maximumConnections ?? 1_000_000)).contains(maximumPerAddress) else {
+                throw ConfigurationError(key: "server.max_connections_per_ip", "must be between 1 and server.max_connections (\(maximumConnections ?? 768)), found \(maximumPerAddress)")
+            }
+            return maximumPerAddress
         }
 
         // database
-        let fileDatabase = try yaml.child("database").string()
-        let databaseText = overrides.database ?? env["LATCHKEY_DATABASE"] ?? fileDatabase ?? "sqlite:latchkey.sqlite"
-        let database = try parseDatabase(databaseText)
+        var databaseSource = "database"
+        let database = collector.read { () throws(ConfigurationError) -> LatchkeyConfiguration.Database in
+            let (value, key) = try pick(overrides.database, "--database", env["LATCHKEY_DATABASE"], "LATCHKEY_DATABASE", try yaml.child("database").string(), "database")
+            databaseSource = key
+            return try parseDatabase(value ?? "sqlite:latchkey.sqlite", key: key)
+        }
 
         // relying party
         let rpNode = yaml.child("relying_party")
-        try rpNode.requireKeys(["id", "name", "origins", "related_origins", "passkey_endpoints"])
-        let fileRPID = try rpNode.child("id").string()
-        let rpID = (overrides.relyingPartyID ?? env["LATCHKEY_RP_ID"] ?? fileRPID ?? "localhost").lowercased()
-        try validateRelyingPartyID(rpID)
-        var origins = overrides.origins
-        if origins.isEmpty, let text = env["LATCHKEY_ORIGINS"] {
-            origins = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        _ = collector.read { () throws(ConfigurationError) in try rpNode.requireKeys(["id", "name", "origins", "related_origins", "passkey_endpoints"]) }
+        let rpID = collector.read { () throws(ConfigurationError) -> String in
+            let (value, key) = try pick(overrides.relyingPartyID, "--rp-id", env["LATCHKEY_RP_ID"], "LATCHKEY_RP_ID", try rpNode.child("id").string(), "relying_party.id")
+            let rpID = (value ?? "localhost").lowercased()
+            try validateRelyingPartyID(rpID, key: key)
+            return rpID
         }
-        if origins.isEmpty { origins = try rpNode.child("origins").strings() ?? [] }
-        if origins.isEmpty { origins = [originOf(publicURL)] }
-        for (index, origin) in origins.enumerated() {
-            try validateOrigin(origin, relyingPartyID: rpID, key: "relying_party.origins[\(index)]")
+        let origins = collector.read { () throws(ConfigurationError) -> [String] in
+            var origins = overrides.origins
+            var keyPrefix = "--origin"
+            if origins.isEmpty, let text = env["LATCHKEY_ORIGINS"] {
+                origins = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                keyPrefix = "LATCHKEY_ORIGINS"
+            }
+            if origins.isEmpty {
+                origins = try rpNode.child("origins").strings() ?? []
+                keyPrefix = "relying_party.origins"
+            }
+            if origins.isEmpty, let publicURL { origins = [originOf(publicURL)] }
+            // Checked against the RP ID only when that is valid: otherwise every origin would
+            // repeat its problem.
+            if let rpID {
+                var problems: [ConfigurationError] = []
+                for (index, origin) in origins.enumerated() {
+                    do throws(ConfigurationError) {
+                        try validateOrigin(origin, relyingPartyID: rpID, key: "\(keyPrefix)[\(index)]")
+                    } catch {
+                        problems.append(error)
+                    }
+                }
+                if !problems.isEmpty { throw ConfigurationError(combining: problems) }
+            }
+            return origins
         }
         var warnings: [String] = []
-        let relatedOrigins = try parseRelatedOrigins(rpNode.child("related_origins"), warnings: &warnings)
-        let relyingParty = LatchkeyConfiguration.RelyingParty(
-            id: rpID,
-            name: try rpNode.child("name").string() ?? "Latchkey",
-            origins: origins,
-            relatedOrigins: relatedOrigins,
-            passkeyEndpoints: try parsePasskeyEndpoints(rpNode.child("passkey_endpoints"), relyingPartyID: rpID, publicURL: publicURL)
-        )
+        let relatedOrigins = collector.read { () throws(ConfigurationError) in try parseRelatedOrigins(rpNode.child("related_origins"), warnings: &warnings) }
+        let rpName = collector.read { () throws(ConfigurationError) in try rpNode.child("name").string() ?? "Latchkey" }
+        let passkeyEndpoints = collector.read { () throws(ConfigurationError) -> PasskeyEndpoints? in
+            guard let rpID, let publicURL else { return nil }
+            return try parsePasskeyEndpoints(rpNode.child("passkey_endpoints"), relyingPartyID: rpID, publicURL: publicURL)
+        }
 
+        let clients = collector.read { () throws(ConfigurationError) in try parseClients(yaml.child("clients")) }
+        let tokens = collector.read { () throws(ConfigurationError) in try parseTokens(yaml.child("tokens")) }
+        let passkeys = collector.read { () throws(ConfigurationError) in try parsePasskeys(yaml.child("passkeys")) }
+        let maximumBodyBytes = collector.read { () throws(ConfigurationError) in try parseLimits(yaml.child("limits")) }
+        let wellKnownCacheControl = collector.read { () throws(ConfigurationError) in try parseWellKnown(yaml.child("well_known")) }
+        let logLevel = collector.read { () throws(ConfigurationError) in try parseLogLevel(yaml.child("logging"), environment: env) }
+        let authenticatorNamesFile = collector.read { () throws(ConfigurationError) in try yaml.child("authenticator_names").string() }
+        let hostedPages = collector.read { () throws(ConfigurationError) in try parseHostedPages(yaml.child("hosted_pages")) }
+        let faces = collector.read { () throws(ConfigurationError) in try parseFaces(yaml.child("faces")) }
+        try collector.throwIfAny()
+
+        // Every part that failed recorded a problem, so after the check above each is here.
+        guard let host, let port, let publicURL, let idleTimeout, let maximumConnections, let maximumPerAddress, let database,
+            let rpID, let origins, let relatedOrigins, let rpName, let endpoints = passkeyEndpoints ?? nil,
+            let clients, let tokens, let passkeys, let maximumBodyBytes, let wellKnownCacheControl, let logLevel,
+            let authenticatorNamesFile, let hostedPages, let faces
+        else {
+            throw ConfigurationError(key: "configuration", "could not be read")  // unreachable: every nil recorded a problem
+        }
         return LatchkeyConfiguration(
             server: .init(
                 host: host, port: port, publicURL: publicURL, idleTimeout: idleTimeout,
                 maximumConnections: maximumConnections, maximumConnectionsPerAddress: maximumPerAddress
             ),
             database: database,
-            relyingParty: relyingParty,
-            clients: try parseClients(yaml.child("clients")),
-            tokens: try parseTokens(yaml.child("tokens")),
-            passkeys: try parsePasskeys(yaml.child("passkeys")),
-            maximumBodyBytes: try parseLimits(yaml.child("limits")),
-            wellKnownCacheControl: try parseWellKnown(yaml.child("well_known")),
-            logLevel: try parseLogLevel(yaml.child("logging"), environment: env),
-            authenticatorNamesFile: try yaml.child("authenticator_names").string(),
-            hostedPages: try parseHostedPages(yaml.child("hosted_pages")),
-            faces: try parseFaces(yaml.child("faces")),
+            relyingParty: LatchkeyConfiguration.RelyingParty(
+                id: rpID, name: rpName, origins: origins, relatedOrigins: relatedOrigins, passkeyEndpoints: endpoints
+            ),
+            clients: clients,
+            tokens: tokens,
+            passkeys: passkeys,
+            maximumBodyBytes: maximumBodyBytes,
+            wellKnownCacheControl: wellKnownCacheControl,
+            logLevel: logLevel,
+            authenticatorNamesFile: authenticatorNamesFile,
+            hostedPages: hostedPages,
+            faces: faces,
             sources: sources,
-            warnings: warnings
+            warnings: warnings,
+            databaseSource: databaseSource
         )
+    }
+
+    /// The first value given, with the name it was given under: a flag, then an
+    /// environment variable, then the file's key.
+    private static func pick(
+        _ flag: String?, _ flagName: String, _ variable: String?, _ variableName: String, _ file: String?, _ key: String
+    ) throws(ConfigurationError) -> (String?, String) {
+        if let flag { return (flag, flagName) }
+        if let variable { return (variable, variableName) }
+        return (file, key)
     }
 
     // MARK: - Sections
@@ -471,39 +550,41 @@ public enum ConfigurationLoader {
 
     // MARK: - Values
 
-    static func validatePublicURL(_ text: String) throws(ConfigurationError) -> String {
+    static func validatePublicURL(_ text: String, key: String = "server.public_url") throws(ConfigurationError) -> String {
         let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
         guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
             let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil, url.user == nil
         else {
-            throw ConfigurationError(key: "server.public_url", "must be an absolute http(s) URL such as https://login.example.com, found \"\(text.prefix(200))\"")
+            throw ConfigurationError(key: key, "must be an absolute http(s) URL such as https://login.example.com, found \"\(text.prefix(200))\"")
         }
         return trimmed
     }
 
-    static func parseDatabase(_ text: String) throws(ConfigurationError) -> LatchkeyConfiguration.Database {
+    static func parseDatabase(_ text: String, key: String = "database") throws(ConfigurationError) -> LatchkeyConfiguration.Database {
         if text.hasPrefix("sqlite:") {
             let path = String(text.dropFirst("sqlite:".count))
-            guard !path.isEmpty else { throw ConfigurationError(key: "database", "sqlite: needs a file path, for example sqlite:latchkey.sqlite") }
+            guard !path.isEmpty else { throw ConfigurationError(key: key, "sqlite: needs a file path, for example sqlite:latchkey.sqlite") }
             return .sqlite(path: path)
         }
         if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
-            throw ConfigurationError(key: "database", "PostgreSQL is not supported by this build yet; use sqlite:PATH")
+            throw ConfigurationError(key: key, "PostgreSQL is not supported by this build yet; use sqlite:PATH")
         }
-        throw ConfigurationError(key: "database", "must be sqlite:PATH, found \"\(text.prefix(200))\"")
+        // The value may hold a password; only its scheme is repeated.
+        let scheme = text.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+        throw ConfigurationError(key: key, "must be sqlite:PATH, found a value starting \"\(scheme.prefix(20)):\"")
     }
 
-    static func validateRelyingPartyID(_ id: String) throws(ConfigurationError) {
+    static func validateRelyingPartyID(_ id: String, key: String = "relying_party.id") throws(ConfigurationError) {
         let labels = id.split(separator: ".", omittingEmptySubsequences: false)
         let valid = !id.isEmpty && id.count <= 253 && labels.allSatisfy { label in
             !label.isEmpty && label.count <= 63 && !label.hasPrefix("-") && !label.hasSuffix("-")
                 && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
         }
         guard valid else {
-            throw ConfigurationError(key: "relying_party.id", "must be a domain name such as example.com or localhost (no scheme, port or path), found \"\(id.prefix(200))\"")
+            throw ConfigurationError(key: key, "must be a domain name such as example.com or localhost (no scheme, port or path), found \"\(id.prefix(200))\"")
         }
         guard !PublicSuffixList.bundled.isListedPublicSuffix(id) else {
-            throw ConfigurationError(key: "relying_party.id", "\(id) is a public suffix, shared by unrelated sites; use your own domain, such as example.\(id)")
+            throw ConfigurationError(key: key, "\(id) is a public suffix, shared by unrelated sites; use your own domain, such as example.\(id)")
         }
     }
 

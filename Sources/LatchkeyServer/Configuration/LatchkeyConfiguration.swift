@@ -204,6 +204,9 @@ public struct LatchkeyConfiguration: Sendable {
     public var sources: [String]
     /// Values that work but are probably not what the operator meant, for the start-up log.
     public var warnings: [String]
+    /// Where the database setting came from (`--database`, `LATCHKEY_DATABASE` or
+    /// `database`), so that a database that cannot be opened is blamed on the right one.
+    public var databaseSource: String = "database"
 }
 
 extension LatchkeyConfiguration {

@@ -35,12 +35,16 @@ struct YAMLReader {
     func requireKeys(_ allowed: [String]) throws(ConfigurationError) {
         guard isPresent else { return }
         guard let mapping = node?.mapping else { throw error("must be a mapping of \(allowed.joined(separator: ", "))") }
+        // Every unknown key at once: a file with two misspellings hears of both.
+        var unknown: [ConfigurationError] = []
         for key in mapping.keys {
             guard let name = key.string, allowed.contains(name) else {
                 let named = key.string.map { path.isEmpty ? $0 : "\(path).\($0)" } ?? path
-                throw ConfigurationError(key: named, "is not a known key\(allowed.isEmpty ? "" : "; known keys here: \(allowed.joined(separator: ", "))")")
+                unknown.append(ConfigurationError(key: named, "is not a known key\(allowed.isEmpty ? "" : "; known keys here: \(allowed.joined(separator: ", "))")"))
+                continue
             }
         }
+        if !unknown.isEmpty { throw ConfigurationError(combining: unknown) }
     }
 
     func string() throws(ConfigurationError) -> String? {
