@@ -61,6 +61,7 @@ public enum LatchkeyApplication {
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
         let routes = try await buildRoutes(configuration, clock: clock, random: random, logger: logger)
+        SecurityEventLog.attach(routes.storage.securityEvents, to: logger)
         logStartup(configuration, names: routes.authenticatorNames, logger: logger)
         let host = configuration.server.host
         let connections = ConnectionLimiter(
@@ -134,7 +135,8 @@ public enum LatchkeyApplication {
         let keys = SigningKeyRing(store: storage, clock: clock, random: random, publicationGrace: tokenConfiguration.longestSignedTokenLifetime)
         try await keys.prepare()
         let tokens = TokenService(
-            configuration: tokenConfiguration, keys: keys, users: storage, refreshTokens: storage, audit: storage, clock: clock, random: random
+            configuration: tokenConfiguration, keys: keys, users: storage, refreshTokens: storage, audit: storage, clock: clock, random: random,
+            securityEvents: storage.securityEvents
         )
         let passkeys = PasskeyService(
             configuration: PasskeyConfiguration(
@@ -170,7 +172,7 @@ public enum LatchkeyApplication {
         // HEAD answers on every GET route, as the GET without its body (RFC 9110 §9.3.2).
         let router = Router(options: .autoGenerateHeadEndpoints)
         router.add(middleware: HostRequiredMiddleware())
-        router.add(middleware: LogRequestsMiddleware(.debug))
+        if configuration.logging.logsRequests { router.add(middleware: RequestLogMiddleware()) }
         router.add(middleware: CORSMiddleware(allowedOrigins: configuration.corsOrigins, credentialedOrigins: configuration.browserFlowOrigins))
         router.addAuthenticationAPI(AuthenticationAPIServices(
             passkeys: passkeys, tokens: tokens, clients: clients, authorization: authorization, passwords: passwords,

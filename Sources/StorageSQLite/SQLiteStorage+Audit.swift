@@ -6,6 +6,7 @@ extension SQLiteStorage {
     /// `TextBinding`): an audit record must not fail because of what an attacker sent.
     public func record(_ event: AuditEvent) async throws {
         try database.write { db in try Self.record(event, db) }
+        securityEvents.announce(event)
     }
 
     /// Records an event inside the caller's transaction.

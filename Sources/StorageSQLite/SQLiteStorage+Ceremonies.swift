@@ -7,7 +7,7 @@ extension SQLiteStorage {
     /// with nothing written; then the account or passkey, the passkey's use, the events and
     /// the session. Any failure rolls its part back, the key included.
     public func completeCeremony(_ completion: CeremonyCompletion) async throws -> Bool {
-        try await completions.write { db in
+        let completed = try await completions.write { db in
             guard try db.execute("INSERT INTO finished_ceremonies (key) VALUES (?) ON CONFLICT (key) DO NOTHING", [completion.key.bytes]) == 1 else {
                 return false
             }
@@ -31,6 +31,8 @@ extension SQLiteStorage {
             }
             return true
         }
+        if completed { securityEvents.announce(completion.events) }
+        return completed
     }
 
     /// Deletes the keys of ceremonies that expired before `time`: one range at the low end

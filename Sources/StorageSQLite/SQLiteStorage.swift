@@ -32,6 +32,8 @@ public final class SQLiteStorage: IdentityStorage {
     let database: SQLiteDatabase
     /// Ceremony completions, committed in batches (``CommitQueue``).
     let completions: CommitQueue
+    /// Where the audit events this store commits are announced, after their commit.
+    public let securityEvents = SecurityEventFeed()
 
     /// Opens (creating it if needed) the database at `path`.
     ///

@@ -22,6 +22,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try options.load()
+        if configuration.logging.format == "json" {
+            LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
+        }
         let logger = makeLogger(label: "latchkey", level: configuration.logLevel)
         do {
             let application = try await LatchkeyApplication.build(configuration, logger: logger)

@@ -108,6 +108,10 @@ func startServer(binary: String, directory: URL, database: String) throws -> (Pr
     while Date() < deadline {
         output += String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self)
         if let range = output.range(of: "listening on http://127.0.0.1:"), let port = Int(output[range.upperBound...].prefix { $0.isNumber }) {
+            // The server logs a line per security event; drain them so that it never blocks
+            // on a full pipe.
+            let handle = pipe.fileHandleForReading
+            Thread.detachNewThread { while !handle.availableData.isEmpty {} }
             return (process, port)
         }
     }

@@ -106,6 +106,9 @@ public struct AuditEvent: Sendable, Hashable {
         /// A new metadata BLOB gives the passkey's authenticator model a status the relying
         /// party refuses (a compromised or revoked model).
         case authenticatorStatusFlagged = "authenticator_status_flagged"
+        /// A refresh token was rotated. Announced to the log only, never stored: it is
+        /// routine, and the rotated token itself is the record.
+        case tokenRefreshed = "token_refreshed"
     }
 
     /// When it happened.

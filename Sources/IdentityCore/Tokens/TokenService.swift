@@ -88,8 +88,11 @@ public struct TokenService: Sendable {
     private let audit: any AuditLog
     private let clock: any WallClock
     private let random: any RandomSource
+    private let securityEvents: SecurityEventFeed?
 
     /// Creates the service.
+    /// - Parameter securityEvents: Where refreshes, which are not stored as audit events, are
+    ///   announced.
     public init(
         configuration: TokenConfiguration,
         keys: SigningKeyRing,
@@ -97,8 +100,10 @@ public struct TokenService: Sendable {
         refreshTokens: any RefreshTokenStore,
         audit: any AuditLog,
         clock: any WallClock,
-        random: any RandomSource
+        random: any RandomSource,
+        securityEvents: SecurityEventFeed? = nil
     ) {
+        self.securityEvents = securityEvents
         self.configuration = configuration
         self.keys = keys
         self.users = users
@@ -233,6 +238,7 @@ public struct TokenService: Sendable {
             guard let user = try await users.user(id: previous.userID) else {
                 throw IdentityError(.invalidGrant, "the account no longer exists")
             }
+            securityEvents?.announce(AuditEvent(time: now, kind: .tokenRefreshed, userID: user.id, clientID: client.clientID, detail: "session \(previous.familyID)"))
             return try await signedTokens(
                 user: user, clientID: client.clientID, scopes: requested.scopes ?? previous.scopes,
                 audience: requested.audience ?? previous.audience, sessionID: previous.familyID,

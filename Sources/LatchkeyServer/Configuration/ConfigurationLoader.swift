@@ -176,7 +176,7 @@ public enum ConfigurationLoader {
         let passkeys = collector.read { () throws(ConfigurationError) in try parsePasskeys(yaml.child("passkeys")) }
         let maximumBodyBytes = collector.read { () throws(ConfigurationError) in try parseLimits(yaml.child("limits")) }
         let wellKnownCacheControl = collector.read { () throws(ConfigurationError) in try parseWellKnown(yaml.child("well_known")) }
-        let logLevel = collector.read { () throws(ConfigurationError) in try parseLogLevel(yaml.child("logging"), environment: env) }
+        let logging = collector.read { () throws(ConfigurationError) in try parseLogging(yaml.child("logging"), environment: env) }
         let authenticatorNamesFile = collector.read { () throws(ConfigurationError) in try yaml.child("authenticator_names").string() }
         let hostedPages = collector.read { () throws(ConfigurationError) in try parseHostedPages(yaml.child("hosted_pages")) }
         let faces = collector.read { () throws(ConfigurationError) in try parseFaces(yaml.child("faces")) }
@@ -185,7 +185,7 @@ public enum ConfigurationLoader {
         // Every part that failed recorded a problem, so after the check above each is here.
         guard let host, let port, let publicURL, let idleTimeout, let maximumConnections, let maximumPerAddress, let database,
             let rpID, let origins, let relatedOrigins, let rpName, let endpoints = passkeyEndpoints ?? nil,
-            let clients, let tokens, let passkeys, let maximumBodyBytes, let wellKnownCacheControl, let logLevel,
+            let clients, let tokens, let passkeys, let maximumBodyBytes, let wellKnownCacheControl, let logging,
             let authenticatorNamesFile, let hostedPages, let faces
         else {
             throw ConfigurationError(key: "configuration", "could not be read")  // unreachable: every nil recorded a problem
@@ -204,7 +204,8 @@ public enum ConfigurationLoader {
             passkeys: passkeys,
             maximumBodyBytes: maximumBodyBytes,
             wellKnownCacheControl: wellKnownCacheControl,
-            logLevel: logLevel,
+            logLevel: logging.level,
+            logging: logging,
             authenticatorNamesFile: authenticatorNamesFile,
             hostedPages: hostedPages,
             faces: faces,
@@ -537,15 +538,19 @@ public enum ConfigurationLoader {
         return bytes
     }
 
-    private static func parseLogLevel(_ node: YAMLReader, environment: Environment) throws(ConfigurationError) -> String {
-        try node.requireKeys(["level"])
+    private static func parseLogging(_ node: YAMLReader, environment: Environment) throws(ConfigurationError) -> LatchkeyConfiguration.Logging {
+        try node.requireKeys(["level", "format", "requests"])
         let fileLevel = try node.child("level").string()
         let level = environment["LATCHKEY_LOG_LEVEL"] ?? fileLevel ?? "info"
         let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
         guard levels.contains(level) else {
-            throw ConfigurationError(key: "logging.level", "must be one of \(levels.joined(separator: ", ")), found \"\(level.prefix(40))\"")
+            let key = environment["LATCHKEY_LOG_LEVEL"] != nil ? "LATCHKEY_LOG_LEVEL" : "logging.level"
+            throw ConfigurationError(key: key, "must be one of \(levels.joined(separator: ", ")), found \"\(level.prefix(40))\"")
         }
-        return level
+        let formatNode = node.child("format")
+        let format = try formatNode.string() ?? "text"
+        guard ["text", "json"].contains(format) else { throw formatNode.error("must be text or json, found \"\(format.prefix(40))\"") }
+        return .init(level: level, format: format, logsRequests: try node.child("requests").bool() ?? false)
     }
 
     // MARK: - Values

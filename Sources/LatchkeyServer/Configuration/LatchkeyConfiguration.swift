@@ -194,6 +194,18 @@ public struct LatchkeyConfiguration: Sendable {
     public var wellKnownCacheControl: String
     /// The log level: trace, debug, info, notice, warning, error or critical.
     public var logLevel: String
+    /// `logging`: the level, the line format and the request log.
+    public var logging: Logging
+
+    /// How the server logs.
+    public struct Logging: Sendable {
+        /// `level`.
+        public var level: String
+        /// `format`: `text` (swift-log's lines) or `json` (one object per line).
+        public var format: String
+        /// `requests`: one line per request at info level (otherwise at debug).
+        public var logsRequests: Bool
+    }
     /// A replacement for the bundled passkey provider names (AAGUID → name) file.
     public var authenticatorNamesFile: String?
     /// The hosted pages.
