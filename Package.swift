@@ -37,6 +37,11 @@ let package = Package(
         // handler of `latchkey serve` sees.
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        // Already in the graph through Hummingbird; named for the database timers.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        // Prometheus exposition of those metrics on the `metrics:` listener (swift-atomics and
+        // swift-metrics are its only dependencies, both already in the graph).
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // The WebAuthn engine and its foundations.
@@ -67,7 +72,11 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // A VFS layer that writes each transaction's WAL frames with one system call (see its source).
         .target(name: "SQLiteWALWriter", dependencies: ["CSQLite"]),
-        .target(name: "StorageSQLite", dependencies: ["CSQLite", "SQLiteWALWriter", "IdentityCore", "WebAuthn"], swiftSettings: strictSettings),
+        .target(
+            name: "StorageSQLite",
+            dependencies: ["CSQLite", "SQLiteWALWriter", "IdentityCore", "WebAuthn", .product(name: "Metrics", package: "swift-metrics")],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "HTTPAPI",
             dependencies: ["IdentityCore", "WebAuthn", crypto, .product(name: "Hummingbird", package: "hummingbird")],
@@ -80,6 +89,8 @@ let package = Package(
                 // LatchkeyDoctor for its HTTPS fetcher, which downloads the FIDO metadata BLOB.
                 "AppAssociation", "IdentityCore", "HTTPAPI", "HostedUI", "StorageSQLite", "WebAuthn", "LatchkeyDoctor",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

@@ -5,6 +5,8 @@ import HostedUI
 public import Hummingbird
 public import IdentityCore
 public import Logging
+public import Prometheus
+import ServiceLifecycle
 import NIOCore
 public import StorageSQLite
 import WebAuthn
@@ -58,10 +60,17 @@ public enum LatchkeyApplication {
         clock: any WallClock = SystemClock(),
         random: any RandomSource = SystemRandom(),
         logger: Logger,
+        metrics: PrometheusCollectorRegistry? = nil,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
-        let routes = try await buildRoutes(configuration, clock: clock, random: random, logger: logger)
+        let routes = try await buildRoutes(configuration, clock: clock, random: random, logger: logger, measured: metrics != nil)
         SecurityEventLog.attach(routes.storage.securityEvents, to: logger)
+        var services: [any Service] = [CeremonyPurgeService(storage: routes.storage, clock: clock, interval: .seconds(300), logger: logger)]
+        if let source = routes.metadata { services.append(MetadataRefreshService(source: source, logger: logger)) }
+        if let metrics, let listener = configuration.metrics {
+            MetricsListener.count(routes.storage.securityEvents)
+            services.append(MetricsListener.application(registry: metrics, host: listener.host, port: listener.port, logger: logger))
+        }
         logStartup(configuration, names: routes.authenticatorNames, logger: logger)
         let host = configuration.server.host
         let connections = ConnectionLimiter(
@@ -76,8 +85,7 @@ public enum LatchkeyApplication {
                 idleTimeout: .nanoseconds(Int64(configuration.server.idleTimeout * 1_000_000_000))
             )),
             configuration: .init(address: .hostname(host, port: configuration.server.port), serverName: "Latchkey"),
-            services: [CeremonyPurgeService(storage: routes.storage, clock: clock, interval: .seconds(300), logger: logger)]
-                + (routes.metadata.map { [MetadataRefreshService(source: $0, logger: logger)] } ?? []),
+            services: services,
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.server.port
                 logger.info("Latchkey listening on http://\(host):\(port) (public URL \(configuration.server.publicURL))")
@@ -93,7 +101,8 @@ public enum LatchkeyApplication {
         _ configuration: LatchkeyConfiguration,
         clock: any WallClock = SystemClock(),
         random: any RandomSource = SystemRandom(),
-        logger: Logger = Logger(label: "latchkey")
+        logger: Logger = Logger(label: "latchkey"),
+        measured: Bool = false
     ) async throws -> Routes {
         let storage = try openStorage(configuration)
         let anchors = try TrustAnchorLoader.load(configuration.passkeys.trustAnchorFiles)
@@ -172,6 +181,7 @@ public enum LatchkeyApplication {
         // HEAD answers on every GET route, as the GET without its body (RFC 9110 §9.3.2).
         let router = Router(options: .autoGenerateHeadEndpoints)
         router.add(middleware: HostRequiredMiddleware())
+        if measured { router.add(middleware: MetricsMiddleware()) }
         if configuration.logging.logsRequests { router.add(middleware: RequestLogMiddleware()) }
         router.add(middleware: CORSMiddleware(allowedOrigins: configuration.corsOrigins, credentialedOrigins: configuration.browserFlowOrigins))
         router.addAuthenticationAPI(AuthenticationAPIServices(
@@ -216,6 +226,7 @@ public enum LatchkeyApplication {
         router.addWellKnownDocuments(WellKnownDocumentsBuilder.build(configuration))
         router.addHostedPages(hostedPages)
         router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }
+        router.get("/ready") { _, _ in await Readiness.check(keys: storage) }
 
         return Routes(router: router, storage: storage, authenticatorNames: names, metadata: metadata)
     }

@@ -26,8 +26,9 @@ struct ServeCommand: AsyncParsableCommand {
             LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
         }
         let logger = makeLogger(label: "latchkey", level: configuration.logLevel)
+        let metrics = configuration.metrics.map { _ in MetricsListener.bootstrap() }
         do {
-            let application = try await LatchkeyApplication.build(configuration, logger: logger)
+            let application = try await LatchkeyApplication.build(configuration, logger: logger, metrics: metrics)
             try await application.runService()
             logger.info("Latchkey stopped")
         } catch let error as ConfigurationError {

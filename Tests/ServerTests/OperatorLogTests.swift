@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import LatchkeyClient
 import Testing
 import WebAuthn
@@ -51,5 +54,52 @@ struct OperatorLogTests {
         #expect(requests.contains { $0["path"] as? String == "/oauth/token" && $0["status"] as? String == "403" }, "\(requests.prefix(8))")
         #expect(!text.contains(try #require(signup.refreshToken)))
         #expect(all.contains { $0["message"] as? String == "Latchkey stopped" })
+    }
+}
+
+/// Prometheus metrics on their own listener, and the health and readiness checks.
+@Suite("Metrics and readiness: a real server process", .serialized, .timeLimit(.minutes(3)))
+struct MetricsListenerTests {
+    static let configuration = EndToEndTests.configuration + """
+
+        metrics: { host: 127.0.0.1, port: 0 }
+        """
+
+    func get(_ url: URL) async throws -> (Int, String) {
+        let (data, response) = try await URLSession.shared.data(from: url)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func ceremoniesRequestsAndDatabaseTimeAreMeasured() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
+        defer { server.stop() }
+        let text = server.output.text
+        let marker = try #require(text.range(of: "metrics on http://127.0.0.1:"), "\(text)")
+        let port = try #require(Int(text[marker.upperBound...].prefix { $0.isNumber }))
+        let metricsURL = try #require(URL(string: "http://127.0.0.1:\(port)/metrics"))
+
+        var ada = PasskeyUser(server: server.baseURL)
+        try await ada.signUp(SignupProfile(email: "ada@example.com"))
+        try await ada.signIn()
+        try await ada.signIn()
+
+        let (status, body) = try await get(metricsURL)
+        #expect(status == 200)
+        for expected in [
+            #"latchkey_ceremonies_total{face="api",kind="signup",result="success",client="demo"} 1"#,
+            #"latchkey_ceremonies_total{face="api",kind="login",result="success",client="demo"} 2"#,
+            "latchkey_database_write_seconds_bucket",
+            "latchkey_database_read_seconds_count",
+            #"http_route="/oauth/token""#,
+            "http_server_request_duration_bucket",
+        ] {
+            #expect(body.contains(expected), "\(expected) missing from:\n\(body.prefix(3000))")
+        }
+        // Metrics are not served where the API is.
+        #expect(try await get(server.baseURL.appendingPathComponent("metrics")).0 == 404)
+        let ready = try await get(server.baseURL.appendingPathComponent("ready"))
+        #expect(ready.0 == 200 && ready.1 == "ready\n", "\(ready)")
+        #expect(try await get(server.baseURL.appendingPathComponent("health")).0 == 200)
     }
 }

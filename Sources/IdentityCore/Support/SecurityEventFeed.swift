@@ -5,20 +5,23 @@ import Synchronization
 /// nothing rolled back is announced); services announce events that are not stored, such as
 /// a routine token refresh.
 public final class SecurityEventFeed: Sendable {
-    private let watcher = Mutex<(@Sendable (AuditEvent) -> Void)?>(nil)
+    private let watchers = Mutex<[@Sendable (AuditEvent) -> Void]>([])
 
     /// Creates a feed nobody watches yet.
     public init() {}
 
-    /// Sets the one watcher, replacing any earlier one.
+    /// Adds a watcher (the log, the metrics).
     public func watch(_ watcher: @escaping @Sendable (AuditEvent) -> Void) {
-        self.watcher.withLock { $0 = watcher }
+        watchers.withLock { $0.append(watcher) }
     }
 
-    /// Announces events, in order.
+    /// Announces events, in order, to every watcher.
     public func announce(_ events: [AuditEvent]) {
-        guard !events.isEmpty, let watcher = watcher.withLock({ $0 }) else { return }
-        for event in events { watcher(event) }
+        guard !events.isEmpty else { return }
+        let current = watchers.withLock { $0 }
+        for event in events {
+            for watcher in current { watcher(event) }
+        }
     }
 
     /// Announces one event.

@@ -30,7 +30,10 @@ public struct ConfigurationOverrides: Sendable {
 /// flags, and validates every value. Every failure names the key it is about.
 public enum ConfigurationLoader {
     /// Every top-level key of the configuration file.
-    static let topLevelKeys = ["server", "database", "relying_party", "clients", "tokens", "passkeys", "limits", "logging", "authenticator_names", "well_known", "hosted_pages", "faces"]
+    static let topLevelKeys = [
+        "server", "database", "relying_party", "clients", "tokens", "passkeys", "limits", "logging", "metrics", "authenticator_names", "well_known",
+        "hosted_pages", "faces",
+    ]
 
     /// Loads the configuration.
     /// - Parameters:
@@ -177,6 +180,7 @@ public enum ConfigurationLoader {
         let maximumBodyBytes = collector.read { () throws(ConfigurationError) in try parseLimits(yaml.child("limits")) }
         let wellKnownCacheControl = collector.read { () throws(ConfigurationError) in try parseWellKnown(yaml.child("well_known")) }
         let logging = collector.read { () throws(ConfigurationError) in try parseLogging(yaml.child("logging"), environment: env) }
+        let metrics = collector.read { () throws(ConfigurationError) in try parseMetrics(yaml.child("metrics")) }
         let authenticatorNamesFile = collector.read { () throws(ConfigurationError) in try yaml.child("authenticator_names").string() }
         let hostedPages = collector.read { () throws(ConfigurationError) in try parseHostedPages(yaml.child("hosted_pages")) }
         let faces = collector.read { () throws(ConfigurationError) in try parseFaces(yaml.child("faces")) }
@@ -185,7 +189,7 @@ public enum ConfigurationLoader {
         // Every part that failed recorded a problem, so after the check above each is here.
         guard let host, let port, let publicURL, let idleTimeout, let maximumConnections, let maximumPerAddress, let database,
             let rpID, let origins, let relatedOrigins, let rpName, let endpoints = passkeyEndpoints ?? nil,
-            let clients, let tokens, let passkeys, let maximumBodyBytes, let wellKnownCacheControl, let logging,
+            let clients, let tokens, let passkeys, let maximumBodyBytes, let wellKnownCacheControl, let logging, let metrics,
             let authenticatorNamesFile, let hostedPages, let faces
         else {
             throw ConfigurationError(key: "configuration", "could not be read")  // unreachable: every nil recorded a problem
@@ -206,6 +210,7 @@ public enum ConfigurationLoader {
             wellKnownCacheControl: wellKnownCacheControl,
             logLevel: logging.level,
             logging: logging,
+            metrics: metrics,
             authenticatorNamesFile: authenticatorNamesFile,
             hostedPages: hostedPages,
             faces: faces,
@@ -536,6 +541,17 @@ public enum ConfigurationLoader {
             throw node.child("max_body_bytes").error("must be between 4096 and 16777216, found \(bytes)")
         }
         return bytes
+    }
+
+    /// `metrics:` with a mapping (even `{}`) turns the listener on.
+    private static func parseMetrics(_ node: YAMLReader) throws(ConfigurationError) -> LatchkeyConfiguration.Metrics? {
+        guard node.isPresent else { return nil }
+        try node.requireKeys(["host", "port"])
+        let host = try node.child("host").string() ?? "127.0.0.1"
+        guard !host.isEmpty else { throw node.child("host").error("must not be empty") }
+        let port = try node.child("port").int() ?? 9464
+        guard (0...65535).contains(port) else { throw node.child("port").error("must be between 0 and 65535, found \(port)") }
+        return .init(host: host, port: port)
     }
 
     private static func parseLogging(_ node: YAMLReader, environment: Environment) throws(ConfigurationError) -> LatchkeyConfiguration.Logging {

@@ -196,6 +196,16 @@ public struct LatchkeyConfiguration: Sendable {
     public var logLevel: String
     /// `logging`: the level, the line format and the request log.
     public var logging: Logging
+    /// `metrics`: where Prometheus metrics are served; `nil` (the key absent) turns them off.
+    public var metrics: Metrics?
+
+    /// The metrics listener.
+    public struct Metrics: Sendable {
+        /// `host`, default 127.0.0.1.
+        public var host: String
+        /// `port`, default 9464; 0 picks a free one.
+        public var port: Int
+    }
 
     /// How the server logs.
     public struct Logging: Sendable {

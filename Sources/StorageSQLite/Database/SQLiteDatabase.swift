@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Metrics
 import Synchronization
 
 /// The connections to one database file: one writer and a pool of readers, each used by
@@ -21,6 +22,10 @@ final class SQLiteDatabase: Sendable {
     private let prepareReader: @Sendable (SQLiteConnection) throws -> Void
     private let closed = Mutex(false)
     private let checkpointer = Mutex<Checkpointer?>(nil)
+    /// Time spent in write transactions (holding the writer) and in reads, for the metrics
+    /// listener; no-ops unless a metrics backend was bootstrapped first.
+    private let writeTimer = Timer(label: "latchkey_database_write_seconds")
+    private let readTimer = Timer(label: "latchkey_database_read_seconds")
 
     /// Idle readers kept beyond this are closed.
     private static let maximumIdleReaders = 8
@@ -50,6 +55,8 @@ final class SQLiteDatabase: Sendable {
         writerLock.lock()
         defer { writerLock.unlock() }
         try requireOpen()
+        let started = DispatchTime.now().uptimeNanoseconds
+        defer { writeTimer.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started)) }
         return try body(writer)
     }
 
@@ -91,6 +98,8 @@ final class SQLiteDatabase: Sendable {
                 if idle.count < Self.maximumIdleReaders { idle.append(reader) }
             }
         }
+        let started = DispatchTime.now().uptimeNanoseconds
+        defer { readTimer.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started)) }
         return try body(reader)
     }
 
