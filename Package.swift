@@ -145,7 +145,7 @@ let package = Package(
         .testTarget(
             name: "FaceTests",
             dependencies: [
-                "LatchkeyServer", "HTTPAPI", "IdentityCore", "Authenticator", "WebAuthn", crypto,
+                "LatchkeyServer", "HTTPAPI", "HostedUI", "IdentityCore", "Authenticator", "WebAuthn", crypto,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]

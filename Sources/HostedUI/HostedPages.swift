@@ -27,6 +27,8 @@ public struct HostedPages: Sendable {
     public let relyingPartyName: String
     /// Which identifiers sign-up asks for.
     public let signupIdentifiers: Set<ProfileValidation.IdentifierKind>
+    /// The region whose country code a national phone number gets.
+    public let defaultRegion: String?
     /// The origin of the public URL, which every state-changing request must come from.
     let publicOrigin: String
     /// Randomness for CSRF tokens.
@@ -38,9 +40,11 @@ public struct HostedPages: Sendable {
         authenticatorNames: AuthenticatorNames, publicURL: String, maximumBodyBytes: Int,
         sessions: BrowserSessionService, relyingPartyID: String, relyingPartyName: String,
         signupIdentifiers: Set<ProfileValidation.IdentifierKind>,
+        defaultRegion: String? = nil,
         publicOrigin: String,
         random: any RandomSource = SystemRandom()
     ) {
+        self.defaultRegion = defaultRegion
         self.publicOrigin = publicOrigin.lowercased()
         self.random = random
         self.passkeys = passkeys

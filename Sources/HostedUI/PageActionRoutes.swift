@@ -63,17 +63,20 @@ extension Router where Context == BasicRequestContext {
     func addHostedPageActions(_ pages: HostedPages) {
         let client = OAuthClient.hostedPages
         let actions = group("/ui")
-            .add(middleware: ErrorRenderingMiddleware(AuthenticationAPIErrors()))
+            .add(middleware: ErrorRenderingMiddleware(HostedPageErrors()))
             .add(middleware: CSRFMiddleware(pages: pages))
         actions.on("signup", method: .post) { request, _ in
             let body = try await pages.body.json(SignupStart.self, from: request)
-            let profile = UserProfile(email: Self.nonEmpty(body.email), phoneNumber: Self.nonEmpty(body.phone_number), name: Self.nonEmpty(body.name))
+            let phone = Self.nonEmpty(body.phone_number).map { PhoneNumberInput.normalized($0, defaultRegion: pages.defaultRegion) }
+            let profile = UserProfile(email: Self.nonEmpty(body.email), phoneNumber: phone, name: Self.nonEmpty(body.name))
             let challenge = try await pages.passkeys.startSignup(client: client, profile: profile)
             return JSONResponse.make(CeremonyOptions(options: challenge.options, auth_session: challenge.authSession))
         }
         actions.on("login", method: .post) { request, _ in
             let body = try await pages.body.json(LoginStart.self, from: request)
-            let challenge = try await pages.passkeys.startLogin(client: client, username: Self.nonEmpty(body.username))
+            // A phone number is looked up as it was stored: in E.164.
+            let username = Self.nonEmpty(body.username).map { PhoneNumberInput.looksLikePhoneNumber($0) ? PhoneNumberInput.normalized($0, defaultRegion: pages.defaultRegion) : $0 }
+            let challenge = try await pages.passkeys.startLogin(client: client, username: username)
             return JSONResponse.make(CeremonyOptions(options: challenge.options, auth_session: challenge.authSession))
         }
         actions.on("session", method: .post) { request, _ in
@@ -110,7 +113,7 @@ extension Router where Context == BasicRequestContext {
         }
         actions.on("logout", method: .post) { request, _ in
             try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
-            var response = JSONResponse.make(["redirect_to": "/login"])
+            var response = JSONResponse.make(["redirect_to": "/login?signed_out=1"])
             response.headers.append(HTTPField(
                 name: .setCookie, value: Cookies.setCookie(pages.sessionCookie, "", maxAge: 0, sameSite: "Lax", secure: pages.secureCookies)
             ))

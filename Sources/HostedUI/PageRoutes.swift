@@ -34,7 +34,10 @@ extension Router where Context == BasicRequestContext {
                 if parameters["reauthenticate"] == nil, try await pages.session(of: request) != nil {
                     return PageResponses.redirect(returnTo)
                 }
-                return pages.render(request, title: "Sign in", page: "login", body: Pages.login(), data: ["return-to": returnTo, "rp-id": pages.relyingPartyID])
+                let notice = parameters["signed_out"] != nil ? "You have signed out." : nil
+                return pages.render(
+                    request, title: "Sign in", page: "login", body: Pages.login(notice: notice), data: ["return-to": returnTo, "rp-id": pages.relyingPartyID]
+                )
             }
         }
         for path in ["/account", "/account/passkeys"] {

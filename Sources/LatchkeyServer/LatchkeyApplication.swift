@@ -174,6 +174,7 @@ public enum LatchkeyApplication {
             relyingPartyID: configuration.relyingParty.id,
             relyingPartyName: configuration.relyingParty.name,
             signupIdentifiers: Set(configuration.passkeys.signupIdentifiers),
+            defaultRegion: configuration.hostedPages.defaultRegion,
             publicOrigin: ConfigurationLoader.originOf(configuration.server.publicURL),
             random: random
         )
@@ -181,6 +182,7 @@ public enum LatchkeyApplication {
         // HEAD answers on every GET route, as the GET without its body (RFC 9110 §9.3.2).
         let router = Router(options: .autoGenerateHeadEndpoints)
         router.add(middleware: HostRequiredMiddleware())
+        router.add(middleware: NotFoundMiddleware(pages: hostedPages))
         if measured { router.add(middleware: MetricsMiddleware()) }
         if configuration.logging.logsRequests { router.add(middleware: RequestLogMiddleware()) }
         router.add(middleware: CORSMiddleware(allowedOrigins: configuration.corsOrigins, credentialedOrigins: configuration.browserFlowOrigins))

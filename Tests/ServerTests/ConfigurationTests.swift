@@ -229,6 +229,9 @@ struct ConfigurationTests {
             ("clients: [{ client_id: w, grant_types: [authorization_code] }]", "clients[0].redirect_uris"),
             ("hosted_pages: { session_lifetime: 5s }", "hosted_pages.session_lifetime"),
             ("hosted_pages: { lifetime: 5m }", "hosted_pages.lifetime"),
+            ("hosted_pages: { default_region: UK }", "hosted_pages.default_region"),
+            ("metrics: { port: 99999 }", "metrics.port"),
+            ("logging: { format: xml }", "logging.format"),
         ] {
             #expect(error(yaml)?.key == key, "\(yaml)")
         }

@@ -6,8 +6,11 @@ import WebAuthn
 /// Policy allows scripts from this server only, and data reaches the scripts through data
 /// attributes and JSON blocks.
 enum Pages {
-    static let statusLine = "<p id=\"status\" class=\"status\" role=\"status\" aria-live=\"polite\"></p>"
-    static let errorLine = "<p id=\"error\" class=\"error\" role=\"alert\" hidden></p>"
+    /// The page's one status area: each message replaces the last, errors styled as such.
+    /// It is a polite live region; the script makes it assertive for an error.
+    static func statusArea(_ notice: String? = nil) -> String {
+        "<p id=\"status\" class=\"status\" role=\"status\" aria-live=\"polite\">\(notice.map(HTML.escape) ?? "")</p>"
+    }
     static let unsupported = """
         <p id="unsupported" class="error" role="alert" hidden>This browser cannot use passkeys. Use a current version of \
         Safari, Chrome, Edge or Firefox, or another device.</p>
@@ -33,7 +36,7 @@ enum Pages {
         if identifiers.contains(.phoneNumber) {
             fields += """
                 <label for="phone">Phone number\(identifiers.contains(.email) ? " <span class=\"hint\">(or instead of email)</span>" : "")</label>
-                <input id="phone" name="phone_number" type="tel" autocomplete="tel" placeholder="+1 555 010 0000" maxlength="20">
+                <input id="phone" name="phone_number" type="tel" autocomplete="tel" inputmode="tel" placeholder="+1 555 010 1234" maxlength="32">
                 """
         }
         return """
@@ -46,8 +49,6 @@ enum Pages {
             <input id="name" name="name" autocomplete="name" maxlength="100">
             <button type="submit">Create a passkey</button>
             </form>
-            \(errorLine)
-            <p id="exists" class="notice" hidden>An account with this identifier already exists. <a href="/login">Sign in instead</a>.</p>
             <template id="password-signup">
             <form id="password-signup-form" novalidate>
             <h2>Use a password instead</h2>
@@ -59,12 +60,12 @@ enum Pages {
             <button type="submit">Create account with a password</button>
             </form>
             </template>
-            \(statusLine)
+            \(statusArea())
             <p class="alt">Already have an account? <a href="/login">Sign in</a></p>
             """
     }
 
-    static func login() -> String {
+    static func login(notice: String?) -> String {
         """
         <h1>Sign in</h1>
         \(unsupported)
@@ -84,8 +85,7 @@ enum Pages {
         <button type="submit">Sign in with password</button>
         </form>
         </details>
-        \(errorLine)
-        \(statusLine)
+        \(statusArea(notice))
         <p class="alt">New here? <a href="/signup">Create an account</a></p>
         """
     }
@@ -102,7 +102,10 @@ enum Pages {
     static func account(
         user: User, passkeys: [PasskeyCredential], password: PasswordRecord?, names: AuthenticatorNames, data: AccountData, notice: String?
     ) -> String {
-        let items = passkeys.map { passkeyItem($0, names: names) }.joined(separator: "\n")
+        let titles = distinctTitles(passkeys, names: names)
+        // Revoking the only way to sign in is refused; the page says so before anyone tries.
+        let isLastMethod = passkeys.count == 1 && password == nil
+        let items = zip(passkeys, titles).map { passkeyItem($0, title: $1, names: names, isLastMethod: isLastMethod) }.joined(separator: "\n")
         // The last step of the passkey journey, offered once a passkey can take over.
         let passwordSection = password.map { record in
             let removal = passkeys.isEmpty
@@ -119,9 +122,7 @@ enum Pages {
         } ?? ""
         return """
             <h1>Your account</h1>
-            \(notice.map { "<p class=\"notice\" role=\"status\">\(HTML.escape($0))</p>" } ?? "")
-            \(errorLine)
-            \(statusLine)
+            \(statusArea(notice))
             <section aria-labelledby="profile-heading">
             <h2 id="profile-heading">Profile</h2>
             <p>Signed in as <strong id="account-name">\(HTML.escape(user.accountName))</strong></p>
@@ -144,20 +145,36 @@ enum Pages {
             """
     }
 
-    private static func passkeyItem(_ credential: PasskeyCredential, names: AuthenticatorNames) -> String {
+    /// What each passkey is called on the page: the person's name for it, else its
+    /// provider's, else "Passkey"; a title shared by several gets a number, so that every
+    /// passkey (and every button's label) can be told apart.
+    static func distinctTitles(_ passkeys: [PasskeyCredential], names: AuthenticatorNames) -> [String] {
+        let titles = passkeys.map { names.displayName(of: $0) }
+        var seen: [String: Int] = [:]
+        return titles.map { title in
+            guard titles.filter({ $0 == title }).count > 1 else { return title }
+            seen[title, default: 0] += 1
+            return "\(title) \(seen[title]!)"
+        }
+    }
+
+    private static func passkeyItem(_ credential: PasskeyCredential, title: String, names: AuthenticatorNames, isLastMethod: Bool) -> String {
         let provider = names.entry(for: credential.aaguid)
         let id = Base64URL.encode(credential.credentialID)
-        let title = names.displayName(of: credential)
         let icon = provider?.iconLight.flatMap { $0.hasPrefix("data:image/") ? $0 : nil }
             .map { "<img class=\"provider-icon\" src=\"\(HTML.escape($0))\" alt=\"\" width=\"32\" height=\"32\">" }
             ?? "<span class=\"provider-icon generic\" aria-hidden=\"true\"></span>"
         // The provider is the title until the person names the passkey; then it is a detail.
-        let meta = (credential.name == nil && provider != nil ? [] : [HTML.escape(provider?.name ?? "Unknown provider")]) + [
-
+        // An unknown provider is not worth a line of its own.
+        let meta = (credential.name != nil ? provider.map { [HTML.escape($0.name)] } ?? [] : []) + [
             "Created " + HTML.time(credential.createdAt),
             credential.lastUsedAt.map { "Last used " + HTML.time($0) } ?? "Not used to sign in yet",
         ]
         let synced = credential.isBackedUp ? " <span class=\"badge\">Synced</span>" : ""
+        let reasonID = "revoke-reason-" + id
+        let revoke = isLastMethod
+            ? "<button type=\"button\" class=\"danger\" data-action=\"revoke\" aria-label=\"Revoke \(HTML.escape(title))\" disabled aria-describedby=\"\(reasonID)\">Revoke</button>"
+            : "<button type=\"button\" class=\"danger\" data-action=\"revoke\" aria-label=\"Revoke \(HTML.escape(title))\">Revoke</button>"
         return """
             <li class="passkey" data-credential-id="\(id)">
             \(icon)
@@ -165,17 +182,18 @@ enum Pages {
             <p class="passkey-name"><span class="name">\(HTML.escape(title))</span>\(synced)</p>
             <p class="meta">\(meta.joined(separator: " · "))</p>
             <form class="rename-form" hidden>
-            <label>New name <input name="name" maxlength="100" value="\(HTML.escape(credential.name ?? ""))"></label>
+            <label>New name for \(HTML.escape(title)) <input name="name" maxlength="100" value="\(HTML.escape(credential.name ?? ""))"></label>
             <button type="submit">Save</button> <button type="button" class="secondary" data-action="cancel">Cancel</button>
             </form>
             <div class="confirm" hidden>
-            <p>Revoke this passkey? You will no longer be able to sign in with it.</p>
+            <p>Revoke \(HTML.escape(title))? You will no longer be able to sign in with it.</p>
             <button type="button" class="danger" data-action="confirm-revoke">Revoke passkey</button> <button type="button" class="secondary" data-action="cancel">Keep it</button>
             </div>
             </div>
             <div class="actions">
             <button type="button" class="secondary" data-action="rename" aria-label="Rename \(HTML.escape(title))">Rename</button>
-            <button type="button" class="danger" data-action="revoke" aria-label="Revoke \(HTML.escape(title))">Revoke</button>
+            \(revoke)
+            <p class="hint revoke-reason" id="\(reasonID)"\(isLastMethod ? "" : " hidden")>This is your only way to sign in. Add another passkey before you revoke this one.</p>
             </div>
             </li>
             """
@@ -188,9 +206,16 @@ enum Pages {
         so that you can still sign in if you lose one.</p>
         \(unsupported)
         <p><button type="button" id="add-passkey">Create a passkey</button></p>
-        \(errorLine)
-        \(statusLine)
+        \(statusArea())
         <p class="alt"><a href="/account/passkeys">Back to your passkeys</a></p>
+        """
+    }
+
+    static func notFound(path: String) -> String {
+        """
+        <h1>Page not found</h1>
+        <p>There is no page at <code>\(HTML.escape(String(path.prefix(200))))</code>. The link may be old, or mistyped.</p>
+        <p class="actions"><a class="button" href="/">Go to the start page</a> <a class="button secondary" href="/account">Your account</a></p>
         """
     }
 

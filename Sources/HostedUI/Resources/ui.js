@@ -20,21 +20,64 @@
     });
     var json = null;
     try { json = await response.json(); } catch (ignored) { json = null; }
-    if (!response.ok) throw new Latchkey.LatchkeyError(response.status, json);
+    if (!response.ok) {
+      var failure = new Latchkey.LatchkeyError(response.status, json);
+      failure.field = json && json.field ? json.field : null;
+      throw failure;
+    }
     return json;
   }
 
-  function showError(message) {
-    var element = $("#error");
+  /**
+   * The page's one status area: each message replaces the last. Errors are styled as such
+   * and announced at once (assertive); other messages wait for the reader (polite).
+   */
+  function setStatus(message, kind) {
+    var element = $("#status");
     if (!element) return;
+    var isError = kind === "error";
+    element.setAttribute("aria-live", isError ? "assertive" : "polite");
+    element.classList.toggle("is-error", isError);
     element.textContent = message || "";
-    element.hidden = !message;
-    if (message) setStatus("");
   }
 
-  function setStatus(message) {
-    var element = $("#status");
-    if (element) element.textContent = message || "";
+  function showError(message) {
+    setStatus(message, message ? "error" : null);
+  }
+
+  /** Marks a field invalid with a message under it, and puts the cursor there. */
+  function fieldError(input, message) {
+    var id = input.id + "-error";
+    var note = document.getElementById(id);
+    if (!note) {
+      note = document.createElement("p");
+      note.id = id;
+      note.className = "field-error";
+      input.insertAdjacentElement("afterend", note);
+    }
+    note.textContent = message;
+    input.setAttribute("aria-invalid", "true");
+    input.setAttribute("aria-describedby", id);
+    input.focus();
+    setStatus("");
+  }
+
+  /** Clears every field's error in `form`. */
+  function clearFieldErrors(form) {
+    if (!form) return;
+    Array.prototype.forEach.call(form.querySelectorAll("[aria-invalid=true]"), function (input) {
+      input.removeAttribute("aria-invalid");
+      input.removeAttribute("aria-describedby");
+      var note = document.getElementById(input.id + "-error");
+      if (note) note.remove();
+    });
+  }
+
+  /** Shows a server error next to its field when the form has that field, else in the status area. */
+  function reportIn(form, error) {
+    var input = form && error && error.field ? form.elements[error.field] : null;
+    if (input && input.id) { fieldError(input, error.message); return; }
+    report(error);
   }
 
   /** Words for a person, from a browser or server error; null when nothing should show. */
@@ -55,10 +98,11 @@
     if (message) showError(message);
   }
 
-  async function busy(button, work) {
+  async function busy(button, work, form) {
     if (button) button.disabled = true;
-    showError("");
-    try { await work(); } catch (error) { report(error); } finally { if (button) button.disabled = false; }
+    setStatus("");
+    clearFieldErrors(form);
+    try { await work(); } catch (error) { reportIn(form, error); } finally { if (button) button.disabled = false; }
   }
 
   function requireSupport(form) {
@@ -120,8 +164,17 @@
           email: form.elements.email.value.trim(), password: form.elements.password.value, return_to: body.dataset.returnTo
         });
         location.assign(result.redirect_to);
-      });
+      }, form);
     });
+  }
+
+  /** "Already exists": an error, with the way forward. */
+  function existsNotice(message) {
+    setStatus(message + " ", "error");
+    var link = document.createElement("a");
+    link.href = "/login";
+    link.textContent = "Sign in instead";
+    $("#status").appendChild(link);
   }
 
   pages.signup = function () {
@@ -130,11 +183,12 @@
     if (!requireSupport(form)) { passwordSignup(); return; }
     form.addEventListener("submit", function (event) {
       event.preventDefault();
-      $("#exists").hidden = true;
+      clearFieldErrors(form);
       var email = form.elements.email ? form.elements.email.value.trim() : "";
       var phone = form.elements.phone_number ? form.elements.phone_number.value.trim() : "";
       if (!email && !phone) {
-        showError(form.elements.email ? "Enter your email address." : "Enter your phone number.");
+        fieldError(form.elements.email || form.elements.phone_number,
+          form.elements.email && form.elements.phone_number ? "Enter your email address or phone number." : form.elements.email ? "Enter your email address." : "Enter your phone number.");
         return;
       }
       busy(form.querySelector("button"), async function () {
@@ -145,13 +199,13 @@
         try {
           challenge = await call("POST", "/ui/signup", payload);
         } catch (error) {
-          if (error.reason === "user_exists") { $("#exists").hidden = false; return; }
+          if (error.reason === "user_exists") { existsNotice(error.message); return; }
           throw error;
         }
         setStatus("Follow your device's prompt to create the passkey…");
         var response = await Latchkey.create(challenge.options);
         await startSession(challenge.auth_session, response, challenge.options.rp.id, "create");
-      });
+      }, form);
     });
   };
 
@@ -166,7 +220,7 @@
         });
         try { sessionStorage.setItem("latchkey.upgraded", String(await upgradeToPasskey(result.upgrade))); } catch (ignored) { /* storage may be off */ }
         location.assign(result.redirect_to);
-      });
+      }, passwordForm);
     });
 
     var form = $("#login-form");
@@ -201,7 +255,7 @@
         setStatus("Follow your device's prompt to use your passkey…");
         var response = await Latchkey.get(challenge.options, {});
         await startSession(challenge.auth_session, response, rpId, "modal");
-      });
+      }, form);
     });
     autofill();
   };
@@ -232,21 +286,49 @@
     var add = $("#add-passkey");
     add.addEventListener("click", function () { addPasskey(add); });
 
+    /** Revoking the only way to sign in is refused: its button says so before anyone tries. */
+    function updateRevokeButtons() {
+      var items = document.querySelectorAll("li.passkey");
+      var onlyMethod = items.length === 1 && !$("#password-section");
+      Array.prototype.forEach.call(items, function (item) {
+        var revoke = $("[data-action=revoke]", item);
+        var reason = $(".revoke-reason", item);
+        revoke.disabled = onlyMethod;
+        reason.hidden = !onlyMethod;
+        if (onlyMethod) revoke.setAttribute("aria-describedby", reason.id); else revoke.removeAttribute("aria-describedby");
+      });
+    }
+
     Array.prototype.forEach.call(document.querySelectorAll("li.passkey"), function (item) {
       var id = item.dataset.credentialId;
       var renameForm = $(".rename-form", item);
       var confirm = $(".confirm", item);
+      var actions = $(".actions", item);
+      // An open form replaces the buttons that opened it.
+      function open(panel) {
+        renameForm.hidden = panel !== renameForm;
+        confirm.hidden = panel !== confirm;
+        actions.hidden = panel !== null;
+      }
       item.addEventListener("click", function (event) {
         var action = event.target.dataset && event.target.dataset.action;
-        if (action === "rename") { confirm.hidden = true; renameForm.hidden = false; renameForm.elements.name.focus(); }
-        if (action === "revoke") { renameForm.hidden = true; confirm.hidden = false; }
-        if (action === "cancel") { renameForm.hidden = true; confirm.hidden = true; }
+        if (action === "rename") { open(renameForm); renameForm.elements.name.focus(); }
+        if (action === "revoke") { open(confirm); $("[data-action=confirm-revoke]", confirm).focus(); }
+        if (action === "cancel") { open(null); $("[data-action=rename]", item).focus(); }
         if (action === "confirm-revoke") {
           busy(event.target, async function () {
-            var remaining = await call("DELETE", "/ui/passkeys/" + encodeURIComponent(id));
-            item.remove();
-            await signalAccepted(remaining);
-            setStatus("Passkey revoked.");
+            try {
+              var remaining = await call("DELETE", "/ui/passkeys/" + encodeURIComponent(id));
+              item.remove();
+              updateRevokeButtons();
+              await signalAccepted(remaining);
+              setStatus("Passkey revoked.");
+              var add = $("#add-passkey");
+              if (add) add.focus();
+            } catch (error) {
+              open(null);
+              throw error;
+            }
           });
         }
       });
@@ -255,9 +337,9 @@
         busy(renameForm.querySelector("button"), async function () {
           var result = await call("PATCH", "/ui/passkeys/" + encodeURIComponent(id), { name: renameForm.elements.name.value });
           $(".name", item).textContent = result.name;
-          renameForm.hidden = true;
+          open(null);
           setStatus("Passkey renamed.");
-        });
+        }, renameForm);
       });
     });
 
@@ -267,6 +349,7 @@
         busy(removePassword, async function () {
           await call("DELETE", "/ui/password");
           $("#password-section").remove();
+          updateRevokeButtons();
           setStatus("Password removed. Sign in with your passkey from now on.");
         });
       });
@@ -279,7 +362,7 @@
         var result = await call("PATCH", "/ui/profile", { name: profile.elements.name.value });
         await Latchkey.signalCurrentUserDetails({ rpId: result.rpId, userId: result.userId, name: result.name, displayName: result.displayName });
         setStatus("Name saved.");
-      });
+      }, profile);
     });
 
     var signout = $("#signout-form");

@@ -1,4 +1,5 @@
 import AppAssociation
+import HostedUI
 public import Foundation
 import IdentityCore
 import WebAuthn
@@ -312,10 +313,15 @@ public enum ConfigurationLoader {
     }
 
     private static func parseHostedPages(_ node: YAMLReader) throws(ConfigurationError) -> LatchkeyConfiguration.HostedPages {
-        try node.requireKeys(["session_lifetime"])
+        try node.requireKeys(["session_lifetime", "default_region"])
         let lifetime = try node.child("session_lifetime").duration() ?? 7 * 86400
         guard lifetime >= 60 else { throw node.child("session_lifetime").error("must be at least 60 seconds") }
-        return .init(sessionLifetime: lifetime)
+        let regionNode = node.child("default_region")
+        let region = try regionNode.string()
+        if let region, !PhoneNumberInput.isKnownRegion(region) {
+            throw regionNode.error("must be a country as an ISO 3166-1 alpha-2 code in upper case, such as US, GB or DE, found \"\(region.prefix(20))\"")
+        }
+        return .init(sessionLifetime: lifetime, defaultRegion: region)
     }
 
     private static func parseFaces(_ node: YAMLReader) throws(ConfigurationError) -> LatchkeyConfiguration.Faces {

@@ -81,6 +81,9 @@ public struct LatchkeyConfiguration: Sendable {
     public struct HostedPages: Sendable, Equatable {
         /// How long a browser stays signed in.
         public var sessionLifetime: TimeInterval
+        /// `default_region`: the country (ISO 3166-1 alpha-2) whose code a phone number
+        /// typed without one gets; `nil` asks for the country code.
+        public var defaultRegion: String?
     }
 
     /// The vendor-compatible API faces.

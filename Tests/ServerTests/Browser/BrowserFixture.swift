@@ -36,7 +36,8 @@ final class BrowserFixture: @unchecked Sendable {
     /// `relying_party.origins`, as a custom UI that runs ceremonies must be.
     static func start(
         appPages: (_ latchkey: String, _ app: String) -> [String: FixedResponseServer.Answer] = TestWebApp.pages,
-        appIsRelyingPartyOrigin: Bool = false
+        appIsRelyingPartyOrigin: Bool = false,
+        extraConfiguration: String = ""
     ) async throws -> BrowserFixture {
         guard ChromiumProcess.executable != nil else {
             throw TestFailure(
@@ -63,6 +64,7 @@ final class BrowserFixture: @unchecked Sendable {
               - client_id: spa
                 name: Test web app
                 redirect_uris: [\(appBase)/callback]
+            \(extraConfiguration)
             """
         try configuration.write(toFile: directory.path("latchkey.yaml"), atomically: true, encoding: .utf8)
         let server = try await ServerProcess.start(
@@ -79,9 +81,10 @@ final class BrowserFixture: @unchecked Sendable {
     static func run(
         appPages: (_ latchkey: String, _ app: String) -> [String: FixedResponseServer.Answer] = TestWebApp.pages,
         appIsRelyingPartyOrigin: Bool = false,
+        extraConfiguration: String = "",
         _ body: (BrowserFixture) async throws -> Void
     ) async throws {
-        let fixture = try await start(appPages: appPages, appIsRelyingPartyOrigin: appIsRelyingPartyOrigin)
+        let fixture = try await start(appPages: appPages, appIsRelyingPartyOrigin: appIsRelyingPartyOrigin, extraConfiguration: extraConfiguration)
         do {
             try await body(fixture)
         } catch {
@@ -131,7 +134,7 @@ final class BrowserFixture: @unchecked Sendable {
 
     /// The text of the page's alert line.
     func errorText() async throws -> String {
-        try await tab.evaluate("(document.querySelector('#error') || {}).textContent || ''").string ?? ""
+        try await tab.evaluate("(document.querySelector('#status.is-error') || {}).textContent || ''").string ?? ""
     }
 }
 

@@ -111,7 +111,7 @@ struct HostedPagesBrowserTests {
             try await fixture.open("/login")
             _ = try await authenticator.waitForEvent("WebAuthn.credentialDeleted")
             #expect(try await authenticator.credentials().isEmpty, "signalUnknownCredential removed it")
-            try await fixture.tab.waitUntil("document.querySelector('#error').textContent.includes('no longer registered')")
+            try await fixture.tab.waitUntil("document.querySelector('#status.is-error').textContent.includes('no longer registered')")
             try await fixture.screenshot("login-unknown-passkey")
             #expect(try await fixture.tab.evaluate("location.pathname") == .string("/login"), "no session")
         }
@@ -126,7 +126,7 @@ struct HostedPagesBrowserTests {
             try await fixture.screenshot("login")
             try await fixture.screenshot("login-phone", width: 390, height: 700, mobile: true)
             try await fixture.tab.click("#login-form button")
-            try await fixture.tab.waitUntil("document.querySelector('#error').textContent.includes('cancelled')")
+            try await fixture.tab.waitUntil("document.querySelector('#status.is-error').textContent.includes('cancelled')")
             try await fixture.open("/account")
             try await fixture.waitForPath("/login")
 
@@ -139,7 +139,7 @@ struct HostedPagesBrowserTests {
                 """)
             try await fixture.tab.fill("#email", "grace@example.com")
             try await fixture.tab.click("#signup-form button")
-            try await fixture.tab.waitUntil("document.querySelector('#error').textContent.includes('cancelled')")
+            try await fixture.tab.waitUntil("document.querySelector('#status.is-error').textContent.includes('cancelled')")
             _ = try await fixture.tab.evaluate("restoreCreate()")
             try await fixture.tab.click("#signup-form button")
             try await fixture.waitForPath("/account")

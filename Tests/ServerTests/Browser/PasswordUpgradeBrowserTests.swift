@@ -20,7 +20,7 @@ struct PasswordUpgradeBrowserTests {
             try await tab.fill("#password-username", "jo@example.com")
             try await tab.fill("#password", "not jo's password")
             try await tab.click("#password-form button")
-            try await tab.waitUntil("document.querySelector('#error').textContent.includes('Wrong email or password.')")
+            try await tab.waitUntil("document.querySelector('#status.is-error').textContent.includes('Wrong email or password.')")
 
             // The right one signs in, and the page tries the automatic upgrade first.
             try await tab.fill("#password", "jo's long password")
@@ -74,7 +74,7 @@ struct PasswordUpgradeBrowserTests {
             try await fresh.fill("#password-signup-email", "nokeys@example.com")
             try await fresh.fill("#password-signup-password", "password")
             try await fresh.click("#password-signup-form button")
-            try await fresh.waitUntil("document.querySelector('#error').textContent.includes('most common')")
+            try await fresh.waitUntil("document.querySelector('#password-signup-password-error').textContent.includes('most common')")
             try await fresh.fill("#password-signup-password", "a better passphrase")
             try await fresh.click("#password-signup-form button")
             try await fresh.waitUntil("location.pathname === '/account' && document.readyState === 'complete'")
