@@ -28,6 +28,22 @@ if [ "${LATCHKEY_SKIP_BROWSER_TESTS:-}" != "1" ] && [ -z "${LATCHKEY_CHROMIUM:-}
     fi
 fi
 
+# The README's nginx configuration is tested in front of a real server. Debian's nginx is
+# unpacked into .build/tools rather than installed: installing it would start a system
+# service on port 80. The tests run it as this user, on loopback ports, and stop it.
+if [ -z "${LATCHKEY_NGINX:-}" ] && ! command -v nginx >/dev/null && [ ! -x .build/tools/nginx/usr/sbin/nginx ]; then
+    echo "==> fetching nginx (about 1 MB) for the reverse-proxy test"
+    mkdir -p .build/tools/nginx
+    if command -v apt-get >/dev/null && (cd .build/tools && apt-get download -qq nginx >/dev/null 2>&1); then
+        dpkg -x .build/tools/nginx_*.deb .build/tools/nginx && rm -f .build/tools/nginx_*.deb
+    else
+        echo "could not fetch nginx; the reverse-proxy test will report it as skipped"
+    fi
+fi
+if [ -z "${LATCHKEY_NGINX:-}" ] && [ -x .build/tools/nginx/usr/sbin/nginx ]; then
+    export LATCHKEY_NGINX="$PWD/.build/tools/nginx/usr/sbin/nginx"
+fi
+
 log=$(mktemp -t latchkey-test.XXXXXX)
 trap 'rm -f "$log"' EXIT
 
@@ -41,6 +57,7 @@ status=${PIPESTATUS[0]}
 echo
 echo "==> summary"
 grep -E "^(SKIPPED|KNOWN DIVERGENCE) " "$log" || true
+grep -E "Test .* skipped" "$log" | sed -E 's/^[^A-Za-z]*Test /SKIPPED /' || true
 grep -E "Test run with .* (passed|failed)" "$log" | tail -n 1
 grep -E "Executed [1-9][0-9]* tests?" "$log" | tail -n 1 || true
 if [ "$status" -ne 0 ]; then

@@ -391,7 +391,10 @@ struct LatchkeyClientCodingTests {
     // MARK: - Against a running server (opt-in)
 
     /// Runs every client call against the server at `LATCHKEY_TEST_SERVER` (client `demo`).
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["LATCHKEY_TEST_SERVER"] != nil))
+    @Test(.enabled(
+        if: ProcessInfo.processInfo.environment["LATCHKEY_TEST_SERVER"] != nil,
+        "opt-in: set LATCHKEY_TEST_SERVER=http://HOST:PORT to run the Swift client against a running server"
+    ))
     func fullFlowAgainstARunningServer() async throws {
         let base = try #require(ProcessInfo.processInfo.environment["LATCHKEY_TEST_SERVER"].flatMap { URL(string: $0) })
         let client = LatchkeyAPIClient(baseURL: base, clientID: "demo")
