@@ -38,13 +38,19 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("latchkey: \(error)\n".utf8))
             throw ExitCode(74)  // EX_IOERR
         } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES || error.errnoCode == EADDRNOTAVAIL {
-            let address = "\(configuration.server.host):\(configuration.server.port)"
+            var address = "\(configuration.server.host):\(configuration.server.port)"
+            var names = "--port and --host, or server.port and server.host in the configuration file"
+            if let metrics = configuration.metrics {
+                // Either listener may be the one refused; both are named.
+                address += " or the metrics address \(metrics.host):\(metrics.port)"
+                names += "; metrics.host and metrics.port"
+            }
             let why = switch error.errnoCode {
             case EADDRINUSE: "the port is already in use (another Latchkey, or another server); stop it, or choose another port"
             case EACCES: "ports below 1024 need privileges; choose a port of 1024 or more and put a reverse proxy in front"
             default: "this machine has no such address; use 127.0.0.1, 0.0.0.0 or one of its own addresses"
             }
-            FileHandle.standardError.write(Data("latchkey: cannot listen on \(address): \(why) (--port and --host, or server.port and server.host in the configuration file)\n".utf8))
+            FileHandle.standardError.write(Data("latchkey: cannot listen on \(address): \(why) (\(names))\n".utf8))
             throw ExitCode(69)
         }
     }

@@ -128,6 +128,11 @@ struct HostedPagesUsabilityBrowserTests {
                 """)
             if case .array(let pair) = colours { #expect(pair[0] != pair[1], "the error is not in the ordinary text colour") }
 
+            // An error page (an authorization request from a client nobody registered).
+            try await fixture.open("/authorize?client_id=nobody&response_type=code")
+            #expect(try await tab.evaluate("document.querySelector('.error') !== null") == .bool(true))
+            try await checkPage(tab, "error page", hasStatus: false)
+
             // A page that does not exist is a page.
             try await fixture.open("/no-such-page")
             #expect(try await tab.text("h1") == "Page not found")
