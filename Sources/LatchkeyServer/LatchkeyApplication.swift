@@ -159,7 +159,8 @@ public enum LatchkeyApplication {
             ),
             verifier: verifier, storage: storage, tokens: tokens,
             secrets: try await InstanceSecrets.load(from: storage, random: random), clock: clock, random: random,
-            metadata: metadata?.metadata
+            metadata: metadata?.metadata,
+            openCeremonies: measured ? MetricsListener.openCeremonies() : nil
         )
         let clients = ClientRegistry(configuration.clients.map {
             OAuthClient(clientID: $0.id, name: $0.name, secret: $0.secret, grantTypes: Set($0.grantTypes), redirectURIs: $0.redirectURIs)

@@ -14,6 +14,7 @@ public import Prometheus
 /// - `latchkey_ceremonies_total` by `face` (`hosted_pages`, `kratos`, or `api` for the
 ///   Auth0-shaped and IDaaS faces), `kind` (signup, login, enrollment), `result` and `client`;
 /// - `latchkey_security_events_total` by event;
+/// - `latchkey_open_ceremonies`: ceremonies started and neither finished nor expired;
 /// - `latchkey_database_write_seconds` and `latchkey_database_read_seconds`.
 public enum MetricsListener {
     /// Bootstraps swift-metrics with a Prometheus registry. Once per process, before the
@@ -61,6 +62,12 @@ public enum MetricsListener {
                 dimensions: [("face", face), ("kind", ceremony.kind), ("result", ceremony.result), ("client", client)]
             ).increment()
         }
+    }
+
+    /// `latchkey_open_ceremonies`: started, and neither finished nor expired.
+    static func openCeremonies() -> OpenCeremonies {
+        let gauge = Gauge(label: "latchkey_open_ceremonies")
+        return OpenCeremonies { gauge.record($0) }
     }
 
     /// The listener: `GET /metrics` in the Prometheus text format, nothing else.

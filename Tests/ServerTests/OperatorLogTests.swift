@@ -90,6 +90,7 @@ struct MetricsListenerTests {
             #"latchkey_ceremonies_total{face="api",kind="signup",result="success",client="demo"} 1"#,
             #"latchkey_ceremonies_total{face="api",kind="login",result="success",client="demo"} 2"#,
             "latchkey_database_write_seconds_bucket",
+            "latchkey_open_ceremonies 0",
             "latchkey_database_read_seconds_count",
             #"http_route="/oauth/token""#,
             "http_server_request_duration_bucket",

@@ -323,6 +323,7 @@ extension PasskeyService {
     /// Completes a ceremony; one that was completed before is an invalid `auth_session`.
     private func complete(_ completion: CeremonyCompletion) async throws {
         guard try await storage.completeCeremony(completion) else { throw Self.invalidAuthSession }
+        openCeremonies?.finished(expiresAt: completion.key.expiresAt, now: clock.now())
     }
 
     /// Completes a refused ceremony with what the refusal records, so that it cannot be
@@ -332,6 +333,7 @@ extension PasskeyService {
         guard try await storage.completeCeremony(CeremonyCompletion(key: ceremony.key, credentialUse: use, events: events + (event.map { [$0] } ?? []))) else {
             throw Self.invalidAuthSession
         }
+        openCeremonies?.finished(expiresAt: ceremony.key.expiresAt, now: clock.now())
     }
 
     /// Verifies a registration; a refused one completes its ceremony.

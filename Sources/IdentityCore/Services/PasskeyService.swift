@@ -18,6 +18,8 @@ public struct PasskeyService: Sendable {
     let signInRecords = CredentialCache()
     /// The FIDO metadata registrations are verified with, when configured.
     let metadata: AttestationMetadata?
+    /// The count of open ceremonies, when something watches it.
+    let openCeremonies: OpenCeremonies?
 
     /// Creates the service.
     public init(
@@ -28,11 +30,13 @@ public struct PasskeyService: Sendable {
         secrets: InstanceSecrets,
         clock: any WallClock,
         random: any RandomSource,
-        metadata: AttestationMetadata? = nil
+        metadata: AttestationMetadata? = nil,
+        openCeremonies: OpenCeremonies? = nil
     ) {
         self.configuration = configuration
         self.verifier = verifier
         self.metadata = metadata
+        self.openCeremonies = openCeremonies
         self.storage = storage
         self.tokens = tokens
         self.secrets = secrets
@@ -171,8 +175,10 @@ public struct PasskeyService: Sendable {
         lifetime: TimeInterval?
     ) -> Ceremony {
         let now = clock.now()
+        let expiresAt = now.addingTimeInterval(lifetime ?? configuration.ceremonyLifetime)
+        openCeremonies?.started(expiresAt: expiresAt, now: now)
         return Ceremony(
-            key: CeremonyKey(expiresAt: now.addingTimeInterval(lifetime ?? configuration.ceremonyLifetime), random: random.bytes(8)),
+            key: CeremonyKey(expiresAt: expiresAt, random: random.bytes(8)),
             kind: kind,
             clientID: clientID,
             challenge: random.bytes(32),
