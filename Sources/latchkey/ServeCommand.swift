@@ -22,9 +22,11 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try options.load()
-        if configuration.logging.format == "json" {
-            LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
-        }
+        let format: LatchkeyLogHandler.Format = configuration.logging.format == "json" ? .json : .text
+        LoggingSystem.bootstrap { LatchkeyLogHandler(label: $0, format: format) }
+        // Log lines are written from a thread of their own; whatever is waiting goes out as
+        // the command ends, however it ends.
+        defer { LogLineWriter.standardOutput.flush() }
         let logger = makeLogger(label: "latchkey", level: configuration.logLevel)
         let metrics = configuration.metrics.map { _ in MetricsListener.bootstrap() }
         do {
