@@ -119,6 +119,15 @@ extension Router where Context == BasicRequestContext {
             ))
             return response
         }
+        actions.on("logout-everywhere", method: .post) { request, _ in
+            let session = try await pages.requireSession(request)
+            try await pages.accounts.signOutEverywhere(userID: session.userID, clientID: client.clientID)
+            var response = JSONResponse.make(["redirect_to": "/login?signed_out=1"])
+            response.headers.append(HTTPField(
+                name: .setCookie, value: Cookies.setCookie(pages.sessionCookie, "", maxAge: 0, sameSite: "Lax", secure: pages.secureCookies)
+            ))
+            return response
+        }
         actions.on("passkeys/options", method: .post) { request, _ in
             let session = try await pages.requireSession(request)
             let challenge = try await pages.passkeys.startEnrollment(userID: session.userID, clientID: client.clientID)

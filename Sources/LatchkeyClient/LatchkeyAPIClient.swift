@@ -288,6 +288,13 @@ public struct LatchkeyAPIClient: Sendable {
         _ = try await exchange("DELETE", "/me/v1/authentication-methods/\(Self.pathSegment(id))", body: NoBody?.none, accessToken: accessToken)
     }
 
+    /// Ends every session and refresh token of the account, on every device and app, this
+    /// one included (`DELETE /me/v1/sessions`, `204`).
+    /// - Parameter accessToken: An access token with any `*:me:authentication_methods` scope.
+    public func signOutEverywhere(accessToken: String) async throws(LatchkeyAPIError) {
+        _ = try await exchange("DELETE", "/me/v1/sessions", body: NoBody?.none, accessToken: accessToken)
+    }
+
     /// Removes the account's password once it has a passkey
     /// (`DELETE /me/v1/authentication-methods/password%7C<user id>`); `409` while the
     /// password is its only way to sign in.

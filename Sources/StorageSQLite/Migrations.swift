@@ -9,7 +9,7 @@
 /// library earlier builds used, so that their databases upgrade in place.
 enum Migrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7)]
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8)]
 
     /// The applied migrations: the known ones in order, then any only a newer build knows,
     /// sorted.
@@ -311,5 +311,16 @@ enum Migrations {
         ALTER TABLE credentials ADD COLUMN metadata_description TEXT;
         ALTER TABLE credentials ADD COLUMN metadata_status TEXT;
         CREATE INDEX credentials_aaguid ON credentials(aaguid);
+        """
+
+    /// Sessions remember the passkey that started them, so that removing or turning off the
+    /// passkey ends them; an authorization code carries it to the session it starts.
+    private static let v8 = """
+        ALTER TABLE refresh_token_families ADD COLUMN credential_id BLOB;
+        ALTER TABLE browser_sessions ADD COLUMN credential_id BLOB;
+        ALTER TABLE authorization_codes ADD COLUMN credential_id BLOB;
+        CREATE INDEX refresh_token_families_credential_id ON refresh_token_families(credential_id) WHERE credential_id IS NOT NULL;
+        CREATE INDEX browser_sessions_credential_id ON browser_sessions(credential_id) WHERE credential_id IS NOT NULL;
+        CREATE INDEX browser_sessions_user_id ON browser_sessions(user_id);
         """
 }

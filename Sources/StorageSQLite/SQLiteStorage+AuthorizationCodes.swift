@@ -13,12 +13,12 @@ extension SQLiteStorage {
             try db.execute("""
                     INSERT INTO authorization_codes (
                         code_hash, client_id, user_id, redirect_uri, code_challenge, scopes, audience, nonce,
-                        session_id, authenticated_at, user_verified, expires_at, used_at
-                    ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+                        session_id, authenticated_at, user_verified, expires_at, used_at, credential_id
+                    ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
                     """, [
                     code.codeHash, code.clientID, code.userID.rawValue, code.redirectURI, code.codeChallenge,
                     try JSONColumn.encode(code.scopes), code.audience, code.nonce, code.sessionID,
-                    code.authenticatedAt.databaseSeconds, code.userVerified, code.expiresAt.databaseSeconds,
+                    code.authenticatedAt.databaseSeconds, code.userVerified, code.expiresAt.databaseSeconds, code.credentialID,
                 ])
         }
     }
@@ -64,7 +64,8 @@ extension AuthorizationCode {
             sessionID: try row.text("session_id"),
             authenticatedAt: try row.date("authenticated_at"),
             userVerified: try row.bool("user_verified"),
-            expiresAt: try row.date("expires_at")
+            expiresAt: try row.date("expires_at"),
+            credentialID: try row.optionalBytes("credential_id")
         )
     }
 }

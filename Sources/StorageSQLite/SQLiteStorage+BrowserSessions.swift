@@ -13,10 +13,13 @@ extension SQLiteStorage {
         try TextBinding.requireStorable(session.userID.rawValue, in: "saveBrowserSession")
         try db.execute(
             """
-            INSERT INTO browser_sessions (token_hash, user_id, authenticated_at, user_verified, expires_at, revoked_at)
-            VALUES (?, ?, ?, ?, ?, NULL)
+            INSERT INTO browser_sessions (token_hash, user_id, authenticated_at, user_verified, expires_at, revoked_at, credential_id)
+            VALUES (?, ?, ?, ?, ?, NULL, ?)
             """,
-            [session.tokenHash, session.userID.rawValue, session.authenticatedAt.databaseSeconds, session.userVerified, session.expiresAt.databaseSeconds]
+            [
+                session.tokenHash, session.userID.rawValue, session.authenticatedAt.databaseSeconds, session.userVerified, session.expiresAt.databaseSeconds,
+                session.credentialID,
+            ]
         )
     }
 
@@ -27,7 +30,7 @@ extension SQLiteStorage {
                 BrowserSession(
                     tokenHash: try row.bytes("token_hash"), userID: UserID(rawValue: try row.text("user_id")),
                     authenticatedAt: try row.date("authenticated_at"), userVerified: try row.bool("user_verified"),
-                    expiresAt: try row.date("expires_at")
+                    expiresAt: try row.date("expires_at"), credentialID: try row.optionalBytes("credential_id")
                 )
             }
         }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import IdentityCore
 import WebAuthn
 
@@ -37,11 +37,20 @@ extension SQLiteStorage {
     }
 
     /// Turns a user's credential off or on again.
-    public func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool) async throws -> Bool {
+    public func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool, at time: Date) async throws -> Bool {
         guard TextBinding.canMatch(userID.rawValue) else { return false }
         return try database.write { db in
-            try db.execute("UPDATE credentials SET disabled = ? WHERE id = ? AND user_id = ?", [disabled, id, userID.rawValue]) > 0
+            guard try db.execute("UPDATE credentials SET disabled = ? WHERE id = ? AND user_id = ?", [disabled, id, userID.rawValue]) > 0 else { return false }
+            if disabled { try Self.revokeSessions(startedBy: id, at: time, db) }
+            return true
         }
+    }
+
+    /// Revokes, inside the caller's transaction, every login session and browser session a
+    /// credential started.
+    static func revokeSessions(startedBy credentialID: [UInt8], at time: Date, _ db: SQLiteConnection) throws {
+        try db.execute("UPDATE refresh_token_families SET revoked_at = ? WHERE credential_id = ? AND revoked_at IS NULL", [time.databaseSeconds, credentialID])
+        try db.execute("UPDATE browser_sessions SET revoked_at = ? WHERE credential_id = ? AND revoked_at IS NULL", [time.databaseSeconds, credentialID])
     }
 
     /// Adds a credential to an existing user.
@@ -71,7 +80,7 @@ extension SQLiteStorage {
 
     /// Deletes a user's credential unless it is their only one, deciding and deleting in one
     /// transaction so that two concurrent deletions cannot remove both of the last two.
-    public func deleteCredential(id: [UInt8], userID: UserID) async throws -> CredentialDeletion {
+    public func deleteCredential(id: [UInt8], userID: UserID, at time: Date) async throws -> CredentialDeletion {
         guard TextBinding.canMatch(userID.rawValue) else { return .notFound }
         return try database.write { db in
             guard try db.row("SELECT 1 FROM credentials WHERE id = ? AND user_id = ?", [id, userID.rawValue]) != nil else { return .notFound }
@@ -79,6 +88,7 @@ extension SQLiteStorage {
             let hasPassword = try Self.hasPassword(userID, db)
             guard count > 1 || hasPassword else { return .lastCredential }
             try db.execute("DELETE FROM credentials WHERE id = ? AND user_id = ?", [id, userID.rawValue])
+            try Self.revokeSessions(startedBy: id, at: time, db)
             return .deleted
         }
     }

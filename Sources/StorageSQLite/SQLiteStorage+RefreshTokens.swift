@@ -9,7 +9,7 @@ extension SQLiteStorage {
         // Scopes are stored as JSON, which escapes U+0000.
         try TextBinding.requireStorable(record.familyID, record.userID.rawValue, record.clientID, record.audience, in: "saveRefreshToken")
         try database.write { db in
-            try Self.insertFamilyIfNew(id: record.familyID, userID: record.userID, clientID: record.clientID, at: record.issuedAt, db)
+            try Self.insertFamilyIfNew(id: record.familyID, userID: record.userID, clientID: record.clientID, credentialID: nil, at: record.issuedAt, db)
             try Self.insertToken(record, db)
         }
     }
@@ -79,7 +79,27 @@ extension SQLiteStorage {
     public func startSession(familyID: String, userID: UserID, clientID: String, at time: Date) async throws {
         try TextBinding.requireStorable(familyID, userID.rawValue, clientID, in: "startSession")
         try database.write { db in
-            try Self.insertFamilyIfNew(id: familyID, userID: userID, clientID: clientID, at: time, db)
+            try Self.insertFamilyIfNew(id: familyID, userID: userID, clientID: clientID, credentialID: nil, at: time, db)
+        }
+    }
+
+    /// Starts a session (and stores its first refresh token) in one transaction.
+    public func startSession(_ start: TokenSessionStart) async throws {
+        try database.write { db in try Self.startSession(start, db) }
+    }
+
+    /// Revokes every family and browser session of a user in one transaction.
+    public func revokeAllSessions(userID: UserID, at time: Date) async throws -> Int {
+        guard TextBinding.canMatch(userID.rawValue) else { return 0 }
+        return try database.write { db in
+            let families = try db.execute(
+                "UPDATE refresh_token_families SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL", [time.databaseSeconds, userID.rawValue]
+            )
+            let browsers = try db.execute(
+                "UPDATE browser_sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ?",
+                [time.databaseSeconds, userID.rawValue, time.databaseSeconds]
+            )
+            return families + browsers
         }
     }
 
@@ -95,21 +115,21 @@ extension SQLiteStorage {
     /// transaction.
     static func startSession(_ start: TokenSessionStart, _ db: SQLiteConnection) throws {
         try TextBinding.requireStorable(start.familyID, start.userID.rawValue, start.clientID, in: "startSession")
-        try insertFamilyIfNew(id: start.familyID, userID: start.userID, clientID: start.clientID, at: start.startedAt, db)
+        try insertFamilyIfNew(id: start.familyID, userID: start.userID, clientID: start.clientID, credentialID: start.credentialID, at: start.startedAt, db)
         if let record = start.refreshToken {
             try TextBinding.requireStorable(record.familyID, record.userID.rawValue, record.clientID, record.audience, in: "saveRefreshToken")
             try insertToken(record, db)
         }
     }
 
-    private static func insertFamilyIfNew(id familyID: String, userID: UserID, clientID: String, at time: Date, _ db: SQLiteConnection) throws {
+    private static func insertFamilyIfNew(id familyID: String, userID: UserID, clientID: String, credentialID: [UInt8]?, at time: Date, _ db: SQLiteConnection) throws {
         let inserted = try db.execute(
             """
-            INSERT INTO refresh_token_families (id, user_id, client_id, created_at, revoked_at)
-            VALUES (?, ?, ?, ?, NULL)
+            INSERT INTO refresh_token_families (id, user_id, client_id, created_at, revoked_at, credential_id)
+            VALUES (?, ?, ?, ?, NULL, ?)
             ON CONFLICT (id) DO NOTHING
             """,
-            [familyID, userID.rawValue, clientID, time.databaseSeconds]
+            [familyID, userID.rawValue, clientID, time.databaseSeconds, credentialID]
         )
         guard inserted == 0 else { return }
         // A family is one login of one user at one client. A token claiming otherwise is a bug

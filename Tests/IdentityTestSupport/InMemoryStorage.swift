@@ -113,10 +113,11 @@ public final class InMemoryStorage: IdentityStorage {
     }
 
     /// Turns a user's credential off or on again.
-    public func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool) async throws -> Bool {
+    public func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool, at time: Date) async throws -> Bool {
         state.withLock { state in
             guard let index = state.credentials.firstIndex(where: { $0.credentialID == id && $0.userID == userID }) else { return false }
             state.credentials[index].isDisabled = disabled
+            if disabled { state.revokeSessions(startedBy: id, at: time) }
             return true
         }
     }
@@ -142,13 +143,14 @@ public final class InMemoryStorage: IdentityStorage {
     }
 
     /// Deletes a user's credential unless it is their only one and they have no password.
-    public func deleteCredential(id: [UInt8], userID: UserID) async throws -> CredentialDeletion {
+    public func deleteCredential(id: [UInt8], userID: UserID, at time: Date) async throws -> CredentialDeletion {
         state.withLock { state in
             guard let index = state.credentials.firstIndex(where: { $0.credentialID == id && $0.userID == userID }) else {
                 return .notFound
             }
             guard state.credentials.count(where: { $0.userID == userID }) > 1 || state.passwords[userID]?.hash != nil else { return .lastCredential }
             state.credentials.remove(at: index)
+            state.revokeSessions(startedBy: id, at: time)
             return .deleted
         }
     }
@@ -168,8 +170,7 @@ public final class InMemoryStorage: IdentityStorage {
             draft.events += completion.events
             switch completion.session {
             case .tokens(let start)?:
-                try draft.startSession(familyID: start.familyID, userID: start.userID, clientID: start.clientID)
-                if let record = start.refreshToken { try draft.saveRefreshToken(record) }
+                try draft.startSession(start)
             case .browser(let session)?:
                 try draft.saveBrowserSession(session)
             case nil:
@@ -235,6 +236,31 @@ public final class InMemoryStorage: IdentityStorage {
     /// Starts a family with no token yet; an existing family is left as it is.
     public func startSession(familyID: String, userID: UserID, clientID: String, at time: Date) async throws {
         try state.withLock { try $0.startSession(familyID: familyID, userID: userID, clientID: clientID) }
+    }
+
+    /// Starts a session and stores its first refresh token, all or nothing.
+    public func startSession(_ start: TokenSessionStart) async throws {
+        try state.withLock { state in
+            var draft = state
+            try draft.startSession(start)
+            state = draft
+        }
+    }
+
+    /// Revokes every family and live browser session of a user.
+    public func revokeAllSessions(userID: UserID, at time: Date) async throws -> Int {
+        state.withLock { state in
+            var count = 0
+            for (id, family) in state.families where family.userID == userID && family.revokedAt == nil {
+                state.families[id]?.revokedAt = time
+                count += 1
+            }
+            for (hash, stored) in state.browserSessions where stored.session.userID == userID && stored.revokedAt == nil && time < stored.session.expiresAt {
+                state.browserSessions[hash] = (stored.session, time)
+                count += 1
+            }
+            return count
+        }
     }
 
     /// Whether a family exists and has not been revoked.
@@ -482,6 +508,8 @@ private struct State {
     var adminTokens: [[UInt8]: AdminToken] = [:]
     var passwords: [UserID: PasswordRecord] = [:]
     var metadataBLOB: StoredMetadataBLOB?
+    /// The credential that started each family, when one did.
+    var familyCredentials: [String: [UInt8]] = [:]
 
     mutating func createUser(_ user: User, credential: PasskeyCredential) throws {
         guard credential.userID == user.id else {
@@ -561,6 +589,22 @@ private struct State {
             return
         }
         families[familyID] = Family(userID: userID, clientID: clientID, revokedAt: nil)
+    }
+
+    mutating func startSession(_ start: TokenSessionStart) throws {
+        try startSession(familyID: start.familyID, userID: start.userID, clientID: start.clientID)
+        if let credentialID = start.credentialID, familyCredentials[start.familyID] == nil { familyCredentials[start.familyID] = credentialID }
+        if let record = start.refreshToken { try saveRefreshToken(record) }
+    }
+
+    /// Revokes the families and browser sessions a credential started.
+    mutating func revokeSessions(startedBy credentialID: [UInt8], at time: Date) {
+        for (familyID, started) in familyCredentials where started == credentialID && families[familyID]?.revokedAt == nil {
+            families[familyID]?.revokedAt = time
+        }
+        for (hash, stored) in browserSessions where stored.session.credentialID == credentialID && stored.revokedAt == nil {
+            browserSessions[hash] = (stored.session, time)
+        }
     }
 
     mutating func saveBrowserSession(_ session: BrowserSession) throws {

@@ -15,13 +15,13 @@ extension StorageContract {
         #expect(try await storage.credential(recordID: "' OR 1=1 --") == nil)
         #expect(credential.origin == "https://example.com", "the origin round-trips")
 
-        #expect(try await storage.setCredentialDisabled(id: credential.credentialID, userID: bob.id, disabled: true) == false, "only the owner's")
+        #expect(try await storage.setCredentialDisabled(id: credential.credentialID, userID: bob.id, disabled: true, at: StorageFixtures.time(9)) == false, "only the owner's")
         #expect(try await storage.credential(id: credential.credentialID)?.isDisabled == false)
-        #expect(try await storage.setCredentialDisabled(id: credential.credentialID, userID: alice.id, disabled: true))
+        #expect(try await storage.setCredentialDisabled(id: credential.credentialID, userID: alice.id, disabled: true, at: StorageFixtures.time(9)))
         #expect(try await storage.credential(recordID: credential.recordID)?.isDisabled == true)
-        #expect(try await storage.setCredentialDisabled(id: credential.credentialID, userID: alice.id, disabled: false))
+        #expect(try await storage.setCredentialDisabled(id: credential.credentialID, userID: alice.id, disabled: false, at: StorageFixtures.time(9)))
         #expect(try await storage.credential(id: credential.credentialID)?.isDisabled == false)
-        #expect(try await storage.setCredentialDisabled(id: [1, 2, 3], userID: alice.id, disabled: true) == false)
+        #expect(try await storage.setCredentialDisabled(id: [1, 2, 3], userID: alice.id, disabled: true, at: StorageFixtures.time(9)) == false)
 
         // Another credential carrying an existing record ID is refused as a duplicate.
         let clash = PasskeyCredential(

@@ -118,9 +118,9 @@ extension StorageContract {
         }
         await #expect(throws: StaleRead(), "another counter") { _ = try await complete("counter", signCount: credential.signCount + 1, ownerUpdatedAt: alice.updatedAt) }
         await #expect(throws: StaleRead(), "another owner state") { _ = try await complete("owner", signCount: credential.signCount, ownerUpdatedAt: StorageFixtures.time(99)) }
-        #expect(try await storage.setCredentialDisabled(id: credential.credentialID, userID: alice.id, disabled: true))
+        #expect(try await storage.setCredentialDisabled(id: credential.credentialID, userID: alice.id, disabled: true, at: StorageFixtures.time(9)))
         await #expect(throws: StaleRead(), "a disabled passkey") { _ = try await complete("disabled", signCount: credential.signCount, ownerUpdatedAt: alice.updatedAt) }
-        #expect(try await storage.setCredentialDisabled(id: credential.credentialID, userID: alice.id, disabled: false))
+        #expect(try await storage.setCredentialDisabled(id: credential.credentialID, userID: alice.id, disabled: false, at: StorageFixtures.time(9)))
         #expect(try await storage.events(userID: nil, limit: 10).isEmpty, "nothing was written")
         #expect(try await storage.credential(id: credential.credentialID)?.signCount == credential.signCount)
 

@@ -90,7 +90,7 @@ extension StorageContract {
         let outcomes = try await withThrowingTaskGroup(of: CredentialDeletion.self) { group in
             for racer in 0..<racers {
                 let target = racer.isMultiple(of: 2) ? first : second
-                group.addTask { try await storage.deleteCredential(id: target.credentialID, userID: alice.id) }
+                group.addTask { try await storage.deleteCredential(id: target.credentialID, userID: alice.id, at: StorageFixtures.time(9)) }
             }
             return try await group.reduce(into: [CredentialDeletion]()) { $0.append($1) }
         }

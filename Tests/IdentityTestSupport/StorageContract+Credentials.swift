@@ -118,19 +118,19 @@ extension StorageContract {
         let (alice, first) = try await signUp("alice", on: storage)
         let (bob, bobCredential) = try await signUp("bob", on: storage)
 
-        #expect(try await storage.deleteCredential(id: [0x09], userID: alice.id) == .notFound)
-        #expect(try await storage.deleteCredential(id: bobCredential.credentialID, userID: alice.id) == .notFound)
+        #expect(try await storage.deleteCredential(id: [0x09], userID: alice.id, at: StorageFixtures.time(9)) == .notFound)
+        #expect(try await storage.deleteCredential(id: bobCredential.credentialID, userID: alice.id, at: StorageFixtures.time(9)) == .notFound)
         #expect(try await storage.credential(id: bobCredential.credentialID) != nil)
-        #expect(try await storage.deleteCredential(id: first.credentialID, userID: alice.id) == .lastCredential)
+        #expect(try await storage.deleteCredential(id: first.credentialID, userID: alice.id, at: StorageFixtures.time(9)) == .lastCredential)
         #expect(try await storage.credential(id: first.credentialID) != nil)
 
         let second = StorageFixtures.credential("alice-2", userID: alice.id)
         try await storage.addCredential(second)
-        #expect(try await storage.deleteCredential(id: first.credentialID, userID: alice.id) == .deleted)
+        #expect(try await storage.deleteCredential(id: first.credentialID, userID: alice.id, at: StorageFixtures.time(9)) == .deleted)
         #expect(try await storage.credential(id: first.credentialID) == nil)
         #expect(try await storage.credentials(userID: alice.id) == [second])
-        #expect(try await storage.deleteCredential(id: first.credentialID, userID: alice.id) == .notFound)
-        #expect(try await storage.deleteCredential(id: second.credentialID, userID: alice.id) == .lastCredential)
+        #expect(try await storage.deleteCredential(id: first.credentialID, userID: alice.id, at: StorageFixtures.time(9)) == .notFound)
+        #expect(try await storage.deleteCredential(id: second.credentialID, userID: alice.id, at: StorageFixtures.time(9)) == .lastCredential)
         #expect(try await storage.credentials(userID: bob.id) == [bobCredential])
     }
 }

@@ -42,7 +42,7 @@ extension StorageContract {
         #expect(removed.removedAt == StorageFixtures.time(2))
         #expect(try await storage.password(userID: user.id) == removed)
         #expect(try await storage.removePassword(userID: user.id, at: StorageFixtures.time(3)) == .noPassword)
-        #expect(try await storage.deleteCredential(id: passkey.credentialID, userID: user.id) == .lastCredential)
+        #expect(try await storage.deleteCredential(id: passkey.credentialID, userID: user.id, at: StorageFixtures.time(9)) == .lastCredential)
 
         let (passkeyOnly, _) = try await signUp("lee", on: storage)
         #expect(try await storage.removePassword(userID: passkeyOnly.id, at: StorageFixtures.time(4)) == .noPassword)
@@ -54,7 +54,7 @@ extension StorageContract {
         try await storage.createUser(user, password: PasswordRecord(userID: user.id, hash: "hash", createdAt: StorageFixtures.epoch))
         let passkey = StorageFixtures.credential("max-1", userID: user.id)
         try await storage.addCredential(passkey)
-        #expect(try await storage.deleteCredential(id: passkey.credentialID, userID: user.id) == .deleted)
+        #expect(try await storage.deleteCredential(id: passkey.credentialID, userID: user.id, at: StorageFixtures.time(9)) == .deleted)
         #expect(try await storage.credentials(userID: user.id) == [])
     }
 }

@@ -52,6 +52,8 @@ public enum StorageContract {
         case refreshTokenFamilyRevocation
         case refreshTokenFamilyOwnership
         case sessionWithoutRefreshToken
+        case passkeyRemovalRevokesItsSessions
+        case signOutEverywhere
         // Browser sessions, authorization codes, profile
         case browserSessionLifecycle
         case authorizationCodeSingleUse
@@ -109,6 +111,8 @@ public enum StorageContract {
         case .refreshTokenFamilyRevocation: try await refreshTokenFamilyRevocation(storage)
         case .refreshTokenFamilyOwnership: try await refreshTokenFamilyOwnership(storage)
         case .sessionWithoutRefreshToken: try await sessionWithoutRefreshToken(storage)
+        case .passkeyRemovalRevokesItsSessions: try await passkeyRemovalRevokesItsSessions(storage)
+        case .signOutEverywhere: try await signOutEverywhere(storage)
         case .browserSessionLifecycle: try await browserSessionLifecycle(storage)
         case .authorizationCodeSingleUse: try await authorizationCodeSingleUse(storage)
         case .updateName: try await updateName(storage)

@@ -108,6 +108,7 @@ struct MetadataEndToEndTests {
             reason = await signUpError(&bob, "bob-\(UUID().uuidString.prefix(8))@example.com")?.reason
         } while reason == nil && Date() < deadline
         #expect(reason == "authenticator_status_refused")
+        try await server.waitForOutput("registered passkey(s) a refused authenticator status")
         #expect(server.output.text.contains("metadata BLOB no 2 in use"), "\(server.output.text)")
         // Ada's passkey, and any Bob registered before the refresh came round.
         #expect(server.output.text.contains("registered passkey(s) a refused authenticator status"), "\(server.output.text)")

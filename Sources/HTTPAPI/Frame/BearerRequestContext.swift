@@ -16,6 +16,15 @@ public struct BearerRequestContext: ChildRequestContext {
     /// The grant, requiring a scope.
     /// - Throws: `invalid_token` when no middleware authenticated the request, and
     ///   `insufficient_scope` when the token lacks `scope`.
+    /// The grant, when it carries any one of `scopes`.
+    public func grant(requiringAnyOf scopes: [String]) throws -> AccessGrant {
+        guard let grant else { throw IdentityError(.invalidToken, "a bearer access token is required") }
+        guard scopes.contains(where: grant.scopes.contains) else {
+            throw IdentityError(.insufficientScope, "the access token needs one of the scopes \(scopes.joined(separator: ", "))", reason: .missingScope(scopes[0]))
+        }
+        return grant
+    }
+
     public func grant(requiring scope: String) throws -> AccessGrant {
         guard let grant else { throw IdentityError(.invalidToken, "a bearer access token is required") }
         guard grant.scopes.contains(scope) else {

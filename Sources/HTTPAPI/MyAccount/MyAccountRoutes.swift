@@ -26,6 +26,15 @@ extension Router where Context == BasicRequestContext {
             return JSONResponse.make(SignalsEnvelope(signals: SignalsBody(signals)))
         }
 
+        // "Sign out everywhere": every session and refresh family of the account, this one too.
+        me.delete("sessions") { _, context in
+            let grant = try context.grant(requiringAnyOf: [
+                Scopes.readAuthenticationMethods, Scopes.createAuthenticationMethods, Scopes.updateAuthenticationMethods, Scopes.deleteAuthenticationMethods,
+            ])
+            _ = try await services.accounts.signOutEverywhere(userID: grant.userID, clientID: grant.clientID)
+            return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+        }
+
         let base = "/me/v1/authentication-methods"
         let methods = me.group("authentication-methods")
 

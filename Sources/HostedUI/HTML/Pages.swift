@@ -141,6 +141,8 @@ enum Pages {
             </section>
             \(passwordSection)
             <form id="signout-form"><button type="submit" class="secondary">Sign out</button></form>
+            <form id="signout-everywhere-form"><button type="submit" class="secondary">Sign out everywhere</button>
+            <span class="hint">Ends every session of this account, on every device and app.</span></form>
             <script type="application/json" id="latchkey-account">\(HTML.jsonScript(data))</script>
             """
     }

@@ -365,6 +365,15 @@
       }, profile);
     });
 
+    var everywhere = $("#signout-everywhere-form");
+    everywhere.addEventListener("submit", function (event) {
+      event.preventDefault();
+      busy(everywhere.querySelector("button"), async function () {
+        var result = await call("POST", "/ui/logout-everywhere", {});
+        location.assign(result.redirect_to);
+      });
+    });
+
     var signout = $("#signout-form");
     signout.addEventListener("submit", function (event) {
       event.preventDefault();

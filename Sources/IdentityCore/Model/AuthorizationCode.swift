@@ -28,6 +28,9 @@ public struct AuthorizationCode: Sendable, Hashable {
     public let userVerified: Bool
     /// When it expires.
     public let expiresAt: Date
+    /// The passkey that started the browser session the code was issued from, when one did;
+    /// the session the code starts ends with it.
+    public let credentialID: [UInt8]?
 
     /// Creates a record.
     public init(
@@ -42,8 +45,10 @@ public struct AuthorizationCode: Sendable, Hashable {
         sessionID: String,
         authenticatedAt: Date,
         userVerified: Bool,
-        expiresAt: Date
+        expiresAt: Date,
+        credentialID: [UInt8]? = nil
     ) {
+        self.credentialID = credentialID
         self.codeHash = codeHash
         self.clientID = clientID
         self.userID = userID

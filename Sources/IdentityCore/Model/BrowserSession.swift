@@ -13,9 +13,13 @@ public struct BrowserSession: Sendable, Hashable {
     public let userVerified: Bool
     /// When the session ends on its own.
     public let expiresAt: Date
+    /// The passkey that signed the user in, when one did: removing or turning it off ends
+    /// the session.
+    public let credentialID: [UInt8]?
 
     /// Creates a session.
-    public init(tokenHash: [UInt8], userID: UserID, authenticatedAt: Date, userVerified: Bool, expiresAt: Date) {
+    public init(tokenHash: [UInt8], userID: UserID, authenticatedAt: Date, userVerified: Bool, expiresAt: Date, credentialID: [UInt8]? = nil) {
+        self.credentialID = credentialID
         self.tokenHash = tokenHash
         self.userID = userID
         self.authenticatedAt = authenticatedAt

@@ -103,9 +103,13 @@ public struct TokenSessionStart: Sendable, Hashable {
     public let startedAt: Date
     /// The first refresh token, when `offline_access` was granted.
     public let refreshToken: RefreshTokenRecord?
+    /// The passkey that signed the user in, when one did: removing or turning it off
+    /// revokes the session.
+    public let credentialID: [UInt8]?
 
     /// Creates the start of a session.
-    public init(familyID: String, userID: UserID, clientID: String, startedAt: Date, refreshToken: RefreshTokenRecord?) {
+    public init(familyID: String, userID: UserID, clientID: String, startedAt: Date, refreshToken: RefreshTokenRecord?, credentialID: [UInt8]? = nil) {
+        self.credentialID = credentialID
         self.familyID = familyID
         self.userID = userID
         self.clientID = clientID

@@ -109,6 +109,8 @@ public struct AuditEvent: Sendable, Hashable {
         /// A refresh token was rotated. Announced to the log only, never stored: it is
         /// routine, and the rotated token itself is the record.
         case tokenRefreshed = "token_refreshed"
+        /// Every session of the account was ended at once ("sign out everywhere").
+        case signedOutEverywhere = "signed_out_everywhere"
     }
 
     /// When it happened.

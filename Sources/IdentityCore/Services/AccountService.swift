@@ -98,7 +98,7 @@ public struct AccountService: Sendable {
     /// Turns a passkey off (it can no longer sign in) or on again.
     /// - Parameter actor: The administration application acting, for the audit event.
     public func setDisabled(_ credential: PasskeyCredential, _ disabled: Bool, actor: String? = nil) async throws -> PasskeyCredential {
-        guard try await storage.setCredentialDisabled(id: credential.credentialID, userID: credential.userID, disabled: disabled) else {
+        guard try await storage.setCredentialDisabled(id: credential.credentialID, userID: credential.userID, disabled: disabled, at: clock.now()) else {
             throw Self.gone(credential)
         }
         if disabled != credential.isDisabled {
@@ -113,7 +113,7 @@ public struct AccountService: Sendable {
     /// Deletes a passkey unless it is the account's last way to sign in.
     /// - Parameter actor: The administration application acting, for the audit event.
     public func delete(_ credential: PasskeyCredential, actor: String? = nil) async throws {
-        switch try await storage.deleteCredential(id: credential.credentialID, userID: credential.userID) {
+        switch try await storage.deleteCredential(id: credential.credentialID, userID: credential.userID, at: clock.now()) {
         case .deleted:
             try await storage.record(AuditEvent(
                 time: clock.now(), kind: .credentialDeleted, userID: credential.userID, clientID: actor, credentialID: Base64URL.encode(credential.credentialID)
@@ -152,5 +152,16 @@ public struct AccountService: Sendable {
             throw IdentityError(.notFound, "\(methodID.prefix(200)) is not a passkey method ID (passkey|<credential id>)")
         }
         return bytes
+    }
+
+    /// Ends every session and refresh family of the account ("sign out everywhere"),
+    /// recording who asked.
+    /// - Returns: How many sessions were active and are now revoked.
+    @discardableResult
+    public func signOutEverywhere(userID: UserID, clientID: String) async throws -> Int {
+        let now = clock.now()
+        let revoked = try await storage.revokeAllSessions(userID: userID, at: now)
+        try await storage.record(AuditEvent(time: now, kind: .signedOutEverywhere, userID: userID, clientID: clientID, detail: "\(revoked) session(s) revoked"))
+        return revoked
     }
 }

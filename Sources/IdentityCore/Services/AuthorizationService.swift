@@ -95,7 +95,7 @@ public struct AuthorizationService: Sendable {
             redirectURI: request.redirectURI, codeChallenge: request.codeChallenge, scopes: request.scopes,
             audience: request.audience, nonce: request.nonce, sessionID: SessionID.new(at: clock.now(), random: random),
             authenticatedAt: session.authenticatedAt, userVerified: session.userVerified,
-            expiresAt: clock.now().addingTimeInterval(codeLifetime)
+            expiresAt: clock.now().addingTimeInterval(codeLifetime), credentialID: session.credentialID
         ))
         return Self.url(request.redirectURI, adding: [("code", code), ("state", request.state), ("iss", tokens.issuer)])
     }
@@ -158,7 +158,7 @@ public struct AuthorizationService: Sendable {
             }
             return try await tokens.issue(
                 for: user, client: client, scopes: record.scopes, audience: record.audience, userVerified: record.userVerified,
-                authenticatedAt: record.authenticatedAt, sessionID: record.sessionID, nonce: record.nonce
+                authenticatedAt: record.authenticatedAt, sessionID: record.sessionID, nonce: record.nonce, credentialID: record.credentialID
             )
         }
     }

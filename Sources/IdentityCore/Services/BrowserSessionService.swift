@@ -49,7 +49,8 @@ public struct BrowserSessionService: Sendable {
         let token = newToken()
         let session = BrowserSession(
             tokenHash: TokenService.hash(token), userID: signedIn.user.id, authenticatedAt: now,
-            userVerified: signedIn.userVerified, expiresAt: now.addingTimeInterval(lifetime)
+            userVerified: signedIn.userVerified, expiresAt: now.addingTimeInterval(lifetime),
+            credentialID: signedIn.credentialID.isEmpty ? nil : signedIn.credentialID
         )
         return (.browser(session), (token, session))
     }

@@ -22,7 +22,10 @@ extension PasskeyService {
         let scopes = Scopes.grant(scope)
         let resolvedAudience = try tokens.resolveAudience(audience)
         let (signedIn, pending) = try await finishCeremony(client: client, authSession: authSession, response: response, profile: profile) { signedIn in
-            let pending = tokens.prepare(for: signedIn.user.id, client: client, scopes: scopes, audience: resolvedAudience, userVerified: signedIn.userVerified)
+            let pending = tokens.prepare(
+                for: signedIn.user.id, client: client, scopes: scopes, audience: resolvedAudience, userVerified: signedIn.userVerified,
+                credentialID: signedIn.credentialID
+            )
             return (.tokens(pending.session), pending)
         }
         return try await tokens.sign(pending, for: signedIn.user)

@@ -52,11 +52,13 @@ public protocol CredentialStore: Sendable {
     /// - Throws: ``StoreConflict`` when another of the user's credentials has that name.
     func renameCredential(id: [UInt8], userID: UserID, name: String?) async throws -> Bool
     /// Deletes a user's credential unless it is their last way to sign in: their only
-    /// passkey, with no password.
-    func deleteCredential(id: [UInt8], userID: UserID) async throws -> CredentialDeletion
-    /// Turns a user's credential off or on again.
+    /// passkey, with no password. In the same transaction, every login session and browser
+    /// session that credential started is revoked at `time`.
+    func deleteCredential(id: [UInt8], userID: UserID, at time: Date) async throws -> CredentialDeletion
+    /// Turns a user's credential off or on again. Turning it off revokes, in the same
+    /// transaction, every session it started.
     /// - Returns: `false` when the user has no such credential.
-    func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool) async throws -> Bool
+    func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool, at time: Date) async throws -> Bool
 }
 
 /// The result of deleting a credential, decided atomically with the deletion.
@@ -106,6 +108,13 @@ public protocol RefreshTokenStore: Sendable {
     /// tokens issued without `offline_access` can be revoked too. Starting an existing
     /// family changes nothing.
     func startSession(familyID: String, userID: UserID, clientID: String, at time: Date) async throws
+    /// Starts a login session with everything its start names: the passkey that signed the
+    /// user in, and the first refresh token when there is one. Starting an existing family
+    /// adds the token and changes nothing else.
+    func startSession(_ start: TokenSessionStart) async throws
+    /// Ends every login session and browser session of a user ("sign out everywhere").
+    /// - Returns: How many were active and are now revoked.
+    func revokeAllSessions(userID: UserID, at time: Date) async throws -> Int
     /// Whether a family (a login session) is still active.
     func isSessionActive(familyID: String) async throws -> Bool
 }

@@ -133,6 +133,7 @@ public struct TokenService: Sendable {
     ///   - nonce: The OpenID Connect `nonce` to echo in the ID token.
     ///   - passwordSignIn: Whether a password, not a passkey, signed the user in: the tokens
     ///     then say `amr: ["pwd"]`, which a conditional passkey creation requires.
+    ///   - credentialID: The passkey that signed the user in: removing it ends the session.
     public func issue(
         for user: User,
         client: OAuthClient,
@@ -142,21 +143,17 @@ public struct TokenService: Sendable {
         authenticatedAt: Date? = nil,
         sessionID: String? = nil,
         nonce: String? = nil,
-        passwordSignIn: Bool = false
+        passwordSignIn: Bool = false,
+        credentialID: [UInt8]? = nil
     ) async throws -> IssuedTokens {
         let pending = prepare(
             for: user.id, client: client, scopes: scopes, audience: audience, userVerified: userVerified,
-            authenticatedAt: authenticatedAt, sessionID: sessionID, nonce: nonce, passwordSignIn: passwordSignIn
+            authenticatedAt: authenticatedAt, sessionID: sessionID, nonce: nonce, passwordSignIn: passwordSignIn, credentialID: credentialID
         )
         // Every access token belongs to a session row, with or without a refresh token, so
         // that revoking the session revokes it. Saving a refresh token starts its session in
         // the same transaction.
-        let session = pending.session
-        if let record = session.refreshToken {
-            try await refreshTokens.saveRefreshToken(record)
-        } else {
-            try await refreshTokens.startSession(familyID: session.familyID, userID: session.userID, clientID: session.clientID, at: session.startedAt)
-        }
+        try await refreshTokens.startSession(pending.session)
         return try await sign(pending, for: user)
     }
 
@@ -172,7 +169,8 @@ public struct TokenService: Sendable {
         authenticatedAt: Date? = nil,
         sessionID: String? = nil,
         nonce: String? = nil,
-        passwordSignIn: Bool = false
+        passwordSignIn: Bool = false,
+        credentialID: [UInt8]? = nil
     ) -> PendingTokens {
         let now = clock.now()
         let authenticatedAt = authenticatedAt ?? now
@@ -187,7 +185,10 @@ public struct TokenService: Sendable {
             ))
         }
         return PendingTokens(
-            session: TokenSessionStart(familyID: familyID, userID: userID, clientID: client.clientID, startedAt: now, refreshToken: refreshToken?.record),
+            session: TokenSessionStart(
+                familyID: familyID, userID: userID, clientID: client.clientID, startedAt: now, refreshToken: refreshToken?.record,
+                credentialID: credentialID.flatMap { $0.isEmpty ? nil : $0 }
+            ),
             refreshToken: refreshToken?.token, scopes: scopes, audience: audience, authenticatedAt: authenticatedAt,
             userVerified: userVerified, isPasswordSignIn: passwordSignIn, nonce: nonce
         )

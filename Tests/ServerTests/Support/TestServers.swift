@@ -128,6 +128,15 @@ final class ServerProcess: @unchecked Sendable {
         self.output = output
     }
 
+    /// Waits until the output holds `text`: the server writes its log lines in batches, up
+    /// to 50 ms after they are logged.
+    func waitForOutput(_ text: String, timeout: TimeInterval = 5) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !output.text.contains(text), Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// Stops the server with SIGTERM and waits for it to exit; SIGKILL after 10 seconds.
     func stop() {
         guard process.isRunning else { return }
