@@ -108,6 +108,7 @@ extension Router where Context == BasicRequestContext {
         }
         actions.on("password", method: .delete) { request, _ in
             let session = try await pages.requireSession(request)
+            try pages.sensitiveActions?.requireRecentSignIn(session.authenticatedAt, for: "Removing your password")
             try await pages.passwords.remove(userID: session.userID)
             return try await Self.signalData(pages, session.userID)
         }
@@ -130,6 +131,7 @@ extension Router where Context == BasicRequestContext {
         }
         actions.on("passkeys/options", method: .post) { request, _ in
             let session = try await pages.requireSession(request)
+            try pages.sensitiveActions?.requireRecentSignIn(session.authenticatedAt, for: "Adding a passkey")
             let challenge = try await pages.passkeys.startEnrollment(userID: session.userID, clientID: client.clientID)
             return JSONResponse.make(CeremonyOptions(options: challenge.options, auth_session: challenge.authSession))
         }
@@ -149,6 +151,7 @@ extension Router where Context == BasicRequestContext {
         }
         actions.on("passkeys/:id", method: .delete) { request, context in
             let session = try await pages.requireSession(request)
+            try pages.sensitiveActions?.requireRecentSignIn(session.authenticatedAt, for: "Revoking a passkey")
             try await pages.accounts.delete(of: session.userID, methodID: Self.methodID(context))
             return try await Self.signalData(pages, session.userID)
         }

@@ -34,7 +34,9 @@ extension Router where Context == BasicRequestContext {
                 if parameters["reauthenticate"] == nil, try await pages.session(of: request) != nil {
                     return PageResponses.redirect(returnTo)
                 }
-                let notice = parameters["signed_out"] != nil ? "You have signed out." : nil
+                let notice = parameters["signed_out"] != nil
+                    ? "You have signed out."
+                    : parameters["reauthenticate"] != nil ? "Confirm it's you: sign in with your passkey again to continue." : nil
                 return pages.render(
                     request, title: "Sign in", page: "login", body: Pages.login(notice: notice), data: ["return-to": returnTo, "rp-id": pages.relyingPartyID]
                 )

@@ -166,6 +166,7 @@ public enum LatchkeyApplication {
             OAuthClient(clientID: $0.id, name: $0.name, secret: $0.secret, grantTypes: Set($0.grantTypes), redirectURIs: $0.redirectURIs)
         })
         let accounts = AccountService(storage: storage, clock: clock)
+        let sensitiveActions = SensitiveActions(maximumAge: configuration.passkeys.sensitiveActionMaxAge, clock: clock)
         let authorization = AuthorizationService(clients: clients, tokens: tokens, storage: storage, clock: clock, random: random)
         let passwords = PasswordService(storage: storage, clock: clock, random: random)
         let hostedPages = HostedPages(
@@ -176,6 +177,7 @@ public enum LatchkeyApplication {
             relyingPartyName: configuration.relyingParty.name,
             signupIdentifiers: Set(configuration.passkeys.signupIdentifiers),
             defaultRegion: configuration.hostedPages.defaultRegion,
+            sensitiveActions: sensitiveActions,
             publicOrigin: ConfigurationLoader.originOf(configuration.server.publicURL),
             random: random
         )
@@ -194,7 +196,7 @@ public enum LatchkeyApplication {
         router.addOpenIDConnect(OpenIDConnectServices(tokens: tokens, accounts: accounts))
         router.addMyAccountAPI(MyAccountServices(
             passkeys: passkeys, accounts: accounts, passwords: passwords, tokens: tokens, authenticatorNames: names,
-            publicURL: configuration.server.publicURL, maximumBodyBytes: configuration.maximumBodyBytes
+            publicURL: configuration.server.publicURL, maximumBodyBytes: configuration.maximumBodyBytes, sensitiveActions: sensitiveActions
         ))
         if configuration.faces.kratos.enabled {
             let flows = InteractiveFlowService(

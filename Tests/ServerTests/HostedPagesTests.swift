@@ -87,6 +87,25 @@ struct HostedPagesTests {
         #expect(enroll.json["error"] as? String == "invalid_token")
     }
 
+    /// Adding a passkey after an old sign-in asks for the passkey again: the call is refused
+    /// with a reason the page acts on, and the login page, asked to re-authenticate, says why.
+    @Test func anOldSignInMustConfirmBeforeAddingAPasskey() async throws {
+        let server = try await InProcessServer.start(yaml: Self.yaml)
+        defer { Task { await server.stop() } }
+        let browser = BrowserAgent(server: server.baseURL)
+        _ = try await browser.signUp(email: "ada@example.com")
+        #expect(try await browser.call("POST", "/ui/passkeys/options").status == 200)
+        server.clock.advance(by: 16 * 60)
+        let stale = try await browser.call("POST", "/ui/passkeys/options")
+        #expect(stale.status == 401)
+        #expect(stale.json["reason"] as? String == "insufficient_user_authentication", "\(stale.text)")
+        let login = try await browser.get("/login?reauthenticate=1&return_to=/account/passkeys")
+        #expect(login.status == 200, "shown even though the browser is signed in")
+        #expect(login.text.contains("Confirm it&#39;s you") || login.text.contains("Confirm it's you"), "\(login.text.prefix(400))")
+        #expect(try await browser.signIn().status == 200)
+        #expect(try await browser.call("POST", "/ui/passkeys/options").status == 200)
+    }
+
     @Test func sessionsExpire() async throws {
         let server = try await InProcessServer.start(yaml: Self.yaml + "\nhosted_pages: { session_lifetime: 1h }\n")
         defer { Task { await server.stop() } }

@@ -50,6 +50,7 @@ extension Router where Context == BasicRequestContext {
             let challenge: CreationChallenge
             switch body.mediation {
             case nil, "required", "optional":
+                try services.sensitiveActions.requireRecentSignIn(grant.authenticatedAt, for: "Adding a passkey")
                 challenge = try await services.passkeys.startEnrollment(userID: grant.userID, clientID: grant.clientID)
             case "conditional":
                 challenge = try await services.passkeys.startConditionalEnrollment(grant: grant)
@@ -110,6 +111,7 @@ extension Router where Context == BasicRequestContext {
         }
         methods.delete(":id") { _, context in
             let grant = try context.grant(requiring: Scopes.deleteAuthenticationMethods)
+            try services.sensitiveActions.requireRecentSignIn(grant.authenticatedAt, for: "Removing a way to sign in")
             // Removing the password answers with the signals, whose unused_password is what
             // reportUnusedPasswordCredential(domain:userName:) needs.
             if Self.methodID(context) == PasswordRecord.methodID(of: grant.userID) {

@@ -22,6 +22,9 @@ extension IdentityError {
     }
 
     package var bearerChallenge: String? {
+        if case .insufficientUserAuthentication(let maxAge) = reason {
+            return "Bearer error=\"insufficient_user_authentication\", error_description=\"\(message.replacingOccurrences(of: "\"", with: "'"))\", max_age=\(maxAge)"
+        }
         switch code {
         case .invalidToken: return "Bearer error=\"invalid_token\", error_description=\"\(message.replacingOccurrences(of: "\"", with: "'"))\""
         case .insufficientScope: return "Bearer error=\"insufficient_scope\"\(reason.map { ", scope=\"\($0.rawValue)\"" } ?? "")"

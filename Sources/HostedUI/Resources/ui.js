@@ -93,7 +93,18 @@
     return (error && error.message) || "Something went wrong. Try again.";
   }
 
+  /**
+   * A sensitive action after an old sign-in: ask for the passkey again, then come back here.
+   * Returns whether it took over.
+   */
+  function reauthenticateFor(error) {
+    if (!error || error.reason !== "insufficient_user_authentication") return false;
+    location.assign("/login?reauthenticate=1&return_to=" + encodeURIComponent(location.pathname));
+    return true;
+  }
+
   function report(error) {
+    if (reauthenticateFor(error)) return;
     var message = describe(error);
     if (message) showError(message);
   }

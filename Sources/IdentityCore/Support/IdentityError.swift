@@ -96,6 +96,9 @@ extension IdentityError {
         case missingScope(String)
         /// A WebAuthn verification step failed.
         case verification(WebAuthnError.Code)
+        /// The sign-in is older than a sensitive action allows (RFC 9470); `maxAge` is the
+        /// most seconds it may be.
+        case insufficientUserAuthentication(maxAge: Int)
 
         /// The stable name clients see.
         public var rawValue: String {
@@ -117,6 +120,7 @@ extension IdentityError {
             case .userMismatch: return "user_mismatch"
             case .missingScope(let scope): return scope
             case .verification(let code): return code.rawValue
+            case .insufficientUserAuthentication: return "insufficient_user_authentication"
             }
         }
     }

@@ -436,7 +436,7 @@ public enum ConfigurationLoader {
     private static func parsePasskeys(_ node: YAMLReader) throws(ConfigurationError) -> LatchkeyConfiguration.Passkeys {
         try node.requireKeys([
             "ceremony_lifetime", "user_verification", "sign_count_policy", "signup_identifiers", "attestation", "allow_legacy_rs1",
-            "allowed_aaguids", "denied_aaguids", "require_device_bound",
+            "allowed_aaguids", "denied_aaguids", "require_device_bound", "sensitive_action_max_age",
         ])
         let verificationNode = node.child("user_verification")
         let verificationText = try verificationNode.string() ?? "preferred"
@@ -489,8 +489,15 @@ public enum ConfigurationLoader {
             allowedAAGUIDs: try aaguids(node.child("allowed_aaguids")),
             deniedAAGUIDs: try aaguids(node.child("denied_aaguids")) ?? [],
             requiresDeviceBound: try node.child("require_device_bound").bool() ?? false,
+            sensitiveActionMaxAge: try sensitiveActionMaxAge(node.child("sensitive_action_max_age")),
             metadata: try parseMetadata(attestation.child("metadata"))
         )
+    }
+
+    private static func sensitiveActionMaxAge(_ node: YAMLReader) throws(ConfigurationError) -> TimeInterval {
+        let maximumAge = try node.duration() ?? 15 * 60
+        guard (60...86_400).contains(maximumAge) else { throw node.error("must be between 1m and 24h, found \(Int(maximumAge))s") }
+        return maximumAge
     }
 
     /// A list of AAGUIDs as lower-case hyphenated UUIDs; `nil` when absent or empty.

@@ -152,6 +152,9 @@ public struct LatchkeyConfiguration: Sendable {
         public var deniedAAGUIDs: Set<AAGUID>
         /// `require_device_bound`: refuse backup-eligible (synced) passkeys.
         public var requiresDeviceBound: Bool
+        /// `sensitive_action_max_age`: how recent a sign-in adding or removing a way to sign
+        /// in needs.
+        public var sensitiveActionMaxAge: TimeInterval = 15 * 60
         /// `attestation.metadata`: the FIDO Metadata Service, when `blob` is set.
         public var metadata: Metadata?
 

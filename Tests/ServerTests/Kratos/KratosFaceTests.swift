@@ -136,18 +136,26 @@ struct KratosFaceTests {
         let remaining = KratosSampleApp.nodes(removeReply.json, named: "passkey_remove")
         #expect(remaining.count == 1)
         let lastHex = try #require((remaining.first?["attributes"] as? [String: Any])?["value"] as? String)
-        let refused = try await app.submit(removeReply.json, [("method", "passkey"), ("passkey_remove", lastHex)], headers: ["X-Session-Token": loginToken])
+
+        // The first passkey started this session, so removing it ended the session too.
+        let ended = try await running.http.send("GET", "/sessions/whoami", contentType: nil, headers: ["X-Session-Token": loginToken])
+        #expect(ended.status == 401)
+        #expect(Self.errorID(ended) == "session_inactive")
+
+        // The added passkey signs in; the last passkey cannot be removed; logout ends the session.
+        let again = try await app.signIn(index: 1)
+        #expect(again.status == 200)
+        let freshToken = try #require(again.json["session_token"] as? String)
+        let fresh = try await app.initialize("/self-service/settings/api", token: freshToken).json
+        let refused = try await app.submit(fresh, [("method", "passkey"), ("passkey_remove", lastHex)], headers: ["X-Session-Token": freshToken])
         #expect(refused.status == 400)
         #expect(KratosSampleApp.nodes(refused.json, named: "passkey_remove").count == 1, "the last passkey is still there")
-
-        // The added passkey signs in; logout ends the session.
-        #expect(try await app.signIn(index: 1).status == 200)
-        let logout = try await running.http.json("DELETE", "/self-service/logout/api", ["session_token": loginToken])
+        let logout = try await running.http.json("DELETE", "/self-service/logout/api", ["session_token": freshToken])
         #expect(logout.status == 204)
-        let after = try await running.http.send("GET", "/sessions/whoami", contentType: nil, headers: ["X-Session-Token": loginToken])
+        let after = try await running.http.send("GET", "/sessions/whoami", contentType: nil, headers: ["X-Session-Token": freshToken])
         #expect(after.status == 401)
         #expect(Self.errorID(after) == "session_inactive")
-        #expect(try await running.http.json("DELETE", "/self-service/logout/api", ["session_token": loginToken]).status == 403)
+        #expect(try await running.http.json("DELETE", "/self-service/logout/api", ["session_token": freshToken]).status == 403)
     }
 
     @Test func aPasskeyWorksInEveryFace() async throws {

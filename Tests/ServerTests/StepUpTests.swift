@@ -1,0 +1,47 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LatchkeyClient
+import Testing
+
+/// Adding or removing a way to sign in needs a recent sign-in (`passkeys.sensitive_action_max_age`):
+/// an older token is refused with RFC 9470's challenge, and a fresh sign-in is enough again.
+@Suite("Step-up for sensitive actions", .serialized, .timeLimit(.minutes(3)))
+struct StepUpTests {
+    @Test func aStaleSignInCannotAddOrRemoveAPasskey() async throws {
+        let server = try await InProcessServer.start(yaml: "passkeys: { sensitive_action_max_age: 10m }")
+        defer { Task { await server.stop() } }
+        var ada = PasskeyUser(server: server.baseURL)
+        let first = try await ada.signUp(SignupProfile(email: "ada@example.com"))
+        // A fresh sign-in may add a passkey.
+        try await ada.enroll(accessToken: first.accessToken)
+
+        server.clock.advance(by: 11 * 60)
+        let refused = await expectAPIError(status: 401) { try await ada.enroll(accessToken: first.accessToken) }
+        #expect(refused?.reason == "insufficient_user_authentication", "\(String(describing: refused))")
+
+        // The challenge, as RFC 9470 §3 writes it.
+        var request = URLRequest(url: server.baseURL.appendingPathComponent("me/v1/authentication-methods"))
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(first.accessToken)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(#"{"type":"passkey"}"#.utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        let challenge = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "WWW-Authenticate") ?? ""
+        #expect(challenge.hasPrefix(#"Bearer error="insufficient_user_authentication""#), "\(challenge)")
+        #expect(challenge.hasSuffix("max_age=600"), "\(challenge)")
+
+        // Removing is refused the same way, and nothing is removed.
+        let methods = try await ada.client.authenticationMethods(accessToken: first.accessToken)
+        #expect(methods.count == 2)
+        let second = try #require(methods.last?.id)
+        await expectAPIError(status: 401) { try await ada.client.deleteAuthenticationMethod(id: second, accessToken: first.accessToken) }
+        #expect(try await ada.client.authenticationMethods(accessToken: first.accessToken).count == 2)
+
+        // Signing in again is enough.
+        let fresh = try await ada.signIn()
+        try await ada.client.deleteAuthenticationMethod(id: second, accessToken: fresh.accessToken)
+        #expect(try await ada.client.authenticationMethods(accessToken: fresh.accessToken).count == 1)
+    }
+}
