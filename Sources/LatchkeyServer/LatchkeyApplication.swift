@@ -139,6 +139,7 @@ public enum LatchkeyApplication {
             accessTokenLifetime: configuration.tokens.accessTokenLifetime,
             idTokenLifetime: configuration.tokens.idTokenLifetime,
             refreshTokenLifetime: configuration.tokens.refreshTokenLifetime,
+            refreshTokenAbsoluteLifetime: configuration.tokens.refreshTokenAbsoluteLifetime,
             apiAudiences: configuration.tokens.audiences
         )
         let keys = SigningKeyRing(store: storage, clock: clock, random: random, publicationGrace: tokenConfiguration.longestSignedTokenLifetime)

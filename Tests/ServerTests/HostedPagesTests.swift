@@ -288,6 +288,9 @@ struct HostedPagesTests {
             ("unknown client", Self.authorizePath(client: "nobody")),
             ("no client", "/authorize?redirect_uri=x&response_type=code"),
             ("repeated parameter", Self.authorizePath() + "&state=again"),
+            // Control characters in any parameter: a 400, never echoed into a redirect.
+            ("control character in the nonce", Self.authorizePath().replacingOccurrences(of: "nonce=n-0S6", with: "nonce=a%01b")),
+            ("newline in the state", Self.authorizePath().replacingOccurrences(of: "state=xyz", with: "state=a%0Ab")),
         ] {
             let page = try await browser.get(path)
             #expect(page.status == 400, "\(label)")

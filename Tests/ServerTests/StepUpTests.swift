@@ -44,4 +44,23 @@ struct StepUpTests {
         try await ada.client.deleteAuthenticationMethod(id: second, accessToken: fresh.accessToken)
         #expect(try await ada.client.authenticationMethods(accessToken: fresh.accessToken).count == 1)
     }
+
+    /// Refreshing keeps a session alive only up to `tokens.refresh_token_absolute_lifetime`
+    /// after its sign-in, however recently the last token was rotated.
+    @Test func refreshingStopsAtTheAbsoluteLifetime() async throws {
+        let server = try await InProcessServer.start(yaml: "tokens: { refresh_token_lifetime: 1d, refresh_token_absolute_lifetime: 2d }")
+        defer { Task { await server.stop() } }
+        var ada = PasskeyUser(server: server.baseURL)
+        var token = try #require(try await ada.signUp(SignupProfile(email: "ada@example.com")).refreshToken)
+        for _ in 0..<3 {
+            server.clock.advance(by: 0.6 * 86_400)
+            token = try #require(try await ada.client.refresh(refreshToken: token).refreshToken)
+        }
+        // 1.8 days after the sign-in; the newest token would live to 2.8 without the bound.
+        server.clock.advance(by: 0.3 * 86_400)
+        let refused = await expectAPIError(status: 403) { try await ada.client.refresh(refreshToken: token) }
+        #expect(refused?.code == .invalidGrant)
+        // A new sign-in starts a new session.
+        #expect(try await ada.signIn().refreshToken != nil)
+    }
 }

@@ -45,6 +45,13 @@ public struct AuthorizationService: Sendable {
         guard client.redirectURIs.contains(redirectURI) else {
             throw page("invalid_request", "The return address \(redirectURI.prefix(200)) is not registered for \(client.name), so you were not sent there.")
         }
+        // State and nonce are echoed into the redirect and the ID token: one holding control
+        // characters is refused on a page, never sent back.
+        for (name, value) in [("state", request.state), ("nonce", request.nonce)] {
+            if let value, value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                throw page("invalid_request", "The sign-in link's \(name) contains control characters, so it was not followed.")
+            }
+        }
         let redirect = AuthorizationFailure.Redirect(uri: redirectURI, state: request.state)
         func back(_ error: String, _ description: String) -> AuthorizationFailure {
             AuthorizationFailure(error: error, description: description, redirect: redirect)

@@ -12,6 +12,9 @@ public struct TokenConfiguration: Sendable {
     public var idTokenLifetime: TimeInterval
     /// Refresh token lifetime; each rotation starts a new one.
     public var refreshTokenLifetime: TimeInterval
+    /// How long a login session may be kept alive by refreshing at all, from the sign-in
+    /// (`tokens.refresh_token_absolute_lifetime`): no rotation reaches past it.
+    public var refreshTokenAbsoluteLifetime: TimeInterval
     /// Audiences of the relying party's own APIs that clients may request.
     public var apiAudiences: [String]
 
@@ -21,8 +24,10 @@ public struct TokenConfiguration: Sendable {
         accessTokenLifetime: TimeInterval = 3600,
         idTokenLifetime: TimeInterval = 3600,
         refreshTokenLifetime: TimeInterval = 30 * 86400,
+        refreshTokenAbsoluteLifetime: TimeInterval = 90 * 86400,
         apiAudiences: [String] = []
     ) {
+        self.refreshTokenAbsoluteLifetime = max(refreshTokenAbsoluteLifetime, refreshTokenLifetime)
         self.issuer = issuer.hasSuffix("/") ? issuer : issuer + "/"
         self.accessTokenLifetime = accessTokenLifetime
         self.idTokenLifetime = idTokenLifetime
@@ -212,7 +217,17 @@ public struct TokenService: Sendable {
         // the stored grant before the token is presented. The grant never changes, so this
         // read cannot race with the rotation that follows.
         var requested: (scopes: [String]?, audience: String?) = (nil, nil)
+        var newExpiresAt = now.addingTimeInterval(configuration.refreshTokenLifetime)
         if let stored = try await refreshTokens.refreshToken(hash: hash), stored.clientID == client.clientID {
+            // The session's absolute end, from its sign-in, which no rotation changes.
+            let sessionEnd = stored.authenticatedAt.addingTimeInterval(configuration.refreshTokenAbsoluteLifetime)
+            guard now < sessionEnd else {
+                throw IdentityError(
+                    .invalidGrant,
+                    "the session began more than \(Int(configuration.refreshTokenAbsoluteLifetime / 86400)) days ago and can no longer be refreshed; sign in again"
+                )
+            }
+            newExpiresAt = min(newExpiresAt, sessionEnd)
             if let scope {
                 let asked = Scopes.grant(scope)
                 guard Set(asked).isSubset(of: Set(stored.scopes)) else {
@@ -227,7 +242,7 @@ public struct TokenService: Sendable {
         let newToken = Base64URL.encode(random.bytes(32))
         let outcome = try await refreshTokens.rotateRefreshToken(
             hash: hash, clientID: client.clientID, newHash: Self.hash(newToken),
-            newExpiresAt: now.addingTimeInterval(configuration.refreshTokenLifetime), at: now
+            newExpiresAt: newExpiresAt, at: now
         )
         switch outcome {
         case .invalid:

@@ -420,15 +420,21 @@ public enum ConfigurationLoader {
     }
 
     private static func parseTokens(_ node: YAMLReader) throws(ConfigurationError) -> LatchkeyConfiguration.Tokens {
-        try node.requireKeys(["access_token_lifetime", "id_token_lifetime", "refresh_token_lifetime", "audiences"])
+        try node.requireKeys(["access_token_lifetime", "id_token_lifetime", "refresh_token_lifetime", "refresh_token_absolute_lifetime", "audiences"])
         let audiences = try node.child("audiences").strings() ?? []
+        let refreshLifetime = try node.child("refresh_token_lifetime").duration() ?? 30 * 86400
+        let absolute = try node.child("refresh_token_absolute_lifetime").duration() ?? 90 * 86400
+        guard absolute >= refreshLifetime else {
+            throw node.child("refresh_token_absolute_lifetime").error("must be at least refresh_token_lifetime (\(Int(refreshLifetime))s), found \(Int(absolute))s")
+        }
         for (index, audience) in audiences.enumerated() where audience.isEmpty {
             throw ConfigurationError(key: "tokens.audiences[\(index)]", "must not be empty")
         }
         return .init(
             accessTokenLifetime: try node.child("access_token_lifetime").duration() ?? 3600,
             idTokenLifetime: try node.child("id_token_lifetime").duration() ?? 3600,
-            refreshTokenLifetime: try node.child("refresh_token_lifetime").duration() ?? 30 * 86400,
+            refreshTokenLifetime: refreshLifetime,
+            refreshTokenAbsoluteLifetime: absolute,
             audiences: audiences
         )
     }

@@ -73,6 +73,8 @@ public struct LatchkeyConfiguration: Sendable {
         public var accessTokenLifetime: TimeInterval
         public var idTokenLifetime: TimeInterval
         public var refreshTokenLifetime: TimeInterval
+        /// `refresh_token_absolute_lifetime`: how long refreshing can keep a session alive.
+        public var refreshTokenAbsoluteLifetime: TimeInterval
         /// The relying party's own APIs that clients may request tokens for.
         public var audiences: [String]
     }
