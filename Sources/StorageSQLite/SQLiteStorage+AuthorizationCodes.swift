@@ -26,7 +26,13 @@ extension SQLiteStorage {
     /// Presents a code, in one transaction: used before → its session is revoked and the
     /// outcome is `.reused`, even after expiry, because a replayed code means it leaked;
     /// unknown or expired → `.invalid`; otherwise it is marked used and `.consumed`.
-    public func consumeAuthorizationCode(hash: [UInt8], at time: Date) async throws -> AuthorizationCodeOutcome {
+    public func authorizationCode(hash: [UInt8]) async throws -> AuthorizationCode? {
+        try database.read { db in
+            try db.row("SELECT * FROM authorization_codes WHERE code_hash = ?", [hash]).map(AuthorizationCode.init(databaseRow:))
+        }
+    }
+
+    public func consumeAuthorizationCode(hash: [UInt8], at time: Date, starting session: TokenSessionStart?) async throws -> AuthorizationCodeOutcome {
         try database.write { db in
             guard let row = try db.row("SELECT * FROM authorization_codes WHERE code_hash = ?", [hash]) else {
                 return .invalid
@@ -38,6 +44,7 @@ extension SQLiteStorage {
             }
             guard time < code.expiresAt else { return .invalid }
             try db.execute("UPDATE authorization_codes SET used_at = ? WHERE code_hash = ?", [time.databaseSeconds, hash])
+            if let session { try Self.startSession(session, db) }
             return .consumed(code)
         }
     }

@@ -372,17 +372,25 @@ public final class InMemoryStorage: IdentityStorage {
     }
 
     /// Presents a code: see `SQLiteStorage.consumeAuthorizationCode` for the order of the checks.
-    public func consumeAuthorizationCode(hash: [UInt8], at time: Date) async throws -> AuthorizationCodeOutcome {
-        state.withLock { state in
+    public func consumeAuthorizationCode(hash: [UInt8], at time: Date, starting session: TokenSessionStart?) async throws -> AuthorizationCodeOutcome {
+        try state.withLock { state in
             guard let (code, usedAt) = state.codes[hash] else { return .invalid }
             if usedAt != nil {
                 if state.families[code.sessionID]?.revokedAt == nil { state.families[code.sessionID]?.revokedAt = time }
                 return .reused(code)
             }
             guard time < code.expiresAt else { return .invalid }
-            state.codes[hash] = (code, time)
+            var draft = state
+            draft.codes[hash] = (code, time)
+            if let session { try draft.startSession(session) }
+            state = draft
             return .consumed(code)
         }
+    }
+
+    /// The stored code, whatever its state.
+    public func authorizationCode(hash: [UInt8]) async throws -> AuthorizationCode? {
+        state.withLock { $0.codes[hash]?.code }
     }
 
     /// Deletes codes that expired before `time`.

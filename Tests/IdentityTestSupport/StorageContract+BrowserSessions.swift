@@ -36,12 +36,17 @@ extension StorageContract {
             sessionID: "family-1", authenticatedAt: StorageFixtures.time(0), userVerified: true, expiresAt: StorageFixtures.time(60)
         )
         try await storage.saveAuthorizationCode(code)
-        #expect(try await storage.consumeAuthorizationCode(hash: StorageFixtures.tokenHash("c2"), at: StorageFixtures.time(1)) == .invalid)
-        #expect(try await storage.consumeAuthorizationCode(hash: code.codeHash, at: StorageFixtures.time(1)) == .consumed(code))
-
-        try await storage.startSession(familyID: "family-1", userID: alice.id, clientID: "client-a", at: StorageFixtures.time(1))
+        #expect(try await storage.consumeAuthorizationCode(hash: StorageFixtures.tokenHash("c2"), at: StorageFixtures.time(1), starting: nil) == .invalid)
+        #expect(try await storage.authorizationCode(hash: code.codeHash) == code)
+        // The session the code's tokens belong to starts with the code's use, in one transaction.
+        let start = TokenSessionStart(
+            familyID: "family-1", userID: alice.id, clientID: "client-a", startedAt: StorageFixtures.time(1),
+            refreshToken: StorageFixtures.refreshToken("code-token", familyID: "family-1", userID: alice.id)
+        )
+        #expect(try await storage.consumeAuthorizationCode(hash: code.codeHash, at: StorageFixtures.time(1), starting: start) == .consumed(code))
         #expect(try await storage.isSessionActive(familyID: "family-1"))
-        #expect(try await storage.consumeAuthorizationCode(hash: code.codeHash, at: StorageFixtures.time(120)) == .reused(code))
+        #expect(try await storage.refreshToken(hash: StorageFixtures.refreshToken("code-token", familyID: "family-1", userID: alice.id).tokenHash) != nil)
+        #expect(try await storage.consumeAuthorizationCode(hash: code.codeHash, at: StorageFixtures.time(120), starting: nil) == .reused(code))
         #expect(try await storage.isSessionActive(familyID: "family-1") == false, "reuse revokes the tokens of the first exchange")
 
         let expired = AuthorizationCode(
@@ -50,9 +55,10 @@ extension StorageContract {
             authenticatedAt: StorageFixtures.time(0), userVerified: false, expiresAt: StorageFixtures.time(60)
         )
         try await storage.saveAuthorizationCode(expired)
-        #expect(try await storage.consumeAuthorizationCode(hash: expired.codeHash, at: StorageFixtures.time(60)) == .invalid)
+        #expect(try await storage.consumeAuthorizationCode(hash: expired.codeHash, at: StorageFixtures.time(60), starting: nil) == .invalid)
         try await storage.purgeAuthorizationCodes(expiredBefore: StorageFixtures.time(61))
-        #expect(try await storage.consumeAuthorizationCode(hash: code.codeHash, at: StorageFixtures.time(200)) == .invalid, "purged")
+        #expect(try await storage.consumeAuthorizationCode(hash: code.codeHash, at: StorageFixtures.time(200), starting: nil) == .invalid, "purged")
+        #expect(try await storage.authorizationCode(hash: code.codeHash) == nil)
     }
 
     /// A session without a refresh token exists, is idempotent to start, and keeps its owner.

@@ -245,9 +245,19 @@ struct HostedPagesTests {
             return try #require(Self.query(reply.header("Location"))["code"])
         }
 
-        let wrongVerifier = try await exchange(http, code: try await code(), verifier: String(repeating: "a", count: 43))
+        // A wrong verifier does not use the code up: its rightful holder redeems it afterwards.
+        let contested = try await code()
+        let wrongVerifier = try await exchange(http, code: contested, verifier: String(repeating: "a", count: 43))
         #expect(wrongVerifier.status == 403)
         #expect(wrongVerifier.json["reason"] as? String == "pkce_mismatch")
+        let rightful = try await exchange(http, code: contested)
+        #expect(rightful.status == 200, "\(rightful.text)")
+        let access = try #require(rightful.json["access_token"] as? String)
+        #expect(try await http.send("GET", "/userinfo", contentType: nil, headers: ["Authorization": "Bearer \(access)"]).status == 200)
+        // A replay finds the session the first exchange started, and revokes it.
+        let replay = try await exchange(http, code: contested)
+        #expect(replay.json["reason"] as? String == "code_reused")
+        #expect(try await http.send("GET", "/userinfo", contentType: nil, headers: ["Authorization": "Bearer \(access)"]).status == 401)
 
         let missingVerifier = try await exchange(http, code: try await code(), verifier: nil)
         #expect(missingVerifier.status == 400)

@@ -139,8 +139,34 @@ public struct AuthorizationService: Sendable {
             throw IdentityError(.invalidRequest, "code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~", field: "code_verifier")
         }
         guard code.utf8.count <= 128 else { throw IdentityError(.invalidGrant, "the authorization code is unknown or expired") }
+        let hash = TokenService.hash(code)
+        // The request is checked against the code before the code is presented: a wrong
+        // client, redirect URI or PKCE verifier neither uses the code up (its rightful holder
+        // may still redeem it) nor counts as a replay that would revoke its tokens.
+        guard let record = try await storage.authorizationCode(hash: hash) else {
+            throw IdentityError(.invalidGrant, "the authorization code is unknown or expired")
+        }
+        guard record.clientID == client.clientID else {
+            throw IdentityError(.invalidGrant, "the authorization code was issued to another client")
+        }
+        guard record.redirectURI == redirectURI else {
+            throw IdentityError(.invalidGrant, "redirect_uri differs from the one in the authorization request")
+        }
+        let digest = Base64URL.encode(Array(SHA256.hash(data: Data(codeVerifier.utf8))))
+        guard Bytes.constantTimeEqual(Array(digest.utf8), Array(record.codeChallenge.utf8)) else {
+            throw IdentityError(.invalidGrant, "code_verifier does not match the code_challenge", reason: .pkceMismatch)
+        }
+        guard let user = try await storage.user(id: record.userID) else {
+            throw IdentityError(.invalidGrant, "the account no longer exists")
+        }
+        let pending = tokens.prepare(
+            for: user.id, client: client, scopes: record.scopes, audience: record.audience, userVerified: record.userVerified,
+            authenticatedAt: record.authenticatedAt, sessionID: record.sessionID, nonce: record.nonce, credentialID: record.credentialID
+        )
         let now = clock.now()
-        switch try await storage.consumeAuthorizationCode(hash: TokenService.hash(code), at: now) {
+        // Using the code and starting its session are one transaction, so a replay at any
+        // moment finds the session and revokes it.
+        switch try await storage.consumeAuthorizationCode(hash: hash, at: now, starting: pending.session) {
         case .invalid:
             throw IdentityError(.invalidGrant, "the authorization code is unknown or expired")
         case .reused(let record):
@@ -149,24 +175,8 @@ public struct AuthorizationService: Sendable {
                 detail: "session \(record.sessionID) revoked"
             ))
             throw IdentityError(.invalidGrant, "the authorization code was already used; the tokens issued for it are revoked", reason: .codeReused)
-        case .consumed(let record):
-            guard record.clientID == client.clientID else {
-                throw IdentityError(.invalidGrant, "the authorization code was issued to another client")
-            }
-            guard record.redirectURI == redirectURI else {
-                throw IdentityError(.invalidGrant, "redirect_uri differs from the one in the authorization request")
-            }
-            let digest = Base64URL.encode(Array(SHA256.hash(data: Data(codeVerifier.utf8))))
-            guard digest == record.codeChallenge else {
-                throw IdentityError(.invalidGrant, "code_verifier does not match the code_challenge", reason: .pkceMismatch)
-            }
-            guard let user = try await storage.user(id: record.userID) else {
-                throw IdentityError(.invalidGrant, "the account no longer exists")
-            }
-            return try await tokens.issue(
-                for: user, client: client, scopes: record.scopes, audience: record.audience, userVerified: record.userVerified,
-                authenticatedAt: record.authenticatedAt, sessionID: record.sessionID, nonce: record.nonce, credentialID: record.credentialID
-            )
+        case .consumed:
+            return try await tokens.sign(pending, for: user)
         }
     }
 

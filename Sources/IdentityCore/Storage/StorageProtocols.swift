@@ -135,10 +135,16 @@ public protocol BrowserSessionStore: Sendable {
 public protocol AuthorizationCodeStore: Sendable {
     /// Stores a new code.
     func saveAuthorizationCode(_ code: AuthorizationCode) async throws
+    /// The stored code, whatever its state, to check a request against before the code is
+    /// presented (so that a wrong PKCE verifier does not use it up).
+    func authorizationCode(hash: [UInt8]) async throws -> AuthorizationCode?
     /// Presents a code, atomically: an unused code that has not expired at `time` is marked
-    /// used and returned as `.consumed`; a used one revokes the session `sessionID` names
-    /// (its family) and is returned as `.reused`; anything else is `.invalid`.
-    func consumeAuthorizationCode(hash: [UInt8], at time: Date) async throws -> AuthorizationCodeOutcome
+    /// used, `session` (the login session its tokens belong to) is started in the same
+    /// transaction, and the code is returned as `.consumed`; a used one revokes the session
+    /// `sessionID` names (its family) and is returned as `.reused`; anything else is
+    /// `.invalid`. Because the session exists as soon as the code is used, a replay at any
+    /// moment finds it and revokes it.
+    func consumeAuthorizationCode(hash: [UInt8], at time: Date, starting session: TokenSessionStart?) async throws -> AuthorizationCodeOutcome
     /// Deletes codes that expired before `time`.
     func purgeAuthorizationCodes(expiredBefore time: Date) async throws
 }
