@@ -43,6 +43,14 @@ enum PageResponses {
     static func page(_ pages: HostedPages, _ request: Request, _ context: some RequestContext, _ handler: () async throws -> Response) async -> Response {
         do {
             return try await handler()
+        } catch let error as StorageUnavailable {
+            context.logger.warning("storage unavailable", metadata: ["path": "\(request.uri.path)", "reason": "\(error.reason)"])
+            var response = errorPage(
+                pages, csrfToken: pages.csrfToken(for: request).token, title: "Busy right now",
+                message: "The service is busy. Nothing was changed; try again in a few seconds.", code: "temporarily_unavailable", status: .serviceUnavailable
+            )
+            response.headers[.retryAfter] = "5"
+            return response
         } catch {
             context.logger.error("hosted page failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             let message = (error as? IdentityError)?.message ?? "The server could not show this page. Try again in a moment."

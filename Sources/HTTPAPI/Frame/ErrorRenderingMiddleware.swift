@@ -36,6 +36,12 @@ public struct ErrorRenderingMiddleware<Context: RequestContext, Renderer: FaceEr
             // connection closes once the answer is written (ConnectionCloseHandler).
             if error.reason == .bodyTooLarge || error.reason == .unreadableBody { response.headers[.connection] = "close" }
             return response
+        } catch let error as StorageUnavailable {
+            // Busy, locked, full or unreachable: nothing was written, and a retry may work.
+            context.logger.warning("storage unavailable", metadata: ["reason": "\(error.reason)"])
+            var response = renderer.response(for: IdentityError(.temporarilyUnavailable, "the service is busy; nothing was changed; try again in a few seconds"))
+            response.headers[.retryAfter] = "5"
+            return response
         } catch let error as any HTTPResponseError where error.status == .notFound || error.status == .methodNotAllowed {
             // The router's own refusals (an unmatched sub-route) keep the face's envelope.
             return renderer.response(for: IdentityError(.notFound, "no such endpoint"))

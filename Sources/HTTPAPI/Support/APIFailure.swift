@@ -18,6 +18,7 @@ extension IdentityError {
         case .unauthorizedClient, .invalidGrant, .accessDenied, .insufficientScope: return .forbidden
         case .notFound: return .notFound
         case .conflict: return .conflict
+        case .temporarilyUnavailable: return .serviceUnavailable
         }
     }
 

@@ -1,4 +1,5 @@
 import CSQLite
+import IdentityCore
 import Foundation
 import SQLiteWALWriter
 
@@ -52,7 +53,7 @@ final class SQLiteConnection: @unchecked Sendable {
         if status != SQLITE_OK {
             let message = error.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(error)
-            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: message)
+            throw SQLiteError.failure(code: sqlite3_extended_errcode(handle), message: message)
         }
     }
 
@@ -118,7 +119,7 @@ final class SQLiteStatement {
         var handle: OpaquePointer?
         let status = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
         guard status == SQLITE_OK, let handle else {
-            throw SQLiteError(code: sqlite3_extended_errcode(connection), message: String(cString: sqlite3_errmsg(connection)) + " in: \(sql.prefix(200))")
+            throw SQLiteError.failure(code: sqlite3_extended_errcode(connection), message: String(cString: sqlite3_errmsg(connection)) + " in: \(sql.prefix(200))")
         }
         self.handle = handle
         self.connection = connection
@@ -161,7 +162,7 @@ final class SQLiteStatement {
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
-        default: throw SQLiteError(code: sqlite3_extended_errcode(connection), message: String(cString: sqlite3_errmsg(connection)))
+        default: throw SQLiteError.failure(code: sqlite3_extended_errcode(connection), message: String(cString: sqlite3_errmsg(connection)))
         }
     }
 
@@ -208,4 +209,16 @@ struct SQLiteError: Error, CustomStringConvertible {
     /// A UNIQUE or PRIMARY KEY violation (the extended codes are C macros Swift does not
     /// import: SQLITE_CONSTRAINT with sub-codes 8 and 6).
     var isUniquenessViolation: Bool { code == SQLITE_CONSTRAINT | (8 << 8) || code == SQLITE_CONSTRAINT | (6 << 8) }
+
+    /// The error for a failed call: IdentityCore's ``StorageUnavailable`` when the database
+    /// could not do the work now (busy or locked by another process, the disk full, an I/O
+    /// error, read-only or gone), so that the faces answer 503 and not 500; else this type.
+    static func failure(code: Int32, message: String) -> any Error {
+        switch code & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED, SQLITE_FULL, SQLITE_IOERR, SQLITE_READONLY, SQLITE_CANTOPEN:
+            return StorageUnavailable("SQLite error \(code): \(message)")
+        default:
+            return SQLiteError(code: code, message: message)
+        }
+    }
 }
