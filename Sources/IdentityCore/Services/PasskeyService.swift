@@ -81,16 +81,17 @@ public struct PasskeyService: Sendable {
             guard let identifier = ProfileValidation.identifier(forLogin: username) else {
                 throw IdentityError(.invalidRequest, "username is not a valid email, phone number or username", field: "username")
             }
-            if let user = try await storage.user(identifier: identifier) {
-                // A disabled passkey is not offered; it would only fail.
-                allowed = try await storage.credentials(userID: user.id).filter { !$0.isDisabled }.map {
-                    CredentialDescriptor(id: Base64URLBytes($0.credentialID), transports: $0.transports.isEmpty ? nil : $0.transports)
-                }
+            // The same reads whether or not the account exists, so that timing tells nothing.
+            let user = try await storage.user(identifier: identifier)
+            let credentials = try await storage.credentials(userID: user?.id ?? Self.nobody)
+            // A disabled passkey is not offered; it would only fail.
+            allowed = credentials.filter { !$0.isDisabled }.map {
+                CredentialDescriptor(id: Base64URLBytes($0.credentialID), transports: $0.transports.isEmpty ? nil : $0.transports)
             }
             if allowed.isEmpty {
                 // Also for an account without a usable passkey: an empty list would let any
                 // discoverable passkey sign in to a ceremony started for this user.
-                allowed = [CredentialDescriptor(id: Base64URLBytes(decoyCredentialID(for: identifier)), transports: ["internal", "hybrid"])]
+                allowed = [decoyCredential(for: identifier)]
             }
         }
         let ceremony = makeCeremony(kind: .login, clientID: client.clientID, allowedCredentialIDs: allowed.map(\.id.bytes), lifetime: lifetime)
@@ -217,10 +218,21 @@ public struct PasskeyService: Sendable {
 
     private var timeoutMilliseconds: UInt32 { UInt32(min(configuration.ceremonyLifetime * 1000, Double(UInt32.max))) }
 
-    /// A stable, secret-derived credential ID for an unknown login identifier.
-    private func decoyCredentialID(for identifier: Identifier) -> [UInt8] {
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(identifier.value.utf8), using: secrets.loginDecoyKey)
-        return Array(Data(mac).prefix(16))
+    /// A user ID no account has, for the read an unknown identifier still makes.
+    private static let nobody = UserID(rawValue: "")
+
+    /// A stable, secret-derived passkey for an unknown login identifier, shaped like real
+    /// ones: an ID of a length real authenticators produce (16 to 64 bytes, chosen by the
+    /// secret), and transports in the order browsers report them (alphabetical).
+    private func decoyCredential(for identifier: Identifier) -> CredentialDescriptor {
+        func mac(_ counter: UInt8) -> [UInt8] {
+            Array(HMAC<SHA256>.authenticationCode(for: Data(identifier.value.utf8) + [counter], using: secrets.loginDecoyKey))
+        }
+        let lengths = [16, 20, 32, 48, 64]
+        let material = mac(0) + mac(1) + mac(2)
+        let length = lengths[Int(material[0]) % lengths.count]
+        let transports = material[1] % 2 == 0 ? ["hybrid", "internal"] : ["internal"]
+        return CredentialDescriptor(id: Base64URLBytes(Array(material[2..<(2 + length)])), transports: transports)
     }
 
     /// Refuses a profile whose identifier already belongs to an account.
