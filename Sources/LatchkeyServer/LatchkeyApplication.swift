@@ -65,7 +65,10 @@ public enum LatchkeyApplication {
     ) async throws -> some ApplicationProtocol {
         let routes = try await buildRoutes(configuration, clock: clock, random: random, logger: logger, measured: metrics != nil)
         SecurityEventLog.attach(routes.storage.securityEvents, to: logger)
-        var services: [any Service] = [CeremonyPurgeService(storage: routes.storage, clock: clock, interval: .seconds(300), logger: logger)]
+        var services: [any Service] = [PurgeService(
+            storage: routes.storage, clock: clock, interval: PurgeService.interval(ceremonyLifetime: configuration.passkeys.ceremonyLifetime),
+            auditRetention: configuration.auditRetention, familyLifetime: configuration.tokens.refreshTokenAbsoluteLifetime, logger: logger
+        )]
         if let source = routes.metadata { services.append(MetadataRefreshService(source: source, logger: logger)) }
         if let metrics, let listener = configuration.metrics {
             MetricsListener.count(routes.storage.securityEvents)

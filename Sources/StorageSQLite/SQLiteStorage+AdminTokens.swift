@@ -23,7 +23,7 @@ extension SQLiteStorage {
     }
 
     /// Deletes tokens that expired before `time`.
-    public func purgeAdminTokens(expiredBefore time: Date) async throws {
+    public func purgeAdminTokens(expiredBefore time: Date) async throws -> Int {
         try database.write { db in
             try db.execute("DELETE FROM admin_tokens WHERE expires_at < ?", [time.databaseSeconds])
         }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import IdentityCore
 
 extension SQLiteStorage {
@@ -19,6 +19,16 @@ extension SQLiteStorage {
                 TextBinding.sanitized(event.detail),
             ]
         )
+    }
+
+    /// Deletes the oldest events before `time`, at most `limit` in one short transaction.
+    public func purgeAuditEvents(before time: Date, limit: Int) async throws -> Int {
+        try database.write { db in
+            try db.execute(
+                "DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE time < ? ORDER BY time LIMIT ?)",
+                [time.databaseSeconds, Int64(max(0, limit))]
+            )
+        }
     }
 
     /// The most recent events, newest first (by time, then by insertion), optionally for one
@@ -42,6 +52,18 @@ extension SQLiteStorage {
                     detail: try row.text("detail")
                 )
             }
+        }
+    }
+
+    /// Returns up to `pages` free pages to the file system (`PRAGMA incremental_vacuum`), in
+    /// one short write, so that the file shrinks after purges without a long lock. Does
+    /// nothing on a file created before incremental vacuuming was turned on.
+    /// - Returns: The file's free pages left.
+    @discardableResult
+    public func reclaimSpace(pages: Int) async throws -> Int {
+        try database.withWriter { db in
+            try db.executeScript("PRAGMA incremental_vacuum(\(max(0, pages)))")
+            return Int(try db.row("PRAGMA freelist_count")?.integer("freelist_count") ?? 0)
         }
     }
 }

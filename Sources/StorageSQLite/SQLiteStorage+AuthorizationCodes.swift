@@ -50,7 +50,7 @@ extension SQLiteStorage {
     }
 
     /// Deletes codes that expired before `time`.
-    public func purgeAuthorizationCodes(expiredBefore time: Date) async throws {
+    public func purgeAuthorizationCodes(expiredBefore time: Date) async throws -> Int {
         try database.write { db in
             try db.execute("DELETE FROM authorization_codes WHERE expires_at < ?", [time.databaseSeconds])
         }

@@ -44,7 +44,7 @@ extension SQLiteStorage {
     }
 
     /// Deletes sessions that expired before `time`.
-    public func purgeBrowserSessions(expiredBefore time: Date) async throws {
+    public func purgeBrowserSessions(expiredBefore time: Date) async throws -> Int {
         try database.write { db in
             try db.execute("DELETE FROM browser_sessions WHERE expires_at < ?", [time.databaseSeconds])
         }

@@ -37,7 +37,7 @@ extension SQLiteStorage {
 
     /// Deletes the keys of ceremonies that expired before `time`: one range at the low end
     /// of the key order (``CeremonyKey``).
-    public func purgeCeremonies(expiredBefore time: Date) async throws {
+    public func purgeCeremonies(expiredBefore time: Date) async throws -> Int {
         try database.write { db in
             try db.execute("DELETE FROM finished_ceremonies WHERE key < ?", [CeremonyKey.purgeBound(expiredBefore: time)])
         }

@@ -52,7 +52,7 @@ extension SQLiteStorage {
     }
 
     /// Deletes flows that expired before `time`.
-    public func purgeFlows(expiredBefore time: Date) async throws {
+    public func purgeFlows(expiredBefore time: Date) async throws -> Int {
         try database.write { db in
             try db.execute("DELETE FROM interactive_flows WHERE expires_at < ?", [time.databaseSeconds])
         }

@@ -103,6 +103,20 @@ extension SQLiteStorage {
         }
     }
 
+    /// Deletes up to `limit` families started before `time`; their tokens go with them.
+    public func purgeRefreshTokenFamilies(startedBefore time: Date, limit: Int) async throws -> Int {
+        try database.write { db in
+            let families = try db.rows(
+                "SELECT id FROM refresh_token_families WHERE created_at < ? LIMIT ?", [time.databaseSeconds, Int64(max(0, limit))]
+            ).map { try $0.text("id") }
+            for family in families {
+                try db.execute("DELETE FROM refresh_tokens WHERE family_id = ?", [family])
+                try db.execute("DELETE FROM refresh_token_families WHERE id = ?", [family])
+            }
+            return families.count
+        }
+    }
+
     /// Whether a family exists and has not been revoked.
     public func isSessionActive(familyID: String) async throws -> Bool {
         guard TextBinding.canMatch(familyID) else { return false }

@@ -66,6 +66,9 @@ public final class SQLiteStorage: IdentityStorage {
                 // an OS crash or a power loss can undo the latest ones, at twice the write
                 // throughput of FULL (PLATFORM-NOTES: 6k against 2.7k transactions per second
                 // on this hardware).
+                // A new file frees the pages purges empty, a few at a time (reclaimSpace);
+                // on a file that has tables already this changes nothing.
+                try writer.executeScript("PRAGMA auto_vacuum = INCREMENTAL")
                 try writer.executeScript("PRAGMA journal_mode = WAL")
                 try writer.executeScript("PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
                 try Self.prepareConnection(writer)

@@ -182,8 +182,12 @@ public final class InMemoryStorage: IdentityStorage {
     }
 
     /// Forgets the keys of ceremonies that expired before `time`.
-    public func purgeCeremonies(expiredBefore time: Date) async throws {
-        state.withLock { state in state.finishedCeremonies = state.finishedCeremonies.filter { !($0.expiresAt < time) } }
+    public func purgeCeremonies(expiredBefore time: Date) async throws -> Int {
+        state.withLock { state in
+            let before = state.finishedCeremonies.count
+            state.finishedCeremonies = state.finishedCeremonies.filter { !($0.expiresAt < time) }
+            return before - state.finishedCeremonies.count
+        }
     }
 
     // MARK: - Refresh tokens
@@ -235,7 +239,7 @@ public final class InMemoryStorage: IdentityStorage {
 
     /// Starts a family with no token yet; an existing family is left as it is.
     public func startSession(familyID: String, userID: UserID, clientID: String, at time: Date) async throws {
-        try state.withLock { try $0.startSession(familyID: familyID, userID: userID, clientID: clientID) }
+        try state.withLock { try $0.startSession(familyID: familyID, userID: userID, clientID: clientID, at: time) }
     }
 
     /// Starts a session and stores its first refresh token, all or nothing.
@@ -294,8 +298,12 @@ public final class InMemoryStorage: IdentityStorage {
     }
 
     /// Deletes sessions that expired before `time`.
-    public func purgeBrowserSessions(expiredBefore time: Date) async throws {
-        state.withLock { state in state.browserSessions = state.browserSessions.filter { $0.value.session.expiresAt >= time } }
+    public func purgeBrowserSessions(expiredBefore time: Date) async throws -> Int {
+        state.withLock { state in
+            let before = state.browserSessions.count
+            state.browserSessions = state.browserSessions.filter { $0.value.session.expiresAt >= time }
+            return before - state.browserSessions.count
+        }
     }
 
     // MARK: - Administration tokens
@@ -314,8 +322,12 @@ public final class InMemoryStorage: IdentityStorage {
     }
 
     /// Deletes tokens that expired before `time`.
-    public func purgeAdminTokens(expiredBefore time: Date) async throws {
-        state.withLock { state in state.adminTokens = state.adminTokens.filter { $0.value.expiresAt >= time } }
+    public func purgeAdminTokens(expiredBefore time: Date) async throws -> Int {
+        state.withLock { state in
+            let before = state.adminTokens.count
+            state.adminTokens = state.adminTokens.filter { $0.value.expiresAt >= time }
+            return before - state.adminTokens.count
+        }
     }
 
     // MARK: - Flows
@@ -356,8 +368,12 @@ public final class InMemoryStorage: IdentityStorage {
     }
 
     /// Deletes flows that expired before `time`.
-    public func purgeFlows(expiredBefore time: Date) async throws {
-        state.withLock { state in state.flows = state.flows.filter { $0.value.expiresAt >= time } }
+    public func purgeFlows(expiredBefore time: Date) async throws -> Int {
+        state.withLock { state in
+            let before = state.flows.count
+            state.flows = state.flows.filter { $0.value.expiresAt >= time }
+            return before - state.flows.count
+        }
     }
 
     // MARK: - Authorization codes
@@ -394,8 +410,35 @@ public final class InMemoryStorage: IdentityStorage {
     }
 
     /// Deletes codes that expired before `time`.
-    public func purgeAuthorizationCodes(expiredBefore time: Date) async throws {
-        state.withLock { state in state.codes = state.codes.filter { $0.value.code.expiresAt >= time } }
+    public func purgeAuthorizationCodes(expiredBefore time: Date) async throws -> Int {
+        state.withLock { state in
+            let before = state.codes.count
+            state.codes = state.codes.filter { $0.value.code.expiresAt >= time }
+            return before - state.codes.count
+        }
+    }
+
+    /// Deletes the oldest events before `time`, at most `limit`.
+    public func purgeAuditEvents(before time: Date, limit: Int) async throws -> Int {
+        state.withLock { state in
+            let old = state.events.enumerated().filter { $0.element.time < time }.sorted { $0.element.time < $1.element.time }.prefix(max(0, limit))
+            let doomed = Set(old.map(\.offset))
+            state.events = state.events.enumerated().filter { !doomed.contains($0.offset) }.map(\.element)
+            return doomed.count
+        }
+    }
+
+    /// Deletes up to `limit` families started before `time`, with their tokens.
+    public func purgeRefreshTokenFamilies(startedBefore time: Date, limit: Int) async throws -> Int {
+        state.withLock { state in
+            let doomed = state.families.filter { $0.value.startedAt < time }.prefix(max(0, limit)).map(\.key)
+            for family in doomed {
+                state.families[family] = nil
+                state.familyCredentials[family] = nil
+                state.refreshTokens = state.refreshTokens.filter { $0.value.record.familyID != family }
+            }
+            return doomed.count
+        }
     }
 
     // MARK: - Signing keys
@@ -496,6 +539,7 @@ private struct Family {
     let userID: UserID
     let clientID: String
     var revokedAt: Date?
+    var startedAt: Date = .distantPast
 }
 
 private struct State {
@@ -584,11 +628,11 @@ private struct State {
         }
         try insertToken(record)
         if families[record.familyID] == nil {
-            families[record.familyID] = Family(userID: record.userID, clientID: record.clientID, revokedAt: nil)
+            families[record.familyID] = Family(userID: record.userID, clientID: record.clientID, revokedAt: nil, startedAt: record.issuedAt)
         }
     }
 
-    mutating func startSession(familyID: String, userID: UserID, clientID: String) throws {
+    mutating func startSession(familyID: String, userID: UserID, clientID: String, at time: Date) throws {
         guard users[userID] != nil else { throw InMemoryStorageError(.missingReference, "no user \(userID)") }
         if let family = families[familyID] {
             guard family.userID == userID, family.clientID == clientID else {
@@ -596,11 +640,11 @@ private struct State {
             }
             return
         }
-        families[familyID] = Family(userID: userID, clientID: clientID, revokedAt: nil)
+        families[familyID] = Family(userID: userID, clientID: clientID, revokedAt: nil, startedAt: time)
     }
 
     mutating func startSession(_ start: TokenSessionStart) throws {
-        try startSession(familyID: start.familyID, userID: start.userID, clientID: start.clientID)
+        try startSession(familyID: start.familyID, userID: start.userID, clientID: start.clientID, at: start.startedAt)
         if let credentialID = start.credentialID, familyCredentials[start.familyID] == nil { familyCredentials[start.familyID] = credentialID }
         if let record = start.refreshToken { try saveRefreshToken(record) }
     }

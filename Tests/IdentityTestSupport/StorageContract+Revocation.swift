@@ -68,3 +68,29 @@ extension StorageContract {
         #expect(try await storage.revokeAllSessions(userID: ada.id, at: StorageFixtures.time(4)) == 0)
     }
 }
+
+extension StorageContract {
+    /// Retention: audit events before a time go, oldest first, in batches; families started
+    /// before a time go with their tokens; everything newer stays.
+    static func retentionPurges(_ storage: any IdentityStorage) async throws {
+        let (ada, _) = try await signUp("ada", on: storage)
+        for second in 0..<5 {
+            try await storage.record(AuditEvent(time: StorageFixtures.time(TimeInterval(second)), kind: .login, userID: ada.id))
+        }
+        #expect(try await storage.purgeAuditEvents(before: StorageFixtures.time(3), limit: 2) == 2)
+        #expect(try await storage.purgeAuditEvents(before: StorageFixtures.time(3), limit: 2) == 1)
+        #expect(try await storage.purgeAuditEvents(before: StorageFixtures.time(3), limit: 2) == 0)
+        #expect(try await storage.events(userID: ada.id, limit: 10).map(\.time).sorted() == [StorageFixtures.time(3), StorageFixtures.time(4)])
+
+        for (family, start) in [("old", 1.0), ("new", 100.0)] {
+            try await storage.startSession(TokenSessionStart(
+                familyID: family, userID: ada.id, clientID: "client-a", startedAt: StorageFixtures.time(start),
+                refreshToken: StorageFixtures.refreshToken("token-\(family)", familyID: family, userID: ada.id)
+            ))
+        }
+        #expect(try await storage.purgeRefreshTokenFamilies(startedBefore: StorageFixtures.time(50), limit: 10) == 1)
+        #expect(try await storage.isSessionActive(familyID: "old") == false)
+        #expect(try await storage.refreshToken(hash: StorageFixtures.refreshToken("token-old", familyID: "old", userID: ada.id).tokenHash) == nil)
+        #expect(try await storage.isSessionActive(familyID: "new"))
+    }
+}

@@ -54,6 +54,7 @@ public enum StorageContract {
         case sessionWithoutRefreshToken
         case passkeyRemovalRevokesItsSessions
         case signOutEverywhere
+        case retentionPurges
         // Browser sessions, authorization codes, profile
         case browserSessionLifecycle
         case authorizationCodeSingleUse
@@ -113,6 +114,7 @@ public enum StorageContract {
         case .sessionWithoutRefreshToken: try await sessionWithoutRefreshToken(storage)
         case .passkeyRemovalRevokesItsSessions: try await passkeyRemovalRevokesItsSessions(storage)
         case .signOutEverywhere: try await signOutEverywhere(storage)
+        case .retentionPurges: try await retentionPurges(storage)
         case .browserSessionLifecycle: try await browserSessionLifecycle(storage)
         case .authorizationCodeSingleUse: try await authorizationCodeSingleUse(storage)
         case .updateName: try await updateName(storage)

@@ -84,7 +84,9 @@ public protocol CeremonyStore: Sendable {
     func completeCeremony(_ completion: CeremonyCompletion) async throws -> Bool
     /// Forgets the keys of ceremonies that expired before `time`: an expired ceremony is
     /// refused before its key is looked up, so its key is no longer needed.
-    func purgeCeremonies(expiredBefore time: Date) async throws
+    /// - Returns: How many were deleted.
+    @discardableResult
+    func purgeCeremonies(expiredBefore time: Date) async throws -> Int
 }
 
 /// Refresh tokens with rotation and reuse detection.
@@ -117,6 +119,11 @@ public protocol RefreshTokenStore: Sendable {
     func revokeAllSessions(userID: UserID, at time: Date) async throws -> Int
     /// Whether a family (a login session) is still active.
     func isSessionActive(familyID: String) async throws -> Bool
+    /// Deletes up to `limit` families started before `time`, with their tokens. Called with
+    /// the absolute refresh lifetime behind, so no family deleted can still refresh, and a
+    /// rotated token stays recognised as reused for as long as its family could live.
+    /// - Returns: How many were deleted.
+    func purgeRefreshTokenFamilies(startedBefore time: Date, limit: Int) async throws -> Int
 }
 
 /// Signed-in browsers on the hosted pages.
@@ -128,7 +135,9 @@ public protocol BrowserSessionStore: Sendable {
     /// Revokes a session (sign-out). Revoking an unknown session is not an error.
     func revokeBrowserSession(hash: [UInt8], at time: Date) async throws
     /// Deletes sessions that expired before `time`.
-    func purgeBrowserSessions(expiredBefore time: Date) async throws
+    /// - Returns: How many were deleted.
+    @discardableResult
+    func purgeBrowserSessions(expiredBefore time: Date) async throws -> Int
 }
 
 /// Authorization codes, single use.
@@ -146,7 +155,9 @@ public protocol AuthorizationCodeStore: Sendable {
     /// moment finds it and revokes it.
     func consumeAuthorizationCode(hash: [UInt8], at time: Date, starting session: TokenSessionStart?) async throws -> AuthorizationCodeOutcome
     /// Deletes codes that expired before `time`.
-    func purgeAuthorizationCodes(expiredBefore time: Date) async throws
+    /// - Returns: How many were deleted.
+    @discardableResult
+    func purgeAuthorizationCodes(expiredBefore time: Date) async throws -> Int
 }
 
 /// Self-service flows.
@@ -161,7 +172,9 @@ public protocol InteractiveFlowStore: Sendable {
     /// Marks a flow completed, atomically: only the first call for a flow returns `true`.
     func completeFlow(id: String, at time: Date) async throws -> Bool
     /// Deletes flows that expired before `time`.
-    func purgeFlows(expiredBefore time: Date) async throws
+    /// - Returns: How many were deleted.
+    @discardableResult
+    func purgeFlows(expiredBefore time: Date) async throws -> Int
 }
 
 /// Administration API tokens (the IDaaS face's `authToken`), stored by hash.
@@ -171,7 +184,9 @@ public protocol AdminTokenStore: Sendable {
     /// The token with this hash, if it exists and has not expired at `time`.
     func adminToken(hash: [UInt8], at time: Date) async throws -> AdminToken?
     /// Deletes tokens that expired before `time`.
-    func purgeAdminTokens(expiredBefore time: Date) async throws
+    /// - Returns: How many were deleted.
+    @discardableResult
+    func purgeAdminTokens(expiredBefore time: Date) async throws -> Int
 }
 
 /// Token signing keys.
@@ -188,6 +203,9 @@ public protocol AuditLog: Sendable {
     func record(_ event: AuditEvent) async throws
     /// The most recent events, newest first, optionally for one user.
     func events(userID: UserID?, limit: Int) async throws -> [AuditEvent]
+    /// Deletes up to `limit` events older than `time` (`audit.retention`), oldest first.
+    /// - Returns: How many were deleted; fewer than `limit` means none are left to delete.
+    func purgeAuditEvents(before time: Date, limit: Int) async throws -> Int
 }
 
 /// Small instance-wide secrets, created on first use.

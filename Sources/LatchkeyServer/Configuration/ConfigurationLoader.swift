@@ -32,7 +32,7 @@ public struct ConfigurationOverrides: Sendable {
 public enum ConfigurationLoader {
     /// Every top-level key of the configuration file.
     static let topLevelKeys = [
-        "server", "database", "relying_party", "clients", "tokens", "passkeys", "limits", "logging", "metrics", "authenticator_names", "well_known",
+        "server", "database", "relying_party", "clients", "tokens", "passkeys", "limits", "logging", "metrics", "audit", "authenticator_names", "well_known",
         "hosted_pages", "faces",
     ]
 
@@ -182,6 +182,13 @@ public enum ConfigurationLoader {
         let wellKnownCacheControl = collector.read { () throws(ConfigurationError) in try parseWellKnown(yaml.child("well_known")) }
         let logging = collector.read { () throws(ConfigurationError) in try parseLogging(yaml.child("logging"), environment: env) }
         let metrics = collector.read { () throws(ConfigurationError) in try parseMetrics(yaml.child("metrics")) }
+        let auditRetention = collector.read { () throws(ConfigurationError) -> TimeInterval in
+            let node = yaml.child("audit")
+            try node.requireKeys(["retention"])
+            let retention = try node.child("retention").duration() ?? 90 * 86400
+            guard retention >= 86400 else { throw node.child("retention").error("must be at least 1d, found \(Int(retention))s") }
+            return retention
+        }
         let authenticatorNamesFile = collector.read { () throws(ConfigurationError) in try yaml.child("authenticator_names").string() }
         let hostedPages = collector.read { () throws(ConfigurationError) in try parseHostedPages(yaml.child("hosted_pages")) }
         let faces = collector.read { () throws(ConfigurationError) in try parseFaces(yaml.child("faces")) }
@@ -190,7 +197,7 @@ public enum ConfigurationLoader {
         // Every part that failed recorded a problem, so after the check above each is here.
         guard let host, let port, let publicURL, let idleTimeout, let maximumConnections, let maximumPerAddress, let database,
             let rpID, let origins, let relatedOrigins, let rpName, let endpoints = passkeyEndpoints ?? nil,
-            let clients, let tokens, let passkeys, let maximumBodyBytes, let wellKnownCacheControl, let logging, let metrics,
+            let clients, let tokens, let passkeys, let maximumBodyBytes, let wellKnownCacheControl, let logging, let metrics, let auditRetention,
             let authenticatorNamesFile, let hostedPages, let faces
         else {
             throw ConfigurationError(key: "configuration", "could not be read")  // unreachable: every nil recorded a problem
@@ -211,6 +218,7 @@ public enum ConfigurationLoader {
             wellKnownCacheControl: wellKnownCacheControl,
             logLevel: logging.level,
             logging: logging,
+            auditRetention: auditRetention,
             metrics: metrics,
             authenticatorNamesFile: authenticatorNamesFile,
             hostedPages: hostedPages,

@@ -204,6 +204,8 @@ public struct LatchkeyConfiguration: Sendable {
     public var logLevel: String
     /// `logging`: the level, the line format and the request log.
     public var logging: Logging
+    /// `audit.retention`: how long audit events are kept.
+    public var auditRetention: TimeInterval = 90 * 86400
     /// `metrics`: where Prometheus metrics are served; `nil` (the key absent) turns them off.
     public var metrics: Metrics?
 

@@ -1,0 +1,47 @@
+import Foundation
+import IdentityCore
+@testable import LatchkeyServer
+import LatchkeyClient
+import Logging
+import StorageSQLite
+import Testing
+
+/// Storage stays bounded: the purge removes old audit events and sessions past their
+/// absolute lifetime from a real server's SQLite file, reports what it removed, and runs at
+/// an interval that follows the ceremony lifetime.
+@Suite("Purges: a real server's database", .serialized, .timeLimit(.minutes(2)))
+struct PurgeServiceTests {
+    @Test func oldAuditEventsAndSessionsArePurged() async throws {
+        let server = try await InProcessServer.start(yaml: "audit: { retention: 2d }\ntokens: { refresh_token_absolute_lifetime: 30d }")
+        defer { Task { await server.stop() } }
+        var ada = PasskeyUser(server: server.baseURL)
+        let signup = try await ada.signUp(SignupProfile(email: "ada@example.com"))
+        try await ada.signIn()
+
+        let storage = try SQLiteStorage(path: server.directory.path("latchkey.sqlite"))
+        let purge = PurgeService(
+            storage: storage, clock: server.clock, interval: .seconds(60), auditRetention: 2 * 86400, familyLifetime: 30 * 86400,
+            logger: Logger(label: "test")
+        )
+        // Nothing is old yet.
+        #expect(try await purge.purge().values.reduce(0, +) == 0)
+
+        server.clock.advance(by: 3 * 86400)
+        let first = try await purge.purge()
+        #expect(first["audit events"] == 2, "\(first)")
+        #expect(first["refresh sessions"] == 0)
+        #expect(try await ada.client.refresh(refreshToken: try #require(signup.refreshToken)).refreshToken != nil)
+
+        server.clock.advance(by: 30 * 86400)
+        let second = try await purge.purge()
+        #expect(second["refresh sessions"] == 2, "\(second)")
+        #expect(second["audit events"] == 0, "a refresh is logged, not stored: \(second)")
+        await expectAPIError(status: 403) { try await ada.client.refresh(refreshToken: try #require(signup.refreshToken)) }
+    }
+
+    @Test func theIntervalFollowsTheCeremonyLifetime() {
+        #expect(PurgeService.interval(ceremonyLifetime: 300) == .seconds(150))
+        #expect(PurgeService.interval(ceremonyLifetime: 5) == .seconds(10))
+        #expect(PurgeService.interval(ceremonyLifetime: 3600) == .seconds(300))
+    }
+}
