@@ -114,20 +114,12 @@ extension Router where Context == BasicRequestContext {
         }
         actions.on("logout", method: .post) { request, _ in
             try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
-            var response = JSONResponse.make(["redirect_to": "/login?signed_out=1"])
-            response.headers.append(HTTPField(
-                name: .setCookie, value: Cookies.setCookie(pages.sessionCookie, "", maxAge: 0, sameSite: "Lax", secure: pages.secureCookies)
-            ))
-            return response
+            return Self.signedOut(pages)
         }
         actions.on("logout-everywhere", method: .post) { request, _ in
             let session = try await pages.requireSession(request)
             try await pages.accounts.signOutEverywhere(userID: session.userID, clientID: client.clientID)
-            var response = JSONResponse.make(["redirect_to": "/login?signed_out=1"])
-            response.headers.append(HTTPField(
-                name: .setCookie, value: Cookies.setCookie(pages.sessionCookie, "", maxAge: 0, sameSite: "Lax", secure: pages.secureCookies)
-            ))
-            return response
+            return Self.signedOut(pages)
         }
         actions.on("passkeys/options", method: .post) { request, _ in
             let session = try await pages.requireSession(request)
@@ -161,6 +153,16 @@ extension Router where Context == BasicRequestContext {
             _ = try await pages.accounts.updateName(of: session.userID, to: body.name)
             return try await Self.signalData(pages, session.userID)
         }
+    }
+
+    /// Clears the session cookie and sends the browser to the sign-in page, which says it
+    /// signed out.
+    private static func signedOut(_ pages: HostedPages) -> Response {
+        var response = JSONResponse.make(["redirect_to": "/login?signed_out=1"])
+        response.headers.append(HTTPField(
+            name: .setCookie, value: Cookies.setCookie(pages.sessionCookie, "", maxAge: 0, sameSite: "Lax", secure: pages.secureCookies)
+        ))
+        return response
     }
 
     /// Hands the browser the session just started. A sign-in replaces the browser's previous
