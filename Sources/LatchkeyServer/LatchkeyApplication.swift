@@ -167,7 +167,10 @@ public enum LatchkeyApplication {
             openCeremonies: measured ? MetricsListener.openCeremonies() : nil
         )
         let clients = ClientRegistry(configuration.clients.map {
-            OAuthClient(clientID: $0.id, name: $0.name, secret: $0.secret, grantTypes: Set($0.grantTypes), redirectURIs: $0.redirectURIs)
+            OAuthClient(
+                clientID: $0.id, name: $0.name, secret: $0.secret, grantTypes: Set($0.grantTypes), redirectURIs: $0.redirectURIs,
+                allowedScopes: $0.allowedScopes
+            )
         })
         let accounts = AccountService(storage: storage, clock: clock)
         let sensitiveActions = SensitiveActions(maximumAge: configuration.passkeys.sensitiveActionMaxAge, clock: clock)

@@ -231,6 +231,7 @@ struct ConfigurationTests {
             ("hosted_pages: { lifetime: 5m }", "hosted_pages.lifetime"),
             ("hosted_pages: { default_region: UK }", "hosted_pages.default_region"),
             ("metrics: { port: 99999 }", "metrics.port"),
+            ("clients: [{ client_id: w, allowed_scopes: [openid, admin] }]", "clients[0].allowed_scopes[1]"),
             ("logging: { format: xml }", "logging.format"),
         ] {
             #expect(error(yaml)?.key == key, "\(yaml)")

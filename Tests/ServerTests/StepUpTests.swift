@@ -63,4 +63,26 @@ struct StepUpTests {
         // A new sign-in starts a new session.
         #expect(try await ada.signIn().refreshToken != nil)
     }
+
+    /// A client limited by `allowed_scopes` is refused any other scope (400 invalid_scope),
+    /// and gets what it may.
+    @Test func clientsReceiveOnlyTheirAllowedScopes() async throws {
+        let server = try await InProcessServer.start(yaml: """
+            clients:
+              - { client_id: demo, name: Demo, grant_types: [webauthn, refresh_token] }
+              - { client_id: narrow, name: Narrow app, grant_types: [webauthn], allowed_scopes: [openid, email] }
+            """)
+        defer { Task { await server.stop() } }
+        var narrow = PasskeyUser(server: server.baseURL, clientID: "narrow")
+        let refused = await expectAPIError(status: 400) {
+            try await narrow.signUp(SignupProfile(email: "ada@example.com"), scope: "openid email delete:me:authentication_methods")
+        }
+        #expect(refused?.code.rawValue == "invalid_scope", "\(String(describing: refused))")
+        #expect(refused?.detail?.contains("delete:me:authentication_methods") == true)
+        let granted = try await narrow.signUp(SignupProfile(email: "bob@example.com"), scope: "openid email")
+        #expect(granted.scope?.split(separator: " ").sorted() == ["email", "openid"])
+        // Another client keeps every scope.
+        var demo = PasskeyUser(server: server.baseURL)
+        #expect(try await demo.signUp(SignupProfile(email: "cy@example.com")).scope?.contains("delete:me:authentication_methods") == true)
+    }
 }

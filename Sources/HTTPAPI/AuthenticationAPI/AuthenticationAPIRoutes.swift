@@ -71,7 +71,7 @@ extension Router where Context == BasicRequestContext {
                 throw IdentityError(.invalidRequest, "realm is required with the password-realm grant", field: "realm")
             }
             try requireDatabaseConnection(body.realm, field: "realm")
-            let scopes = Scopes.grant(body.scope)
+            let scopes = try Scopes.grant(body.scope, to: client)
             let audience = try services.tokens.resolveAudience(body.audience)
             let user = try await services.passwords.signIn(client: client, username: body.username, password: body.password)
             return try await services.tokens.issue(for: user, client: client, scopes: scopes, audience: audience, userVerified: false, passwordSignIn: true)

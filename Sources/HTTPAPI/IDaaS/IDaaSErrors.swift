@@ -90,7 +90,7 @@ public struct IDaaSErrors: FaceErrorRenderer {
         case (.conflict, .lastAuthenticationMethod?): return error(.conflict, "last_fido_token")
         case (.conflict, _): return error(.conflict, "fido_token_already_registered")
         case (.accessDenied, _), (.unauthorizedClient, _), (.insufficientScope, _): return error(.forbidden, "forbidden")
-        case (.invalidRequest, _), (.unsupportedGrantType, _), (.invalidPassword, _): return error(.badRequest, "invalid_request")
+        case (.invalidRequest, _), (.unsupportedGrantType, _), (.invalidPassword, _), (.invalidScope, _): return error(.badRequest, "invalid_request")
         case (.temporarilyUnavailable, _): return error(.serviceUnavailable, "service_unavailable")
         }
     }

@@ -12,7 +12,7 @@ extension IdentityError {
         default: break
         }
         switch code {
-        case .invalidRequest, .unsupportedGrantType, .invalidPassword: return .badRequest
+        case .invalidRequest, .unsupportedGrantType, .invalidPassword, .invalidScope: return .badRequest
         case .invalidClient, .invalidToken: return .unauthorized
         // Auth0 answers a refused grant with 403; clients written for it expect that.
         case .unauthorizedClient, .invalidGrant, .accessDenied, .insufficientScope: return .forbidden

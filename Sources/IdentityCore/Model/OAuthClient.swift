@@ -38,9 +38,14 @@ public struct OAuthClient: Sendable, Hashable {
     public let grantTypes: Set<GrantType>
     /// Where the authorization endpoint may send codes; matched exactly (OAuth 2.1 §2.3.1).
     public let redirectURIs: [String]
+    /// The scopes it may receive (`clients[].allowed_scopes`); `nil` allows every scope.
+    public let allowedScopes: Set<String>?
 
     /// Creates a client.
-    public init(clientID: String, name: String, secret: String?, grantTypes: Set<GrantType>, redirectURIs: [String] = []) {
+    public init(
+        clientID: String, name: String, secret: String?, grantTypes: Set<GrantType>, redirectURIs: [String] = [], allowedScopes: Set<String>? = nil
+    ) {
+        self.allowedScopes = allowedScopes
         self.clientID = clientID
         self.name = name
         self.secret = secret

@@ -87,8 +87,14 @@ public struct AuthorizationService: Sendable {
         } catch {
             throw back("invalid_request", error.message)
         }
+        let scopes: [String]
+        do {
+            scopes = try Scopes.grant(request.scope, to: client)
+        } catch {
+            throw back("invalid_scope", error.message)
+        }
         return ValidatedAuthorization(
-            client: client, redirectURI: redirectURI, scopes: Scopes.grant(request.scope), audience: audience,
+            client: client, redirectURI: redirectURI, scopes: scopes, audience: audience,
             state: request.state, nonce: request.nonce, codeChallenge: challenge, prompt: prompt
         )
     }

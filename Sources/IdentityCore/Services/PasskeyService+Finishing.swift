@@ -19,7 +19,7 @@ extension PasskeyService {
         scope: String?,
         audience: String?
     ) async throws -> IssuedTokens {
-        let scopes = Scopes.grant(scope)
+        let scopes = try Scopes.grant(scope, to: client)
         let resolvedAudience = try tokens.resolveAudience(audience)
         let (signedIn, pending) = try await finishCeremony(client: client, authSession: authSession, response: response, profile: profile) { signedIn in
             let pending = tokens.prepare(

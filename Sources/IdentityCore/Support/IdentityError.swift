@@ -28,6 +28,8 @@ public struct IdentityError: Error, Hashable, Sendable, CustomStringConvertible 
         case conflict = "conflict"
         /// A new password breaks the password policy (400); the message names the rule.
         case invalidPassword = "invalid_password"
+        /// A requested scope is not one the client may receive (400, RFC 6749 §5.2).
+        case invalidScope = "invalid_scope"
         /// The database is busy, locked, full or unreachable (503, with `Retry-After`):
         /// nothing was written, and the same request may succeed shortly.
         case temporarilyUnavailable = "temporarily_unavailable"

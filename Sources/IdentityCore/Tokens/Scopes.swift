@@ -36,6 +36,22 @@ public enum Scopes {
         let asked = Set(requested.split(separator: " ").map(String.init))
         return known.filter(asked.contains)
     }
+
+    /// The granted scopes for `client`: a client with `allowed_scopes` that asks for another
+    /// known scope is refused (RFC 6749 §5.2 `invalid_scope`), and without `scope` it gets
+    /// the defaults it is allowed.
+    public static func grant(_ requested: String?, to client: OAuthClient) throws(IdentityError) -> [String] {
+        let granted = grant(requested)
+        guard let allowed = client.allowedScopes else { return granted }
+        if requested == nil { return granted.filter(allowed.contains) }
+        let refused = granted.filter { !allowed.contains($0) }
+        guard refused.isEmpty else {
+            throw IdentityError(
+                .invalidScope, "\(client.name) may not receive the scope\(refused.count == 1 ? "" : "s") \(refused.joined(separator: " "))", field: "scope"
+            )
+        }
+        return granted
+    }
 }
 
 /// The user claims that profile scopes release (OpenID Connect Core §5.4), shared by the

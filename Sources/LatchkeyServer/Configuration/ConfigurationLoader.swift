@@ -247,7 +247,7 @@ public enum ConfigurationLoader {
         }
         var clients: [LatchkeyConfiguration.Client] = []
         for element in elements {
-            try element.requireKeys(["client_id", "name", "client_secret", "grant_types", "ios", "android", "redirect_uris"])
+            try element.requireKeys(["client_id", "name", "client_secret", "grant_types", "ios", "android", "redirect_uris", "allowed_scopes"])
             guard let id = try element.child("client_id").string(), !id.isEmpty else {
                 throw element.child("client_id").error("is required")
             }
@@ -284,7 +284,17 @@ public enum ConfigurationLoader {
                     throw element.child("android").child("package_name").error("client \(id): \(android.packageName) is already configured for client \(other.id)")
                 }
             }
-            clients.append(.init(id: id, name: try element.child("name").string() ?? id, secret: secret, grantTypes: grants, redirectURIs: redirectURIs, ios: ios, android: android))
+            var allowedScopes: Set<String>?
+            if let names = try element.child("allowed_scopes").strings() {
+                for (index, name) in names.enumerated() where !Scopes.known.contains(name) {
+                    throw ConfigurationError(key: "\(element.path).allowed_scopes[\(index)]", "\"\(name.prefix(60))\" is not a scope Latchkey grants (\(Scopes.known.joined(separator: ", ")))")
+                }
+                allowedScopes = Set(names)
+            }
+            clients.append(.init(
+                id: id, name: try element.child("name").string() ?? id, secret: secret, grantTypes: grants, redirectURIs: redirectURIs, ios: ios, android: android,
+                allowedScopes: allowedScopes
+            ))
         }
         return clients
     }

@@ -66,6 +66,8 @@ public struct LatchkeyConfiguration: Sendable {
         public var ios: AppleApp?
         /// The client's Android app, if it has one.
         public var android: AndroidApp?
+        /// `allowed_scopes`: the scopes it may receive; `nil` allows every scope.
+        public var allowedScopes: Set<String>? = nil
     }
 
     /// Token lifetimes and API audiences.
