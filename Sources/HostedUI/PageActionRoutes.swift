@@ -64,6 +64,7 @@ extension Router where Context == BasicRequestContext {
         let client = OAuthClient.hostedPages
         let actions = group("/ui")
             .add(middleware: ErrorRenderingMiddleware(HostedPageErrors()))
+            .add(middleware: RateLimitMiddleware(pages.passkeys.rateLimits))
             .add(middleware: CSRFMiddleware(pages: pages))
         actions.on("signup", method: .post) { request, _ in
             let body = try await pages.body.json(SignupStart.self, from: request)

@@ -82,7 +82,9 @@ public enum LatchkeyApplication {
         return Application(
             router: routes.router,
             server: .http1(configuration: .init(
-                additionalChannelHandlers: [connections.handler(), ConnectionCloseHandler()],
+                additionalChannelHandlers: [
+                    connections.handler(), ConnectionCloseHandler(), ClientAddressHandler(trustedProxies: configuration.server.trustedProxies),
+                ],
                 // Also bounds a request whose head or body stops arriving: the timer restarts
                 // with every part received, and closes a connection silent for this long.
                 idleTimeout: .nanoseconds(Int64(configuration.server.idleTimeout * 1_000_000_000))
@@ -164,7 +166,11 @@ public enum LatchkeyApplication {
             verifier: verifier, storage: storage, tokens: tokens,
             secrets: try await InstanceSecrets.load(from: storage, random: random), clock: clock, random: random,
             metadata: metadata?.metadata,
-            openCeremonies: measured ? MetricsListener.openCeremonies() : nil
+            openCeremonies: measured ? MetricsListener.openCeremonies() : nil,
+            rateLimits: RateLimits(
+                startsPerWindow: configuration.rateLimits.startsPerMinute, finishesPerWindow: configuration.rateLimits.finishesPerMinute,
+                store: storage, clock: clock
+            )
         )
         let clients = ClientRegistry(configuration.clients.map {
             OAuthClient(

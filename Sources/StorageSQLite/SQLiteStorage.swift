@@ -34,6 +34,8 @@ public final class SQLiteStorage: IdentityStorage {
     let completions: CommitQueue
     /// Where the audit events this store commits are announced, after their commit.
     public let securityEvents = SecurityEventFeed()
+    /// The rate-limit counters, in memory (see `countRequest`).
+    let rateCounters = RequestCounters()
 
     /// Opens (creating it if needed) the database at `path`.
     ///

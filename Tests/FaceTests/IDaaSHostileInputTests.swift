@@ -6,7 +6,9 @@ import Testing
 /// expire on the clock.
 @Suite("IDaaS face in process: hostile input never gets a 5xx")
 struct IDaaSHostileInputTests {
+    // Hundreds of requests from one (unknown) address: the rate limits would answer them first.
     static let yaml = """
+        limits: { ceremony_starts_per_minute: 0, ceremony_finishes_per_minute: 0 }
         faces:
           idaas:
             admin_applications:

@@ -11,6 +11,7 @@ import Synchronization
 /// report them (`StoreConflict` for uniqueness, ``InMemoryStorageError`` for the rest).
 public final class InMemoryStorage: IdentityStorage {
     private let state = Mutex(State())
+    fileprivate let counters = RequestCounters()
 
     /// An empty store.
     public init() {}
@@ -497,6 +498,14 @@ public final class InMemoryStorage: IdentityStorage {
             state.secrets[name] = candidate
             return candidate
         }
+    }
+}
+
+// MARK: - Rate limits
+
+extension InMemoryStorage {
+    public func countRequest(key: String, window: TimeInterval, at time: Date) async throws -> Int {
+        counters.count(key: key, window: window, at: time)
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import IdentityCore
 import Testing
 
@@ -61,5 +62,16 @@ extension StorageContract {
         #expect(try await storage.secret(named: "other", orStore: Array(0...255)) == Array(0...255))
         #expect(try await storage.secret(named: "empty", orStore: []) == [])
         #expect(try await storage.secret(named: "empty", orStore: [0x05]) == [])
+    }
+}
+
+extension StorageContract {
+    /// Request counters count per key within a window, and start again in the next one.
+    static func requestCounters(_ storage: any IdentityStorage) async throws {
+        let start = StorageFixtures.time(600)
+        #expect(try await storage.countRequest(key: "start:192.0.2.1", window: 60, at: start) == 1)
+        #expect(try await storage.countRequest(key: "start:192.0.2.1", window: 60, at: start.addingTimeInterval(30)) == 2)
+        #expect(try await storage.countRequest(key: "start:192.0.2.2", window: 60, at: start.addingTimeInterval(30)) == 1)
+        #expect(try await storage.countRequest(key: "start:192.0.2.1", window: 60, at: start.addingTimeInterval(60)) == 1, "a new window")
     }
 }

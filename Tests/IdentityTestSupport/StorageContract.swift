@@ -55,6 +55,7 @@ public enum StorageContract {
         case passkeyRemovalRevokesItsSessions
         case signOutEverywhere
         case retentionPurges
+        case requestCounters
         // Browser sessions, authorization codes, profile
         case browserSessionLifecycle
         case authorizationCodeSingleUse
@@ -115,6 +116,7 @@ public enum StorageContract {
         case .passkeyRemovalRevokesItsSessions: try await passkeyRemovalRevokesItsSessions(storage)
         case .signOutEverywhere: try await signOutEverywhere(storage)
         case .retentionPurges: try await retentionPurges(storage)
+        case .requestCounters: try await requestCounters(storage)
         case .browserSessionLifecycle: try await browserSessionLifecycle(storage)
         case .authorizationCodeSingleUse: try await authorizationCodeSingleUse(storage)
         case .updateName: try await updateName(storage)

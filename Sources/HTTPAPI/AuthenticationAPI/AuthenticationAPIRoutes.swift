@@ -7,7 +7,7 @@ extension Router where Context == BasicRequestContext {
     /// Adds the Authentication API in Auth0's shapes: `/passkey/register`,
     /// `/passkey/challenge`, `/dbconnections/signup`, `/oauth/token` and `/oauth/revoke`.
     public func addAuthenticationAPI(_ services: AuthenticationAPIServices) {
-        let api = group().add(middleware: ErrorRenderingMiddleware(AuthenticationAPIErrors()))
+        let api = group().add(middleware: ErrorRenderingMiddleware(AuthenticationAPIErrors())).add(middleware: RateLimitMiddleware(services.passkeys.rateLimits))
         api.post("/passkey/register") { request, context in
             let body = try await services.body.json(SignupRequest.self, from: request)
             let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)

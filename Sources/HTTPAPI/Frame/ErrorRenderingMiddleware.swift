@@ -35,6 +35,7 @@ public struct ErrorRenderingMiddleware<Context: RequestContext, Renderer: FaceEr
             // The rest of a body that was too large or unreadable is never read: the
             // connection closes once the answer is written (ConnectionCloseHandler).
             if error.reason == .bodyTooLarge || error.reason == .unreadableBody { response.headers[.connection] = "close" }
+            if case .rateLimited(let retryAfter) = error.reason { response.headers[.retryAfter] = String(retryAfter) }
             return response
         } catch let error as StorageUnavailable {
             // Busy, locked, full or unreachable: nothing was written, and a retry may work.

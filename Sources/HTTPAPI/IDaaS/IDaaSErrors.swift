@@ -92,6 +92,7 @@ public struct IDaaSErrors: FaceErrorRenderer {
         case (.accessDenied, _), (.unauthorizedClient, _), (.insufficientScope, _): return error(.forbidden, "forbidden")
         case (.invalidRequest, _), (.unsupportedGrantType, _), (.invalidPassword, _), (.invalidScope, _): return error(.badRequest, "invalid_request")
         case (.temporarilyUnavailable, _): return error(.serviceUnavailable, "service_unavailable")
+        case (.tooManyRequests, _): return error(.tooManyRequests, "too_many_requests")
         }
     }
 }

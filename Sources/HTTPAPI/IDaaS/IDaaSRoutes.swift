@@ -8,8 +8,10 @@ extension Router where Context == BasicRequestContext {
     /// through the Authentication API. Every error is an `ErrorInfo`.
     public func addIDaaS(_ services: IDaaSServices) {
         let open = group("/api/web").add(middleware: ErrorRenderingMiddleware<BasicRequestContext, IDaaSErrors>(IDaaSErrors()))
+            .add(middleware: RateLimitMiddleware(services.passkeys.rateLimits))
         let admin = group("/api/web", context: IDaaSAdminContext.self)
             .add(middleware: ErrorRenderingMiddleware<IDaaSAdminContext, IDaaSErrors>(IDaaSErrors()))
+            .add(middleware: RateLimitMiddleware(services.passkeys.rateLimits))
             .add(middleware: IDaaSAdminMiddleware(administration: services.administration))
         let signedIn = group("/api/web/v1/self", context: IDaaSUserContext.self)
             .add(middleware: ErrorRenderingMiddleware<IDaaSUserContext, IDaaSErrors>(IDaaSErrors()))

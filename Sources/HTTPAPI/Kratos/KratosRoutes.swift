@@ -11,9 +11,10 @@ extension Router where Context == BasicRequestContext {
     /// pipeline; errors use Kratos's envelopes.
     public func addKratosAPI(_ services: KratosServices) {
         let errors = ErrorRenderingMiddleware<BasicRequestContext, KratosErrors>(KratosErrors())
-        let open = group("/self-service").add(middleware: errors)
+        let open = group("/self-service").add(middleware: errors).add(middleware: RateLimitMiddleware(services.flows.rateLimits))
         let signedIn = group(context: KratosRequestContext.self)
             .add(middleware: ErrorRenderingMiddleware<KratosRequestContext, KratosErrors>(KratosErrors()))
+            .add(middleware: RateLimitMiddleware(services.flows.rateLimits))
             .add(middleware: KratosSessionMiddleware(sessions: services.sessions))
 
         get("/.well-known/ory/webauthn.js") { _, _ in KratosScript.response() }

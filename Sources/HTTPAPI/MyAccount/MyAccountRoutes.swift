@@ -10,6 +10,7 @@ extension Router where Context == BasicRequestContext {
     public func addMyAccountAPI(_ services: MyAccountServices) {
         let me = group("/me/v1", context: BearerRequestContext.self)
             .add(middleware: ErrorRenderingMiddleware(MyAccountErrors()))
+            .add(middleware: RateLimitMiddleware(services.passkeys.rateLimits))
             .add(middleware: BearerAuthenticationMiddleware(tokens: services.tokens, audience: services.tokens.issuer + "me/"))
         me.get("signals") { _, context in
             let grant = try context.grant(requiring: Scopes.readAuthenticationMethods)

@@ -19,6 +19,7 @@ extension IdentityError {
         case .notFound: return .notFound
         case .conflict: return .conflict
         case .temporarilyUnavailable: return .serviceUnavailable
+        case .tooManyRequests: return .tooManyRequests
         }
     }
 

@@ -36,6 +36,9 @@ public struct InteractiveFlowService: Sendable {
     }
 
     private let passkeys: PasskeyService
+
+    /// The rate limits of the ceremonies the flows run.
+    public var rateLimits: RateLimits? { passkeys.rateLimits }
     private let accounts: AccountService
     private let store: any InteractiveFlowStore
     private let clock: any WallClock

@@ -20,6 +20,8 @@ public struct PasskeyService: Sendable {
     let metadata: AttestationMetadata?
     /// The count of open ceremonies, when something watches it.
     let openCeremonies: OpenCeremonies?
+    /// The per-address rate limits every face applies to its ceremony endpoints.
+    public let rateLimits: RateLimits?
 
     /// Creates the service.
     public init(
@@ -31,8 +33,10 @@ public struct PasskeyService: Sendable {
         clock: any WallClock,
         random: any RandomSource,
         metadata: AttestationMetadata? = nil,
-        openCeremonies: OpenCeremonies? = nil
+        openCeremonies: OpenCeremonies? = nil,
+        rateLimits: RateLimits? = nil
     ) {
+        self.rateLimits = rateLimits
         self.configuration = configuration
         self.verifier = verifier
         self.metadata = metadata

@@ -228,4 +228,4 @@ public protocol MetadataStore: Sendable {
 
 /// Everything IdentityCore persists, as one value to pass around.
 public typealias IdentityStorage = UserStore & CredentialStore & CeremonyStore & RefreshTokenStore & SigningKeyStore & AuditLog & SecretStore
-    & BrowserSessionStore & AuthorizationCodeStore & InteractiveFlowStore & AdminTokenStore & PasswordStore & MetadataStore
+    & BrowserSessionStore & AuthorizationCodeStore & InteractiveFlowStore & AdminTokenStore & PasswordStore & MetadataStore & RateLimitStore

@@ -28,6 +28,8 @@ public struct IdentityError: Error, Hashable, Sendable, CustomStringConvertible 
         case conflict = "conflict"
         /// A new password breaks the password policy (400); the message names the rule.
         case invalidPassword = "invalid_password"
+        /// Too many requests from one client address (429, with `Retry-After`).
+        case tooManyRequests = "too_many_requests"
         /// A requested scope is not one the client may receive (400, RFC 6749 §5.2).
         case invalidScope = "invalid_scope"
         /// The database is busy, locked, full or unreachable (503, with `Retry-After`):
@@ -104,6 +106,8 @@ extension IdentityError {
         /// The sign-in is older than a sensitive action allows (RFC 9470); `maxAge` is the
         /// most seconds it may be.
         case insufficientUserAuthentication(maxAge: Int)
+        /// A rate limit was passed; the window ends in `retryAfter` seconds.
+        case rateLimited(retryAfter: Int)
 
         /// The stable name clients see.
         public var rawValue: String {
@@ -126,6 +130,7 @@ extension IdentityError {
             case .missingScope(let scope): return scope
             case .verification(let code): return code.rawValue
             case .insufficientUserAuthentication: return "insufficient_user_authentication"
+            case .rateLimited: return "rate_limited"
             }
         }
     }

@@ -73,7 +73,7 @@ public enum ConfigurationLoader {
         // server
         let serverNode = yaml.child("server")
         _ = collector.read { () throws(ConfigurationError) in
-            try serverNode.requireKeys(["host", "port", "public_url", "idle_timeout", "max_connections", "max_connections_per_ip"])
+            try serverNode.requireKeys(["host", "port", "public_url", "idle_timeout", "max_connections", "max_connections_per_ip", "trusted_proxies"])
         }
         let host = collector.read { () throws(ConfigurationError) -> String in
             let (value, key) = try pick(overrides.host, "--host", env["LATCHKEY_HOST"], "LATCHKEY_HOST", try serverNode.child("host").string(), "server.host")
@@ -179,6 +179,26 @@ public enum ConfigurationLoader {
         let tokens = collector.read { () throws(ConfigurationError) in try parseTokens(yaml.child("tokens")) }
         let passkeys = collector.read { () throws(ConfigurationError) in try parsePasskeys(yaml.child("passkeys")) }
         let maximumBodyBytes = collector.read { () throws(ConfigurationError) in try parseLimits(yaml.child("limits")) }
+        let rateLimits = collector.read { () throws(ConfigurationError) -> LatchkeyConfiguration.RateLimits in
+            let node = yaml.child("limits")
+            func limit(_ key: String, _ fallback: Int) throws(ConfigurationError) -> Int {
+                let value = try node.child(key).int() ?? fallback
+                guard value >= 0 else { throw node.child(key).error("must be 0 (off) or more, found \(value)") }
+                return value
+            }
+            return .init(startsPerMinute: try limit("ceremony_starts_per_minute", 300), finishesPerMinute: try limit("ceremony_finishes_per_minute", 600))
+        }
+        let trustedProxies = collector.read { () throws(ConfigurationError) -> [AddressRange] in
+            var ranges: [AddressRange] = []
+            for element in try serverNode.child("trusted_proxies").elements() ?? [] {
+                let text = try element.string() ?? ""
+                guard let range = AddressRange(text) else {
+                    throw element.error("must be an IP address or a CIDR range such as 10.0.0.0/8 or ::1, found \"\(text.prefix(60))\"")
+                }
+                ranges.append(range)
+            }
+            return ranges
+        }
         let wellKnownCacheControl = collector.read { () throws(ConfigurationError) in try parseWellKnown(yaml.child("well_known")) }
         let logging = collector.read { () throws(ConfigurationError) in try parseLogging(yaml.child("logging"), environment: env) }
         let metrics = collector.read { () throws(ConfigurationError) in try parseMetrics(yaml.child("metrics")) }
@@ -198,6 +218,7 @@ public enum ConfigurationLoader {
         guard let host, let port, let publicURL, let idleTimeout, let maximumConnections, let maximumPerAddress, let database,
             let rpID, let origins, let relatedOrigins, let rpName, let endpoints = passkeyEndpoints ?? nil,
             let clients, let tokens, let passkeys, let maximumBodyBytes, let wellKnownCacheControl, let logging, let metrics, let auditRetention,
+            let rateLimits, let trustedProxies,
             let authenticatorNamesFile, let hostedPages, let faces
         else {
             throw ConfigurationError(key: "configuration", "could not be read")  // unreachable: every nil recorded a problem
@@ -205,7 +226,7 @@ public enum ConfigurationLoader {
         return LatchkeyConfiguration(
             server: .init(
                 host: host, port: port, publicURL: publicURL, idleTimeout: idleTimeout,
-                maximumConnections: maximumConnections, maximumConnectionsPerAddress: maximumPerAddress
+                maximumConnections: maximumConnections, maximumConnectionsPerAddress: maximumPerAddress, trustedProxies: trustedProxies
             ),
             database: database,
             relyingParty: LatchkeyConfiguration.RelyingParty(
@@ -215,6 +236,7 @@ public enum ConfigurationLoader {
             tokens: tokens,
             passkeys: passkeys,
             maximumBodyBytes: maximumBodyBytes,
+            rateLimits: rateLimits,
             wellKnownCacheControl: wellKnownCacheControl,
             logLevel: logging.level,
             logging: logging,
@@ -572,7 +594,7 @@ public enum ConfigurationLoader {
     }
 
     private static func parseLimits(_ node: YAMLReader) throws(ConfigurationError) -> Int {
-        try node.requireKeys(["max_body_bytes"])
+        try node.requireKeys(["max_body_bytes", "ceremony_starts_per_minute", "ceremony_finishes_per_minute"])
         let bytes = try node.child("max_body_bytes").int() ?? 64 * 1024
         guard (4096...(16 * 1024 * 1024)).contains(bytes) else {
             throw node.child("max_body_bytes").error("must be between 4096 and 16777216, found \(bytes)")

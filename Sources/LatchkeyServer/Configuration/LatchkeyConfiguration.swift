@@ -23,6 +23,8 @@ public struct LatchkeyConfiguration: Sendable {
         public var maximumConnections = 768
         /// Open connections one client address may hold.
         public var maximumConnectionsPerAddress = 128
+        /// `trusted_proxies`: peers whose `X-Forwarded-For` names the client.
+        public var trustedProxies: [AddressRange] = []
     }
 
     /// Where data is stored.
@@ -200,6 +202,16 @@ public struct LatchkeyConfiguration: Sendable {
     public var passkeys: Passkeys
     /// The largest request body accepted, in bytes.
     public var maximumBodyBytes: Int
+    /// `limits`: ceremony starts and finishes per client address per minute.
+    public var rateLimits: RateLimits
+
+    /// Per-address request limits; 0 turns one off.
+    public struct RateLimits: Sendable {
+        /// `ceremony_starts_per_minute`.
+        public var startsPerMinute: Int
+        /// `ceremony_finishes_per_minute`.
+        public var finishesPerMinute: Int
+    }
     /// The `Cache-Control` of the association files and other well-known documents.
     public var wellKnownCacheControl: String
     /// The log level: trace, debug, info, notice, warning, error or critical.

@@ -1,0 +1,50 @@
+public import Foundation
+
+/// Fixed-window request counters, per key (`start:<client address>`, …).
+public protocol RateLimitStore: Sendable {
+    /// Counts one request under `key` in the window of `window` seconds that contains
+    /// `time`, and returns the count so far in that window, this one included.
+    func countRequest(key: String, window: TimeInterval, at time: Date) async throws -> Int
+}
+
+/// The rate limits every face applies, per client address: on starting ceremonies
+/// (challenges, flows, enrollments, sign-up starts) and on finishing them (token requests,
+/// flow submissions, completions). Limits that no person reaches and a script does.
+public struct RateLimits: Sendable {
+    /// What a request counts against.
+    public enum Kind: String, Sendable {
+        case start, finish
+    }
+
+    /// Requests allowed per client address per window; 0 turns a limit off.
+    public let startsPerWindow: Int
+    public let finishesPerWindow: Int
+    /// The window, in seconds.
+    public let window: TimeInterval
+    let store: any RateLimitStore
+    let clock: any WallClock
+
+    /// Creates the limits.
+    public init(startsPerWindow: Int, finishesPerWindow: Int, window: TimeInterval = 60, store: any RateLimitStore, clock: any WallClock) {
+        self.startsPerWindow = startsPerWindow
+        self.finishesPerWindow = finishesPerWindow
+        self.window = window
+        self.store = store
+        self.clock = clock
+    }
+
+    /// Counts a request from `client`, refusing it with `429` and the seconds until the
+    /// window ends when the limit is passed.
+    public func admit(_ kind: Kind, from client: String) async throws {
+        let limit = kind == .start ? startsPerWindow : finishesPerWindow
+        guard limit > 0 else { return }
+        let now = clock.now()
+        let count = try await store.countRequest(key: "\(kind.rawValue):\(client)", window: window, at: now)
+        guard count > limit else { return }
+        let windowEnd = (now.timeIntervalSince1970 / window).rounded(.down) * window + window
+        let retryAfter = max(1, Int((windowEnd - now.timeIntervalSince1970).rounded(.up)))
+        throw IdentityError(
+            .tooManyRequests, "too many requests from this address; try again in \(retryAfter) s", reason: .rateLimited(retryAfter: retryAfter)
+        )
+    }
+}

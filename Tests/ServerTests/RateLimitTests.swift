@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// Rate limits per client address, against the real process over real sockets: one address
+/// flooding ceremony starts gets 429s with `Retry-After` in each face's format, while a
+/// second address (the client bound to 127.0.0.2) is unaffected; a forged client-address
+/// header changes nothing; behind a trusted proxy, `X-Forwarded-For` names the client.
+@Suite("Rate limits: a real server process", .serialized, .timeLimit(.minutes(2)))
+struct RateLimitTests {
+    struct Reply {
+        let status: Int
+        let headers: String
+        let body: String
+    }
+
+    /// One request with curl, from `source`.
+    func request(_ server: ServerProcess, _ method: String, _ path: String, body: String? = nil, from source: String = "127.0.0.1", headers: [String] = []) throws -> Reply {
+        var arguments = ["-sS", "--max-time", "10", "--interface", source, "-X", method, "-D", "-", "-o", "-"]
+        for header in headers { arguments += ["-H", header] }
+        if let body { arguments += ["-H", "Content-Type: application/json", "--data", body] }
+        let (_, output) = try ReverseProxyTests.run("/usr/bin/curl", arguments + [server.baseURL.absoluteString + path])
+        let split = output.components(separatedBy: "\r\n\r\n")
+        let head = split.first ?? ""
+        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+        return Reply(status: status, headers: head.lowercased(), body: split.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    @Test func oneAddressIsLimitedAndAnotherIsNot() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await ServerProcess.start(configuration: EndToEndTests.configuration + """
+
+            limits: { ceremony_starts_per_minute: 5 }
+            """, in: directory)
+        defer { server.stop() }
+        let challenge = #"{"client_id":"demo"}"#
+        for _ in 0..<5 {
+            #expect(try request(server, "POST", "/passkey/challenge", body: challenge).status == 200)
+        }
+        // The sixth start from the same address, even claiming to be another one.
+        let refused = try request(server, "POST", "/passkey/challenge", body: challenge, headers: ["X-Latchkey-Client-Address: 192.0.2.1"])
+        #expect(refused.status == 429, "\(refused.headers)")
+        #expect(refused.headers.contains("retry-after: "), "\(refused.headers)")
+        #expect(refused.body.contains(#""error":"too_many_requests""#), "\(refused.body)")
+        // Every face answers in its own format.
+        let kratos = try request(server, "GET", "/self-service/login/api")
+        #expect(kratos.status == 429 && kratos.body.contains(#""error":{"#), "\(kratos.body)")
+        let idaas = try request(server, "POST", "/api/web/v2/authentication/users/authenticate/PASSKEY", body: #"{"applicationId":"demo"}"#)
+        #expect(idaas.status == 429 && idaas.body.contains(#""errorCode":"too_many_requests""#), "\(idaas.body)")
+        // Another address is unaffected; finishing and other endpoints are not starts.
+        #expect(try request(server, "POST", "/passkey/challenge", body: challenge, from: "127.0.0.2").status == 200)
+        #expect(try request(server, "GET", "/.well-known/openid-configuration").status == 200)
+    }
+
+    @Test func behindATrustedProxyTheForwardedAddressCounts() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await ServerProcess.start(configuration: """
+            server: { public_url: http://localhost:8080, trusted_proxies: [127.0.0.0/8] }
+            relying_party: { id: localhost, name: Latchkey Test, origins: [http://localhost:8080] }
+            limits: { ceremony_starts_per_minute: 2 }
+            """, in: directory)
+        defer { server.stop() }
+        let challenge = #"{"client_id":"demo"}"#
+        for _ in 0..<2 {
+            #expect(try request(server, "POST", "/passkey/challenge", body: challenge, headers: ["X-Forwarded-For: 203.0.113.7"]).status == 200)
+        }
+        #expect(try request(server, "POST", "/passkey/challenge", body: challenge, headers: ["X-Forwarded-For: 203.0.113.7"]).status == 429)
+        // A client that prepends its own address cannot escape: the proxy's hop counts.
+        #expect(try request(server, "POST", "/passkey/challenge", body: challenge, headers: ["X-Forwarded-For: 198.51.100.1, 203.0.113.7"]).status == 429)
+        #expect(try request(server, "POST", "/passkey/challenge", body: challenge, headers: ["X-Forwarded-For: 203.0.113.8"]).status == 200)
+    }
+}
