@@ -14,11 +14,11 @@ struct RateLimitTests {
     }
 
     /// One request with curl, from `source`.
-    func request(_ server: ServerProcess, _ method: String, _ path: String, body: String? = nil, from source: String = "127.0.0.1", headers: [String] = []) throws -> Reply {
+    func request(_ server: ServerProcess, _ method: String, _ path: String, body: String? = nil, from source: String = "127.0.0.1", headers: [String] = []) async throws -> Reply {
         var arguments = ["-sS", "--max-time", "10", "--interface", source, "-X", method, "-D", "-", "-o", "-"]
         for header in headers { arguments += ["-H", header] }
         if let body { arguments += ["-H", "Content-Type: application/json", "--data", body] }
-        let (_, output) = try ReverseProxyTests.run("/usr/bin/curl", arguments + [server.baseURL.absoluteString + path])
+        let output = try await ExternalCommand.run("/usr/bin/curl", arguments + [server.baseURL.absoluteString + path]).output
         let split = output.components(separatedBy: "\r\n\r\n")
         let head = split.first ?? ""
         let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
@@ -34,21 +34,21 @@ struct RateLimitTests {
         defer { server.stop() }
         let challenge = #"{"client_id":"demo"}"#
         for _ in 0..<5 {
-            #expect(try request(server, "POST", "/passkey/challenge", body: challenge).status == 200)
+            #expect(try await request(server, "POST", "/passkey/challenge", body: challenge).status == 200)
         }
         // The sixth start from the same address, even claiming to be another one.
-        let refused = try request(server, "POST", "/passkey/challenge", body: challenge, headers: ["X-Latchkey-Client-Address: 192.0.2.1"])
+        let refused = try await request(server, "POST", "/passkey/challenge", body: challenge, headers: ["X-Latchkey-Client-Address: 192.0.2.1"])
         #expect(refused.status == 429, "\(refused.headers)")
         #expect(refused.headers.contains("retry-after: "), "\(refused.headers)")
         #expect(refused.body.contains(#""error":"too_many_requests""#), "\(refused.body)")
         // Every face answers in its own format.
-        let kratos = try request(server, "GET", "/self-service/login/api")
+        let kratos = try await request(server, "GET", "/self-service/login/api")
         #expect(kratos.status == 429 && kratos.body.contains(#""error":{"#), "\(kratos.body)")
-        let idaas = try request(server, "POST", "/api/web/v2/authentication/users/authenticate/PASSKEY", body: #"{"applicationId":"demo"}"#)
+        let idaas = try await request(server, "POST", "/api/web/v2/authentication/users/authenticate/PASSKEY", body: #"{"applicationId":"demo"}"#)
         #expect(idaas.status == 429 && idaas.body.contains(#""errorCode":"too_many_requests""#), "\(idaas.body)")
         // Another address is unaffected; finishing and other endpoints are not starts.
-        #expect(try request(server, "POST", "/passkey/challenge", body: challenge, from: "127.0.0.2").status == 200)
-        #expect(try request(server, "GET", "/.well-known/openid-configuration").status == 200)
+        #expect(try await request(server, "POST", "/passkey/challenge", body: challenge, from: "127.0.0.2").status == 200)
+        #expect(try await request(server, "GET", "/.well-known/openid-configuration").status == 200)
     }
 
     @Test func behindATrustedProxyTheForwardedAddressCounts() async throws {
@@ -61,11 +61,11 @@ struct RateLimitTests {
         defer { server.stop() }
         let challenge = #"{"client_id":"demo"}"#
         for _ in 0..<2 {
-            #expect(try request(server, "POST", "/passkey/challenge", body: challenge, headers: ["X-Forwarded-For: 203.0.113.7"]).status == 200)
+            #expect(try await request(server, "POST", "/passkey/challenge", body: challenge, headers: ["X-Forwarded-For: 203.0.113.7"]).status == 200)
         }
-        #expect(try request(server, "POST", "/passkey/challenge", body: challenge, headers: ["X-Forwarded-For: 203.0.113.7"]).status == 429)
+        #expect(try await request(server, "POST", "/passkey/challenge", body: challenge, headers: ["X-Forwarded-For: 203.0.113.7"]).status == 429)
         // A client that prepends its own address cannot escape: the proxy's hop counts.
-        #expect(try request(server, "POST", "/passkey/challenge", body: challenge, headers: ["X-Forwarded-For: 198.51.100.1, 203.0.113.7"]).status == 429)
-        #expect(try request(server, "POST", "/passkey/challenge", body: challenge, headers: ["X-Forwarded-For: 203.0.113.8"]).status == 200)
+        #expect(try await request(server, "POST", "/passkey/challenge", body: challenge, headers: ["X-Forwarded-For: 198.51.100.1, 203.0.113.7"]).status == 429)
+        #expect(try await request(server, "POST", "/passkey/challenge", body: challenge, headers: ["X-Forwarded-For: 203.0.113.8"]).status == 200)
     }
 }

@@ -22,17 +22,9 @@ struct ReverseProxyTests {
     }
 
     /// Runs a command to completion and returns its status and output.
-    static func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    static func run(_ executable: String, _ arguments: [String]) async throws -> (Int32, String) {
+        let run = try await ExternalCommand.run(executable, arguments)
+        return (run.status, run.output)
     }
 
     @Test func theREADMEsNginxConfigurationServesLatchkeyOverTLS() async throws {
@@ -42,7 +34,7 @@ struct ReverseProxyTests {
         let publicURL = "https://localhost:\(httpsPort)"
 
         // A certificate for localhost, as a CA would issue for login.example.com.
-        let (made, madeOutput) = try Self.run("/usr/bin/openssl", [
+        let (made, madeOutput) = try await Self.run("/usr/bin/openssl", [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
             "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
             "-keyout", directory.path("privkey.pem"), "-out", directory.path("fullchain.pem"),
@@ -86,7 +78,7 @@ struct ReverseProxyTests {
             }
             """
         try configuration.write(toFile: directory.path("nginx.conf"), atomically: true, encoding: .utf8)
-        let (checked, checkOutput) = try Self.run(nginx, ["-t", "-p", directory.path(""), "-c", directory.path("nginx.conf")])
+        let (checked, checkOutput) = try await Self.run(nginx, ["-t", "-p", directory.path(""), "-c", directory.path("nginx.conf")])
         try #require(checked == 0, "nginx -t: \(checkOutput)")
 
         let proxy = Process()
@@ -95,18 +87,15 @@ struct ReverseProxyTests {
         proxy.standardOutput = FileHandle.nullDevice
         proxy.standardError = FileHandle.nullDevice
         try proxy.run()
-        defer {
-            proxy.terminate()
-            proxy.waitUntilExit()
-        }
+        defer { proxy.terminate() }
 
-        func curl(_ arguments: [String]) throws -> (Int32, String) {
-            try Self.run("/usr/bin/curl", ["-sS", "--max-time", "10", "--cacert", directory.path("fullchain.pem")] + arguments)
+        func curl(_ arguments: [String]) async throws -> (Int32, String) {
+            try await Self.run("/usr/bin/curl", ["-sS", "--max-time", "10", "--cacert", directory.path("fullchain.pem")] + arguments)
         }
         // Wait for nginx to listen.
         var discovery = (Int32(-1), "")
         for _ in 0..<50 {
-            discovery = try curl(["\(publicURL)/.well-known/openid-configuration"])
+            discovery = try await curl(["\(publicURL)/.well-known/openid-configuration"])
             if discovery.0 == 0 { break }
             try await Task.sleep(for: .milliseconds(100))
         }
@@ -115,16 +104,16 @@ struct ReverseProxyTests {
         #expect(document?["issuer"] as? String == "\(publicURL)/", "\(discovery.1)")
 
         // A ceremony starts through the proxy, with the RP ID of the configuration.
-        let challenge = try curl(["-H", "Content-Type: application/json", "-d", #"{"client_id":"demo"}"#, "\(publicURL)/passkey/challenge"])
+        let challenge = try await curl(["-H", "Content-Type: application/json", "-d", #"{"client_id":"demo"}"#, "\(publicURL)/passkey/challenge"])
         #expect(challenge.1.contains(#""rpId":"localhost""#), "\(challenge.1)")
 
         // The hosted pages see https: secure, host-only cookies.
-        let page = try curl(["-D", "-", "-o", "/dev/null", "\(publicURL)/signup"])
+        let page = try await curl(["-D", "-", "-o", "/dev/null", "\(publicURL)/signup"])
         #expect(page.1.contains("set-cookie: __Host-latchkey_csrf=") || page.1.contains("Set-Cookie: __Host-latchkey_csrf="), "\(page.1)")
         #expect(page.1.lowercased().contains("; secure"), "\(page.1)")
 
         // Plain HTTP is sent to https.
-        let redirect = try Self.run("/usr/bin/curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code} %{redirect_url}", "-H", "Host: localhost", "http://127.0.0.1:\(httpPort)/login"])
+        let redirect = try await Self.run("/usr/bin/curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code} %{redirect_url}", "-H", "Host: localhost", "http://127.0.0.1:\(httpPort)/login"])
         #expect(redirect.1 == "301 https://localhost/login", "\(redirect.1)")
     }
 }

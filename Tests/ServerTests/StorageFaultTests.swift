@@ -32,9 +32,14 @@ struct StorageFaultTests {
         let output = Pipe()
         locker.standardInput = input
         locker.standardOutput = output
+        let exited = AsyncStream<Void>.makeStream()
+        locker.terminationHandler = { _ in exited.continuation.finish() }
         try locker.run()
         defer { if locker.isRunning { locker.terminate() } }
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        // Read off the cooperative threads: the test process's own servers need them.
+        let line = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)) }
+        }
         try #require(line.contains("locked"), "the lock was not taken: \(line)")
 
         // A sign-up cannot write: 503 in the Auth0 envelope, after the busy timeout.
@@ -58,7 +63,7 @@ struct StorageFaultTests {
 
         // The lock goes; the same sign-up now succeeds, so the refused one wrote nothing.
         try input.fileHandleForWriting.close()
-        locker.waitUntilExit()
+        for await _ in exited.stream {}
         try await bob.signUp(SignupProfile(email: "bob@example.com"))
         try await ada.signIn()
     }
