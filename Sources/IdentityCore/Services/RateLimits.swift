@@ -1,9 +1,10 @@
 public import Foundation
 
-/// Fixed-window request counters, per key (`start:<client address>`, …).
+/// Request counters over a sliding window, per key (`start:<client address>`, …).
 public protocol RateLimitStore: Sendable {
-    /// Counts one request under `key` in the window of `window` seconds that contains
-    /// `time`, and returns the count so far in that window, this one included.
+    /// Counts one request under `key` at `time` and returns how many requests the last
+    /// `window` seconds hold, this one included (an estimate from the current and previous
+    /// fixed windows is enough).
     func countRequest(key: String, window: TimeInterval, at time: Date) async throws -> Int
 }
 

@@ -1,12 +1,15 @@
 public import Foundation
 import Synchronization
 
-/// Fixed-window counters in memory, for single-instance backends: each key counts requests
-/// in the current window; windows that have passed are dropped as time moves on.
+/// Request counters in memory, for single-instance backends, over a sliding window: the
+/// count is this window's requests plus the previous window's, weighted by how much of the
+/// previous window the sliding window still covers. Fixed windows would let a client send
+/// twice the limit across a boundary, and would forget a burst the moment a window turns.
 public final class RequestCounters: Sendable {
     private struct State {
         var window: Int64 = .min
-        var counts: [String: Int] = [:]
+        var current: [String: Int] = [:]
+        var previous: [String: Int] = [:]
     }
 
     private let state = Mutex(State())
@@ -14,16 +17,20 @@ public final class RequestCounters: Sendable {
     /// Creates empty counters.
     public init() {}
 
-    /// Counts one request under `key` and returns the count in its window.
+    /// Counts one request under `key` and returns the sliding-window count, this one
+    /// included (the previous window's share rounded up).
     public func count(key: String, window: TimeInterval, at time: Date) -> Int {
-        let current = Int64((time.timeIntervalSince1970 / window).rounded(.down))
+        let position = time.timeIntervalSince1970 / window
+        let index = Int64(position.rounded(.down))
         return state.withLock { state in
-            if state.window != current {
-                state.window = current
-                state.counts.removeAll(keepingCapacity: true)
+            if state.window != index {
+                state.previous = index == state.window &+ 1 ? state.current : [:]
+                state.current.removeAll(keepingCapacity: true)
+                state.window = index
             }
-            state.counts[key, default: 0] += 1
-            return state.counts[key]!
+            state.current[key, default: 0] += 1
+            let overlap = 1 - (position - Double(index))
+            return state.current[key]! + Int((Double(state.previous[key] ?? 0) * overlap).rounded(.up))
         }
     }
 }
