@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "Authenticator", targets: ["Authenticator"]),
         .library(name: "IdentityCore", targets: ["IdentityCore"]),
         .library(name: "StorageSQLite", targets: ["StorageSQLite"]),
+        .library(name: "StoragePostgres", targets: ["StoragePostgres"]),
         .library(name: "LatchkeyClient", targets: ["LatchkeyClient"]),
     ],
     dependencies: [
@@ -42,6 +43,11 @@ let package = Package(
         // Prometheus exposition of those metrics on the `metrics:` listener (swift-atomics and
         // swift-metrics are its only dependencies, both already in the graph).
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // PostgreSQL for several instances over one database (StoragePostgres): the Swift
+        // server ecosystem's maintained client, with a connection pool. Its other
+        // dependencies (NIO, NIOSSL, swift-crypto, swift-log, swift-metrics, service
+        // lifecycle) are already in the graph through Hummingbird and swift-crypto.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // The WebAuthn engine and its foundations.
@@ -78,6 +84,16 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "StoragePostgres",
+            dependencies: [
+                "IdentityCore", "WebAuthn",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "HTTPAPI",
             dependencies: ["IdentityCore", "WebAuthn", crypto, .product(name: "Hummingbird", package: "hummingbird")],
             resources: [.copy("Kratos/Resources/webauthn.js")],
@@ -87,7 +103,7 @@ let package = Package(
             name: "LatchkeyServer",
             dependencies: [
                 // LatchkeyDoctor for its HTTPS fetcher, which downloads the FIDO metadata BLOB.
-                "AppAssociation", "IdentityCore", "HTTPAPI", "HostedUI", "StorageSQLite", "WebAuthn", "LatchkeyDoctor",
+                "AppAssociation", "IdentityCore", "HTTPAPI", "HostedUI", "StorageSQLite", "StoragePostgres", "WebAuthn", "LatchkeyDoctor",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -139,7 +155,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ConformanceTests", dependencies: ["CBOR", "WebAuthn", "WebAuthnCorpus", "latchkey"]),
-        .testTarget(name: "StorageTests", dependencies: ["IdentityCore", "IdentityTestSupport", "StorageSQLite"]),
+        .testTarget(name: "StorageTests", dependencies: ["IdentityCore", "IdentityTestSupport", "StorageSQLite", "StoragePostgres"]),
         .testTarget(name: "IdentityCoreTests", dependencies: ["IdentityCore", "IdentityTestSupport", "Authenticator", "WebAuthn"]),
         // The faces in process, Hummingbird's testing style: requests go straight to the router.
         .testTarget(

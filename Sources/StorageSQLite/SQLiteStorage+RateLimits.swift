@@ -8,4 +8,7 @@ extension SQLiteStorage {
     public func countRequest(key: String, window: TimeInterval, at time: Date) async throws -> Int {
         rateCounters.count(key: key, window: window, at: time)
     }
+
+    /// Nothing to do: the counters in memory keep only the current and previous windows.
+    public func purgeRequestCounts(before time: Date) async throws -> Int { 0 }
 }

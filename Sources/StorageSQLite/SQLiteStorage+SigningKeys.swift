@@ -25,4 +25,15 @@ extension SQLiteStorage {
             try db.execute("UPDATE signing_keys SET retired_at = ? WHERE retired_at IS NULL AND key_id <> ?", [time.databaseSeconds, key.keyID])
         }
     }
+
+    /// Adds the key unless an unretired key exists, deciding and inserting in one immediate
+    /// transaction, so that processes starting together on a new file create one key.
+    public func addFirstSigningKey(_ key: SigningKeyRecord) async throws -> Bool {
+        try TextBinding.requireStorable(key.keyID, in: "addFirstSigningKey")
+        return try database.write { db in
+            guard try db.row("SELECT 1 FROM signing_keys WHERE retired_at IS NULL") == nil else { return false }
+            try db.execute("INSERT INTO signing_keys (key_id, private_key, created_at, retired_at) VALUES (?, ?, ?, NULL)", [key.keyID, key.privateKey, key.createdAt.databaseSeconds])
+            return true
+        }
+    }
 }

@@ -467,6 +467,15 @@ public final class InMemoryStorage: IdentityStorage {
         }
     }
 
+    /// Adds the key unless an unretired key exists.
+    public func addFirstSigningKey(_ key: SigningKeyRecord) async throws -> Bool {
+        state.withLock { state in
+            guard !state.signingKeys.contains(where: { $0.retiredAt == nil }) else { return false }
+            state.signingKeys.append(key)
+            return true
+        }
+    }
+
     // MARK: - Audit
 
     /// Records an event.
@@ -507,6 +516,8 @@ extension InMemoryStorage {
     public func countRequest(key: String, window: TimeInterval, at time: Date) async throws -> Int {
         counters.count(key: key, window: window, at: time)
     }
+
+    public func purgeRequestCounts(before time: Date) async throws -> Int { 0 }
 }
 
 // MARK: - Metadata

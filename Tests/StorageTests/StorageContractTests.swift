@@ -1,5 +1,6 @@
 import IdentityCore
 import IdentityTestSupport
+import StoragePostgres
 import StorageSQLite
 import Testing
 
@@ -22,5 +23,15 @@ import Testing
     @Test(arguments: StorageContract.Check.allCases)
     func sqliteInMemory(_ check: StorageContract.Check) async throws {
         try await StorageContract.run(check, on: SQLiteStorage.inMemory())
+    }
+
+    @Test(
+        .enabled(if: PostgresTestDatabase.runs, "LATCHKEY_TEST_POSTGRES_URL is not set (scripts/test.sh starts PostgreSQL and sets it)"),
+        arguments: StorageContract.Check.allCases
+    )
+    func postgres(_ check: StorageContract.Check) async throws {
+        let storage = try await PostgresTestDatabase.freshStorage()
+        defer { storage.close() }
+        try await StorageContract.run(check, on: storage)
     }
 }

@@ -6,6 +6,11 @@ public protocol RateLimitStore: Sendable {
     /// `window` seconds hold, this one included (an estimate from the current and previous
     /// fixed windows is enough).
     func countRequest(key: String, window: TimeInterval, at time: Date) async throws -> Int
+    /// Forgets the counts of windows that ended before `time`; a backend that keeps its
+    /// counters in memory forgets them by itself and returns 0.
+    /// - Returns: How many counters were deleted.
+    @discardableResult
+    func purgeRequestCounts(before time: Date) async throws -> Int
 }
 
 /// The rate limits every face applies, per client address: on starting ceremonies

@@ -195,6 +195,11 @@ public protocol SigningKeyStore: Sendable {
     func signingKeys() async throws -> [SigningKeyRecord]
     /// Adds a key and marks every other unretired key retired at `time`.
     func addSigningKey(_ key: SigningKeyRecord, at time: Date) async throws
+    /// Adds the first signing key: `key` is stored only while the store has no unretired
+    /// key, decided atomically, so that instances starting together on an empty database
+    /// end with one key that all of them sign with.
+    /// - Returns: Whether `key` was stored.
+    func addFirstSigningKey(_ key: SigningKeyRecord) async throws -> Bool
 }
 
 /// Audit events.

@@ -46,22 +46,29 @@ public final class SigningKeyRing: Sendable {
     public func prepare() async throws {
         try await reload()
         if loaded.withLock({ $0.records.first(where: { $0.retiredAt == nil }) }) == nil {
-            try await rotate()
+            // Only if no other instance created one meanwhile: otherwise instances starting
+            // together would each retire the other's key and sign with different keys.
+            _ = try await store.addFirstSigningKey(newKey())
+            try await reload()
         }
     }
 
     /// Adds a new signing key; the previous one is retired but stays published.
     @discardableResult
     public func rotate() async throws -> String {
-        let key = SigningKeyRecord(
+        let key = newKey()
+        try await store.addSigningKey(key, at: clock.now())
+        try await reload()
+        return key.keyID
+    }
+
+    private func newKey() -> SigningKeyRecord {
+        SigningKeyRecord(
             keyID: Base64URL.encode(random.bytes(12)),
             privateKey: Array(P256.Signing.PrivateKey().rawRepresentation),
             createdAt: clock.now(),
             retiredAt: nil
         )
-        try await store.addSigningKey(key, at: clock.now())
-        try await reload()
-        return key.keyID
     }
 
     /// The key to sign with.

@@ -1,0 +1,72 @@
+import Foundation
+import IdentityCore
+import Logging
+import PostgresNIO
+
+extension PostgresConnection {
+    /// Runs one statement and collects its rows.
+    func rows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRandomAccessRow] {
+        var rows: [PostgresRandomAccessRow] = []
+        for try await row in try await self.query(query, logger: logger) {
+            rows.append(row.makeRandomAccess())
+        }
+        return rows
+    }
+
+    /// Runs one statement and returns its first row, if any.
+    func row(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRandomAccessRow? {
+        try await rows(query, logger: logger).first
+    }
+
+    /// Runs `work` between `BEGIN` and `COMMIT`, rolling back when it throws. (The client's
+    /// own `withTransaction` wraps every error in its own type, which would hide a
+    /// `StoreConflict` or `StaleRead` from the caller.)
+    func transaction<T>(logger: Logger, _ work: (PostgresConnection) async throws -> T) async throws -> T {
+        _ = try await query("BEGIN", logger: logger)
+        let value: T
+        do {
+            value = try await work(self)
+        } catch {
+            _ = try? await query("ROLLBACK", logger: logger)
+            throw error
+        }
+        _ = try await query("COMMIT", logger: logger)
+        return value
+    }
+}
+
+extension PostgresRandomAccessRow {
+    func text(_ column: String) throws -> String { try self[column].decode(String.self) }
+    func optionalText(_ column: String) throws -> String? { try self[column].decode(String?.self) }
+    func bytes(_ column: String) throws -> [UInt8] { Array(try self[column].decode(ByteBuffer.self).readableBytesView) }
+    func optionalBytes(_ column: String) throws -> [UInt8]? { try self[column].decode(ByteBuffer?.self).map { Array($0.readableBytesView) } }
+    func date(_ column: String) throws -> Date { Date(timeIntervalSince1970: try self[column].decode(Double.self)) }
+    func optionalDate(_ column: String) throws -> Date? { try self[column].decode(Double?.self).map(Date.init(timeIntervalSince1970:)) }
+    func bool(_ column: String) throws -> Bool { try self[column].decode(Bool.self) }
+    func integer(_ column: String) throws -> Int64 { try self[column].decode(Int64.self) }
+    func strings(_ column: String) throws -> [String] { try self[column].decode([String].self) }
+}
+
+// How model values are bound, in one place so every table stores them alike.
+
+extension Date {
+    /// The stored form: `double precision` seconds since 1970.
+    var seconds: Double { timeIntervalSince1970 }
+}
+
+extension Array where Element == UInt8 {
+    /// The bound form of bytes: `bytea`. (A `[UInt8]` bind would be sent as a `"char"[]`.)
+    var bytea: ByteBuffer { ByteBuffer(bytes: self) }
+}
+
+/// Text containing U+0000 is refused on writes and matches nothing on reads: PostgreSQL's
+/// `text` cannot hold it, and every backend follows the same rule (see IdentityCore's
+/// ``StoredText``).
+enum PostgresText {
+    /// Throws unless every text can be stored exactly.
+    static func requireStorable(_ texts: String?..., in operation: String) throws {
+        if StoredText.containsNUL(texts) {
+            throw PostgresStorageError(.invalidArgument, "\(operation): text containing U+0000 cannot be stored")
+        }
+    }
+}

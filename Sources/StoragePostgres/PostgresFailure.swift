@@ -1,0 +1,63 @@
+import IdentityCore
+import PostgresNIO
+import _ConnectionPoolModule
+
+/// What a PostgreSQL error means to IdentityCore.
+enum PostgresFailure {
+    /// The uniqueness rule a constraint stands for, by the constraint's name (see the
+    /// migrations, which name every one the model cares about).
+    static let conflicts: [String: StoreConflict.Kind] = [
+        "users_email_key": .identifier,
+        "users_phone_number_key": .identifier,
+        "users_username_key": .identifier,
+        // The user handle is random, but reporting its collision like a taken identifier
+        // lets the caller retry sign-up.
+        "users_user_handle_key": .identifier,
+        "credentials_pkey": .credentialID,
+        // A record ID is random (or derived from the credential ID): a collision is a
+        // duplicate credential.
+        "credentials_record_id_key": .credentialID,
+        "credentials_user_id_name_key": .credentialName,
+    ]
+
+    /// SQLSTATEs worth one more try: the transaction lost a race, nothing was written.
+    static func isRetryable(_ error: any Error) -> Bool {
+        guard let state = sqlState(error) else { return false }
+        return state == "40001" || state == "40P01"
+    }
+
+    /// The error IdentityCore should see: a ``StoreConflict`` for a named uniqueness
+    /// violation, ``StorageUnavailable`` when the database cannot do the work now (gone,
+    /// restarting, out of connections or space, too slow), anything else unchanged.
+    static func translate(_ error: any Error) -> any Error {
+        if error is StoreConflict || error is StorageUnavailable || error is StaleRead { return error }
+        if let psql = error as? PSQLError {
+            guard psql.code == .server, let state = psql.serverInfo?[.sqlState] else {
+                // Connection lost, refused, closed, TLS failed: nothing the request did.
+                return StorageUnavailable("PostgreSQL connection: \(psql.code)")
+            }
+            if state == "23505", let constraint = psql.serverInfo?[.constraintName], let kind = conflicts[constraint] {
+                return StoreConflict(kind)
+            }
+            let message = psql.serverInfo?[.message] ?? ""
+            switch state.prefix(2) {
+            // Connection exceptions, insufficient resources (disk full, too many
+            // connections), operator intervention (shutting down, statement timeout),
+            // system errors, transaction rollbacks that outlived their retries.
+            case "08", "53", "57", "58", "40":
+                return StorageUnavailable("PostgreSQL \(state): \(message)")
+            default:
+                return error
+            }
+        }
+        if error is ConnectionPoolError || error is CancellationError {
+            return StorageUnavailable("PostgreSQL connection pool: \(error)")
+        }
+        return error
+    }
+
+    private static func sqlState(_ error: any Error) -> String? {
+        guard let psql = error as? PSQLError, psql.code == .server else { return nil }
+        return psql.serverInfo?[.sqlState]
+    }
+}

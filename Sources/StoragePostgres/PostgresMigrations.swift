@@ -1,0 +1,249 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The schema's history on PostgreSQL. Migrations are append-only: a released migration
+/// never changes, because databases in the field have already run it.
+///
+/// Conventions: times are `double precision` seconds since 1970, the same values the SQLite
+/// backend stores, so a `Date` reads back exactly (a `timestamptz` keeps only microseconds);
+/// bytes are `bytea`; string lists are `text[]`. Constraints are named, because a
+/// uniqueness violation is told apart by its constraint's name (``PostgresFailure``).
+enum PostgresMigrations {
+    /// Every migration, in the order they apply.
+    static let all: [(name: String, sql: String)] = [("v1", v1)]
+
+    /// Serializes migrations across instances: whichever takes it first migrates, the
+    /// others wait and then find nothing left to do.
+    static let advisoryLock: Int64 = 0x4C61_7463_686B_6579  // "Latchkey"
+
+    /// Applies what the database has not seen, all in one transaction under the advisory
+    /// lock (PostgreSQL's DDL is transactional, so a failed migration leaves nothing).
+    /// - Returns: The migrations applied now.
+    static func migrate(_ connection: PostgresConnection, schema: String?, logger: Logger) async throws -> [String] {
+        try await connection.withTransaction(logger: logger) { connection in
+            _ = try await connection.rows("SELECT pg_advisory_xact_lock(\(advisoryLock))", logger: logger)
+            if let schema {
+                _ = try await connection.rows(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(quotedIdentifier(schema))"), logger: logger)
+            }
+            _ = try await connection.rows(
+                "CREATE TABLE IF NOT EXISTS latchkey_migrations (name text PRIMARY KEY, applied_at double precision NOT NULL DEFAULT extract(epoch FROM now()))",
+                logger: logger
+            )
+            let applied = Set(try await connection.rows("SELECT name FROM latchkey_migrations", logger: logger).map { try $0.text("name") })
+            var appliedNow: [String] = []
+            for migration in all where !applied.contains(migration.name) {
+                // The extended protocol takes one statement at a time; no statement here
+                // contains a semicolon of its own.
+                for statement in migration.sql.split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
+                    _ = try await connection.rows(PostgresQuery(unsafeSQL: String(statement)), logger: logger)
+                }
+                _ = try await connection.rows("INSERT INTO latchkey_migrations (name) VALUES (\(migration.name))", logger: logger)
+                appliedNow.append(migration.name)
+            }
+            return appliedNow
+        }
+    }
+
+    /// The applied migrations: the known ones in order, then any only a newer build knows.
+    static func applied(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
+        let exists = try await connection.rows("SELECT to_regclass('latchkey_migrations') IS NOT NULL AS present", logger: logger)
+        guard try exists.first?.bool("present") == true else { return [] }
+        let names = Set(try await connection.rows("SELECT name FROM latchkey_migrations", logger: logger).map { try $0.text("name") })
+        let known = all.map(\.name).filter(names.contains)
+        return known + names.subtracting(known).sorted()
+    }
+
+    static func quotedIdentifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// The schema the SQLite backend reached with its eighth migration, in PostgreSQL's terms,
+    /// plus a row counter on credentials and signing keys for insertion order, and the
+    /// rate-limit counters (the SQLite backend keeps those in memory: it serves one instance).
+    private static let v1 = """
+        CREATE TABLE users (
+            id text PRIMARY KEY,
+            user_handle bytea NOT NULL CONSTRAINT users_user_handle_key UNIQUE,
+            email text CONSTRAINT users_email_key UNIQUE,
+            phone_number text CONSTRAINT users_phone_number_key UNIQUE,
+            username text CONSTRAINT users_username_key UNIQUE,
+            name text,
+            given_name text,
+            family_name text,
+            nickname text,
+            picture text,
+            created_at double precision NOT NULL,
+            updated_at double precision NOT NULL
+        );
+
+        CREATE TABLE credentials (
+            id bytea PRIMARY KEY,
+            seq bigint GENERATED ALWAYS AS IDENTITY,
+            user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            public_key bytea NOT NULL,
+            algorithm bigint NOT NULL,
+            sign_count bigint NOT NULL CHECK (sign_count BETWEEN 0 AND 4294967295),
+            backup_eligible boolean NOT NULL,
+            backed_up boolean NOT NULL,
+            user_verified boolean NOT NULL,
+            transports text[] NOT NULL,
+            aaguid text NOT NULL,
+            attestation_format text NOT NULL,
+            attestation_trusted boolean NOT NULL,
+            relying_party_id text NOT NULL,
+            name text,
+            created_at double precision NOT NULL,
+            last_used_at double precision,
+            sign_count_regressed boolean NOT NULL,
+            record_id text NOT NULL CONSTRAINT credentials_record_id_key UNIQUE,
+            disabled boolean NOT NULL DEFAULT false,
+            origin text,
+            metadata_entry text,
+            metadata_description text,
+            metadata_status text,
+            -- Also the index for "a user's credentials".
+            CONSTRAINT credentials_user_id_name_key UNIQUE (user_id, name)
+        );
+        CREATE INDEX credentials_aaguid ON credentials(aaguid);
+
+        CREATE TABLE finished_ceremonies (
+            key bytea PRIMARY KEY
+        );
+
+        -- A family is a login session: every token rotated from one login.
+        CREATE TABLE refresh_token_families (
+            id text PRIMARY KEY,
+            user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            client_id text NOT NULL,
+            created_at double precision NOT NULL,
+            revoked_at double precision,
+            credential_id bytea
+        );
+        CREATE INDEX refresh_token_families_user_id ON refresh_token_families(user_id);
+        CREATE INDEX refresh_token_families_created_at ON refresh_token_families(created_at);
+        CREATE INDEX refresh_token_families_credential_id ON refresh_token_families(credential_id) WHERE credential_id IS NOT NULL;
+
+        CREATE TABLE refresh_tokens (
+            token_hash bytea PRIMARY KEY,
+            family_id text NOT NULL REFERENCES refresh_token_families(id) ON DELETE CASCADE,
+            user_id text NOT NULL,
+            client_id text NOT NULL,
+            scopes text[] NOT NULL,
+            audience text NOT NULL,
+            authenticated_at double precision NOT NULL,
+            user_verified boolean NOT NULL,
+            password_sign_in boolean NOT NULL DEFAULT false,
+            issued_at double precision NOT NULL,
+            expires_at double precision NOT NULL,
+            used_at double precision
+        );
+        CREATE INDEX refresh_tokens_family_id ON refresh_tokens(family_id);
+
+        CREATE TABLE signing_keys (
+            key_id text PRIMARY KEY,
+            seq bigint GENERATED ALWAYS AS IDENTITY,
+            private_key bytea NOT NULL,
+            created_at double precision NOT NULL,
+            retired_at double precision
+        );
+
+        CREATE TABLE audit_events (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            time double precision NOT NULL,
+            kind text NOT NULL,
+            user_id text,
+            client_id text,
+            credential_id text,
+            detail text NOT NULL
+        );
+        CREATE INDEX audit_events_time ON audit_events(time);
+        CREATE INDEX audit_events_user_id_time ON audit_events(user_id, time);
+
+        CREATE TABLE secrets (
+            name text PRIMARY KEY,
+            value bytea NOT NULL
+        );
+
+        CREATE TABLE browser_sessions (
+            token_hash bytea PRIMARY KEY,
+            user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            authenticated_at double precision NOT NULL,
+            user_verified boolean NOT NULL,
+            expires_at double precision NOT NULL,
+            revoked_at double precision,
+            credential_id bytea
+        );
+        CREATE INDEX browser_sessions_expires_at ON browser_sessions(expires_at);
+        CREATE INDEX browser_sessions_user_id ON browser_sessions(user_id);
+        CREATE INDEX browser_sessions_credential_id ON browser_sessions(credential_id) WHERE credential_id IS NOT NULL;
+
+        CREATE TABLE authorization_codes (
+            code_hash bytea PRIMARY KEY,
+            client_id text NOT NULL,
+            user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            redirect_uri text NOT NULL,
+            code_challenge text NOT NULL,
+            scopes text[] NOT NULL,
+            audience text NOT NULL,
+            nonce text,
+            session_id text NOT NULL,
+            authenticated_at double precision NOT NULL,
+            user_verified boolean NOT NULL,
+            expires_at double precision NOT NULL,
+            used_at double precision,
+            credential_id bytea
+        );
+        CREATE INDEX authorization_codes_expires_at ON authorization_codes(expires_at);
+
+        CREATE TABLE interactive_flows (
+            id text PRIMARY KEY,
+            kind text NOT NULL,
+            is_browser boolean NOT NULL,
+            ceremony_id text NOT NULL,
+            options bytea NOT NULL,
+            user_id text REFERENCES users(id) ON DELETE CASCADE,
+            csrf_token text,
+            request_url text NOT NULL,
+            issued_at double precision NOT NULL,
+            expires_at double precision NOT NULL,
+            completed_at double precision
+        );
+        CREATE INDEX interactive_flows_expires_at ON interactive_flows(expires_at);
+
+        CREATE TABLE admin_tokens (
+            token_hash bytea PRIMARY KEY,
+            application_id text NOT NULL,
+            created_at double precision NOT NULL,
+            expires_at double precision NOT NULL
+        );
+        CREATE INDEX admin_tokens_expires_at ON admin_tokens(expires_at);
+
+        CREATE TABLE passwords (
+            user_id text PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+            hash text,
+            created_at double precision NOT NULL,
+            last_used_at double precision,
+            removed_at double precision,
+            CHECK ((hash IS NULL) = (removed_at IS NOT NULL))
+        );
+
+        CREATE TABLE metadata_blob (
+            id integer PRIMARY KEY CHECK (id = 1),
+            number bigint NOT NULL,
+            blob bytea NOT NULL,
+            stored_at double precision NOT NULL
+        );
+
+        -- Rate-limit counts per key and fixed window (its start divided by its length);
+        -- every instance counts into the same rows.
+        CREATE TABLE request_counts (
+            key text NOT NULL,
+            window_index bigint NOT NULL,
+            count integer NOT NULL,
+            window_end double precision NOT NULL,
+            PRIMARY KEY (key, window_index)
+        );
+        CREATE INDEX request_counts_window_end ON request_counts(window_end);
+        """
+}

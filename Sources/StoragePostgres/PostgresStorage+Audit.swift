@@ -1,0 +1,70 @@
+public import Foundation
+public import IdentityCore
+import PostgresNIO
+
+extension PostgresStorage {
+    /// Records an event. Its text is kept whatever it contains, with U+0000 replaced: an
+    /// audit record must not fail because of what an attacker sent.
+    public func record(_ event: AuditEvent) async throws {
+        try await write { db in try await self.record([event], db) }
+        securityEvents.announce(event)
+    }
+
+    /// Records events inside the caller's transaction, in one statement.
+    func record(_ events: [AuditEvent], _ db: PostgresConnection) async throws {
+        guard !events.isEmpty else { return }
+        var bindings = PostgresBindings(capacity: events.count * 6)
+        var rows: [String] = []
+        for (index, event) in events.enumerated() {
+            let first = index * 6 + 1
+            rows.append("(" + (first..<first + 6).map { "$\($0)" }.joined(separator: ", ") + ")")
+            bindings.append(event.time.seconds)
+            bindings.append(event.kind.rawValue)
+            bindings.append(event.userID.map { StoredText.sanitized($0.rawValue) })
+            bindings.append(event.clientID.map(StoredText.sanitized))
+            bindings.append(event.credentialID.map(StoredText.sanitized))
+            bindings.append(StoredText.sanitized(event.detail))
+        }
+        let sql = "INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail) VALUES " + rows.joined(separator: ", ")
+        _ = try await db.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+    }
+
+    /// Deletes the oldest events before `time`, at most `limit` in one statement.
+    public func purgeAuditEvents(before time: Date, limit: Int) async throws -> Int {
+        try await write { db in
+            try await db.rows(
+                """
+                DELETE FROM audit_events WHERE id IN (
+                    SELECT id FROM audit_events WHERE time < \(time.seconds) ORDER BY time LIMIT \(Int64(max(0, limit)))
+                ) RETURNING 1
+                """, logger: self.logger
+            ).count
+        }
+    }
+
+    /// The most recent events, newest first (by time, then by insertion), optionally for one user.
+    public func events(userID: UserID?, limit: Int) async throws -> [AuditEvent] {
+        guard limit > 0, !StoredText.containsNUL([userID?.rawValue]) else { return [] }
+        return try await read { db in
+            let rows: [PostgresRandomAccessRow]
+            if let userID {
+                rows = try await db.rows(
+                    "SELECT * FROM audit_events WHERE user_id = \(userID.rawValue) ORDER BY time DESC, id DESC LIMIT \(Int64(limit))", logger: self.logger)
+            } else {
+                rows = try await db.rows("SELECT * FROM audit_events ORDER BY time DESC, id DESC LIMIT \(Int64(limit))", logger: self.logger)
+            }
+            return try rows.map { row in
+                let kindText = try row.text("kind")
+                guard let kind = AuditEvent.Kind(rawValue: kindText) else {
+                    throw PostgresStorageError(.unreadableRow, "audit_events.kind is unknown: \(kindText.prefix(40))")
+                }
+                return AuditEvent(
+                    time: try row.date("time"), kind: kind,
+                    userID: try row.optionalText("user_id").map(UserID.init(rawValue:)),
+                    clientID: try row.optionalText("client_id"), credentialID: try row.optionalText("credential_id"),
+                    detail: try row.text("detail")
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+public import Foundation
+public import IdentityCore
+import PostgresNIO
+
+extension PostgresStorage {
+    /// Stores a new code.
+    public func saveAuthorizationCode(_ code: AuthorizationCode) async throws {
+        try PostgresText.requireStorable(
+            code.clientID, code.userID.rawValue, code.redirectURI, code.codeChallenge, code.audience, code.nonce, code.sessionID,
+            in: "saveAuthorizationCode"
+        )
+        if StoredText.containsNUL(code.scopes) { throw PostgresStorageError(.invalidArgument, "saveAuthorizationCode: text containing U+0000 cannot be stored") }
+        try await write { db in
+            _ = try await db.rows(
+                """
+                INSERT INTO authorization_codes (
+                    code_hash, client_id, user_id, redirect_uri, code_challenge, scopes, audience, nonce,
+                    session_id, authenticated_at, user_verified, expires_at, used_at, credential_id
+                ) VALUES (
+                    \(code.codeHash.bytea), \(code.clientID), \(code.userID.rawValue), \(code.redirectURI), \(code.codeChallenge), \(code.scopes),
+                    \(code.audience), \(code.nonce), \(code.sessionID), \(code.authenticatedAt.seconds), \(code.userVerified),
+                    \(code.expiresAt.seconds), NULL, \(code.credentialID?.bytea)
+                )
+                """, logger: self.logger)
+        }
+    }
+
+    /// The stored code, whatever its state.
+    public func authorizationCode(hash: [UInt8]) async throws -> AuthorizationCode? {
+        try await read { db in
+            try await db.row("SELECT * FROM authorization_codes WHERE code_hash = \(hash.bytea)", logger: self.logger).map(AuthorizationCode.init(row:))
+        }
+    }
+
+    /// Presents a code: consumed by one conditional `UPDATE … RETURNING`, so exactly one of
+    /// any number of concurrent exchanges wins, and its session starts in the same
+    /// transaction. Otherwise a used code revokes its session (`.reused`, even after
+    /// expiry) and anything else is `.invalid`.
+    public func consumeAuthorizationCode(hash: [UInt8], at time: Date, starting session: TokenSessionStart?) async throws -> AuthorizationCodeOutcome {
+        if let session { try Self.requireStorable(session) }
+        return try await write { db in
+            if let row = try await db.row(
+                """
+                UPDATE authorization_codes SET used_at = \(time.seconds)
+                WHERE code_hash = \(hash.bytea) AND used_at IS NULL AND expires_at > \(time.seconds) RETURNING *
+                """, logger: self.logger)
+            {
+                if let session { try await self.startSession(session, db) }
+                return .consumed(try AuthorizationCode(row: row))
+            }
+            guard let row = try await db.row("SELECT * FROM authorization_codes WHERE code_hash = \(hash.bytea)", logger: self.logger),
+                try row.optionalDate("used_at") != nil
+            else { return .invalid }
+            let code = try AuthorizationCode(row: row)
+            try await self.revokeFamily(code.sessionID, at: time, db)
+            return .reused(code)
+        }
+    }
+
+    /// Deletes codes that expired before `time`.
+    public func purgeAuthorizationCodes(expiredBefore time: Date) async throws -> Int {
+        try await write { db in
+            try await db.rows("DELETE FROM authorization_codes WHERE expires_at < \(time.seconds) RETURNING 1", logger: self.logger).count
+        }
+    }
+}
+
+extension AuthorizationCode {
+    init(row: PostgresRandomAccessRow) throws {
+        self.init(
+            codeHash: try row.bytes("code_hash"),
+            clientID: try row.text("client_id"),
+            userID: UserID(rawValue: try row.text("user_id")),
+            redirectURI: try row.text("redirect_uri"),
+            codeChallenge: try row.text("code_challenge"),
+            scopes: try row.strings("scopes"),
+            audience: try row.text("audience"),
+            nonce: try row.optionalText("nonce"),
+            sessionID: try row.text("session_id"),
+            authenticatedAt: try row.date("authenticated_at"),
+            userVerified: try row.bool("user_verified"),
+            expiresAt: try row.date("expires_at"),
+            credentialID: try row.optionalBytes("credential_id")
+        )
+    }
+}

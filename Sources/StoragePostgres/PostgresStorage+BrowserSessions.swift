@@ -1,0 +1,53 @@
+public import Foundation
+public import IdentityCore
+import PostgresNIO
+
+extension PostgresStorage {
+    /// Stores a new session.
+    public func saveBrowserSession(_ session: BrowserSession) async throws {
+        try await write { db in try await self.insert(session, db) }
+    }
+
+    /// Stores a new session inside the caller's transaction.
+    func insert(_ session: BrowserSession, _ db: PostgresConnection) async throws {
+        try PostgresText.requireStorable(session.userID.rawValue, in: "saveBrowserSession")
+        _ = try await db.rows(
+            """
+            INSERT INTO browser_sessions (token_hash, user_id, authenticated_at, user_verified, expires_at, revoked_at, credential_id)
+            VALUES (\(session.tokenHash.bytea), \(session.userID.rawValue), \(session.authenticatedAt.seconds), \(session.userVerified),
+                \(session.expiresAt.seconds), NULL, \(session.credentialID?.bytea))
+            """, logger: logger)
+    }
+
+    /// The session with this token hash, if it is neither revoked nor expired at `time`.
+    public func browserSession(hash: [UInt8], at time: Date) async throws -> BrowserSession? {
+        try await read { db in
+            try await db.row(
+                "SELECT * FROM browser_sessions WHERE token_hash = \(hash.bytea) AND revoked_at IS NULL AND expires_at > \(time.seconds)",
+                logger: self.logger
+            ).map { row in
+                BrowserSession(
+                    tokenHash: try row.bytes("token_hash"), userID: UserID(rawValue: try row.text("user_id")),
+                    authenticatedAt: try row.date("authenticated_at"), userVerified: try row.bool("user_verified"),
+                    expiresAt: try row.date("expires_at"), credentialID: try row.optionalBytes("credential_id")
+                )
+            }
+        }
+    }
+
+    /// Revokes a session, keeping its first revocation time.
+    public func revokeBrowserSession(hash: [UInt8], at time: Date) async throws {
+        try await write { db in
+            _ = try await db.rows(
+                "UPDATE browser_sessions SET revoked_at = \(time.seconds) WHERE token_hash = \(hash.bytea) AND revoked_at IS NULL RETURNING 1",
+                logger: self.logger)
+        }
+    }
+
+    /// Deletes sessions that expired before `time`.
+    public func purgeBrowserSessions(expiredBefore time: Date) async throws -> Int {
+        try await write { db in
+            try await db.rows("DELETE FROM browser_sessions WHERE expires_at < \(time.seconds) RETURNING 1", logger: self.logger).count
+        }
+    }
+}

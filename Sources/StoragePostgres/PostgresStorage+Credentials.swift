@@ -1,0 +1,213 @@
+public import Foundation
+public import IdentityCore
+import PostgresNIO
+import WebAuthn
+
+extension PostgresStorage {
+    /// The credential with this ID.
+    public func credential(id: [UInt8]) async throws -> PasskeyCredential? {
+        try await read { db in
+            try await db.row("SELECT * FROM credentials WHERE id = \(id.bytea)", logger: self.logger).map(PasskeyCredential.init(row:))
+        }
+    }
+
+    /// The credential with this ID and its owner, in one statement.
+    public func credentialWithOwner(id: [UInt8]) async throws -> (credential: PasskeyCredential, owner: User)? {
+        let found = try await read { db -> Pair? in
+            guard
+                let row = try await db.row(
+                    "SELECT c.*, \(unescaped: User.prefixedColumns) FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = \(id.bytea)",
+                    logger: self.logger)
+            else { return nil }
+            return Pair(credential: try PasskeyCredential(row: row), owner: try User(row: row, prefix: "u_"))
+        }
+        return found.map { ($0.credential, $0.owner) }
+    }
+
+    /// A tuple is not Sendable across the operation boundary; this is.
+    private struct Pair: Sendable {
+        let credential: PasskeyCredential
+        let owner: User
+    }
+
+    /// A user's credentials, oldest first (registration order among equal times).
+    public func credentials(userID: UserID) async throws -> [PasskeyCredential] {
+        guard !StoredText.containsNUL([userID.rawValue]) else { return [] }
+        return try await read { db in
+            try await db.rows("SELECT * FROM credentials WHERE user_id = \(userID.rawValue) ORDER BY created_at, seq", logger: self.logger)
+                .map(PasskeyCredential.init(row:))
+        }
+    }
+
+    /// The credential with this record ID.
+    public func credential(recordID: String) async throws -> PasskeyCredential? {
+        guard !StoredText.containsNUL([recordID]) else { return nil }
+        return try await read { db in
+            try await db.row("SELECT * FROM credentials WHERE record_id = \(recordID)", logger: self.logger).map(PasskeyCredential.init(row:))
+        }
+    }
+
+    /// Adds a credential to an existing user.
+    public func addCredential(_ credential: PasskeyCredential) async throws {
+        try Self.requireStorable(credential)
+        try await write { db in try await self.insertCredential(credential, db) }
+    }
+
+    /// Renames a user's credential; `nil` clears the name.
+    public func renameCredential(id: [UInt8], userID: UserID, name: String?) async throws -> Bool {
+        guard !StoredText.containsNUL([userID.rawValue]) else { return false }
+        try PostgresText.requireStorable(name, in: "renameCredential")
+        return try await write { db in
+            try await !db.rows("UPDATE credentials SET name = \(name) WHERE id = \(id.bytea) AND user_id = \(userID.rawValue) RETURNING 1", logger: self.logger).isEmpty
+        }
+    }
+
+    /// Deletes a user's credential unless it is their last way to sign in. The user's row is
+    /// locked first, so two deletions (or a deletion and a password removal) on any
+    /// instances take turns and cannot remove both of the last two ways.
+    public func deleteCredential(id: [UInt8], userID: UserID, at time: Date) async throws -> CredentialDeletion {
+        guard !StoredText.containsNUL([userID.rawValue]) else { return .notFound }
+        return try await write { db in
+            try await self.lockUser(userID, db)
+            guard let row = try await db.row(
+                """
+                SELECT (SELECT count(*) FROM credentials WHERE user_id = \(userID.rawValue)) AS count,
+                    EXISTS (SELECT 1 FROM passwords WHERE user_id = \(userID.rawValue) AND hash IS NOT NULL) AS has_password
+                FROM credentials WHERE id = \(id.bytea) AND user_id = \(userID.rawValue)
+                """, logger: self.logger)
+            else { return .notFound }
+            guard try row.integer("count") > 1 || row.bool("has_password") else { return .lastCredential }
+            _ = try await db.rows("DELETE FROM credentials WHERE id = \(id.bytea) AND user_id = \(userID.rawValue) RETURNING 1", logger: self.logger)
+            try await self.revokeSessions(startedBy: id, at: time, db)
+            return .deleted
+        }
+    }
+
+    /// Turns a user's credential off or on again; off revokes the sessions it started.
+    public func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool, at time: Date) async throws -> Bool {
+        guard !StoredText.containsNUL([userID.rawValue]) else { return false }
+        return try await write { db in
+            guard try await !db.rows(
+                "UPDATE credentials SET disabled = \(disabled) WHERE id = \(id.bytea) AND user_id = \(userID.rawValue) RETURNING 1", logger: self.logger
+            ).isEmpty else { return false }
+            if disabled { try await self.revokeSessions(startedBy: id, at: time, db) }
+            return true
+        }
+    }
+
+    /// Locks a user's row until the caller's transaction ends.
+    func lockUser(_ userID: UserID, _ db: PostgresConnection) async throws {
+        _ = try await db.rows("SELECT 1 FROM users WHERE id = \(userID.rawValue) FOR UPDATE", logger: logger)
+    }
+
+    /// Revokes, inside the caller's transaction, every session a credential started.
+    func revokeSessions(startedBy credentialID: [UInt8], at time: Date, _ db: PostgresConnection) async throws {
+        _ = try await db.rows(
+            "UPDATE refresh_token_families SET revoked_at = \(time.seconds) WHERE credential_id = \(credentialID.bytea) AND revoked_at IS NULL",
+            logger: logger)
+        _ = try await db.rows(
+            "UPDATE browser_sessions SET revoked_at = \(time.seconds) WHERE credential_id = \(credentialID.bytea) AND revoked_at IS NULL", logger: logger)
+    }
+
+    /// Stores what a login changed, in one statement, inside the caller's transaction (see
+    /// the SQLite backend for the rules: UV and the regression flag only go from false to
+    /// true; a refused login only sets the flag; a use is stored only while what it was
+    /// verified against still holds).
+    func recordUse(_ update: CeremonyCompletion.CredentialUseUpdate, _ db: PostgresConnection) async throws {
+        let use = update.use
+        let id = update.credentialID.bytea
+        guard let usedAt = use.usedAt else {
+            _ = try await db.rows(
+                "UPDATE credentials SET sign_count_regressed = (sign_count_regressed OR \(use.signCountRegressed)) WHERE id = \(id) RETURNING 1",
+                logger: logger)
+            return
+        }
+        let checks = update.verifiedAgainst != nil
+        let changed = try await db.rows(
+            """
+            UPDATE credentials SET
+                sign_count = \(Int64(use.signCount)),
+                backed_up = \(use.isBackedUp),
+                user_verified = (user_verified OR \(use.isUserVerified)),
+                last_used_at = \(usedAt.seconds),
+                sign_count_regressed = (sign_count_regressed OR \(use.signCountRegressed))
+            WHERE id = \(id) AND (NOT \(checks) OR (
+                sign_count = \(update.verifiedAgainst.map { Int64($0.signCount) }) AND NOT disabled
+                AND (SELECT updated_at FROM users WHERE users.id = credentials.user_id) = \(update.verifiedAgainst?.ownerUpdatedAt.seconds)
+            ))
+            RETURNING 1
+            """, logger: logger)
+        if checks, changed.isEmpty { throw StaleRead() }
+    }
+
+    static func requireStorable(_ credential: PasskeyCredential) throws {
+        try PostgresText.requireStorable(
+            credential.userID.rawValue, credential.attestationFormat, credential.relyingPartyID, credential.name,
+            credential.recordID, credential.origin, credential.attestationMetadata?.entry,
+            credential.attestationMetadata?.description, credential.attestationMetadata?.status,
+            in: "credential"
+        )
+        if StoredText.containsNUL(credential.transports) {
+            throw PostgresStorageError(.invalidArgument, "credential: text containing U+0000 cannot be stored")
+        }
+    }
+
+    /// Inserts a credential inside the caller's transaction.
+    func insertCredential(_ credential: PasskeyCredential, _ db: PostgresConnection) async throws {
+        let metadata = credential.attestationMetadata
+        _ = try await db.rows(
+            """
+            INSERT INTO credentials (
+                id, user_id, public_key, algorithm, sign_count, backup_eligible, backed_up,
+                user_verified, transports, aaguid, attestation_format, attestation_trusted,
+                relying_party_id, name, created_at, last_used_at, sign_count_regressed,
+                record_id, disabled, origin, metadata_entry, metadata_description, metadata_status
+            ) VALUES (
+                \(credential.credentialID.bytea), \(credential.userID.rawValue), \(credential.publicKey.bytea), \(credential.algorithm.rawValue),
+                \(Int64(credential.signCount)), \(credential.isBackupEligible), \(credential.isBackedUp), \(credential.isUserVerified),
+                \(credential.transports), \(credential.aaguid.uuidString), \(credential.attestationFormat), \(credential.isAttestationTrusted),
+                \(credential.relyingPartyID), \(credential.name), \(credential.createdAt.seconds), \(credential.lastUsedAt?.seconds),
+                \(credential.hasSignCountRegressed), \(credential.recordID), \(credential.isDisabled), \(credential.origin),
+                \(metadata?.entry), \(metadata?.description), \(metadata?.status)
+            )
+            """, logger: logger)
+    }
+}
+
+extension PasskeyCredential {
+    init(row: PostgresRandomAccessRow) throws {
+        let aaguidText = try row.text("aaguid")
+        guard let aaguid = AAGUID(uuidString: aaguidText) else {
+            throw PostgresStorageError(.unreadableRow, "credentials.aaguid is not a UUID: \(aaguidText)")
+        }
+        let storedCount = try row.integer("sign_count")
+        guard let signCount = UInt32(exactly: storedCount) else {
+            throw PostgresStorageError(.unreadableRow, "credentials.sign_count is out of range: \(storedCount)")
+        }
+        self.init(
+            credentialID: try row.bytes("id"),
+            userID: UserID(rawValue: try row.text("user_id")),
+            publicKey: try row.bytes("public_key"),
+            algorithm: COSEAlgorithmIdentifier(rawValue: try row.integer("algorithm")),
+            signCount: signCount,
+            isBackupEligible: try row.bool("backup_eligible"),
+            isBackedUp: try row.bool("backed_up"),
+            isUserVerified: try row.bool("user_verified"),
+            transports: try row.strings("transports"),
+            aaguid: aaguid,
+            attestationFormat: try row.text("attestation_format"),
+            isAttestationTrusted: try row.bool("attestation_trusted"),
+            attestationMetadata: try row.optionalText("metadata_entry").map { entry in
+                MetadataMatch(entry: entry, description: try row.optionalText("metadata_description"), status: try row.optionalText("metadata_status"))
+            },
+            relyingPartyID: try row.text("relying_party_id"),
+            name: try row.optionalText("name"),
+            createdAt: try row.date("created_at"),
+            lastUsedAt: try row.optionalDate("last_used_at"),
+            hasSignCountRegressed: try row.bool("sign_count_regressed"),
+            recordID: try row.text("record_id"),
+            isDisabled: try row.bool("disabled"),
+            origin: try row.optionalText("origin")
+        )
+    }
+}

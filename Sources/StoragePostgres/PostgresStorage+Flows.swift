@@ -1,0 +1,66 @@
+public import Foundation
+public import IdentityCore
+import PostgresNIO
+
+extension PostgresStorage {
+    /// Stores a new flow.
+    public func saveFlow(_ flow: InteractiveFlow) async throws {
+        try PostgresText.requireStorable(flow.id, flow.ceremonyID, flow.requestURL, flow.userID?.rawValue, flow.csrfToken, in: "saveFlow")
+        try await write { db in
+            _ = try await db.rows(
+                """
+                INSERT INTO interactive_flows
+                    (id, kind, is_browser, ceremony_id, options, user_id, csrf_token, request_url, issued_at, expires_at, completed_at)
+                VALUES (\(flow.id), \(flow.kind.rawValue), \(flow.isBrowser), \(flow.ceremonyID), \(flow.options.bytea), \(flow.userID?.rawValue),
+                    \(flow.csrfToken), \(flow.requestURL), \(flow.issuedAt.seconds), \(flow.expiresAt.seconds), \(flow.completedAt?.seconds))
+                """, logger: self.logger)
+        }
+    }
+
+    /// The flow with this ID, whatever its state.
+    public func flow(id: String) async throws -> InteractiveFlow? {
+        guard !StoredText.containsNUL([id]) else { return nil }
+        return try await read { db in
+            guard let row = try await db.row("SELECT * FROM interactive_flows WHERE id = \(id)", logger: self.logger) else { return nil }
+            guard let kind = InteractiveFlow.Kind(rawValue: try row.text("kind")) else {
+                throw PostgresStorageError(.unreadableRow, "interactive_flows.kind is not a flow kind")
+            }
+            return InteractiveFlow(
+                id: try row.text("id"), kind: kind, isBrowser: try row.bool("is_browser"), ceremonyID: try row.text("ceremony_id"),
+                options: try row.bytes("options"), userID: try row.optionalText("user_id").map(UserID.init(rawValue:)),
+                csrfToken: try row.optionalText("csrf_token"), requestURL: try row.text("request_url"),
+                issuedAt: try row.date("issued_at"), expiresAt: try row.date("expires_at"), completedAt: try row.optionalDate("completed_at")
+            )
+        }
+    }
+
+    /// Gives an uncompleted flow a new ceremony and options.
+    public func renewFlow(id: String, ceremonyID: String, options: [UInt8]) async throws -> Bool {
+        try PostgresText.requireStorable(ceremonyID, in: "renewFlow")
+        guard !StoredText.containsNUL([id]) else { return false }
+        return try await write { db in
+            try await db.rows(
+                "UPDATE interactive_flows SET ceremony_id = \(ceremonyID), options = \(options.bytea) WHERE id = \(id) AND completed_at IS NULL RETURNING 1",
+                logger: self.logger
+            ).count == 1
+        }
+    }
+
+    /// Marks a flow completed: one conditional update, so only the first call, on any
+    /// instance, succeeds.
+    public func completeFlow(id: String, at time: Date) async throws -> Bool {
+        guard !StoredText.containsNUL([id]) else { return false }
+        return try await write { db in
+            try await db.rows(
+                "UPDATE interactive_flows SET completed_at = \(time.seconds) WHERE id = \(id) AND completed_at IS NULL RETURNING 1", logger: self.logger
+            ).count == 1
+        }
+    }
+
+    /// Deletes flows that expired before `time`.
+    public func purgeFlows(expiredBefore time: Date) async throws -> Int {
+        try await write { db in
+            try await db.rows("DELETE FROM interactive_flows WHERE expires_at < \(time.seconds) RETURNING 1", logger: self.logger).count
+        }
+    }
+}

@@ -1,0 +1,134 @@
+public import Foundation
+public import IdentityCore
+import PostgresNIO
+
+// What every instance shares: signing keys, secrets, administration tokens, rate-limit counts.
+
+extension PostgresStorage {
+    /// Every stored key, newest first (by creation time, then by insertion).
+    public func signingKeys() async throws -> [SigningKeyRecord] {
+        try await read { db in
+            try await db.rows("SELECT * FROM signing_keys ORDER BY created_at DESC, seq DESC", logger: self.logger).map { row in
+                SigningKeyRecord(
+                    keyID: try row.text("key_id"), privateKey: try row.bytes("private_key"),
+                    createdAt: try row.date("created_at"), retiredAt: try row.optionalDate("retired_at")
+                )
+            }
+        }
+    }
+
+    /// Adds a key and retires every other unretired key, in one transaction under an
+    /// advisory lock, so that exactly one key signs at any moment even when two instances
+    /// rotate at once.
+    public func addSigningKey(_ key: SigningKeyRecord, at time: Date) async throws {
+        try PostgresText.requireStorable(key.keyID, in: "addSigningKey")
+        try await write { db in
+            try await self.lockSigningKeys(db)
+            _ = try await db.rows(
+                "UPDATE signing_keys SET retired_at = \(time.seconds) WHERE retired_at IS NULL AND key_id <> \(key.keyID) RETURNING 1", logger: self.logger)
+            try await self.insertSigningKey(key, db)
+        }
+    }
+
+    /// Adds the key unless an unretired key exists, under the same advisory lock, so that
+    /// instances starting together on an empty database create one key.
+    public func addFirstSigningKey(_ key: SigningKeyRecord) async throws -> Bool {
+        try PostgresText.requireStorable(key.keyID, in: "addFirstSigningKey")
+        return try await write { db in
+            try await self.lockSigningKeys(db)
+            guard try await db.row("SELECT 1 FROM signing_keys WHERE retired_at IS NULL LIMIT 1", logger: self.logger) == nil else { return false }
+            try await self.insertSigningKey(key, db)
+            return true
+        }
+    }
+
+    private func lockSigningKeys(_ db: PostgresConnection) async throws {
+        _ = try await db.rows("SELECT pg_advisory_xact_lock(\(PostgresMigrations.advisoryLock + 1))", logger: logger)
+    }
+
+    private func insertSigningKey(_ key: SigningKeyRecord, _ db: PostgresConnection) async throws {
+        _ = try await db.rows(
+            """
+            INSERT INTO signing_keys (key_id, private_key, created_at, retired_at)
+            VALUES (\(key.keyID), \(key.privateKey.bytea), \(key.createdAt.seconds), \(key.retiredAt?.seconds))
+            """, logger: logger)
+    }
+
+    /// The secret named `name`, storing `candidate` if there is none yet. The insert waits
+    /// for a concurrent one of the same name to commit; the read after it sees the winner.
+    public func secret(named name: String, orStore candidate: [UInt8]) async throws -> [UInt8] {
+        try PostgresText.requireStorable(name, in: "secret")
+        return try await write { db in
+            _ = try await db.rows("INSERT INTO secrets (name, value) VALUES (\(name), \(candidate.bytea)) ON CONFLICT (name) DO NOTHING", logger: self.logger)
+            guard let row = try await db.row("SELECT value FROM secrets WHERE name = \(name)", logger: self.logger) else {
+                throw PostgresStorageError(.unreadableRow, "secret \(name) vanished after it was stored")
+            }
+            return try row.bytes("value")
+        }
+    }
+
+    /// Stores a newly issued administration token.
+    public func saveAdminToken(_ token: AdminToken) async throws {
+        try PostgresText.requireStorable(token.applicationID, in: "saveAdminToken")
+        try await write { db in
+            _ = try await db.rows(
+                """
+                INSERT INTO admin_tokens (token_hash, application_id, created_at, expires_at)
+                VALUES (\(token.tokenHash.bytea), \(token.applicationID), \(token.createdAt.seconds), \(token.expiresAt.seconds))
+                """, logger: self.logger)
+        }
+    }
+
+    /// The token with this hash, if it has not expired at `time`.
+    public func adminToken(hash: [UInt8], at time: Date) async throws -> AdminToken? {
+        try await read { db in
+            try await db.row("SELECT * FROM admin_tokens WHERE token_hash = \(hash.bytea) AND expires_at > \(time.seconds)", logger: self.logger).map { row in
+                AdminToken(
+                    tokenHash: try row.bytes("token_hash"), applicationID: try row.text("application_id"),
+                    createdAt: try row.date("created_at"), expiresAt: try row.date("expires_at")
+                )
+            }
+        }
+    }
+
+    /// Deletes tokens that expired before `time`.
+    public func purgeAdminTokens(expiredBefore time: Date) async throws -> Int {
+        try await write { db in
+            try await db.rows("DELETE FROM admin_tokens WHERE expires_at < \(time.seconds) RETURNING 1", logger: self.logger).count
+        }
+    }
+
+    /// Counts a request in the database, where every instance counts: one upsert of this
+    /// window's row, reading the previous window's count in the same statement, combined
+    /// into the sliding-window estimate the in-memory counters give.
+    public func countRequest(key: String, window: TimeInterval, at time: Date) async throws -> Int {
+        let position = time.timeIntervalSince1970 / window
+        let index = Int64(position.rounded(.down))
+        let end = Double(index + 1) * window
+        let sanitized = StoredText.sanitized(key)
+        let row = try await write { db in
+            try await db.row(
+                """
+                WITH counted AS (
+                    INSERT INTO request_counts (key, window_index, count, window_end) VALUES (\(sanitized), \(index), 1, \(end))
+                    ON CONFLICT (key, window_index) DO UPDATE SET count = request_counts.count + 1
+                    RETURNING count
+                )
+                SELECT counted.count::bigint AS current,
+                    COALESCE((SELECT count FROM request_counts WHERE key = \(sanitized) AND window_index = \(index - 1)), 0)::bigint AS previous
+                FROM counted
+                """, logger: self.logger
+            ).map { (current: try $0.integer("current"), previous: try $0.integer("previous")) }
+        }
+        guard let row else { return 1 }
+        let overlap = 1 - (position - Double(index))
+        return Int(row.current) + Int((Double(row.previous) * overlap).rounded(.up))
+    }
+
+    /// Deletes the counts of windows that ended before `time`.
+    public func purgeRequestCounts(before time: Date) async throws -> Int {
+        try await write { db in
+            try await db.rows("DELETE FROM request_counts WHERE window_end < \(time.seconds) RETURNING 1", logger: self.logger).count
+        }
+    }
+}

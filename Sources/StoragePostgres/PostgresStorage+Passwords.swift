@@ -1,0 +1,67 @@
+public import Foundation
+public import IdentityCore
+import PostgresNIO
+
+extension PostgresStorage {
+    /// The account's password record, removed or not.
+    public func password(userID: UserID) async throws -> PasswordRecord? {
+        guard !StoredText.containsNUL([userID.rawValue]) else { return nil }
+        return try await read { db in
+            try await db.row("SELECT * FROM passwords WHERE user_id = \(userID.rawValue)", logger: self.logger).map(PasswordRecord.init(row:))
+        }
+    }
+
+    /// Creates an account with a password and no passkey, in one transaction.
+    public func createUser(_ user: User, password: PasswordRecord) async throws {
+        guard password.userID == user.id, let hash = password.hash else {
+            throw PostgresStorageError(.invalidArgument, "the password must be set and belong to the new user \(user.id)")
+        }
+        try Self.requireStorable(user)
+        try PostgresText.requireStorable(hash, in: "createUser")
+        try await write { db in
+            try await self.insertUser(user, db)
+            _ = try await db.rows(
+                "INSERT INTO passwords (user_id, hash, created_at) VALUES (\(user.id.rawValue), \(hash), \(password.createdAt.seconds))", logger: self.logger)
+        }
+    }
+
+    /// Records a password sign-in.
+    public func recordPasswordUse(userID: UserID, at time: Date) async throws {
+        guard !StoredText.containsNUL([userID.rawValue]) else { return }
+        try await write { db in
+            _ = try await db.rows(
+                "UPDATE passwords SET last_used_at = \(time.seconds) WHERE user_id = \(userID.rawValue) AND hash IS NOT NULL RETURNING 1", logger: self.logger)
+        }
+    }
+
+    /// Removes the password while the account has a passkey. The user's row is locked
+    /// first, so a passkey deleted at the same moment, on any instance, cannot leave the
+    /// account with neither.
+    public func removePassword(userID: UserID, at time: Date) async throws -> PasswordRemoval {
+        guard !StoredText.containsNUL([userID.rawValue]) else { return .noPassword }
+        return try await write { db in
+            try await self.lockUser(userID, db)
+            guard try await db.row("SELECT 1 FROM passwords WHERE user_id = \(userID.rawValue) AND hash IS NOT NULL", logger: self.logger) != nil else {
+                return .noPassword
+            }
+            guard try await db.row("SELECT 1 FROM credentials WHERE user_id = \(userID.rawValue) AND NOT disabled LIMIT 1", logger: self.logger) != nil else {
+                return .lastMethod
+            }
+            let row = try await db.row(
+                "UPDATE passwords SET hash = NULL, removed_at = \(time.seconds) WHERE user_id = \(userID.rawValue) RETURNING *", logger: self.logger)
+            return try row.map { .removed(try PasswordRecord(row: $0)) } ?? .noPassword
+        }
+    }
+}
+
+extension PasswordRecord {
+    init(row: PostgresRandomAccessRow) throws {
+        self.init(
+            userID: UserID(rawValue: try row.text("user_id")),
+            hash: try row.optionalText("hash"),
+            createdAt: try row.date("created_at"),
+            lastUsedAt: try row.optionalDate("last_used_at"),
+            removedAt: try row.optionalDate("removed_at")
+        )
+    }
+}

@@ -1,0 +1,113 @@
+public import Foundation
+public import IdentityCore
+import PostgresNIO
+
+extension PostgresStorage {
+    /// The user with this ID.
+    public func user(id: UserID) async throws -> User? {
+        guard !StoredText.containsNUL([id.rawValue]) else { return nil }
+        return try await read { db in
+            try await db.row("SELECT * FROM users WHERE id = \(id.rawValue)", logger: self.logger).map { try User(row: $0) }
+        }
+    }
+
+    /// The user an identifier belongs to.
+    public func user(identifier: Identifier) async throws -> User? {
+        guard !StoredText.containsNUL([identifier.value]) else { return nil }
+        // The column comes from this fixed switch, never from input.
+        let column: String
+        switch identifier {
+        case .email: column = "email"
+        case .phoneNumber: column = "phone_number"
+        case .username: column = "username"
+        }
+        let value = identifier.value
+        return try await read { db in
+            try await db.row("SELECT * FROM users WHERE \(unescaped: column) = \(value)", logger: self.logger).map { try User(row: $0) }
+        }
+    }
+
+    /// The user whose WebAuthn user handle this is.
+    public func user(handle: [UInt8]) async throws -> User? {
+        try await read { db in
+            try await db.row("SELECT * FROM users WHERE user_handle = \(handle.bytea)", logger: self.logger).map { try User(row: $0) }
+        }
+    }
+
+    /// Creates a user together with their first passkey, in one transaction.
+    public func createUser(_ user: User, credential: PasskeyCredential) async throws {
+        try Self.requireAccount(user, credential: credential)
+        try await write { db in try await self.insertAccount(user, credential: credential, db) }
+    }
+
+    /// Sets a user's display name and `updated_at`.
+    public func updateName(userID: UserID, name: String?, at time: Date) async throws -> User? {
+        try PostgresText.requireStorable(name, in: "updateName")
+        guard !StoredText.containsNUL([userID.rawValue]) else { return nil }
+        return try await write { db in
+            try await db.row("UPDATE users SET name = \(name), updated_at = \(time.seconds) WHERE id = \(userID.rawValue) RETURNING *", logger: self.logger)
+                .map { try User(row: $0) }
+        }
+    }
+
+    /// Refuses an account whose passkey names another user, or whose text cannot be stored.
+    static func requireAccount(_ user: User, credential: PasskeyCredential) throws {
+        // Otherwise the passkey would be attached to whichever account that ID names.
+        guard credential.userID == user.id else {
+            throw PostgresStorageError(.invalidArgument, "the credential belongs to \(credential.userID), not to the new user \(user.id)")
+        }
+        try requireStorable(user)
+        try requireStorable(credential)
+    }
+
+    static func requireStorable(_ user: User) throws {
+        let profile = user.profile
+        try PostgresText.requireStorable(
+            user.id.rawValue, profile.email, profile.phoneNumber, profile.username, profile.name, profile.givenName,
+            profile.familyName, profile.nickname, profile.picture, in: "createUser"
+        )
+    }
+
+    /// Inserts an account and its first passkey inside the caller's transaction.
+    func insertAccount(_ user: User, credential: PasskeyCredential, _ db: PostgresConnection) async throws {
+        try await insertUser(user, db)
+        try await insertCredential(credential, db)
+    }
+
+    /// Inserts a user inside the caller's transaction.
+    func insertUser(_ user: User, _ db: PostgresConnection) async throws {
+        let profile = user.profile
+        _ = try await db.rows(
+            """
+            INSERT INTO users (id, user_handle, email, phone_number, username, name, given_name, family_name, nickname, picture, created_at, updated_at)
+            VALUES (\(user.id.rawValue), \(user.userHandle.bytea), \(profile.email), \(profile.phoneNumber), \(profile.username), \(profile.name),
+                \(profile.givenName), \(profile.familyName), \(profile.nickname), \(profile.picture), \(user.createdAt.seconds), \(user.updatedAt.seconds))
+            """, logger: logger)
+    }
+}
+
+extension User {
+    /// The users columns under a `u_` prefix, for joins (the table aliased `u`).
+    static let prefixedColumns = ["id", "user_handle", "email", "phone_number", "username", "name", "given_name", "family_name", "nickname", "picture", "created_at", "updated_at"]
+        .map { "u.\($0) AS u_\($0)" }.joined(separator: ", ")
+
+    /// Reads a user from a row, whose users columns may carry a prefix.
+    init(row: PostgresRandomAccessRow, prefix: String = "") throws {
+        self.init(
+            id: UserID(rawValue: try row.text(prefix + "id")),
+            userHandle: try row.bytes(prefix + "user_handle"),
+            profile: UserProfile(
+                email: try row.optionalText(prefix + "email"),
+                phoneNumber: try row.optionalText(prefix + "phone_number"),
+                username: try row.optionalText(prefix + "username"),
+                name: try row.optionalText(prefix + "name"),
+                givenName: try row.optionalText(prefix + "given_name"),
+                familyName: try row.optionalText(prefix + "family_name"),
+                nickname: try row.optionalText(prefix + "nickname"),
+                picture: try row.optionalText(prefix + "picture")
+            ),
+            createdAt: try row.date(prefix + "created_at"),
+            updatedAt: try row.date(prefix + "updated_at")
+        )
+    }
+}

@@ -1,0 +1,191 @@
+public import Foundation
+public import IdentityCore
+public import Logging
+import PostgresNIO
+
+/// IdentityCore's storage in PostgreSQL, shared by any number of instances.
+///
+/// Everything that makes an instance stateful lives in the database: finished ceremonies,
+/// sessions, refresh families, codes, signing keys, instance secrets and the rate-limit
+/// counters. Each operation that must be atomic is one transaction; each single-use thing
+/// (a ceremony, a code, a refresh token, a flow) is consumed by one conditional statement,
+/// so under any interleaving of instances exactly one request wins. Connections come from a
+/// pool of `pool_size`; an operation that cannot get an answer within the statement timeout
+/// (plus the time to connect) fails with ``StorageUnavailable``, which the faces answer
+/// with 503 and `Retry-After`, and the pool reconnects by itself when the server is back.
+public final class PostgresStorage: IdentityStorage, Sendable {
+    let client: PostgresClient
+    let logger: Logger
+    let settings: PostgresSettings
+    /// How long an operation may take, waiting for a connection included.
+    let deadline: Duration
+    private let runner: Task<Void, Never>
+    /// Where the audit events this store commits are announced, after their commit.
+    public let securityEvents = SecurityEventFeed()
+
+    /// What opening does about the schema.
+    private enum SchemaPreparation {
+        case migrate, requireCurrent, none
+    }
+
+    /// Connects to the database and brings its schema up to date (or, with
+    /// `runsMigrations: false`, checks that it is).
+    /// - Throws: ``PostgresStorageError`` (`.unreachable` with what PostgreSQL or the
+    ///   network said, `.schemaOutOfDate`), never with the password.
+    public convenience init(_ settings: PostgresSettings, runsMigrations: Bool = true, logger: Logger = Logger(label: "latchkey.postgres")) async throws {
+        try await self.init(settings, schema: runsMigrations ? .migrate : .requireCurrent, logger: logger)
+    }
+
+    private init(_ settings: PostgresSettings, schema: SchemaPreparation, logger: Logger) async throws {
+        self.settings = settings
+        self.logger = logger
+        deadline = .milliseconds(settings.statementTimeout) + .seconds(settings.connectTimeout)
+        var configuration = PostgresClient.Configuration(
+            host: settings.host, port: settings.port, username: settings.username, password: settings.password, database: settings.database,
+            tls: try Self.tls(settings)
+        )
+        configuration.options.maximumConnections = settings.poolSize
+        configuration.options.minimumConnections = 0
+        configuration.options.connectTimeout = .seconds(settings.connectTimeout)
+        // The server cancels a statement that runs longer, so a stuck query cannot hold a
+        // connection (and the request) for ever.
+        var parameters = [("statement_timeout", "\(settings.statementTimeout)")]
+        if let schema = settings.schema { parameters.append(("search_path", PostgresMigrations.quotedIdentifier(schema))) }
+        configuration.options.additionalStartupParameters = parameters
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        runner = Task { await client.run() }
+        do {
+            switch schema {
+            case .migrate:
+                try await migrate()
+            case .requireCurrent:
+                guard try await appliedMigrations().starts(with: Self.knownMigrations) else {
+                    throw PostgresStorageError(.schemaOutOfDate, "the database schema is behind this build; run `latchkey migrate`")
+                }
+            case .none:
+                _ = try await appliedMigrations()
+            }
+        } catch {
+            runner.cancel()
+            if let known = error as? PostgresStorageError { throw known }
+            throw PostgresStorageError(.unreachable, "cannot use \(settings.redacted): \(Self.describe(error))")
+        }
+    }
+
+    /// Connects, migrates and disconnects: what `latchkey migrate` runs.
+    /// - Returns: The migrations applied now; empty when the schema was current.
+    public static func migrate(_ settings: PostgresSettings) async throws -> [String] {
+        let storage = try await PostgresStorage(settings, schema: .none, logger: Logger(label: "latchkey.postgres"))
+        defer { storage.close() }
+        return try await storage.migrate()
+    }
+
+    /// Every migration this build knows, in the order they apply.
+    public static var knownMigrations: [String] { PostgresMigrations.all.map(\.name) }
+
+    /// Applies the migrations the database has not seen, under an advisory lock, so that
+    /// instances starting together take turns. Running it again does nothing.
+    @discardableResult
+    public func migrate() async throws -> [String] {
+        try await client.withConnection { connection in
+            try await PostgresMigrations.migrate(connection, schema: self.settings.schema, logger: self.logger)
+        }
+    }
+
+    /// The applied migrations.
+    public func appliedMigrations() async throws -> [String] {
+        try await client.withConnection { connection in
+            try await PostgresMigrations.applied(connection, logger: self.logger)
+        }
+    }
+
+    /// Closes the pool. Later operations fail.
+    public func close() {
+        runner.cancel()
+    }
+
+    /// Space is returned by PostgreSQL's autovacuum; nothing to do here.
+    public func reclaimSpace(pages: Int) async throws -> Int { 0 }
+
+    // MARK: - Running operations
+
+    /// Runs `work` on a pooled connection, outside a transaction.
+    func read<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await run { try await self.client.withConnection(work) }
+    }
+
+    /// Runs `work` in one transaction: committed when it returns, rolled back when it
+    /// throws. A transaction that lost a serialization race or a deadlock runs again.
+    func write<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await run {
+            try await self.client.withConnection { connection in
+                var attempt = 1
+                while true {
+                    do {
+                        return try await connection.transaction(logger: self.logger, work)
+                    } catch where attempt < 3 && PostgresFailure.isRetryable(error) {
+                        attempt += 1
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs an operation within the deadline, translating what the database said.
+    private func run<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        do {
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask { try await operation() }
+                group.addTask {
+                    try await Task.sleep(for: self.deadline)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let value = first else {
+                    throw StorageUnavailable("PostgreSQL at \(self.settings.redacted) gave no answer within \(self.deadline)")
+                }
+                return value
+            }
+        } catch {
+            let translated = PostgresFailure.translate(error)
+            if let unavailable = translated as? StorageUnavailable {
+                logger.warning("database unavailable: \(unavailable.reason)")
+            }
+            throw translated
+        }
+    }
+
+    private static func tls(_ settings: PostgresSettings) throws -> PostgresClient.Configuration.TLS {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        if let file = settings.rootCertificateFile {
+            configuration.trustRoots = .file(file)
+        }
+        switch settings.tls {
+        case .disable:
+            return .disable
+        case .prefer:
+            configuration.certificateVerification = .none
+            return .prefer(configuration)
+        case .require:
+            configuration.certificateVerification = .none
+            return .require(configuration)
+        case .verifyCA:
+            configuration.certificateVerification = .noHostnameVerification
+            return .require(configuration)
+        case .verifyFull:
+            configuration.certificateVerification = .fullVerification
+            return .require(configuration)
+        }
+    }
+
+    /// A connection failure in words, without the query's binds.
+    static func describe(_ error: any Error) -> String {
+        if let psql = error as? PSQLError {
+            if let message = psql.serverInfo?[.message] { return message }
+            if let underlying = psql.underlying { return "\(psql.code): \(underlying)" }
+            return "\(psql.code)"
+        }
+        return "\(error)"
+    }
+}

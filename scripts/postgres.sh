@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# A private PostgreSQL cluster for the tests and benchmarks: Debian's `postgresql` package
+# (installed with apt-get when missing), a new cluster in a temporary directory, owned and
+# run by an unprivileged user, listening on 127.0.0.1 only, on a free port, with
+# scram-sha-256 password authentication.
+#
+#   scripts/postgres.sh start DIR   creates and starts the cluster in DIR (which must not
+#                                   exist) and prints its URL,
+#                                   postgres://latchkey:PASSWORD@127.0.0.1:PORT/latchkey
+#   scripts/postgres.sh stop DIR    stops it (the directory is left for the caller to remove)
+set -euo pipefail
+
+command=${1:-}
+dir=${2:-}
+[ -n "$command" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop DIR" >&2; exit 64; }
+
+find_bin() {
+    local found
+    found=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
+    [ -n "$found" ] && [ -x "$found/initdb" ] && echo "$found"
+}
+
+# PostgreSQL refuses to run as root: a root caller runs it as the package's `postgres` user.
+as_owner() {
+    if [ "$(id -u)" -eq 0 ]; then
+        runuser -u postgres -- "$@"
+    else
+        "$@"
+    fi
+}
+
+case "$command" in
+start)
+    bin=$(find_bin || true)
+    if [ -z "$bin" ]; then
+        echo "==> installing postgresql" >&2
+        SUDO=$([ "$(id -u)" -eq 0 ] && echo "" || echo "sudo")
+        # policy-rc.d keeps the package from starting the system's own cluster.
+        $SUDO env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq --no-install-recommends postgresql >/dev/null 2>&1 \
+            || { $SUDO apt-get update -qq >/dev/null && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null; } \
+            || { echo "could not install postgresql" >&2; exit 69; }
+        bin=$(find_bin) || { echo "postgresql installed, but no initdb under /usr/lib/postgresql" >&2; exit 69; }
+    fi
+    [ ! -e "$dir" ] || { echo "$dir exists; give a new directory" >&2; exit 64; }
+    mkdir -p "$dir"
+    [ "$(id -u)" -ne 0 ] || chown postgres "$dir"
+    chmod 700 "$dir"
+    password=$(head -c 18 /dev/urandom | base64 | tr -d '+/=' )
+    printf '%s\n' "$password" > "$dir/password"
+    [ "$(id -u)" -ne 0 ] || chown postgres "$dir/password"
+    as_owner "$bin/initdb" -D "$dir/data" -U latchkey --pwfile="$dir/password" --auth=scram-sha-256 -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
+        || { cat "$dir/initdb.log" >&2; exit 70; }
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    # Enough connections for several server processes with their pools and the tests' own.
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=300 -c shared_buffers=128MB -c fsync=on" start >/dev/null \
+        || { cat "$dir/server.log" >&2; exit 70; }
+    PGPASSWORD=$password "$bin/createdb" -h 127.0.0.1 -p "$port" -U latchkey latchkey
+    echo "$port" > "$dir/port"
+    echo "postgres://latchkey:$password@127.0.0.1:$port/latchkey"
+    ;;
+stop)
+    bin=$(find_bin) || exit 0
+    [ -d "$dir/data" ] || exit 0
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+    ;;
+*)
+    echo "usage: $0 start|stop DIR" >&2; exit 64
+    ;;
+esac
