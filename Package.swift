@@ -171,6 +171,8 @@ let package = Package(
             dependencies: [
                 "LatchkeyServer", "LatchkeyClient", "LatchkeyDoctor", "AppAssociation", "Authenticator", "IdentityCore", "StorageSQLite", "WebAuthn",
                 "latchkey", "WebAuthnCorpus", "PKITestSupport", crypto, .product(name: "Hummingbird", package: "hummingbird"),
+                // A new database for each scale-out test.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
     ]

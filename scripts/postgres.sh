@@ -8,11 +8,12 @@
 #                                   exist) and prints its URL,
 #                                   postgres://latchkey:PASSWORD@127.0.0.1:PORT/latchkey
 #   scripts/postgres.sh stop DIR    stops it (the directory is left for the caller to remove)
+#   scripts/postgres.sh resume DIR  starts a stopped cluster again, on the same port
 set -euo pipefail
 
 command=${1:-}
 dir=${2:-}
-[ -n "$command" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop DIR" >&2; exit 64; }
+[ -n "$command" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop|resume DIR" >&2; exit 64; }
 
 find_bin() {
     local found
@@ -27,6 +28,22 @@ as_owner() {
     else
         "$@"
     fi
+}
+
+start_cluster() {
+    local bin=$1 dir=$2 port
+    port=$(cat "$dir/port")
+    # Enough connections for several server processes with their pools and the tests' own.
+    # The daemon must not keep the caller's descriptors: a parent that waits for its child's
+    # descriptors to close (Foundation's Process does) would otherwise wait for PostgreSQL.
+    (
+        for fd in /proc/$BASHPID/fd/*; do
+            n=${fd##*/}
+            [ "$n" -gt 2 ] 2>/dev/null && eval "exec $n>&-" 2>/dev/null
+        done
+        as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+            -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=300 -c shared_buffers=128MB" start >/dev/null
+    ) || { cat "$dir/server.log" >&2; exit 70; }
 }
 
 case "$command" in
@@ -51,13 +68,14 @@ start)
     as_owner "$bin/initdb" -D "$dir/data" -U latchkey --pwfile="$dir/password" --auth=scram-sha-256 -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; exit 70; }
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    # Enough connections for several server processes with their pools and the tests' own.
-    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=300 -c shared_buffers=128MB -c fsync=on" start >/dev/null \
-        || { cat "$dir/server.log" >&2; exit 70; }
-    PGPASSWORD=$password "$bin/createdb" -h 127.0.0.1 -p "$port" -U latchkey latchkey
     echo "$port" > "$dir/port"
+    start_cluster "$bin" "$dir"
+    PGPASSWORD=$password "$bin/createdb" -h 127.0.0.1 -p "$port" -U latchkey latchkey
     echo "postgres://latchkey:$password@127.0.0.1:$port/latchkey"
+    ;;
+resume)
+    bin=$(find_bin) || { echo "postgresql is not installed" >&2; exit 69; }
+    start_cluster "$bin" "$dir"
     ;;
 stop)
     bin=$(find_bin) || exit 0
@@ -65,6 +83,6 @@ stop)
     as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
     ;;
 *)
-    echo "usage: $0 start|stop DIR" >&2; exit 64
+    echo "usage: $0 start|stop|resume DIR" >&2; exit 64
     ;;
 esac

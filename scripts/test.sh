@@ -45,7 +45,28 @@ if [ -z "${LATCHKEY_NGINX:-}" ] && [ -x .build/tools/nginx/usr/sbin/nginx ]; the
 fi
 
 log=$(mktemp -t latchkey-test.XXXXXX)
-trap 'rm -f "$log"' EXIT
+pgdir=""
+cleanup() {
+    rm -f "$log"
+    if [ -n "$pgdir" ]; then scripts/postgres.sh stop "$pgdir"; rm -rf "$pgdir"; fi
+}
+trap cleanup EXIT
+
+# The PostgreSQL backend is tested against a real server: a private cluster in a temporary
+# directory, on a free loopback port, stopped and removed when the tests end (Debian's
+# postgresql package is installed first when missing). LATCHKEY_TEST_POSTGRES_URL, when
+# set, names a server to use instead; LATCHKEY_SKIP_POSTGRES_TESTS=1 skips them.
+if [ -z "${LATCHKEY_TEST_POSTGRES_URL:-}" ] && [ "${LATCHKEY_SKIP_POSTGRES_TESTS:-}" != "1" ]; then
+    echo "==> starting PostgreSQL"
+    pgdir=$(mktemp -u -t latchkey-postgres.XXXXXX)
+    if url=$(scripts/postgres.sh start "$pgdir"); then
+        export LATCHKEY_TEST_POSTGRES_URL="$url"
+        echo "PostgreSQL on ${url##*@}"
+    else
+        echo "could not start PostgreSQL; set LATCHKEY_SKIP_POSTGRES_TESTS=1 to run without the PostgreSQL tests"
+        exit 1
+    fi
+fi
 
 echo "==> swift build --build-tests"
 swift build --build-tests || exit 1

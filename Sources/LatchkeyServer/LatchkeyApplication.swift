@@ -8,7 +8,8 @@ public import Logging
 public import Prometheus
 import ServiceLifecycle
 import NIOCore
-public import StorageSQLite
+import StorageSQLite
+import StoragePostgres
 import WebAuthn
 
 /// The composition root: the only place that names concrete types. It opens storage,
@@ -25,7 +26,7 @@ public enum LatchkeyApplication {
     /// Opens the configured database, running migrations.
     /// - Throws: ``DatabaseUnavailable`` naming the setting (`--database`,
     ///   `LATCHKEY_DATABASE` or `database`) when it cannot be opened.
-    public static func openStorage(_ configuration: LatchkeyConfiguration) throws -> SQLiteStorage {
+    public static func openStorage(_ configuration: LatchkeyConfiguration, logger: Logger = Logger(label: "latchkey")) async throws -> any ServerStorage {
         switch configuration.database {
         case .sqlite(let path):
             do {
@@ -37,14 +38,24 @@ public enum LatchkeyApplication {
                     description: "cannot open the database sqlite:\(path) (from \(configuration.databaseSource)): \(reason); check that \(directory) exists and is writable by this user, or choose another file"
                 )
             }
+        case .postgres(let settings):
+            do {
+                return try await PostgresStorage(settings, logger: logger)
+            } catch {
+                let reason = (error as? PostgresStorageError)?.reason ?? "\(error)"
+                throw DatabaseUnavailable(
+                    description: "cannot open the database (from \(configuration.databaseSource)): \(reason); check that PostgreSQL runs at \(settings.host):\(settings.port), that the user, password and database in the URL are right, and its sslmode"
+                )
+            }
         }
     }
 
     /// Applies pending migrations to the configured database.
     /// - Returns: The names of the migrations applied now.
-    public static func migrate(_ configuration: LatchkeyConfiguration) throws -> [String] {
+    public static func migrate(_ configuration: LatchkeyConfiguration) async throws -> [String] {
         switch configuration.database {
         case .sqlite(let path): return try SQLiteStorage.migrate(path: path)
+        case .postgres(let settings): return try await PostgresStorage.migrate(settings)
         }
     }
 
@@ -109,7 +120,7 @@ public enum LatchkeyApplication {
         logger: Logger = Logger(label: "latchkey"),
         measured: Bool = false
     ) async throws -> Routes {
-        let storage = try openStorage(configuration)
+        let storage = try await openStorage(configuration, logger: logger)
         let anchors = try TrustAnchorLoader.load(configuration.passkeys.trustAnchorFiles)
         let revocationLists = try TrustAnchorLoader.loadRevocationLists(configuration.passkeys.revocationListFiles)
         // The FIDO metadata BLOB, validated before anything is served (exit 78 when it fails).
@@ -254,7 +265,7 @@ public enum LatchkeyApplication {
         /// The router with every face.
         public let router: Router<BasicRequestContext>
         /// The database the faces write to.
-        public let storage: SQLiteStorage
+        public let storage: any ServerStorage
         /// Provider names by AAGUID, as loaded.
         public let authenticatorNames: AuthenticatorNames
         /// The FIDO metadata source, when configured.
@@ -268,6 +279,8 @@ public enum LatchkeyApplication {
         case .sqlite(let path):
             let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
             logger.info("database: SQLite at \(absolute)")
+        case .postgres(let settings):
+            logger.info("database: PostgreSQL at \(settings.redacted) (sslmode \(settings.tls.rawValue), pool \(settings.poolSize), statement timeout \(settings.statementTimeout) ms)")
         }
         logger.info("relying party: id \(configuration.relyingParty.id), origins \(configuration.relyingParty.origins.joined(separator: ", "))")
         for derived in configuration.association.derivedOrigins {
@@ -307,7 +320,7 @@ public enum LatchkeyApplication {
 extension LatchkeyApplication {
     /// Adds a token signing key to the configured database and returns its key ID.
     public static func rotateSigningKey(_ configuration: LatchkeyConfiguration, clock: any WallClock = SystemClock(), random: any RandomSource = SystemRandom()) async throws -> String {
-        let storage = try openStorage(configuration)
+        let storage = try await openStorage(configuration)
         let keys = SigningKeyRing(
             store: storage, clock: clock, random: random,
             publicationGrace: max(configuration.tokens.accessTokenLifetime, configuration.tokens.idTokenLifetime)

@@ -2,7 +2,6 @@ import Foundation
 import IdentityCore
 import Logging
 import ServiceLifecycle
-import StorageSQLite
 
 /// Keeps storage bounded: deletes what has expired (finished ceremonies' keys, browser
 /// sessions, administration tokens, authorization codes, self-service flows), audit events
@@ -11,7 +10,7 @@ import StorageSQLite
 /// interval derived from the ceremony lifetime, deletes in small batches so that no write
 /// lock is held long, and logs what it removed.
 struct PurgeService: Service {
-    let storage: SQLiteStorage
+    let storage: any ServerStorage
     let clock: any WallClock
     let interval: Duration
     /// `audit.retention`.
@@ -61,6 +60,7 @@ struct PurgeService: Service {
         removed["refresh sessions"] = try await inBatches {
             try await storage.purgeRefreshTokenFamilies(startedBefore: now.addingTimeInterval(-familyLifetime - 86400), limit: Self.batch)
         }
+        removed["rate-limit counts"] = try await storage.purgeRequestCounts(before: now.addingTimeInterval(-120))
         if removed.values.contains(where: { $0 > 0 }) { try await storage.reclaimSpace(pages: 2000) }
         return removed
     }

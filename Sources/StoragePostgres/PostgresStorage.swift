@@ -2,6 +2,7 @@ public import Foundation
 public import IdentityCore
 public import Logging
 import PostgresNIO
+import Synchronization
 
 /// IdentityCore's storage in PostgreSQL, shared by any number of instances.
 ///
@@ -20,6 +21,9 @@ public final class PostgresStorage: IdentityStorage, Sendable {
     /// How long an operation may take, waiting for a connection included.
     let deadline: Duration
     private let runner: Task<Void, Never>
+    /// Whether the last operation found the database unavailable, so that the change is
+    /// logged once each way rather than once per request.
+    private let unavailable = Mutex(false)
     /// Where the audit events this store commits are announced, after their commit.
     public let securityEvents = SecurityEventFeed()
 
@@ -52,9 +56,16 @@ public final class PostgresStorage: IdentityStorage, Sendable {
         var parameters = [("statement_timeout", "\(settings.statementTimeout)")]
         if let schema = settings.schema { parameters.append(("search_path", PostgresMigrations.quotedIdentifier(schema))) }
         configuration.options.additionalStartupParameters = parameters
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        // The pool logs every failed reconnection attempt at info, twice a second while the
+        // database is down; this store says it once, as a warning (see `run`).
+        var background = logger
+        background.logLevel = max(logger.logLevel, .warning)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: background)
         self.client = client
         runner = Task { await client.run() }
+        // The pool takes requests only once run() has begun (before, it logs a warning and
+        // holds them); give the new task a moment to get there.
+        try? await Task.sleep(for: .milliseconds(5))
         do {
             switch schema {
             case .migrate:
@@ -135,7 +146,7 @@ public final class PostgresStorage: IdentityStorage, Sendable {
     /// Runs an operation within the deadline, translating what the database said.
     private func run<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         do {
-            return try await withThrowingTaskGroup(of: T?.self) { group in
+            let result = try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask { try await operation() }
                 group.addTask {
                     try await Task.sleep(for: self.deadline)
@@ -147,12 +158,26 @@ public final class PostgresStorage: IdentityStorage, Sendable {
                 }
                 return value
             }
+            if unavailable.withLock({ $0 }) { noteAvailability(nil) }
+            return result
         } catch {
             let translated = PostgresFailure.translate(error)
-            if let unavailable = translated as? StorageUnavailable {
-                logger.warning("database unavailable: \(unavailable.reason)")
-            }
+            if let failure = translated as? StorageUnavailable { noteAvailability(failure) }
             throw translated
+        }
+    }
+
+    /// Logs the database becoming unavailable, and available again, once each.
+    private func noteAvailability(_ failure: StorageUnavailable?) {
+        let changed = unavailable.withLock { state in
+            defer { state = failure != nil }
+            return state != (failure != nil)
+        }
+        guard changed else { return }
+        if let failure {
+            logger.warning("database unavailable, answering 503 until it is back: \(failure.reason)")
+        } else {
+            logger.notice("database available again at \(settings.redacted)")
         }
     }
 

@@ -48,7 +48,7 @@ struct MetadataCommand: AsyncParsableCommand {
                 guard !settings.source.isEmpty else {
                     throw ConfigurationError(key: "passkeys.attestation.metadata.blob", "is not set; give --blob FILE or --url URL, or configure it")
                 }
-                source = try MetadataSource.make(settings, storage: try LatchkeyApplication.openStorage(configuration), clock: SystemClock())
+                source = try MetadataSource.make(settings, storage: try await LatchkeyApplication.openStorage(configuration), clock: SystemClock())
             } catch let error as ConfigurationError {
                 fail("configuration error: \(error)", code: 78)
             }

@@ -69,7 +69,7 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try options.load()
-        let applied = try LatchkeyApplication.migrate(configuration)
+        let applied = try await LatchkeyApplication.migrate(configuration)
         if applied.isEmpty {
             print("database \(configuration.database) is up to date")
         } else {

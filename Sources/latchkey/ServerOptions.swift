@@ -14,7 +14,7 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .long, help: "The port to listen on; 0 picks a free one (LATCHKEY_PORT). Default 8080.")
     var port: Int?
 
-    @Option(name: .long, help: "The database: sqlite:PATH (LATCHKEY_DATABASE). Default sqlite:latchkey.sqlite.")
+    @Option(name: .long, help: "The database: sqlite:PATH or postgres://user:password@host:port/database (LATCHKEY_DATABASE). Default sqlite:latchkey.sqlite.")
     var database: String?
 
     @Option(name: .customLong("rp-id"), help: "The WebAuthn RP ID (LATCHKEY_RP_ID). Default localhost.")

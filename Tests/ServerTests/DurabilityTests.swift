@@ -64,7 +64,8 @@ struct DurabilityTests {
 }
 
 /// The accounts whose sign-up (and login) the server acknowledged, with their passkeys.
-private final class Acknowledged: @unchecked Sendable {
+/// What a server acknowledged, by email, collected from concurrent workers.
+final class Acknowledged: @unchecked Sendable {
     private let lock = NSLock()
     private var signUps: [String: PasskeyUser] = [:]
     private var logins: [String: PasskeyUser] = [:]

@@ -1,6 +1,7 @@
 import AppAssociation
 import HostedUI
 public import Foundation
+import StoragePostgres
 import IdentityCore
 import WebAuthn
 
@@ -647,11 +648,16 @@ public enum ConfigurationLoader {
             return .sqlite(path: path)
         }
         if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
-            throw ConfigurationError(key: key, "PostgreSQL is not supported by this build yet; use sqlite:PATH")
+            do {
+                return .postgres(try PostgresSettings(url: text))
+            } catch {
+                // The message never repeats the URL, which holds the password.
+                throw ConfigurationError(key: key, "the PostgreSQL URL \(error.description)")
+            }
         }
         // The value may hold a password; only its scheme is repeated.
         let scheme = text.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
-        throw ConfigurationError(key: key, "must be sqlite:PATH, found a value starting \"\(scheme.prefix(20)):\"")
+        throw ConfigurationError(key: key, "must be sqlite:PATH or postgres://user:password@host:port/database, found a value starting \"\(scheme.prefix(20)):\"")
     }
 
     static func validateRelyingPartyID(_ id: String, key: String = "relying_party.id") throws(ConfigurationError) {

@@ -1,5 +1,6 @@
 public import AppAssociation
 public import Foundation
+public import StoragePostgres
 public import IdentityCore
 public import WebAuthn
 
@@ -31,10 +32,14 @@ public struct LatchkeyConfiguration: Sendable {
     public enum Database: Sendable, Equatable, CustomStringConvertible {
         /// A SQLite file.
         case sqlite(path: String)
+        /// A PostgreSQL database, shared by any number of instances.
+        case postgres(PostgresSettings)
 
+        /// Never with the password.
         public var description: String {
             switch self {
             case .sqlite(let path): return "sqlite:\(path)"
+            case .postgres(let settings): return settings.redacted
             }
         }
     }

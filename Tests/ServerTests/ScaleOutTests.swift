@@ -1,0 +1,194 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import LatchkeyClient
+import Testing
+import WebAuthn
+
+/// Two real `latchkey serve` processes over one PostgreSQL database behave as one server:
+/// a ceremony started on one finishes on the other, tokens from one verify at the other,
+/// single-use things are used once across both, and a revocation on one holds on the other.
+@Suite("Scale-out: two instances over one PostgreSQL database", .serialized, .enabled(if: PostgresFixture.runs), .timeLimit(.minutes(5)))
+struct ScaleOutTests {
+    static let configuration = """
+        server: { public_url: http://localhost:8080 }
+        relying_party: { id: localhost, name: Latchkey Test, origins: [http://localhost:8080] }
+        limits: { ceremony_starts_per_minute: 0, ceremony_finishes_per_minute: 0 }
+        clients:
+          - client_id: demo
+            name: Demo app
+            grant_types: [webauthn, refresh_token]
+        """
+
+    /// Starts two instances on `database` at the same moment.
+    static func startPair(database: String, configuration: String = configuration) async throws -> (TemporaryDirectory, ServerProcess, ServerProcess) {
+        let directory = try TemporaryDirectory()
+        try configuration.write(toFile: directory.path("latchkey.yaml"), atomically: true, encoding: .utf8)
+        let arguments = ["--config", directory.path("latchkey.yaml"), "--database", database]
+        async let a = ServerProcess.start(arguments: arguments, workingDirectory: directory.url)
+        async let b = ServerProcess.start(arguments: arguments, workingDirectory: directory.url)
+        return (directory, try await a, try await b)
+    }
+
+    @Test func twoInstancesBehaveAsOne() async throws {
+        let (_, a, b) = try await Self.startPair(database: try await PostgresFixture.freshDatabase())
+        defer { a.stop(); b.stop() }
+
+        // Started together on an empty database, both publish the same single key.
+        let jwksA = try await Self.get(a.baseURL.appendingPathComponent(".well-known/jwks.json"))
+        let jwksB = try await Self.get(b.baseURL.appendingPathComponent(".well-known/jwks.json"))
+        #expect(jwksA == jwksB, "A: \(jwksA)\nB: \(jwksB)")
+        #expect(jwksA.components(separatedBy: "\"kid\"").count == 2, "one signing key: \(jwksA)")
+
+        // A sign-up started on A finishes on B.
+        var ada = PasskeyUser(server: a.baseURL)
+        let onB = LatchkeyAPIClient(baseURL: b.baseURL, clientID: "demo")
+        let (options, authSession) = try await ada.client.signupChallenge(profile: SignupProfile(email: "ada@example.com"))
+        let (registration, credential) = try ada.authenticator.makeCredential(options, origin: ada.origin)
+        ada.credentials.append(credential)
+        let tokens = try await onB.finishSignup(authSession: authSession, response: registration, scope: PasskeyUser.allScopes, audience: ada.audience)
+
+        // A token issued by B is accepted by A, and one issued by A by B.
+        #expect(try await ada.client.userInfo(accessToken: tokens.accessToken).email == "ada@example.com")
+        let byA = try await ada.signIn()
+        #expect(try await onB.userInfo(accessToken: byA.accessToken).email == "ada@example.com")
+
+        // 64 concurrent finishes of one auth_session, split across A and B: exactly one succeeds.
+        let (loginOptions, loginSession) = try await ada.client.loginChallenge()
+        let assertion = try ada.authenticator.getAssertion(loginOptions, origin: ada.origin, credential: &ada.credentials[0])
+        let successes = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<64 {
+                let client = index.isMultiple(of: 2) ? ada.client : onB
+                group.addTask { (try? await client.finishLogin(authSession: loginSession, response: assertion, scope: "openid")) != nil }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(successes == 1, "\(successes) of 64 concurrent finishes succeeded")
+
+        // A refresh token rotated on A and replayed on B revokes the whole family.
+        let login = try await ada.signIn()
+        let refreshToken = try #require(login.refreshToken)
+        let rotated = try await ada.client.refresh(refreshToken: refreshToken)
+        let replay = await expectAPIError(status: 403) { try await onB.refresh(refreshToken: refreshToken) }
+        #expect(replay?.code.rawValue == "invalid_grant")
+        await expectAPIError(status: 403) { try await ada.client.refresh(refreshToken: try #require(rotated.refreshToken)) }
+
+        // A passkey deleted through A no longer signs in through B.
+        let fresh = try await ada.signIn()
+        try await ada.enroll(accessToken: fresh.accessToken)
+        let methods = try await ada.client.authenticationMethods(accessToken: fresh.accessToken)
+        let firstID = try #require(methods.first { $0.id == "passkey|" + Base64URL.encode(ada.credentials[0].credentialID) }?.id)
+        try await ada.client.deleteAuthenticationMethod(id: firstID, accessToken: fresh.accessToken)
+        var throughB = PasskeyUser(server: b.baseURL, credentials: ada.credentials)
+        await expectAPIError(status: 403) { try await throughB.signIn(index: 0) }
+        _ = try await throughB.signIn(index: 1)
+    }
+
+    /// A rate limit counts the requests of both instances: they share the counters.
+    @Test func rateLimitsCountAcrossInstances() async throws {
+        let limited = Self.configuration.replacingOccurrences(of: "ceremony_starts_per_minute: 0", with: "ceremony_starts_per_minute: 6")
+        let (_, a, b) = try await Self.startPair(database: try await PostgresFixture.freshDatabase(), configuration: limited)
+        defer { a.stop(); b.stop() }
+        let clients = [a, b].map { LatchkeyAPIClient(baseURL: $0.baseURL, clientID: "demo") }
+        for index in 0..<6 { _ = try await clients[index % 2].loginChallenge() }
+        let refused = await expectAPIError(status: 429) { try await clients[0].loginChallenge() }
+        #expect(refused?.code.rawValue == "too_many_requests", "\(String(describing: refused))")
+        await expectAPIError(status: 429) { try await clients[1].loginChallenge() }
+    }
+
+    /// Killing one instance with SIGKILL during sign-ups loses no account it acknowledged:
+    /// every one signs in through the other instance.
+    @Test func killedInstanceLosesNoAcknowledgedAccount() async throws {
+        let (_, a, b) = try await Self.startPair(database: try await PostgresFixture.freshDatabase())
+        defer { a.stop(); b.stop() }
+        let acknowledged = Acknowledged()
+        let stop = Date().addingTimeInterval(1.5)
+        let workers = (0..<8).map { worker in
+            Task {
+                var index = 0
+                while Date() < stop {
+                    var user = PasskeyUser(server: a.baseURL)
+                    let email = "worker\(worker)-\(index)@scale.example"
+                    index += 1
+                    guard (try? await user.signUp(SignupProfile(email: email))) != nil else { return }
+                    acknowledged.signUp(email, user)
+                }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(1000))
+        kill(a.process.processIdentifier, SIGKILL)
+        for worker in workers { await worker.value }
+        let signUps = acknowledged.snapshot.0
+        #expect(signUps.count >= 8, "the load produced acknowledged sign-ups: \(signUps.count)")
+        for (email, user) in signUps {
+            var throughB = PasskeyUser(server: b.baseURL, credentials: user.credentials)
+            do {
+                try await throughB.signIn()
+            } catch {
+                Issue.record("\(email), acknowledged by A, does not sign in through B: \(error)")
+            }
+        }
+    }
+
+    /// PostgreSQL stopping gives 503 with Retry-After from both instances, never a 500 or a
+    /// crash; when it is back, both serve again by themselves.
+    @Test func databaseRestartGives503AndRecovers() async throws {
+        let cluster = try await PostgresFixture.PrivateCluster.start()
+        defer { Task { await cluster.remove() } }
+        let (_, a, b) = try await Self.startPair(database: cluster.url + "?statement_timeout=2000&connect_timeout=2")
+        defer { a.stop(); b.stop() }
+        var ada = PasskeyUser(server: a.baseURL)
+        try await ada.signUp(SignupProfile(email: "ada@example.com"))
+
+        try await cluster.stop()
+        for server in [a, b] {
+            // A challenge needs no database (the ceremony travels sealed); readiness and
+            // the finish do.
+            let (status, headers) = try await Self.request(server.baseURL.appendingPathComponent("ready"))
+            #expect(status == 503, "\(server.baseURL)/ready: \(status)")
+            #expect(headers["Retry-After"] != nil)
+            var user = PasskeyUser(server: server.baseURL, credentials: ada.credentials)
+            await expectAPIError(status: 503) { try await user.signIn() }
+            #expect(server.process.isRunning)
+        }
+
+        try await cluster.resume()
+        for server in [a, b] {
+            var user = PasskeyUser(server: server.baseURL, credentials: ada.credentials)
+            var recovered = false
+            let deadline = Date().addingTimeInterval(30)
+            while !recovered, Date() < deadline {
+                do {
+                    try await user.signIn()
+                    recovered = true
+                } catch {
+                    try await Task.sleep(for: .milliseconds(250))
+                }
+            }
+            #expect(recovered, "\(server.baseURL) serves again once PostgreSQL is back")
+            ada.credentials = user.credentials
+        }
+        try await a.waitForOutput("database available again")
+        let log = a.output.text
+        #expect(log.components(separatedBy: "database unavailable, answering 503").count == 2, "said once: \(log)")
+        #expect(log.contains("database available again"), "and once that it is back")
+        #expect(!log.contains("Connection creation failed"), "without the pool's retries")
+    }
+
+    static func get(_ url: URL) async throws -> String {
+        let (data, _) = try await URLSession.shared.data(from: url)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func request(_ url: URL) async throws -> (Int, [String: String]) {
+        let (_, response) = try await URLSession.shared.data(from: url)
+        let http = response as! HTTPURLResponse
+        var headers: [String: String] = [:]
+        for (key, value) in http.allHeaderFields { headers["\(key)"] = "\(value)" }
+        return (http.statusCode, headers)
+    }
+}
