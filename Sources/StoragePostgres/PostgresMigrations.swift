@@ -14,15 +14,21 @@ enum PostgresMigrations {
     static let all: [(name: String, sql: String)] = [("v1", v1)]
 
     /// Serializes migrations across instances: whichever takes it first migrates, the
-    /// others wait and then find nothing left to do.
-    static let advisoryLock: Int64 = 0x4C61_7463_686B_6579  // "Latchkey"
+    /// others wait and then find nothing left to do. (The two-key form of the advisory
+    /// lock: this, and the schema's hash.)
+    static let advisoryLock: Int32 = 0x4C61_7463  // "Latc"
 
     /// Applies what the database has not seen, all in one transaction under the advisory
     /// lock (PostgreSQL's DDL is transactional, so a failed migration leaves nothing).
     /// - Returns: The migrations applied now.
     static func migrate(_ connection: PostgresConnection, schema: String?, logger: Logger) async throws -> [String] {
-        try await connection.withTransaction(logger: logger) { connection in
-            _ = try await connection.rows("SELECT pg_advisory_xact_lock(\(advisoryLock))", logger: logger)
+        try await connection.transaction(logger: logger) { connection in
+            // A migration may rewrite large tables, and waiting for another instance's
+            // migration is expected: neither is a stuck statement.
+            _ = try await connection.rows("SET LOCAL statement_timeout = 0", logger: logger)
+            // One lock per schema: instances sharing a schema take turns; separate schemas
+            // (the tests give each case one) do not wait for each other.
+            _ = try await connection.rows("SELECT pg_advisory_xact_lock(\(advisoryLock), hashtext(\(schema ?? "public")))", logger: logger)
             if let schema {
                 _ = try await connection.rows(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(quotedIdentifier(schema))"), logger: logger)
             }

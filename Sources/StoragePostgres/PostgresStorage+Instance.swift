@@ -43,7 +43,7 @@ extension PostgresStorage {
     }
 
     private func lockSigningKeys(_ db: PostgresConnection) async throws {
-        _ = try await db.rows("SELECT pg_advisory_xact_lock(\(PostgresMigrations.advisoryLock + 1))", logger: logger)
+        _ = try await db.rows("SELECT pg_advisory_xact_lock(\(PostgresMigrations.advisoryLock + 1), hashtext(\(settings.schema ?? "public")))", logger: logger)
     }
 
     private func insertSigningKey(_ key: SigningKeyRecord, _ db: PostgresConnection) async throws {
