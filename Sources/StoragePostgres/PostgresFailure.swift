@@ -39,6 +39,9 @@ enum PostgresFailure {
             if state == "23505", let constraint = psql.serverInfo?[.constraintName], let kind = conflicts[constraint] {
                 return StoreConflict(kind)
             }
+            // Raised by latchkey_finish_login (migration v2).
+            if state == "LK001" { return StaleRead() }
+            if state == "LK002" { return PostgresStorageError(.invalidArgument, psql.serverInfo?[.message] ?? "refresh token family of another user or client") }
             let message = psql.serverInfo?[.message] ?? ""
             switch state.prefix(2) {
             // Connection exceptions, insufficient resources (disk full, too many

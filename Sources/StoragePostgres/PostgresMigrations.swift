@@ -11,7 +11,7 @@ import PostgresNIO
 /// uniqueness violation is told apart by its constraint's name (``PostgresFailure``).
 enum PostgresMigrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1)]
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2)]
 
     /// Serializes migrations across instances: whichever takes it first migrates, the
     /// others wait and then find nothing left to do. (The two-key form of the advisory
@@ -39,10 +39,10 @@ enum PostgresMigrations {
             let applied = Set(try await connection.rows("SELECT name FROM latchkey_migrations", logger: logger).map { try $0.text("name") })
             var appliedNow: [String] = []
             for migration in all where !applied.contains(migration.name) {
-                // The extended protocol takes one statement at a time; no statement here
-                // contains a semicolon of its own.
-                for statement in migration.sql.split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
-                    _ = try await connection.rows(PostgresQuery(unsafeSQL: String(statement)), logger: logger)
+                // The extended protocol takes one statement at a time: statements are separated
+                // by a line holding only a semicolon (a function body has semicolons of its own).
+                for statement in migration.sql.components(separatedBy: "\n;\n") where !statement.allSatisfy(\.isWhitespace) {
+                    _ = try await connection.rows(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
                 _ = try await connection.rows("INSERT INTO latchkey_migrations (name) VALUES (\(migration.name))", logger: logger)
                 appliedNow.append(migration.name)
@@ -81,7 +81,8 @@ enum PostgresMigrations {
             picture text,
             created_at double precision NOT NULL,
             updated_at double precision NOT NULL
-        );
+        )
+        ;
 
         CREATE TABLE credentials (
             id bytea PRIMARY KEY,
@@ -110,12 +111,15 @@ enum PostgresMigrations {
             metadata_status text,
             -- Also the index for "a user's credentials".
             CONSTRAINT credentials_user_id_name_key UNIQUE (user_id, name)
-        );
-        CREATE INDEX credentials_aaguid ON credentials(aaguid);
+        )
+        ;
+        CREATE INDEX credentials_aaguid ON credentials(aaguid)
+        ;
 
         CREATE TABLE finished_ceremonies (
             key bytea PRIMARY KEY
-        );
+        )
+        ;
 
         -- A family is a login session: every token rotated from one login.
         CREATE TABLE refresh_token_families (
@@ -125,10 +129,14 @@ enum PostgresMigrations {
             created_at double precision NOT NULL,
             revoked_at double precision,
             credential_id bytea
-        );
-        CREATE INDEX refresh_token_families_user_id ON refresh_token_families(user_id);
-        CREATE INDEX refresh_token_families_created_at ON refresh_token_families(created_at);
-        CREATE INDEX refresh_token_families_credential_id ON refresh_token_families(credential_id) WHERE credential_id IS NOT NULL;
+        )
+        ;
+        CREATE INDEX refresh_token_families_user_id ON refresh_token_families(user_id)
+        ;
+        CREATE INDEX refresh_token_families_created_at ON refresh_token_families(created_at)
+        ;
+        CREATE INDEX refresh_token_families_credential_id ON refresh_token_families(credential_id) WHERE credential_id IS NOT NULL
+        ;
 
         CREATE TABLE refresh_tokens (
             token_hash bytea PRIMARY KEY,
@@ -143,8 +151,10 @@ enum PostgresMigrations {
             issued_at double precision NOT NULL,
             expires_at double precision NOT NULL,
             used_at double precision
-        );
-        CREATE INDEX refresh_tokens_family_id ON refresh_tokens(family_id);
+        )
+        ;
+        CREATE INDEX refresh_tokens_family_id ON refresh_tokens(family_id)
+        ;
 
         CREATE TABLE signing_keys (
             key_id text PRIMARY KEY,
@@ -152,7 +162,8 @@ enum PostgresMigrations {
             private_key bytea NOT NULL,
             created_at double precision NOT NULL,
             retired_at double precision
-        );
+        )
+        ;
 
         CREATE TABLE audit_events (
             id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -162,14 +173,18 @@ enum PostgresMigrations {
             client_id text,
             credential_id text,
             detail text NOT NULL
-        );
-        CREATE INDEX audit_events_time ON audit_events(time);
-        CREATE INDEX audit_events_user_id_time ON audit_events(user_id, time);
+        )
+        ;
+        CREATE INDEX audit_events_time ON audit_events(time)
+        ;
+        CREATE INDEX audit_events_user_id_time ON audit_events(user_id, time)
+        ;
 
         CREATE TABLE secrets (
             name text PRIMARY KEY,
             value bytea NOT NULL
-        );
+        )
+        ;
 
         CREATE TABLE browser_sessions (
             token_hash bytea PRIMARY KEY,
@@ -179,10 +194,14 @@ enum PostgresMigrations {
             expires_at double precision NOT NULL,
             revoked_at double precision,
             credential_id bytea
-        );
-        CREATE INDEX browser_sessions_expires_at ON browser_sessions(expires_at);
-        CREATE INDEX browser_sessions_user_id ON browser_sessions(user_id);
-        CREATE INDEX browser_sessions_credential_id ON browser_sessions(credential_id) WHERE credential_id IS NOT NULL;
+        )
+        ;
+        CREATE INDEX browser_sessions_expires_at ON browser_sessions(expires_at)
+        ;
+        CREATE INDEX browser_sessions_user_id ON browser_sessions(user_id)
+        ;
+        CREATE INDEX browser_sessions_credential_id ON browser_sessions(credential_id) WHERE credential_id IS NOT NULL
+        ;
 
         CREATE TABLE authorization_codes (
             code_hash bytea PRIMARY KEY,
@@ -199,8 +218,10 @@ enum PostgresMigrations {
             expires_at double precision NOT NULL,
             used_at double precision,
             credential_id bytea
-        );
-        CREATE INDEX authorization_codes_expires_at ON authorization_codes(expires_at);
+        )
+        ;
+        CREATE INDEX authorization_codes_expires_at ON authorization_codes(expires_at)
+        ;
 
         CREATE TABLE interactive_flows (
             id text PRIMARY KEY,
@@ -214,16 +235,20 @@ enum PostgresMigrations {
             issued_at double precision NOT NULL,
             expires_at double precision NOT NULL,
             completed_at double precision
-        );
-        CREATE INDEX interactive_flows_expires_at ON interactive_flows(expires_at);
+        )
+        ;
+        CREATE INDEX interactive_flows_expires_at ON interactive_flows(expires_at)
+        ;
 
         CREATE TABLE admin_tokens (
             token_hash bytea PRIMARY KEY,
             application_id text NOT NULL,
             created_at double precision NOT NULL,
             expires_at double precision NOT NULL
-        );
-        CREATE INDEX admin_tokens_expires_at ON admin_tokens(expires_at);
+        )
+        ;
+        CREATE INDEX admin_tokens_expires_at ON admin_tokens(expires_at)
+        ;
 
         CREATE TABLE passwords (
             user_id text PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
@@ -232,24 +257,88 @@ enum PostgresMigrations {
             last_used_at double precision,
             removed_at double precision,
             CHECK ((hash IS NULL) = (removed_at IS NOT NULL))
-        );
+        )
+        ;
 
         CREATE TABLE metadata_blob (
             id integer PRIMARY KEY CHECK (id = 1),
             number bigint NOT NULL,
             blob bytea NOT NULL,
             stored_at double precision NOT NULL
-        );
+        )
+        ;
 
-        -- Rate-limit counts per key and fixed window (its start divided by its length);
-        -- every instance counts into the same rows.
+        -- Rate-limit counts per key and fixed window (its start divided by its length),
+        -- every instance counting into the same rows.
         CREATE TABLE request_counts (
             key text NOT NULL,
             window_index bigint NOT NULL,
             count integer NOT NULL,
             window_end double precision NOT NULL,
             PRIMARY KEY (key, window_index)
-        );
-        CREATE INDEX request_counts_window_end ON request_counts(window_end);
+        )
+        ;
+        CREATE INDEX request_counts_window_end ON request_counts(window_end)
+        ;
+        """
+
+    /// A login's finish in one round trip: everything ``PostgresStorage/completeCeremony(_:)``
+    /// writes for a passkey sign-in that starts a token session, as one function call, so
+    /// that the ceremony key, the passkey's use, the audit events, the session and its
+    /// refresh token commit together in one statement. A use refused as stale raises
+    /// `LK001` (nothing written, the key included); a family of another user or client
+    /// raises `LK002`. Text arrays carry NULL as the empty string.
+    private static let v2 = """
+        CREATE FUNCTION latchkey_finish_login(
+            p_key bytea,
+            p_credential_id bytea, p_sign_count bigint, p_backed_up boolean, p_user_verified boolean, p_used_at double precision,
+            p_regressed boolean, p_checks boolean, p_verified_count bigint, p_owner_updated_at double precision,
+            p_event_times double precision[], p_event_kinds text[], p_event_users text[], p_event_clients text[],
+            p_event_credentials text[], p_event_details text[],
+            p_family_id text, p_user_id text, p_client_id text, p_started_at double precision, p_session_credential bytea,
+            p_token_hash bytea, p_scopes text[], p_audience text, p_authenticated_at double precision, p_token_user_verified boolean,
+            p_password_sign_in boolean, p_issued_at double precision, p_expires_at double precision
+        ) RETURNS boolean LANGUAGE plpgsql AS $$
+        BEGIN
+            INSERT INTO finished_ceremonies (key) VALUES (p_key) ON CONFLICT (key) DO NOTHING;
+            IF NOT FOUND THEN
+                RETURN false;
+            END IF;
+            UPDATE credentials SET
+                sign_count = p_sign_count, backed_up = p_backed_up, user_verified = (user_verified OR p_user_verified),
+                last_used_at = p_used_at, sign_count_regressed = (sign_count_regressed OR p_regressed)
+            WHERE id = p_credential_id AND (NOT p_checks OR (
+                sign_count = p_verified_count AND NOT disabled
+                AND (SELECT updated_at FROM users WHERE users.id = credentials.user_id) = p_owner_updated_at
+            ));
+            IF p_checks AND NOT FOUND THEN
+                RAISE EXCEPTION 'the passkey changed since the login was verified' USING ERRCODE = 'LK001';
+            END IF;
+            INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail)
+                SELECT t, k, NULLIF(u, ''), NULLIF(c, ''), NULLIF(cr, ''), d
+                FROM unnest(p_event_times, p_event_kinds, p_event_users, p_event_clients, p_event_credentials, p_event_details) AS e(t, k, u, c, cr, d);
+            IF p_family_id IS NOT NULL THEN
+                INSERT INTO refresh_token_families (id, user_id, client_id, created_at, revoked_at, credential_id)
+                    VALUES (p_family_id, p_user_id, p_client_id, p_started_at, NULL, p_session_credential)
+                    ON CONFLICT (id) DO NOTHING;
+                IF NOT FOUND THEN
+                    PERFORM 1 FROM refresh_token_families WHERE id = p_family_id AND user_id = p_user_id AND client_id = p_client_id;
+                    IF NOT FOUND THEN
+                        RAISE EXCEPTION 'refresh token family % belongs to another user or client', p_family_id USING ERRCODE = 'LK002';
+                    END IF;
+                END IF;
+                IF p_token_hash IS NOT NULL THEN
+                    INSERT INTO refresh_tokens (
+                        token_hash, family_id, user_id, client_id, scopes, audience, authenticated_at,
+                        user_verified, password_sign_in, issued_at, expires_at, used_at
+                    ) VALUES (
+                        p_token_hash, p_family_id, p_user_id, p_client_id, p_scopes, p_audience, p_authenticated_at,
+                        p_token_user_verified, p_password_sign_in, p_issued_at, p_expires_at, NULL
+                    );
+                END IF;
+            END IF;
+            RETURN true;
+        END
+        $$
         """
 }

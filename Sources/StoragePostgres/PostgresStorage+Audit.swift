@@ -6,7 +6,7 @@ extension PostgresStorage {
     /// Records an event. Its text is kept whatever it contains, with U+0000 replaced: an
     /// audit record must not fail because of what an attacker sent.
     public func record(_ event: AuditEvent) async throws {
-        try await write { db in try await self.record([event], db) }
+        try await autocommit { db in try await self.record([event], db) }
         securityEvents.announce(event)
     }
 
@@ -31,7 +31,7 @@ extension PostgresStorage {
 
     /// Deletes the oldest events before `time`, at most `limit` in one statement.
     public func purgeAuditEvents(before time: Date, limit: Int) async throws -> Int {
-        try await write { db in
+        try await autocommit { db in
             try await db.rows(
                 """
                 DELETE FROM audit_events WHERE id IN (
@@ -45,7 +45,7 @@ extension PostgresStorage {
     /// The most recent events, newest first (by time, then by insertion), optionally for one user.
     public func events(userID: UserID?, limit: Int) async throws -> [AuditEvent] {
         guard limit > 0, !StoredText.containsNUL([userID?.rawValue]) else { return [] }
-        return try await read { db in
+        return try await autocommit { db in
             let rows: [PostgresRandomAccessRow]
             if let userID {
                 rows = try await db.rows(

@@ -10,7 +10,7 @@ extension PostgresStorage {
             in: "saveAuthorizationCode"
         )
         if StoredText.containsNUL(code.scopes) { throw PostgresStorageError(.invalidArgument, "saveAuthorizationCode: text containing U+0000 cannot be stored") }
-        try await write { db in
+        try await autocommit { db in
             _ = try await db.rows(
                 """
                 INSERT INTO authorization_codes (
@@ -27,7 +27,7 @@ extension PostgresStorage {
 
     /// The stored code, whatever its state.
     public func authorizationCode(hash: [UInt8]) async throws -> AuthorizationCode? {
-        try await read { db in
+        try await autocommit { db in
             try await db.row("SELECT * FROM authorization_codes WHERE code_hash = \(hash.bytea)", logger: self.logger).map(AuthorizationCode.init(row:))
         }
     }
@@ -38,7 +38,7 @@ extension PostgresStorage {
     /// expiry) and anything else is `.invalid`.
     public func consumeAuthorizationCode(hash: [UInt8], at time: Date, starting session: TokenSessionStart?) async throws -> AuthorizationCodeOutcome {
         if let session { try Self.requireStorable(session) }
-        return try await write { db in
+        return try await transaction { db in
             if let row = try await db.row(
                 """
                 UPDATE authorization_codes SET used_at = \(time.seconds)
@@ -59,7 +59,7 @@ extension PostgresStorage {
 
     /// Deletes codes that expired before `time`.
     public func purgeAuthorizationCodes(expiredBefore time: Date) async throws -> Int {
-        try await write { db in
+        try await autocommit { db in
             try await db.rows("DELETE FROM authorization_codes WHERE expires_at < \(time.seconds) RETURNING 1", logger: self.logger).count
         }
     }

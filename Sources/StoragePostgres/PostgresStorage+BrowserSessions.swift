@@ -5,7 +5,7 @@ import PostgresNIO
 extension PostgresStorage {
     /// Stores a new session.
     public func saveBrowserSession(_ session: BrowserSession) async throws {
-        try await write { db in try await self.insert(session, db) }
+        try await autocommit { db in try await self.insert(session, db) }
     }
 
     /// Stores a new session inside the caller's transaction.
@@ -21,7 +21,7 @@ extension PostgresStorage {
 
     /// The session with this token hash, if it is neither revoked nor expired at `time`.
     public func browserSession(hash: [UInt8], at time: Date) async throws -> BrowserSession? {
-        try await read { db in
+        try await autocommit { db in
             try await db.row(
                 "SELECT * FROM browser_sessions WHERE token_hash = \(hash.bytea) AND revoked_at IS NULL AND expires_at > \(time.seconds)",
                 logger: self.logger
@@ -37,7 +37,7 @@ extension PostgresStorage {
 
     /// Revokes a session, keeping its first revocation time.
     public func revokeBrowserSession(hash: [UInt8], at time: Date) async throws {
-        try await write { db in
+        try await autocommit { db in
             _ = try await db.rows(
                 "UPDATE browser_sessions SET revoked_at = \(time.seconds) WHERE token_hash = \(hash.bytea) AND revoked_at IS NULL RETURNING 1",
                 logger: self.logger)
@@ -46,7 +46,7 @@ extension PostgresStorage {
 
     /// Deletes sessions that expired before `time`.
     public func purgeBrowserSessions(expiredBefore time: Date) async throws -> Int {
-        try await write { db in
+        try await autocommit { db in
             try await db.rows("DELETE FROM browser_sessions WHERE expires_at < \(time.seconds) RETURNING 1", logger: self.logger).count
         }
     }

@@ -6,14 +6,14 @@ import WebAuthn
 extension PostgresStorage {
     /// The credential with this ID.
     public func credential(id: [UInt8]) async throws -> PasskeyCredential? {
-        try await read { db in
+        try await autocommit { db in
             try await db.row("SELECT * FROM credentials WHERE id = \(id.bytea)", logger: self.logger).map(PasskeyCredential.init(row:))
         }
     }
 
     /// The credential with this ID and its owner, in one statement.
     public func credentialWithOwner(id: [UInt8]) async throws -> (credential: PasskeyCredential, owner: User)? {
-        let found = try await read { db -> Pair? in
+        let found = try await autocommit { db -> Pair? in
             guard
                 let row = try await db.row(
                     "SELECT c.*, \(unescaped: User.prefixedColumns) FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = \(id.bytea)",
@@ -33,7 +33,7 @@ extension PostgresStorage {
     /// A user's credentials, oldest first (registration order among equal times).
     public func credentials(userID: UserID) async throws -> [PasskeyCredential] {
         guard !StoredText.containsNUL([userID.rawValue]) else { return [] }
-        return try await read { db in
+        return try await autocommit { db in
             try await db.rows("SELECT * FROM credentials WHERE user_id = \(userID.rawValue) ORDER BY created_at, seq", logger: self.logger)
                 .map(PasskeyCredential.init(row:))
         }
@@ -42,7 +42,7 @@ extension PostgresStorage {
     /// The credential with this record ID.
     public func credential(recordID: String) async throws -> PasskeyCredential? {
         guard !StoredText.containsNUL([recordID]) else { return nil }
-        return try await read { db in
+        return try await autocommit { db in
             try await db.row("SELECT * FROM credentials WHERE record_id = \(recordID)", logger: self.logger).map(PasskeyCredential.init(row:))
         }
     }
@@ -50,14 +50,14 @@ extension PostgresStorage {
     /// Adds a credential to an existing user.
     public func addCredential(_ credential: PasskeyCredential) async throws {
         try Self.requireStorable(credential)
-        try await write { db in try await self.insertCredential(credential, db) }
+        try await autocommit { db in try await self.insertCredential(credential, db) }
     }
 
     /// Renames a user's credential; `nil` clears the name.
     public func renameCredential(id: [UInt8], userID: UserID, name: String?) async throws -> Bool {
         guard !StoredText.containsNUL([userID.rawValue]) else { return false }
         try PostgresText.requireStorable(name, in: "renameCredential")
-        return try await write { db in
+        return try await autocommit { db in
             try await !db.rows("UPDATE credentials SET name = \(name) WHERE id = \(id.bytea) AND user_id = \(userID.rawValue) RETURNING 1", logger: self.logger).isEmpty
         }
     }
@@ -67,7 +67,7 @@ extension PostgresStorage {
     /// instances take turns and cannot remove both of the last two ways.
     public func deleteCredential(id: [UInt8], userID: UserID, at time: Date) async throws -> CredentialDeletion {
         guard !StoredText.containsNUL([userID.rawValue]) else { return .notFound }
-        return try await write { db in
+        return try await transaction { db in
             try await self.lockUser(userID, db)
             guard let row = try await db.row(
                 """
@@ -86,7 +86,7 @@ extension PostgresStorage {
     /// Turns a user's credential off or on again; off revokes the sessions it started.
     public func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool, at time: Date) async throws -> Bool {
         guard !StoredText.containsNUL([userID.rawValue]) else { return false }
-        return try await write { db in
+        return try await transaction { db in
             guard try await !db.rows(
                 "UPDATE credentials SET disabled = \(disabled) WHERE id = \(id.bytea) AND user_id = \(userID.rawValue) RETURNING 1", logger: self.logger
             ).isEmpty else { return false }

@@ -6,7 +6,7 @@ extension PostgresStorage {
     /// Stores a new flow.
     public func saveFlow(_ flow: InteractiveFlow) async throws {
         try PostgresText.requireStorable(flow.id, flow.ceremonyID, flow.requestURL, flow.userID?.rawValue, flow.csrfToken, in: "saveFlow")
-        try await write { db in
+        try await autocommit { db in
             _ = try await db.rows(
                 """
                 INSERT INTO interactive_flows
@@ -20,7 +20,7 @@ extension PostgresStorage {
     /// The flow with this ID, whatever its state.
     public func flow(id: String) async throws -> InteractiveFlow? {
         guard !StoredText.containsNUL([id]) else { return nil }
-        return try await read { db in
+        return try await autocommit { db in
             guard let row = try await db.row("SELECT * FROM interactive_flows WHERE id = \(id)", logger: self.logger) else { return nil }
             guard let kind = InteractiveFlow.Kind(rawValue: try row.text("kind")) else {
                 throw PostgresStorageError(.unreadableRow, "interactive_flows.kind is not a flow kind")
@@ -38,7 +38,7 @@ extension PostgresStorage {
     public func renewFlow(id: String, ceremonyID: String, options: [UInt8]) async throws -> Bool {
         try PostgresText.requireStorable(ceremonyID, in: "renewFlow")
         guard !StoredText.containsNUL([id]) else { return false }
-        return try await write { db in
+        return try await autocommit { db in
             try await db.rows(
                 "UPDATE interactive_flows SET ceremony_id = \(ceremonyID), options = \(options.bytea) WHERE id = \(id) AND completed_at IS NULL RETURNING 1",
                 logger: self.logger
@@ -50,7 +50,7 @@ extension PostgresStorage {
     /// instance, succeeds.
     public func completeFlow(id: String, at time: Date) async throws -> Bool {
         guard !StoredText.containsNUL([id]) else { return false }
-        return try await write { db in
+        return try await autocommit { db in
             try await db.rows(
                 "UPDATE interactive_flows SET completed_at = \(time.seconds) WHERE id = \(id) AND completed_at IS NULL RETURNING 1", logger: self.logger
             ).count == 1
@@ -59,7 +59,7 @@ extension PostgresStorage {
 
     /// Deletes flows that expired before `time`.
     public func purgeFlows(expiredBefore time: Date) async throws -> Int {
-        try await write { db in
+        try await autocommit { db in
             try await db.rows("DELETE FROM interactive_flows WHERE expires_at < \(time.seconds) RETURNING 1", logger: self.logger).count
         }
     }

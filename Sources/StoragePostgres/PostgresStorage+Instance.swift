@@ -7,7 +7,7 @@ import PostgresNIO
 extension PostgresStorage {
     /// Every stored key, newest first (by creation time, then by insertion).
     public func signingKeys() async throws -> [SigningKeyRecord] {
-        try await read { db in
+        try await autocommit { db in
             try await db.rows("SELECT * FROM signing_keys ORDER BY created_at DESC, seq DESC", logger: self.logger).map { row in
                 SigningKeyRecord(
                     keyID: try row.text("key_id"), privateKey: try row.bytes("private_key"),
@@ -22,7 +22,7 @@ extension PostgresStorage {
     /// rotate at once.
     public func addSigningKey(_ key: SigningKeyRecord, at time: Date) async throws {
         try PostgresText.requireStorable(key.keyID, in: "addSigningKey")
-        try await write { db in
+        try await transaction { db in
             try await self.lockSigningKeys(db)
             _ = try await db.rows(
                 "UPDATE signing_keys SET retired_at = \(time.seconds) WHERE retired_at IS NULL AND key_id <> \(key.keyID) RETURNING 1", logger: self.logger)
@@ -34,7 +34,7 @@ extension PostgresStorage {
     /// instances starting together on an empty database create one key.
     public func addFirstSigningKey(_ key: SigningKeyRecord) async throws -> Bool {
         try PostgresText.requireStorable(key.keyID, in: "addFirstSigningKey")
-        return try await write { db in
+        return try await transaction { db in
             try await self.lockSigningKeys(db)
             guard try await db.row("SELECT 1 FROM signing_keys WHERE retired_at IS NULL LIMIT 1", logger: self.logger) == nil else { return false }
             try await self.insertSigningKey(key, db)
@@ -58,7 +58,7 @@ extension PostgresStorage {
     /// for a concurrent one of the same name to commit; the read after it sees the winner.
     public func secret(named name: String, orStore candidate: [UInt8]) async throws -> [UInt8] {
         try PostgresText.requireStorable(name, in: "secret")
-        return try await write { db in
+        return try await transaction { db in
             _ = try await db.rows("INSERT INTO secrets (name, value) VALUES (\(name), \(candidate.bytea)) ON CONFLICT (name) DO NOTHING", logger: self.logger)
             guard let row = try await db.row("SELECT value FROM secrets WHERE name = \(name)", logger: self.logger) else {
                 throw PostgresStorageError(.unreadableRow, "secret \(name) vanished after it was stored")
@@ -70,7 +70,7 @@ extension PostgresStorage {
     /// Stores a newly issued administration token.
     public func saveAdminToken(_ token: AdminToken) async throws {
         try PostgresText.requireStorable(token.applicationID, in: "saveAdminToken")
-        try await write { db in
+        try await autocommit { db in
             _ = try await db.rows(
                 """
                 INSERT INTO admin_tokens (token_hash, application_id, created_at, expires_at)
@@ -81,7 +81,7 @@ extension PostgresStorage {
 
     /// The token with this hash, if it has not expired at `time`.
     public func adminToken(hash: [UInt8], at time: Date) async throws -> AdminToken? {
-        try await read { db in
+        try await autocommit { db in
             try await db.row("SELECT * FROM admin_tokens WHERE token_hash = \(hash.bytea) AND expires_at > \(time.seconds)", logger: self.logger).map { row in
                 AdminToken(
                     tokenHash: try row.bytes("token_hash"), applicationID: try row.text("application_id"),
@@ -93,7 +93,7 @@ extension PostgresStorage {
 
     /// Deletes tokens that expired before `time`.
     public func purgeAdminTokens(expiredBefore time: Date) async throws -> Int {
-        try await write { db in
+        try await autocommit { db in
             try await db.rows("DELETE FROM admin_tokens WHERE expires_at < \(time.seconds) RETURNING 1", logger: self.logger).count
         }
     }
@@ -106,7 +106,7 @@ extension PostgresStorage {
         let index = Int64(position.rounded(.down))
         let end = Double(index + 1) * window
         let sanitized = StoredText.sanitized(key)
-        let row = try await write { db in
+        let row = try await autocommit { db in
             try await db.row(
                 """
                 WITH counted AS (
@@ -127,7 +127,7 @@ extension PostgresStorage {
 
     /// Deletes the counts of windows that ended before `time`.
     public func purgeRequestCounts(before time: Date) async throws -> Int {
-        try await write { db in
+        try await autocommit { db in
             try await db.rows("DELETE FROM request_counts WHERE window_end < \(time.seconds) RETURNING 1", logger: self.logger).count
         }
     }

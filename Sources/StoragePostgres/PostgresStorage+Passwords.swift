@@ -6,7 +6,7 @@ extension PostgresStorage {
     /// The account's password record, removed or not.
     public func password(userID: UserID) async throws -> PasswordRecord? {
         guard !StoredText.containsNUL([userID.rawValue]) else { return nil }
-        return try await read { db in
+        return try await autocommit { db in
             try await db.row("SELECT * FROM passwords WHERE user_id = \(userID.rawValue)", logger: self.logger).map(PasswordRecord.init(row:))
         }
     }
@@ -18,7 +18,7 @@ extension PostgresStorage {
         }
         try Self.requireStorable(user)
         try PostgresText.requireStorable(hash, in: "createUser")
-        try await write { db in
+        try await transaction { db in
             try await self.insertUser(user, db)
             _ = try await db.rows(
                 "INSERT INTO passwords (user_id, hash, created_at) VALUES (\(user.id.rawValue), \(hash), \(password.createdAt.seconds))", logger: self.logger)
@@ -28,7 +28,7 @@ extension PostgresStorage {
     /// Records a password sign-in.
     public func recordPasswordUse(userID: UserID, at time: Date) async throws {
         guard !StoredText.containsNUL([userID.rawValue]) else { return }
-        try await write { db in
+        try await autocommit { db in
             _ = try await db.rows(
                 "UPDATE passwords SET last_used_at = \(time.seconds) WHERE user_id = \(userID.rawValue) AND hash IS NOT NULL RETURNING 1", logger: self.logger)
         }
@@ -39,7 +39,7 @@ extension PostgresStorage {
     /// account with neither.
     public func removePassword(userID: UserID, at time: Date) async throws -> PasswordRemoval {
         guard !StoredText.containsNUL([userID.rawValue]) else { return .noPassword }
-        return try await write { db in
+        return try await transaction { db in
             try await self.lockUser(userID, db)
             guard try await db.row("SELECT 1 FROM passwords WHERE user_id = \(userID.rawValue) AND hash IS NOT NULL", logger: self.logger) != nil else {
                 return .noPassword

@@ -6,7 +6,7 @@ extension PostgresStorage {
     /// Stores a newly issued token, starting its family if the family is new.
     public func saveRefreshToken(_ record: RefreshTokenRecord) async throws {
         try Self.requireStorable(record)
-        try await write { db in
+        try await transaction { db in
             try await self.insertFamilyIfNew(id: record.familyID, userID: record.userID, clientID: record.clientID, credentialID: nil, at: record.issuedAt, db)
             try await self.insertToken(record, db)
         }
@@ -14,7 +14,7 @@ extension PostgresStorage {
 
     /// The stored record of a token, whatever its state.
     public func refreshToken(hash: [UInt8]) async throws -> RefreshTokenRecord? {
-        try await read { db in
+        try await autocommit { db in
             try await db.row("SELECT * FROM refresh_tokens WHERE token_hash = \(hash.bytea)", logger: self.logger).map(RefreshTokenRecord.init(row:))
         }
     }
@@ -27,7 +27,7 @@ extension PostgresStorage {
     /// another client's, of a revoked family, or expired → `.invalid`.
     public func rotateRefreshToken(hash: [UInt8], clientID: String, newHash: [UInt8], newExpiresAt: Date, at time: Date) async throws -> RefreshOutcome {
         guard !StoredText.containsNUL([clientID]) else { return .invalid }
-        return try await write { db in
+        return try await transaction { db in
             if let row = try await db.row(
                 """
                 UPDATE refresh_tokens t SET used_at = \(time.seconds)
@@ -60,7 +60,7 @@ extension PostgresStorage {
     /// Revokes the family of a token issued to `clientID` (logout).
     public func revokeRefreshTokenFamily(hash: [UInt8], clientID: String, at time: Date) async throws -> UserID? {
         guard !StoredText.containsNUL([clientID]) else { return nil }
-        return try await write { db in
+        return try await transaction { db in
             guard
                 let row = try await db.row(
                     "SELECT family_id, user_id FROM refresh_tokens WHERE token_hash = \(hash.bytea) AND client_id = \(clientID)", logger: self.logger)
@@ -73,7 +73,7 @@ extension PostgresStorage {
     /// Starts a family with no token yet; an existing family is left as it is.
     public func startSession(familyID: String, userID: UserID, clientID: String, at time: Date) async throws {
         try PostgresText.requireStorable(familyID, userID.rawValue, clientID, in: "startSession")
-        try await write { db in
+        try await transaction { db in
             try await self.insertFamilyIfNew(id: familyID, userID: userID, clientID: clientID, credentialID: nil, at: time, db)
         }
     }
@@ -81,13 +81,13 @@ extension PostgresStorage {
     /// Starts a session (and stores its first refresh token) in one transaction.
     public func startSession(_ start: TokenSessionStart) async throws {
         try Self.requireStorable(start)
-        try await write { db in try await self.startSession(start, db) }
+        try await transaction { db in try await self.startSession(start, db) }
     }
 
     /// Revokes every family and browser session of a user in one transaction.
     public func revokeAllSessions(userID: UserID, at time: Date) async throws -> Int {
         guard !StoredText.containsNUL([userID.rawValue]) else { return 0 }
-        return try await write { db in
+        return try await transaction { db in
             let families = try await db.rows(
                 "UPDATE refresh_token_families SET revoked_at = \(time.seconds) WHERE user_id = \(userID.rawValue) AND revoked_at IS NULL RETURNING 1",
                 logger: self.logger)
@@ -103,7 +103,7 @@ extension PostgresStorage {
     /// Whether a family exists and has not been revoked.
     public func isSessionActive(familyID: String) async throws -> Bool {
         guard !StoredText.containsNUL([familyID]) else { return false }
-        return try await read { db in
+        return try await autocommit { db in
             try await db.row("SELECT 1 FROM refresh_token_families WHERE id = \(familyID) AND revoked_at IS NULL", logger: self.logger) != nil
         }
     }
@@ -111,7 +111,7 @@ extension PostgresStorage {
     /// Deletes up to `limit` families started before `time`; their tokens go with them
     /// (`ON DELETE CASCADE`).
     public func purgeRefreshTokenFamilies(startedBefore time: Date, limit: Int) async throws -> Int {
-        try await write { db in
+        try await autocommit { db in
             try await db.rows(
                 """
                 DELETE FROM refresh_token_families WHERE id IN (

@@ -6,7 +6,7 @@ extension PostgresStorage {
     /// The user with this ID.
     public func user(id: UserID) async throws -> User? {
         guard !StoredText.containsNUL([id.rawValue]) else { return nil }
-        return try await read { db in
+        return try await autocommit { db in
             try await db.row("SELECT * FROM users WHERE id = \(id.rawValue)", logger: self.logger).map { try User(row: $0) }
         }
     }
@@ -22,14 +22,14 @@ extension PostgresStorage {
         case .username: column = "username"
         }
         let value = identifier.value
-        return try await read { db in
+        return try await autocommit { db in
             try await db.row("SELECT * FROM users WHERE \(unescaped: column) = \(value)", logger: self.logger).map { try User(row: $0) }
         }
     }
 
     /// The user whose WebAuthn user handle this is.
     public func user(handle: [UInt8]) async throws -> User? {
-        try await read { db in
+        try await autocommit { db in
             try await db.row("SELECT * FROM users WHERE user_handle = \(handle.bytea)", logger: self.logger).map { try User(row: $0) }
         }
     }
@@ -37,14 +37,14 @@ extension PostgresStorage {
     /// Creates a user together with their first passkey, in one transaction.
     public func createUser(_ user: User, credential: PasskeyCredential) async throws {
         try Self.requireAccount(user, credential: credential)
-        try await write { db in try await self.insertAccount(user, credential: credential, db) }
+        try await transaction { db in try await self.insertAccount(user, credential: credential, db) }
     }
 
     /// Sets a user's display name and `updated_at`.
     public func updateName(userID: UserID, name: String?, at time: Date) async throws -> User? {
         try PostgresText.requireStorable(name, in: "updateName")
         guard !StoredText.containsNUL([userID.rawValue]) else { return nil }
-        return try await write { db in
+        return try await autocommit { db in
             try await db.row("UPDATE users SET name = \(name), updated_at = \(time.seconds) WHERE id = \(userID.rawValue) RETURNING *", logger: self.logger)
                 .map { try User(row: $0) }
         }
