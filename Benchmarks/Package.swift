@@ -4,6 +4,7 @@ import PackageDescription
 // Benchmarks live in their own package so that the main build stays lean.
 // Run: swift run -c release --package-path Benchmarks WebAuthnBenchmarks
 //      scripts/bench-server.sh   (builds the release server and runs ServerBenchmark against it)
+//      swift run -c release --package-path Benchmarks PostgresBenchmark postgres://…   (against pgbench)
 let package = Package(
     name: "LatchkeyBenchmarks",
     platforms: [.macOS(.v15)],
@@ -28,6 +29,14 @@ let package = Package(
                 .product(name: "IdentityCore", package: "main"),
                 .product(name: "StorageSQLite", package: "main"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "PostgresBenchmark",
+            dependencies: [
+                .product(name: "WebAuthn", package: "main"),
+                .product(name: "IdentityCore", package: "main"),
+                .product(name: "StoragePostgres", package: "main"),
             ]
         ),
     ]

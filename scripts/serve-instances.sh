@@ -73,13 +73,13 @@ fi
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-upstreams=""
+upstreams="" ports=()
 for index in $(seq 1 "$instances"); do
     instance_port=$([ "$instances" -eq 1 ] && echo "$port" || free_port)
     arguments=(serve --host 127.0.0.1 --port "$instance_port" --database "$database" --public-url "http://localhost:$port")
     [ -n "$config" ] && arguments+=(--config "$config")
     "$binary" "${arguments[@]}" >"$work/instance-$index.log" 2>&1 &
-    pids+=($!) names+=("instance-$index")
+    pids+=($!) names+=("instance-$index") ports+=("$instance_port")
     upstreams+="        server 127.0.0.1:$instance_port;"$'\n'
 done
 
@@ -111,13 +111,15 @@ $upstreams        keepalive 64;
 }
 EOF
 
-# Every instance must be up (its log names the port it listens on) before nginx takes requests.
+# Every instance must answer before nginx takes requests.
 for index in $(seq 1 "$instances"); do
+    up=0
     for _ in $(seq 1 300); do
-        grep -q "listening on" "$work/instance-$index.log" && break
+        if (exec 3<>"/dev/tcp/127.0.0.1/${ports[$((index - 1))]}") 2>/dev/null; then up=1; break; fi
+        kill -0 "${pids[-$((instances - index + 1))]}" 2>/dev/null || break
         sleep 0.1
     done
-    grep -q "listening on" "$work/instance-$index.log" || { cat "$work/instance-$index.log" >&2; exit 70; }
+    [ "$up" = 1 ] || { echo "instance $index did not start:" >&2; cat "$work/instance-$index.log" >&2; exit 70; }
 done
 if [ "$instances" -gt 1 ]; then
     "$nginx" -c "$work/nginx.conf" -p "$work" -g "daemon off;" &

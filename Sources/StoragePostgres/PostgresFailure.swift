@@ -34,7 +34,7 @@ enum PostgresFailure {
         if let psql = error as? PSQLError {
             guard psql.code == .server, let state = psql.serverInfo?[.sqlState] else {
                 // Connection lost, refused, closed, TLS failed: nothing the request did.
-                return StorageUnavailable("PostgreSQL connection: \(psql.code)")
+                return StorageUnavailable("PostgreSQL connection: \(psql.code)\(psql.underlying.map { ": \($0)" } ?? "")")
             }
             if state == "23505", let constraint = psql.serverInfo?[.constraintName], let kind = conflicts[constraint] {
                 return StoreConflict(kind)
@@ -44,10 +44,11 @@ enum PostgresFailure {
             if state == "LK002" { return PostgresStorageError(.invalidArgument, psql.serverInfo?[.message] ?? "refresh token family of another user or client") }
             let message = psql.serverInfo?[.message] ?? ""
             switch state.prefix(2) {
-            // Connection exceptions, insufficient resources (disk full, too many
-            // connections), operator intervention (shutting down, statement timeout),
-            // system errors, transaction rollbacks that outlived their retries.
-            case "08", "53", "57", "58", "40":
+            // Connection exceptions, the login refused or the database missing (an
+            // operator's change), insufficient resources (disk full, too many connections),
+            // operator intervention (shutting down, statement timeout), system errors,
+            // transaction rollbacks that outlived their retries.
+            case "08", "28", "3D", "53", "57", "58", "40":
                 return StorageUnavailable("PostgreSQL \(state): \(message)")
             default:
                 return error

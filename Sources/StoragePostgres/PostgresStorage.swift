@@ -67,6 +67,9 @@ public final class PostgresStorage: IdentityStorage, Sendable {
         // holds them); give the new task a moment to get there.
         try? await Task.sleep(for: .milliseconds(5))
         do {
+            // Reachable at all, within the deadline (the pool would otherwise keep a request
+            // waiting while it retries); the migrations themselves may then take their time.
+            _ = try await autocommit { db in try await db.rows("SELECT 1", logger: logger).count }
             switch schema {
             case .migrate:
                 try await migrate()
@@ -80,7 +83,8 @@ public final class PostgresStorage: IdentityStorage, Sendable {
         } catch {
             runner.cancel()
             if let known = error as? PostgresStorageError { throw known }
-            throw PostgresStorageError(.unreachable, "cannot use \(settings.redacted): \(Self.describe(error))")
+            let reason = (error as? StorageUnavailable)?.reason ?? Self.describe(error)
+            throw PostgresStorageError(.unreachable, "cannot use \(settings.redacted): \(reason)")
         }
     }
 

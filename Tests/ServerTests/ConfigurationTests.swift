@@ -98,6 +98,12 @@ struct ConfigurationTests {
         ("server: { public_url: 'ftp://x' }", "server.public_url"),
         ("database: mysql://x", "database"),
         ("database: 'postgres://localhost/latchkey'", "database"),
+        ("database: 'postgres://u:hunter2@localhost/db?sslmode=sometimes'", "database"),
+        ("database: 'postgres://u:hunter2@localhost/db?pool_size=0'", "database"),
+        ("database: 'postgres://u:hunter2@localhost/db?statement_timeout=5'", "database"),
+        ("database: 'postgres://u:hunter2@localhost/db?application=x'", "database"),
+        ("database: 'postgres://u:hunter2@localhost/db?sslrootcert=ca.pem'", "database"),
+        ("database: 'postgres://u:hunter2@localhost'", "database"),
         ("relying_party: { id: 'https://example.com' }", "relying_party.id"),
         ("relying_party: { id: example.com, origins: [https://evil.com] }", "relying_party.origins[0]"),
         ("relying_party: { id: example.com, origins: [https://example.com, 'http://example.com'] }", "relying_party.origins[1]"),
@@ -133,6 +139,19 @@ struct ConfigurationTests {
         let failure = error(yaml)
         #expect(failure?.key == key, "\(yaml) → \(failure.map { "\($0)" } ?? "no error")")
         #expect(failure?.message.isEmpty == false)
+        #expect(failure.map { !"\($0)".contains("hunter2") } ?? true, "a database password is never repeated: \(String(describing: failure))")
+    }
+
+    @Test func aPostgreSQLURLIsReadWithItsParameters() throws {
+        let configuration = try load("database: 'postgres://app:p%40ss@db.internal:6543/identity?sslmode=verify-full&pool_size=4&statement_timeout=2500&connect_timeout=3'")
+        guard case .postgres(let settings) = configuration.database else {
+            Issue.record("expected PostgreSQL, got \(configuration.database)")
+            return
+        }
+        #expect(settings.host == "db.internal" && settings.port == 6543 && settings.database == "identity")
+        #expect(settings.username == "app" && settings.password == "p@ss")
+        #expect(settings.tls == .verifyFull && settings.poolSize == 4 && settings.statementTimeout == 2500 && settings.connectTimeout == 3)
+        #expect("\(configuration.database)" == "postgres://app@db.internal:6543/identity", "described without the password")
     }
 
     @Test func theKratosFaceIsOnByDefaultAndConfigurable() throws {

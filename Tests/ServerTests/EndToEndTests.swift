@@ -224,6 +224,16 @@ struct EndToEndTests {
         )
         #expect(unopenable.status == 74)
         #expect(unopenable.output.contains("(from --database)") && unopenable.output.contains("exists and is writable"), "\(unopenable.output)")
+
+        // So does a PostgreSQL server that is not there, without repeating the password.
+        let closedPort = try freePort()
+        let unreachable = try await CommandRun.run(
+            ["serve", "--port", "0", "--database", "postgres://latchkey:hunter2@127.0.0.1:\(closedPort)/latchkey?connect_timeout=2"],
+            workingDirectory: directory.url, timeout: 60
+        )
+        #expect(unreachable.status == 74)
+        #expect(unreachable.output.contains("(from --database)") && unreachable.output.contains("127.0.0.1:\(closedPort)"), "\(unreachable.output)")
+        #expect(!unreachable.output.contains("hunter2"), "\(unreachable.output)")
     }
 }
 
