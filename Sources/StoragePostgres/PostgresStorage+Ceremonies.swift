@@ -15,7 +15,7 @@ extension PostgresStorage {
         let completed: Bool
         if let login = LoginFinish(completion) {
             completed = try await autocommit { db in
-                try await db.row(login.query, logger: self.logger)?.bool("completed") ?? false
+                try await db.rows(login, logger: self.logger).first ?? false
             }
         } else {
             completed = try await completeInTransaction(completion)
@@ -59,41 +59,5 @@ extension PostgresStorage {
         return try await autocommit { db in
             try await db.rows("DELETE FROM finished_ceremonies WHERE key < \(bound.bytea) RETURNING 1", logger: self.logger).count
         }
-    }
-}
-
-/// A passkey sign-in's completion (a use of the passkey, events, at most a token session),
-/// as one call of `latchkey_finish_login`: one round trip instead of one per statement.
-struct LoginFinish: Sendable {
-    let query: PostgresQuery
-
-    /// `nil` for any other shape of completion.
-    init?(_ completion: CeremonyCompletion) {
-        guard completion.newAccount == nil, completion.newCredential == nil, let update = completion.credentialUse, let usedAt = update.use.usedAt
-        else { return nil }
-        let start: TokenSessionStart?
-        switch completion.session {
-        case .tokens(let tokens)?: start = tokens
-        case nil: start = nil
-        case .browser?: return nil
-        }
-        let use = update.use
-        let events = completion.events
-        // NULL travels as the empty string in the text arrays (see the function).
-        func texts(_ values: [String?]) -> [String] { values.map { $0.map(StoredText.sanitized) ?? "" } }
-        let token = start?.refreshToken
-        query = """
-            SELECT latchkey_finish_login(
-                \(completion.key.bytes.bytea),
-                \(update.credentialID.bytea), \(Int64(use.signCount)), \(use.isBackedUp), \(use.isUserVerified), \(usedAt.seconds),
-                \(use.signCountRegressed), \(update.verifiedAgainst != nil), \(Int64(update.verifiedAgainst?.signCount ?? 0)),
-                \(update.verifiedAgainst?.ownerUpdatedAt.seconds ?? 0),
-                \(events.map(\.time.seconds)), \(events.map(\.kind.rawValue)), \(texts(events.map { $0.userID?.rawValue })),
-                \(texts(events.map(\.clientID))), \(texts(events.map(\.credentialID))), \(texts(events.map(\.detail))),
-                \(start?.familyID), \(start?.userID.rawValue), \(start?.clientID), \(start?.startedAt.seconds), \(start?.credentialID?.bytea),
-                \(token?.tokenHash.bytea), \(token?.scopes ?? []), \(token?.audience), \(token?.authenticatedAt.seconds), \(token?.userVerified),
-                \(token?.isPasswordSignIn), \(token?.issuedAt.seconds), \(token?.expiresAt.seconds)
-            ) AS completed
-            """
     }
 }

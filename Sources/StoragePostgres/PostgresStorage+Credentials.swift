@@ -14,11 +14,7 @@ extension PostgresStorage {
     /// The credential with this ID and its owner, in one statement.
     public func credentialWithOwner(id: [UInt8]) async throws -> (credential: PasskeyCredential, owner: User)? {
         let found = try await autocommit { db -> Pair? in
-            guard
-                let row = try await db.row(
-                    "SELECT c.*, \(unescaped: User.prefixedColumns) FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = \(id.bytea)",
-                    logger: self.logger)
-            else { return nil }
+            guard let row = try await db.rows(CredentialWithOwnerStatement(credentialID: id), logger: self.logger).first else { return nil }
             return Pair(credential: try PasskeyCredential(row: row), owner: try User(row: row, prefix: "u_"))
         }
         return found.map { ($0.credential, $0.owner) }

@@ -105,20 +105,9 @@ extension PostgresStorage {
         let position = time.timeIntervalSince1970 / window
         let index = Int64(position.rounded(.down))
         let end = Double(index + 1) * window
-        let sanitized = StoredText.sanitized(key)
+        let statement = RequestCountStatement(key: StoredText.sanitized(key), window: index, windowEnd: end)
         let row = try await autocommit { db in
-            try await db.row(
-                """
-                WITH counted AS (
-                    INSERT INTO request_counts (key, window_index, count, window_end) VALUES (\(sanitized), \(index), 1, \(end))
-                    ON CONFLICT (key, window_index) DO UPDATE SET count = request_counts.count + 1
-                    RETURNING count
-                )
-                SELECT counted.count::bigint AS current,
-                    COALESCE((SELECT count FROM request_counts WHERE key = \(sanitized) AND window_index = \(index - 1)), 0)::bigint AS previous
-                FROM counted
-                """, logger: self.logger
-            ).map { (current: try $0.integer("current"), previous: try $0.integer("previous")) }
+            try await db.rows(statement, logger: self.logger).first.map { (current: $0.0, previous: $0.1) }
         }
         guard let row else { return 1 }
         let overlap = 1 - (position - Double(index))

@@ -34,7 +34,7 @@ struct Options {
 }
 
 /// The credential ID of seeded account `n`: `n` in hex, zero-padded to 16 bytes, which
-/// pgbench's script builds with `decode(lpad(to_hex(:n), 32, '0'), 'hex')`.
+/// pgbench's script builds with `decode(lpad(to_hex((:n)::bigint), 32, '0'), 'hex')`.
 func credentialID(_ n: Int) -> [UInt8] {
     var bytes = [UInt8](repeating: 0, count: 16)
     var value = UInt64(n)
@@ -67,17 +67,20 @@ func measure(clients: Int, seconds: Int, _ operation: @escaping @Sendable (Int) 
     return Double(total) / Date().timeIntervalSince(started)
 }
 
-/// Runs pgbench with `script` for `seconds`; returns its transactions per second.
-func pgbench(url: String, schema: String, script: String, clients: Int, seconds: Int) throws -> Double {
+/// Runs pgbench with `script`, `transactions` per client; returns its transactions per
+/// second. (A count rather than `-T`: pgbench times `-T` with SIGALRM, which a child of this
+/// process may inherit blocked.)
+func pgbench(url: String, schema: String, script: String, clients: Int, transactions: Int) throws -> Double {
     guard let components = URLComponents(string: url) else { fatalError("bad URL") }
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-pgbench-\(UUID().uuidString).sql")
-    try script.write(to: file, atomically: true, encoding: .utf8)
+    // pgbench needs the last command to end with a newline.
+    try (script + "\n").write(to: file, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(at: file) }
     let binary = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql"))?.sorted().last.map { "/usr/lib/postgresql/\($0)/bin/pgbench" } ?? "pgbench"
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
     process.arguments = [
-        "-n", "-M", "prepared", "-c", "\(clients)", "-j", "2", "-T", "\(seconds)", "-f", file.path,
+        "-n", "-M", "prepared", "-c", "\(clients)", "-j", "2", "-t", "\(transactions)", "-f", file.path,
         "-h", components.host ?? "127.0.0.1", "-p", "\(components.port ?? 5432)", "-U", components.user ?? "postgres", String(components.path.dropFirst()),
     ]
     var environment = ProcessInfo.processInfo.environment
@@ -121,7 +124,7 @@ for n in 0..<options.accounts {
 let accounts = options.accounts
 let readScript = """
     \\set n random(0, \(accounts - 1))
-    SELECT c.*, u.id AS u_id, u.user_handle AS u_user_handle, u.email AS u_email, u.phone_number AS u_phone_number, u.username AS u_username, u.name AS u_name, u.given_name AS u_given_name, u.family_name AS u_family_name, u.nickname AS u_nickname, u.picture AS u_picture, u.created_at AS u_created_at, u.updated_at AS u_updated_at FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = decode(lpad(to_hex(:n), 32, '0'), 'hex');
+    SELECT c.*, u.id AS u_id, u.user_handle AS u_user_handle, u.email AS u_email, u.phone_number AS u_phone_number, u.username AS u_username, u.name AS u_name, u.given_name AS u_given_name, u.family_name AS u_family_name, u.nickname AS u_nickname, u.picture AS u_picture, u.created_at AS u_created_at, u.updated_at AS u_updated_at FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = decode(lpad(to_hex((:n)::bigint), 32, '0'), 'hex');
     """
 let upsertScript = """
     \\set n random(0, \(accounts - 1))
@@ -133,12 +136,14 @@ print("point reads (a passkey with its owner), \(options.clients) clients, \(opt
 let latchkeyReads = try await measure(clients: options.clients, seconds: options.seconds) { n in
     guard try await storage.credentialWithOwner(id: credentialID(n % accounts)) != nil else { fatalError("seeded credential \(n % accounts) missing") }
 }
-let pgbenchReads = try pgbench(url: options.url, schema: schema, script: readScript, clients: options.clients, seconds: options.seconds)
+// pgbench runs about as long, with at least as many statements.
+func perClient(_ rate: Double) -> Int { max(1000, Int(rate * Double(options.seconds) * 3 / Double(options.clients))) }
+let pgbenchReads = try pgbench(url: options.url, schema: schema, script: readScript, clients: options.clients, transactions: perClient(latchkeyReads))
 print("upserts (a rate-limit count)…")
 let latchkeyUpserts = try await measure(clients: options.clients, seconds: options.seconds) { n in
     _ = try await storage.countRequest(key: "start:\(n % accounts)", window: 60, at: window)
 }
-let pgbenchUpserts = try pgbench(url: options.url, schema: schema, script: upsertScript, clients: options.clients, seconds: options.seconds)
+let pgbenchUpserts = try pgbench(url: options.url, schema: schema, script: upsertScript, clients: options.clients, transactions: perClient(latchkeyUpserts))
 
 func row(_ name: String, _ ours: Double, _ theirs: Double) -> String {
     String(format: "| %@ | %.0f | %.0f | %.2f× |", name, ours, theirs, ours / theirs)

@@ -1,0 +1,123 @@
+import IdentityCore
+import PostgresNIO
+
+// The statements every login runs, prepared once per connection (postgres-nio keeps them
+// by name on each connection): the server parses and plans each once, not per request.
+
+/// A passkey with its owner, by credential ID: the first read of every login.
+struct CredentialWithOwnerStatement: PostgresPreparedStatement {
+    static let sql = "SELECT c.*, \(User.prefixedColumns) FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = $1"
+    typealias Row = PostgresRandomAccessRow
+
+    let credentialID: [UInt8]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(credentialID.bytea)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { row.makeRandomAccess() }
+}
+
+extension PostgresConnection {
+    /// Runs a prepared statement and collects its rows.
+    func rows<Statement: PostgresPreparedStatement>(_ statement: Statement, logger: Logger) async throws -> [Statement.Row] {
+        var rows: [Statement.Row] = []
+        for try await row in try await execute(statement, logger: logger) {
+            rows.append(row)
+        }
+        return rows
+    }
+}
+
+/// A passkey sign-in's completion (a use of the passkey, events, at most a token session),
+/// as one call of `latchkey_finish_login` (migration v2): one round trip instead of one per
+/// statement.
+struct LoginFinish: PostgresPreparedStatement {
+    static let sql = "SELECT latchkey_finish_login(" + (1...29).map { "$\($0)" }.joined(separator: ", ") + ")"
+    typealias Row = Bool
+
+    private let bindings: PostgresBindings
+
+    /// `nil` for any other shape of completion.
+    init?(_ completion: CeremonyCompletion) {
+        guard completion.newAccount == nil, completion.newCredential == nil, let update = completion.credentialUse, let usedAt = update.use.usedAt
+        else { return nil }
+        let start: TokenSessionStart?
+        switch completion.session {
+        case .tokens(let tokens)?: start = tokens
+        case nil: start = nil
+        case .browser?: return nil
+        }
+        let use = update.use
+        let events = completion.events
+        let token = start?.refreshToken
+        // NULL travels as the empty string in the text arrays (see the function).
+        func texts(_ values: [String?]) -> [String] { values.map { $0.map(StoredText.sanitized) ?? "" } }
+        var bindings = PostgresBindings(capacity: 29)
+        bindings.append(completion.key.bytes.bytea)
+        bindings.append(update.credentialID.bytea)
+        bindings.append(Int64(use.signCount))
+        bindings.append(use.isBackedUp)
+        bindings.append(use.isUserVerified)
+        bindings.append(usedAt.seconds)
+        bindings.append(use.signCountRegressed)
+        bindings.append(update.verifiedAgainst != nil)
+        bindings.append(Int64(update.verifiedAgainst?.signCount ?? 0))
+        bindings.append(update.verifiedAgainst?.ownerUpdatedAt.seconds ?? 0)
+        bindings.append(events.map(\.time.seconds))
+        bindings.append(events.map(\.kind.rawValue))
+        bindings.append(texts(events.map { $0.userID?.rawValue }))
+        bindings.append(texts(events.map(\.clientID)))
+        bindings.append(texts(events.map(\.credentialID)))
+        bindings.append(texts(events.map(\.detail)))
+        bindings.append(start?.familyID)
+        bindings.append(start?.userID.rawValue)
+        bindings.append(start?.clientID)
+        bindings.append(start?.startedAt.seconds)
+        bindings.append(start?.credentialID?.bytea)
+        bindings.append(token?.tokenHash.bytea)
+        bindings.append(token?.scopes ?? [])
+        bindings.append(token?.audience)
+        bindings.append(token?.authenticatedAt.seconds)
+        bindings.append(token?.userVerified)
+        bindings.append(token?.isPasswordSignIn)
+        bindings.append(token?.issuedAt.seconds)
+        bindings.append(token?.expiresAt.seconds)
+        self.bindings = bindings
+    }
+
+    func makeBindings() throws -> PostgresBindings { bindings }
+
+    func decodeRow(_ row: PostgresRow) throws -> Bool { try row.decode(Bool.self) }
+}
+
+/// A rate-limit count: this window's row counted up, the previous window's read, in one
+/// statement.
+struct RequestCountStatement: PostgresPreparedStatement {
+    static let sql = """
+        WITH counted AS (
+            INSERT INTO request_counts (key, window_index, count, window_end) VALUES ($1, $2, 1, $3)
+            ON CONFLICT (key, window_index) DO UPDATE SET count = request_counts.count + 1
+            RETURNING count
+        )
+        SELECT counted.count::bigint, COALESCE((SELECT count FROM request_counts WHERE key = $1 AND window_index = $2 - 1), 0)::bigint
+        FROM counted
+        """
+    typealias Row = (Int64, Int64)
+
+    let key: String
+    let window: Int64
+    let windowEnd: Double
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 3)
+        bindings.append(key)
+        bindings.append(window)
+        bindings.append(windowEnd)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Int64, Int64).self) }
+}
