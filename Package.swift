@@ -169,8 +169,8 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "LatchkeyServer", "LatchkeyClient", "LatchkeyDoctor", "AppAssociation", "Authenticator", "IdentityCore", "StorageSQLite", "WebAuthn",
-                "latchkey", "WebAuthnCorpus", "PKITestSupport", crypto, .product(name: "Hummingbird", package: "hummingbird"),
+                "LatchkeyServer", "LatchkeyClient", "LatchkeyDoctor", "AppAssociation", "Authenticator", "IdentityCore", "StorageSQLite", "StoragePostgres",
+                "WebAuthn", "latchkey", "WebAuthnCorpus", "PKITestSupport", crypto, .product(name: "Hummingbird", package: "hummingbird"),
                 // A new database for each scale-out test.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]

@@ -180,7 +180,7 @@ public enum LatchkeyApplication {
             openCeremonies: measured ? MetricsListener.openCeremonies() : nil,
             rateLimits: RateLimits(
                 startsPerWindow: configuration.rateLimits.startsPerMinute, finishesPerWindow: configuration.rateLimits.finishesPerMinute,
-                store: storage, clock: clock
+                store: storage, clock: clock, refused: measured ? MetricsListener.rateLimitRefusals() : nil
             )
         )
         let clients = ClientRegistry(configuration.clients.map {

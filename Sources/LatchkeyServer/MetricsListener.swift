@@ -1,7 +1,7 @@
 import Foundation
-public import Hummingbird
+import Hummingbird
 import IdentityCore
-public import Logging
+import Logging
 import Metrics
 public import Prometheus
 
@@ -68,6 +68,13 @@ public enum MetricsListener {
     static func openCeremonies() -> OpenCeremonies {
         let gauge = Gauge(label: "latchkey_open_ceremonies")
         return OpenCeremonies { gauge.record($0) }
+    }
+
+    /// `latchkey_rate_limit_refusals_total{kind}`: requests answered 429, by the limit they
+    /// passed (`start` or `finish`).
+    static func rateLimitRefusals() -> @Sendable (RateLimits.Kind) -> Void {
+        let counters = [RateLimits.Kind.start, .finish].map { Counter(label: "latchkey_rate_limit_refusals_total", dimensions: [("kind", $0.rawValue)]) }
+        return { kind in counters[kind == .start ? 0 : 1].increment() }
     }
 
     /// The listener: `GET /metrics` in the Prometheus text format, nothing else.

@@ -46,7 +46,7 @@ public final class PostgresStorage: IdentityStorage, Sendable {
         deadline = .milliseconds(settings.statementTimeout) + .seconds(settings.connectTimeout)
         var configuration = PostgresClient.Configuration(
             host: settings.host, port: settings.port, username: settings.username, password: settings.password, database: settings.database,
-            tls: try Self.tls(settings)
+            tls: Self.tls(settings)
         )
         configuration.options.maximumConnections = settings.poolSize
         configuration.options.minimumConnections = 0
@@ -83,8 +83,31 @@ public final class PostgresStorage: IdentityStorage, Sendable {
         } catch {
             runner.cancel()
             if let known = error as? PostgresStorageError { throw known }
-            let reason = (error as? StorageUnavailable)?.reason ?? Self.describe(error)
+            var reason = (error as? StorageUnavailable)?.reason ?? Self.describe(error)
+            if error is StorageUnavailable, let why = await Self.connectionFailure(settings, logger: logger) { reason = why }
             throw PostgresStorageError(.unreachable, "cannot use \(settings.redacted): \(reason)")
+        }
+    }
+
+    /// Why one connection of its own cannot be made, or `nil` when it can. The pool keeps
+    /// retrying a failed connection (a refused certificate, a wrong password) until the
+    /// deadline and then reports only the timeout; at start-up the operator needs the cause.
+    private static func connectionFailure(_ settings: PostgresSettings, logger: Logger) async -> String? {
+        do {
+            var tls = PostgresConnection.Configuration.TLS.disable
+            if let configuration = tlsConfiguration(settings) {
+                let context = try NIOSSLContext(configuration: configuration)
+                tls = settings.tls == .prefer ? .prefer(context) : .require(context)
+            }
+            var configuration = PostgresConnection.Configuration(
+                host: settings.host, port: settings.port, username: settings.username, password: settings.password, database: settings.database, tls: tls
+            )
+            configuration.options.connectTimeout = .seconds(Int64(settings.connectTimeout))
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            try? await connection.close()
+            return nil
+        } catch {
+            return describe(error)
         }
     }
 
@@ -187,27 +210,28 @@ public final class PostgresStorage: IdentityStorage, Sendable {
         }
     }
 
-    private static func tls(_ settings: PostgresSettings) throws -> PostgresClient.Configuration.TLS {
+    private static func tls(_ settings: PostgresSettings) -> PostgresClient.Configuration.TLS {
+        guard let configuration = tlsConfiguration(settings) else { return .disable }
+        return settings.tls == .prefer ? .prefer(configuration) : .require(configuration)
+    }
+
+    /// NIOSSL's configuration for libpq's `sslmode`, `nil` for `disable`.
+    private static func tlsConfiguration(_ settings: PostgresSettings) -> TLSConfiguration? {
         var configuration = TLSConfiguration.makeClientConfiguration()
         if let file = settings.rootCertificateFile {
             configuration.trustRoots = .file(file)
         }
         switch settings.tls {
         case .disable:
-            return .disable
-        case .prefer:
+            return nil
+        case .prefer, .require:
             configuration.certificateVerification = .none
-            return .prefer(configuration)
-        case .require:
-            configuration.certificateVerification = .none
-            return .require(configuration)
         case .verifyCA:
             configuration.certificateVerification = .noHostnameVerification
-            return .require(configuration)
         case .verifyFull:
             configuration.certificateVerification = .fullVerification
-            return .require(configuration)
         }
+        return configuration
     }
 
     /// A connection failure in words, without the query's binds.

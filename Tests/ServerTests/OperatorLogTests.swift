@@ -63,6 +63,7 @@ struct MetricsListenerTests {
     static let configuration = EndToEndTests.configuration + """
 
         metrics: { host: 127.0.0.1, port: 0 }
+        limits: { ceremony_starts_per_minute: 3 }
         """
 
     func get(_ url: URL) async throws -> (Int, String) {
@@ -83,6 +84,8 @@ struct MetricsListenerTests {
         try await ada.signUp(SignupProfile(email: "ada@example.com"))
         try await ada.signIn()
         try await ada.signIn()
+        // The fourth start in the minute is refused, and counted.
+        await #expect(throws: (any Error).self) { try await ada.signIn() }
 
         let (status, body) = try await get(metricsURL)
         #expect(status == 200)
@@ -91,6 +94,7 @@ struct MetricsListenerTests {
             #"latchkey_ceremonies_total{face="api",kind="login",result="success",client="demo"} 2"#,
             "latchkey_database_write_seconds_bucket",
             "latchkey_open_ceremonies 0",
+            #"latchkey_rate_limit_refusals_total{kind="start"} 1"#,
             "latchkey_database_read_seconds_count",
             #"http_route="/oauth/token""#,
             "http_server_request_duration_bucket",

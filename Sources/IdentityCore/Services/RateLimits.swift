@@ -29,14 +29,20 @@ public struct RateLimits: Sendable {
     public let window: TimeInterval
     let store: any RateLimitStore
     let clock: any WallClock
+    /// Told of each refusal (the server counts them as a metric).
+    let refused: (@Sendable (Kind) -> Void)?
 
     /// Creates the limits.
-    public init(startsPerWindow: Int, finishesPerWindow: Int, window: TimeInterval = 60, store: any RateLimitStore, clock: any WallClock) {
+    public init(
+        startsPerWindow: Int, finishesPerWindow: Int, window: TimeInterval = 60, store: any RateLimitStore, clock: any WallClock,
+        refused: (@Sendable (Kind) -> Void)? = nil
+    ) {
         self.startsPerWindow = startsPerWindow
         self.finishesPerWindow = finishesPerWindow
         self.window = window
         self.store = store
         self.clock = clock
+        self.refused = refused
     }
 
     /// Counts a request from `client`, refusing it with `429` and the seconds until the
@@ -47,6 +53,7 @@ public struct RateLimits: Sendable {
         let now = clock.now()
         let count = try await store.countRequest(key: "\(kind.rawValue):\(client)", window: window, at: now)
         guard count > limit else { return }
+        refused?(kind)
         let windowEnd = (now.timeIntervalSince1970 / window).rounded(.down) * window + window
         let retryAfter = max(1, Int((windowEnd - now.timeIntervalSince1970).rounded(.up)))
         throw IdentityError(
