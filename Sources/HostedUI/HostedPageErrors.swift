@@ -1,7 +1,7 @@
 import HTTPAPI
-public import Hummingbird
-public import IdentityCore
-public import Logging
+import Hummingbird
+import IdentityCore
+import Logging
 
 /// The hosted pages' JSON calls answer in the Authentication API's shape plus `field`, the
 /// form field at fault, and with messages written for the person at the keyboard rather than

@@ -3,7 +3,7 @@ public import IdentityCore
 import LatchkeyDoctor
 public import Logging
 import ServiceLifecycle
-public import WebAuthn
+import WebAuthn
 
 /// Where the FIDO metadata BLOB comes from (a file or an https URL), and how the server and
 /// `latchkey mds update` take it in: fetch, validate, store, install.

@@ -1,5 +1,5 @@
 import Foundation
-public import Hummingbird
+import Hummingbird
 import Logging
 
 /// The request log (`logging.requests: true`): one line per request after its response, with

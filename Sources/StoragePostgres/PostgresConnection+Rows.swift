@@ -1,7 +1,7 @@
-import Foundation
-import IdentityCore
+public import Foundation
+public import IdentityCore
 import Logging
-import PostgresNIO
+public import PostgresNIO
 
 extension PostgresConnection {
     /// Runs one statement and collects its rows.
@@ -35,16 +35,18 @@ extension PostgresConnection {
     }
 }
 
-extension PostgresRandomAccessRow {
-    func text(_ column: String) throws -> String { try self[column].decode(String.self) }
-    func optionalText(_ column: String) throws -> String? { try self[column].decode(String?.self) }
-    func bytes(_ column: String) throws -> [UInt8] { Array(try self[column].decode(ByteBuffer.self).readableBytesView) }
-    func optionalBytes(_ column: String) throws -> [UInt8]? { try self[column].decode(ByteBuffer?.self).map { Array($0.readableBytesView) } }
-    func date(_ column: String) throws -> Date { Date(timeIntervalSince1970: try self[column].decode(Double.self)) }
-    func optionalDate(_ column: String) throws -> Date? { try self[column].decode(Double?.self).map(Date.init(timeIntervalSince1970:)) }
-    func bool(_ column: String) throws -> Bool { try self[column].decode(Bool.self) }
-    func integer(_ column: String) throws -> Int64 { try self[column].decode(Int64.self) }
-    func strings(_ column: String) throws -> [String] { try self[column].decode([String].self) }
+// Public because the type and the protocol are; nothing outside this module reads rows.
+extension PostgresRandomAccessRow: StoredRow {
+    public func text(_ column: String) throws -> String { try self[column].decode(String.self) }
+    public func optionalText(_ column: String) throws -> String? { try self[column].decode(String?.self) }
+    public func bytes(_ column: String) throws -> [UInt8] { Array(try self[column].decode(ByteBuffer.self).readableBytesView) }
+    public func optionalBytes(_ column: String) throws -> [UInt8]? { try self[column].decode(ByteBuffer?.self).map { Array($0.readableBytesView) } }
+    public func date(_ column: String) throws -> Date { Date(timeIntervalSince1970: try self[column].decode(Double.self)) }
+    public func optionalDate(_ column: String) throws -> Date? { try self[column].decode(Double?.self).map(Date.init(timeIntervalSince1970:)) }
+    public func bool(_ column: String) throws -> Bool { try self[column].decode(Bool.self) }
+    public func integer(_ column: String) throws -> Int64 { try self[column].decode(Int64.self) }
+    public func strings(_ column: String) throws -> [String] { try self[column].decode([String].self) }
+    public func unreadable(_ reason: String) -> any Error { PostgresStorageError(.unreadableRow, reason) }
 }
 
 // How model values are bound, in one place so every table stores them alike.

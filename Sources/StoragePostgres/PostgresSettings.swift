@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Where and how to reach PostgreSQL, from a URL in libpq's form:
 /// `postgres://user:password@host:port/database?sslmode=require`.

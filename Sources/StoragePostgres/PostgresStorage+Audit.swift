@@ -53,18 +53,7 @@ extension PostgresStorage {
             } else {
                 rows = try await db.rows("SELECT * FROM audit_events ORDER BY time DESC, id DESC LIMIT \(Int64(limit))", logger: self.logger)
             }
-            return try rows.map { row in
-                let kindText = try row.text("kind")
-                guard let kind = AuditEvent.Kind(rawValue: kindText) else {
-                    throw PostgresStorageError(.unreadableRow, "audit_events.kind is unknown: \(kindText.prefix(40))")
-                }
-                return AuditEvent(
-                    time: try row.date("time"), kind: kind,
-                    userID: try row.optionalText("user_id").map(UserID.init(rawValue:)),
-                    clientID: try row.optionalText("client_id"), credentialID: try row.optionalText("credential_id"),
-                    detail: try row.text("detail")
-                )
-            }
+            return try rows.map { try AuditEvent(stored: $0) }
         }
     }
 }

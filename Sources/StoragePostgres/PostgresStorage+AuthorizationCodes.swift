@@ -28,7 +28,7 @@ extension PostgresStorage {
     /// The stored code, whatever its state.
     public func authorizationCode(hash: [UInt8]) async throws -> AuthorizationCode? {
         try await autocommit { db in
-            try await db.row("SELECT * FROM authorization_codes WHERE code_hash = \(hash.bytea)", logger: self.logger).map(AuthorizationCode.init(row:))
+            try await db.row("SELECT * FROM authorization_codes WHERE code_hash = \(hash.bytea)", logger: self.logger).map(AuthorizationCode.init(stored:))
         }
     }
 
@@ -46,12 +46,12 @@ extension PostgresStorage {
                 """, logger: self.logger)
             {
                 if let session { try await self.startSession(session, db) }
-                return .consumed(try AuthorizationCode(row: row))
+                return .consumed(try AuthorizationCode(stored: row))
             }
             guard let row = try await db.row("SELECT * FROM authorization_codes WHERE code_hash = \(hash.bytea)", logger: self.logger),
                 try row.optionalDate("used_at") != nil
             else { return .invalid }
-            let code = try AuthorizationCode(row: row)
+            let code = try AuthorizationCode(stored: row)
             try await self.revokeFamily(code.sessionID, at: time, db)
             return .reused(code)
         }
@@ -65,22 +65,3 @@ extension PostgresStorage {
     }
 }
 
-extension AuthorizationCode {
-    init(row: PostgresRandomAccessRow) throws {
-        self.init(
-            codeHash: try row.bytes("code_hash"),
-            clientID: try row.text("client_id"),
-            userID: UserID(rawValue: try row.text("user_id")),
-            redirectURI: try row.text("redirect_uri"),
-            codeChallenge: try row.text("code_challenge"),
-            scopes: try row.strings("scopes"),
-            audience: try row.text("audience"),
-            nonce: try row.optionalText("nonce"),
-            sessionID: try row.text("session_id"),
-            authenticatedAt: try row.date("authenticated_at"),
-            userVerified: try row.bool("user_verified"),
-            expiresAt: try row.date("expires_at"),
-            credentialID: try row.optionalBytes("credential_id")
-        )
-    }
-}

@@ -7,7 +7,7 @@ extension PostgresStorage {
     /// The credential with this ID.
     public func credential(id: [UInt8]) async throws -> PasskeyCredential? {
         try await autocommit { db in
-            try await db.row("SELECT * FROM credentials WHERE id = \(id.bytea)", logger: self.logger).map(PasskeyCredential.init(row:))
+            try await db.row("SELECT * FROM credentials WHERE id = \(id.bytea)", logger: self.logger).map(PasskeyCredential.init(stored:))
         }
     }
 
@@ -15,7 +15,7 @@ extension PostgresStorage {
     public func credentialWithOwner(id: [UInt8]) async throws -> (credential: PasskeyCredential, owner: User)? {
         let found = try await autocommit { db -> Pair? in
             guard let row = try await db.rows(CredentialWithOwnerStatement(credentialID: id), logger: self.logger).first else { return nil }
-            return Pair(credential: try PasskeyCredential(row: row), owner: try User(row: row, prefix: "u_"))
+            return Pair(credential: try PasskeyCredential(stored: row), owner: try User(stored: row, prefix: "u_"))
         }
         return found.map { ($0.credential, $0.owner) }
     }
@@ -31,7 +31,7 @@ extension PostgresStorage {
         guard !StoredText.containsNUL([userID.rawValue]) else { return [] }
         return try await autocommit { db in
             try await db.rows("SELECT * FROM credentials WHERE user_id = \(userID.rawValue) ORDER BY created_at, seq", logger: self.logger)
-                .map(PasskeyCredential.init(row:))
+                .map(PasskeyCredential.init(stored:))
         }
     }
 
@@ -39,7 +39,7 @@ extension PostgresStorage {
     public func credential(recordID: String) async throws -> PasskeyCredential? {
         guard !StoredText.containsNUL([recordID]) else { return nil }
         return try await autocommit { db in
-            try await db.row("SELECT * FROM credentials WHERE record_id = \(recordID)", logger: self.logger).map(PasskeyCredential.init(row:))
+            try await db.row("SELECT * FROM credentials WHERE record_id = \(recordID)", logger: self.logger).map(PasskeyCredential.init(stored:))
         }
     }
 
@@ -170,40 +170,3 @@ extension PostgresStorage {
     }
 }
 
-extension PasskeyCredential {
-    init(row: PostgresRandomAccessRow) throws {
-        let aaguidText = try row.text("aaguid")
-        guard let aaguid = AAGUID(uuidString: aaguidText) else {
-            throw PostgresStorageError(.unreadableRow, "credentials.aaguid is not a UUID: \(aaguidText)")
-        }
-        let storedCount = try row.integer("sign_count")
-        guard let signCount = UInt32(exactly: storedCount) else {
-            throw PostgresStorageError(.unreadableRow, "credentials.sign_count is out of range: \(storedCount)")
-        }
-        self.init(
-            credentialID: try row.bytes("id"),
-            userID: UserID(rawValue: try row.text("user_id")),
-            publicKey: try row.bytes("public_key"),
-            algorithm: COSEAlgorithmIdentifier(rawValue: try row.integer("algorithm")),
-            signCount: signCount,
-            isBackupEligible: try row.bool("backup_eligible"),
-            isBackedUp: try row.bool("backed_up"),
-            isUserVerified: try row.bool("user_verified"),
-            transports: try row.strings("transports"),
-            aaguid: aaguid,
-            attestationFormat: try row.text("attestation_format"),
-            isAttestationTrusted: try row.bool("attestation_trusted"),
-            attestationMetadata: try row.optionalText("metadata_entry").map { entry in
-                MetadataMatch(entry: entry, description: try row.optionalText("metadata_description"), status: try row.optionalText("metadata_status"))
-            },
-            relyingPartyID: try row.text("relying_party_id"),
-            name: try row.optionalText("name"),
-            createdAt: try row.date("created_at"),
-            lastUsedAt: try row.optionalDate("last_used_at"),
-            hasSignCountRegressed: try row.bool("sign_count_regressed"),
-            recordID: try row.text("record_id"),
-            isDisabled: try row.bool("disabled"),
-            origin: try row.optionalText("origin")
-        )
-    }
-}

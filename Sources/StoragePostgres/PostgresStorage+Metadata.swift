@@ -34,7 +34,7 @@ extension PostgresStorage {
         let values = aaguids.map(\.uuidString).sorted()
         return try await autocommit { db in
             try await db.rows("SELECT * FROM credentials WHERE aaguid = ANY(\(values)) ORDER BY created_at, seq", logger: self.logger)
-                .map(PasskeyCredential.init(row:))
+                .map(PasskeyCredential.init(stored:))
         }
     }
 }

@@ -7,7 +7,7 @@ extension PostgresStorage {
     public func password(userID: UserID) async throws -> PasswordRecord? {
         guard !StoredText.containsNUL([userID.rawValue]) else { return nil }
         return try await autocommit { db in
-            try await db.row("SELECT * FROM passwords WHERE user_id = \(userID.rawValue)", logger: self.logger).map(PasswordRecord.init(row:))
+            try await db.row("SELECT * FROM passwords WHERE user_id = \(userID.rawValue)", logger: self.logger).map(PasswordRecord.init(stored:))
         }
     }
 
@@ -49,19 +49,8 @@ extension PostgresStorage {
             }
             let row = try await db.row(
                 "UPDATE passwords SET hash = NULL, removed_at = \(time.seconds) WHERE user_id = \(userID.rawValue) RETURNING *", logger: self.logger)
-            return try row.map { .removed(try PasswordRecord(row: $0)) } ?? .noPassword
+            return try row.map { .removed(try PasswordRecord(stored: $0)) } ?? .noPassword
         }
     }
 }
 
-extension PasswordRecord {
-    init(row: PostgresRandomAccessRow) throws {
-        self.init(
-            userID: UserID(rawValue: try row.text("user_id")),
-            hash: try row.optionalText("hash"),
-            createdAt: try row.date("created_at"),
-            lastUsedAt: try row.optionalDate("last_used_at"),
-            removedAt: try row.optionalDate("removed_at")
-        )
-    }
-}

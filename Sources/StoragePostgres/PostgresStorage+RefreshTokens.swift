@@ -15,7 +15,7 @@ extension PostgresStorage {
     /// The stored record of a token, whatever its state.
     public func refreshToken(hash: [UInt8]) async throws -> RefreshTokenRecord? {
         try await autocommit { db in
-            try await db.row("SELECT * FROM refresh_tokens WHERE token_hash = \(hash.bytea)", logger: self.logger).map(RefreshTokenRecord.init(row:))
+            try await db.row("SELECT * FROM refresh_tokens WHERE token_hash = \(hash.bytea)", logger: self.logger).map(RefreshTokenRecord.init(stored:))
         }
     }
 
@@ -37,7 +37,7 @@ extension PostgresStorage {
                 RETURNING t.*
                 """, logger: self.logger)
             {
-                let previous = try RefreshTokenRecord(row: row)
+                let previous = try RefreshTokenRecord(stored: row)
                 // A hash collision fails the insert and rolls the whole rotation back.
                 try await self.insertToken(previous.replacement(hash: newHash, issuedAt: time, expiresAt: newExpiresAt), db)
                 return .rotated(previous: previous)
@@ -177,29 +177,3 @@ extension PostgresStorage {
     }
 }
 
-extension RefreshTokenRecord {
-    init(row: PostgresRandomAccessRow) throws {
-        self.init(
-            tokenHash: try row.bytes("token_hash"),
-            familyID: try row.text("family_id"),
-            userID: UserID(rawValue: try row.text("user_id")),
-            clientID: try row.text("client_id"),
-            scopes: try row.strings("scopes"),
-            audience: try row.text("audience"),
-            authenticatedAt: try row.date("authenticated_at"),
-            userVerified: try row.bool("user_verified"),
-            isPasswordSignIn: try row.bool("password_sign_in"),
-            issuedAt: try row.date("issued_at"),
-            expiresAt: try row.date("expires_at")
-        )
-    }
-
-    /// The token that replaces this one on rotation: the same session, with a new hash and
-    /// lifetime.
-    func replacement(hash: [UInt8], issuedAt: Date, expiresAt: Date) -> RefreshTokenRecord {
-        RefreshTokenRecord(
-            tokenHash: hash, familyID: familyID, userID: userID, clientID: clientID, scopes: scopes, audience: audience,
-            authenticatedAt: authenticatedAt, userVerified: userVerified, isPasswordSignIn: isPasswordSignIn, issuedAt: issuedAt, expiresAt: expiresAt
-        )
-    }
-}

@@ -7,7 +7,7 @@ extension PostgresStorage {
     public func user(id: UserID) async throws -> User? {
         guard !StoredText.containsNUL([id.rawValue]) else { return nil }
         return try await autocommit { db in
-            try await db.row("SELECT * FROM users WHERE id = \(id.rawValue)", logger: self.logger).map { try User(row: $0) }
+            try await db.row("SELECT * FROM users WHERE id = \(id.rawValue)", logger: self.logger).map { try User(stored: $0) }
         }
     }
 
@@ -23,14 +23,14 @@ extension PostgresStorage {
         }
         let value = identifier.value
         return try await autocommit { db in
-            try await db.row("SELECT * FROM users WHERE \(unescaped: column) = \(value)", logger: self.logger).map { try User(row: $0) }
+            try await db.row("SELECT * FROM users WHERE \(unescaped: column) = \(value)", logger: self.logger).map { try User(stored: $0) }
         }
     }
 
     /// The user whose WebAuthn user handle this is.
     public func user(handle: [UInt8]) async throws -> User? {
         try await autocommit { db in
-            try await db.row("SELECT * FROM users WHERE user_handle = \(handle.bytea)", logger: self.logger).map { try User(row: $0) }
+            try await db.row("SELECT * FROM users WHERE user_handle = \(handle.bytea)", logger: self.logger).map { try User(stored: $0) }
         }
     }
 
@@ -46,7 +46,7 @@ extension PostgresStorage {
         guard !StoredText.containsNUL([userID.rawValue]) else { return nil }
         return try await autocommit { db in
             try await db.row("UPDATE users SET name = \(name), updated_at = \(time.seconds) WHERE id = \(userID.rawValue) RETURNING *", logger: self.logger)
-                .map { try User(row: $0) }
+                .map { try User(stored: $0) }
         }
     }
 
@@ -91,23 +91,4 @@ extension User {
     static let prefixedColumns = ["id", "user_handle", "email", "phone_number", "username", "name", "given_name", "family_name", "nickname", "picture", "created_at", "updated_at"]
         .map { "u.\($0) AS u_\($0)" }.joined(separator: ", ")
 
-    /// Reads a user from a row, whose users columns may carry a prefix.
-    init(row: PostgresRandomAccessRow, prefix: String = "") throws {
-        self.init(
-            id: UserID(rawValue: try row.text(prefix + "id")),
-            userHandle: try row.bytes(prefix + "user_handle"),
-            profile: UserProfile(
-                email: try row.optionalText(prefix + "email"),
-                phoneNumber: try row.optionalText(prefix + "phone_number"),
-                username: try row.optionalText(prefix + "username"),
-                name: try row.optionalText(prefix + "name"),
-                givenName: try row.optionalText(prefix + "given_name"),
-                familyName: try row.optionalText(prefix + "family_name"),
-                nickname: try row.optionalText(prefix + "nickname"),
-                picture: try row.optionalText(prefix + "picture")
-            ),
-            createdAt: try row.date(prefix + "created_at"),
-            updatedAt: try row.date(prefix + "updated_at")
-        )
-    }
 }

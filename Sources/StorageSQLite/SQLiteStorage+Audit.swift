@@ -42,16 +42,7 @@ extension SQLiteStorage {
             } else {
                 rows = try db.rows("SELECT * FROM audit_events ORDER BY time DESC, id DESC LIMIT ?", [limit])
             }
-            return try rows.map { row in
-                AuditEvent(
-                    time: try row.date("time"),
-                    kind: try row.enumeration(AuditEvent.Kind.self, "kind"),
-                    userID: try row.optionalText("user_id").map(UserID.init(rawValue:)),
-                    clientID: try row.optionalText("client_id"),
-                    credentialID: try row.optionalText("credential_id"),
-                    detail: try row.text("detail")
-                )
-            }
+            return try rows.map { try AuditEvent(stored: $0) }
         }
     }
 

@@ -28,7 +28,7 @@ extension SQLiteStorage {
     /// unknown or expired → `.invalid`; otherwise it is marked used and `.consumed`.
     public func authorizationCode(hash: [UInt8]) async throws -> AuthorizationCode? {
         try database.read { db in
-            try db.row("SELECT * FROM authorization_codes WHERE code_hash = ?", [hash]).map(AuthorizationCode.init(databaseRow:))
+            try db.row("SELECT * FROM authorization_codes WHERE code_hash = ?", [hash]).map(AuthorizationCode.init(stored:))
         }
     }
 
@@ -37,7 +37,7 @@ extension SQLiteStorage {
             guard let row = try db.row("SELECT * FROM authorization_codes WHERE code_hash = ?", [hash]) else {
                 return .invalid
             }
-            let code = try AuthorizationCode(databaseRow: row)
+            let code = try AuthorizationCode(stored: row)
             if try row.optionalDate("used_at") != nil {
                 try Self.revokeFamily(code.sessionID, at: time, db)
                 return .reused(code)
@@ -57,22 +57,3 @@ extension SQLiteStorage {
     }
 }
 
-extension AuthorizationCode {
-    init(databaseRow row: SQLiteRow) throws {
-        self.init(
-            codeHash: try row.bytes("code_hash"),
-            clientID: try row.text("client_id"),
-            userID: UserID(rawValue: try row.text("user_id")),
-            redirectURI: try row.text("redirect_uri"),
-            codeChallenge: try row.text("code_challenge"),
-            scopes: try row.stringList("scopes"),
-            audience: try row.text("audience"),
-            nonce: try row.optionalText("nonce"),
-            sessionID: try row.text("session_id"),
-            authenticatedAt: try row.date("authenticated_at"),
-            userVerified: try row.bool("user_verified"),
-            expiresAt: try row.date("expires_at"),
-            credentialID: try row.optionalBytes("credential_id")
-        )
-    }
-}

@@ -6,7 +6,7 @@ extension SQLiteStorage {
     /// The credential with this ID.
     public func credential(id: [UInt8]) async throws -> PasskeyCredential? {
         try database.read { db in
-            try db.row("SELECT * FROM credentials WHERE id = ?", [id]).map(PasskeyCredential.init(databaseRow:))
+            try db.row("SELECT * FROM credentials WHERE id = ?", [id]).map(PasskeyCredential.init(stored:))
         }
     }
 
@@ -16,7 +16,7 @@ extension SQLiteStorage {
             guard let row = try db.row("SELECT c.*, \(User.prefixedColumns) FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = ?", [id]) else {
                 return nil
             }
-            return (try PasskeyCredential(databaseRow: row), try User(databaseRow: row, prefix: "u_"))
+            return (try PasskeyCredential(stored: row), try User(stored: row, prefix: "u_"))
         }
     }
 
@@ -24,7 +24,7 @@ extension SQLiteStorage {
     public func credentials(userID: UserID) async throws -> [PasskeyCredential] {
         guard TextBinding.canMatch(userID.rawValue) else { return [] }
         return try database.read { db in
-            try db.rows("SELECT * FROM credentials WHERE user_id = ? ORDER BY created_at, rowid", [userID.rawValue]).map(PasskeyCredential.init(databaseRow:))
+            try db.rows("SELECT * FROM credentials WHERE user_id = ? ORDER BY created_at, rowid", [userID.rawValue]).map(PasskeyCredential.init(stored:))
         }
     }
 
@@ -32,7 +32,7 @@ extension SQLiteStorage {
     public func credential(recordID: String) async throws -> PasskeyCredential? {
         guard TextBinding.canMatch(recordID) else { return nil }
         return try database.read { db in
-            try db.row("SELECT * FROM credentials WHERE record_id = ?", [recordID]).map(PasskeyCredential.init(databaseRow:))
+            try db.row("SELECT * FROM credentials WHERE record_id = ?", [recordID]).map(PasskeyCredential.init(stored:))
         }
     }
 
@@ -171,40 +171,3 @@ extension SQLiteStorage {
     }
 }
 
-extension PasskeyCredential {
-    init(databaseRow row: SQLiteRow) throws {
-        let aaguidText = try row.text("aaguid")
-        guard let aaguid = AAGUID(uuidString: aaguidText) else {
-            throw SQLiteStorageError(.unreadableRow, "credentials.aaguid is not a UUID: \(aaguidText)")
-        }
-        let storedCount = try row.integer("sign_count")
-        guard let signCount = UInt32(exactly: storedCount) else {
-            throw SQLiteStorageError(.unreadableRow, "credentials.sign_count is out of range: \(storedCount)")
-        }
-        self.init(
-            credentialID: try row.bytes("id"),
-            userID: UserID(rawValue: try row.text("user_id")),
-            publicKey: try row.bytes("public_key"),
-            algorithm: COSEAlgorithmIdentifier(rawValue: try row.integer("algorithm")),
-            signCount: signCount,
-            isBackupEligible: try row.bool("backup_eligible"),
-            isBackedUp: try row.bool("backed_up"),
-            isUserVerified: try row.bool("user_verified"),
-            transports: try row.stringList("transports"),
-            aaguid: aaguid,
-            attestationFormat: try row.text("attestation_format"),
-            isAttestationTrusted: try row.bool("attestation_trusted"),
-            attestationMetadata: try row.optionalText("metadata_entry").map { entry in
-                MetadataMatch(entry: entry, description: try row.optionalText("metadata_description"), status: try row.optionalText("metadata_status"))
-            },
-            relyingPartyID: try row.text("relying_party_id"),
-            name: try row.optionalText("name"),
-            createdAt: try row.date("created_at"),
-            lastUsedAt: try row.optionalDate("last_used_at"),
-            hasSignCountRegressed: try row.bool("sign_count_regressed"),
-            recordID: try row.text("record_id"),
-            isDisabled: try row.bool("disabled"),
-            origin: try row.optionalText("origin")
-        )
-    }
-}

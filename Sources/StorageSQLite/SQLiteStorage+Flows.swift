@@ -24,15 +24,7 @@ extension SQLiteStorage {
     public func flow(id: String) async throws -> InteractiveFlow? {
         try database.read { db in
             guard let row = try db.row("SELECT * FROM interactive_flows WHERE id = ?", [id]) else { return nil }
-            guard let kind = InteractiveFlow.Kind(rawValue: try row.text("kind")) else {
-                throw SQLiteStorageError(.unreadableRow, "interactive_flows.kind is not a flow kind")
-            }
-            return InteractiveFlow(
-                id: try row.text("id"), kind: kind, isBrowser: try row.bool("is_browser"), ceremonyID: try row.text("ceremony_id"),
-                options: try row.bytes("options"), userID: try row.optionalText("user_id").map(UserID.init(rawValue:)),
-                csrfToken: try row.optionalText("csrf_token"), requestURL: try row.text("request_url"),
-                issuedAt: try row.date("issued_at"), expiresAt: try row.date("expires_at"), completedAt: try row.optionalDate("completed_at")
-            )
+            return try InteractiveFlow(stored: row)
         }
     }
 

@@ -36,7 +36,7 @@ extension SQLiteStorage {
         let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
         return try database.read { db in
             try db.rows("SELECT * FROM credentials WHERE aaguid IN (\(placeholders)) ORDER BY created_at, rowid", values)
-                .map(PasskeyCredential.init(databaseRow:))
+                .map(PasskeyCredential.init(stored:))
         }
     }
 }

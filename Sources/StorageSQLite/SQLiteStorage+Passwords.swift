@@ -6,7 +6,7 @@ extension SQLiteStorage {
     public func password(userID: UserID) async throws -> PasswordRecord? {
         guard TextBinding.canMatch(userID.rawValue) else { return nil }
         return try database.read { db in
-            try db.row("SELECT * FROM passwords WHERE user_id = ?", [userID.rawValue]).map { try PasswordRecord(databaseRow: $0) }
+            try db.row("SELECT * FROM passwords WHERE user_id = ?", [userID.rawValue]).map { try PasswordRecord(stored: $0) }
         }
     }
 
@@ -44,7 +44,7 @@ extension SQLiteStorage {
             let row = try db.row(
                 "UPDATE passwords SET hash = NULL, removed_at = ? WHERE user_id = ? RETURNING *", [time.databaseSeconds, userID.rawValue]
             )
-            return try row.map { .removed(try PasswordRecord(databaseRow: $0)) } ?? .noPassword
+            return try row.map { .removed(try PasswordRecord(stored: $0)) } ?? .noPassword
         }
     }
 
@@ -54,14 +54,3 @@ extension SQLiteStorage {
     }
 }
 
-extension PasswordRecord {
-    init(databaseRow row: SQLiteRow) throws {
-        self.init(
-            userID: UserID(rawValue: try row.text("user_id")),
-            hash: try row.optionalText("hash"),
-            createdAt: try row.date("created_at"),
-            lastUsedAt: try row.optionalDate("last_used_at"),
-            removedAt: try row.optionalDate("removed_at")
-        )
-    }
-}

@@ -1,5 +1,5 @@
 public import Foundation
-public import IdentityCore
+import IdentityCore
 
 extension SQLiteStorage {
     /// Counts in this process's memory: a SQLite database serves one instance, so counters

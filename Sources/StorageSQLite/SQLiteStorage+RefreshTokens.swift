@@ -18,7 +18,7 @@ extension SQLiteStorage {
     public func refreshToken(hash: [UInt8]) async throws -> RefreshTokenRecord? {
         try database.read { db in
             try db.row("SELECT * FROM refresh_tokens WHERE token_hash = ?", [hash])
-                .map(RefreshTokenRecord.init(databaseRow:))
+                .map(RefreshTokenRecord.init(stored:))
         }
     }
 
@@ -42,7 +42,7 @@ extension SQLiteStorage {
                         WHERE t.token_hash = ?
                         """, [hash])
             else { return .invalid }
-            let previous = try RefreshTokenRecord(databaseRow: row)
+            let previous = try RefreshTokenRecord(stored: row)
             // Another client presenting the token learns nothing and changes nothing.
             guard previous.clientID == clientID else { return .invalid }
             guard try row.optionalDate("family_revoked_at") == nil else { return .invalid }
@@ -174,29 +174,3 @@ extension SQLiteStorage {
     }
 }
 
-extension RefreshTokenRecord {
-    init(databaseRow row: SQLiteRow) throws {
-        self.init(
-            tokenHash: try row.bytes("token_hash"),
-            familyID: try row.text("family_id"),
-            userID: UserID(rawValue: try row.text("user_id")),
-            clientID: try row.text("client_id"),
-            scopes: try row.stringList("scopes"),
-            audience: try row.text("audience"),
-            authenticatedAt: try row.date("authenticated_at"),
-            userVerified: try row.bool("user_verified"),
-            isPasswordSignIn: try row.bool("password_sign_in"),
-            issuedAt: try row.date("issued_at"),
-            expiresAt: try row.date("expires_at")
-        )
-    }
-
-    /// The token that replaces this one on rotation: the same session, with a new hash and
-    /// lifetime.
-    func replacement(hash: [UInt8], issuedAt: Date, expiresAt: Date) -> RefreshTokenRecord {
-        RefreshTokenRecord(
-            tokenHash: hash, familyID: familyID, userID: userID, clientID: clientID, scopes: scopes, audience: audience,
-            authenticatedAt: authenticatedAt, userVerified: userVerified, isPasswordSignIn: isPasswordSignIn, issuedAt: issuedAt, expiresAt: expiresAt
-        )
-    }
-}

@@ -6,7 +6,7 @@ extension SQLiteStorage {
     public func user(id: UserID) async throws -> User? {
         guard TextBinding.canMatch(id.rawValue) else { return nil }
         return try database.read { db in
-            try db.row("SELECT * FROM users WHERE id = ?", [id.rawValue]).map { try User(databaseRow: $0) }
+            try db.row("SELECT * FROM users WHERE id = ?", [id.rawValue]).map { try User(stored: $0) }
         }
     }
 
@@ -21,14 +21,14 @@ extension SQLiteStorage {
         }
         guard TextBinding.canMatch(identifier.value) else { return nil }
         return try database.read { db in
-            try db.row("SELECT * FROM users WHERE \(column) = ?", [identifier.value]).map { try User(databaseRow: $0) }
+            try db.row("SELECT * FROM users WHERE \(column) = ?", [identifier.value]).map { try User(stored: $0) }
         }
     }
 
     /// The user whose WebAuthn user handle this is.
     public func user(handle: [UInt8]) async throws -> User? {
         try database.read { db in
-            try db.row("SELECT * FROM users WHERE user_handle = ?", [handle]).map { try User(databaseRow: $0) }
+            try db.row("SELECT * FROM users WHERE user_handle = ?", [handle]).map { try User(stored: $0) }
         }
     }
 
@@ -49,7 +49,7 @@ extension SQLiteStorage {
         guard TextBinding.canMatch(userID.rawValue) else { return nil }
         return try database.write { db in
             try db.row("UPDATE users SET name = ?, updated_at = ? WHERE id = ? RETURNING *", [name, time.databaseSeconds, userID.rawValue])
-                .map { try User(databaseRow: $0) }
+                .map { try User(stored: $0) }
         }
     }
 
@@ -111,23 +111,4 @@ extension User {
     static let prefixedColumns = ["id", "user_handle", "email", "phone_number", "username", "name", "given_name", "family_name", "nickname", "picture", "created_at", "updated_at"]
         .map { "u.\($0) AS u_\($0)" }.joined(separator: ", ")
 
-    /// Reads a user from a row, whose users columns may carry a prefix.
-    init(databaseRow row: SQLiteRow, prefix: String = "") throws {
-        self.init(
-            id: UserID(rawValue: try row.text(prefix + "id")),
-            userHandle: try row.bytes(prefix + "user_handle"),
-            profile: UserProfile(
-                email: try row.optionalText(prefix + "email"),
-                phoneNumber: try row.optionalText(prefix + "phone_number"),
-                username: try row.optionalText(prefix + "username"),
-                name: try row.optionalText(prefix + "name"),
-                givenName: try row.optionalText(prefix + "given_name"),
-                familyName: try row.optionalText(prefix + "family_name"),
-                nickname: try row.optionalText(prefix + "nickname"),
-                picture: try row.optionalText(prefix + "picture")
-            ),
-            createdAt: try row.date(prefix + "created_at"),
-            updatedAt: try row.date(prefix + "updated_at")
-        )
-    }
 }

@@ -215,11 +215,7 @@ public final class InMemoryStorage: IdentityStorage {
                 return .reused(familyID: previous.familyID, userID: previous.userID)
             }
             guard time < previous.expiresAt else { return .invalid }
-            let replacement = RefreshTokenRecord(
-                tokenHash: newHash, familyID: previous.familyID, userID: previous.userID, clientID: previous.clientID,
-                scopes: previous.scopes, audience: previous.audience, authenticatedAt: previous.authenticatedAt,
-                userVerified: previous.userVerified, isPasswordSignIn: previous.isPasswordSignIn, issuedAt: time, expiresAt: newExpiresAt
-            )
+            let replacement = previous.replacement(hash: newHash, issuedAt: time, expiresAt: newExpiresAt)
             // Insert first: a duplicate hash must leave the presented token unused.
             try state.insertToken(replacement)
             state.refreshTokens[hash]?.usedAt = time

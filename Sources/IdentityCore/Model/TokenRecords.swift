@@ -52,6 +52,15 @@ public struct RefreshTokenRecord: Sendable, Hashable {
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
     }
+
+    /// The token that replaces this one on rotation: the same session, with a new hash and
+    /// lifetime.
+    public func replacement(hash: [UInt8], issuedAt: Date, expiresAt: Date) -> RefreshTokenRecord {
+        RefreshTokenRecord(
+            tokenHash: hash, familyID: familyID, userID: userID, clientID: clientID, scopes: scopes, audience: audience,
+            authenticatedAt: authenticatedAt, userVerified: userVerified, isPasswordSignIn: isPasswordSignIn, issuedAt: issuedAt, expiresAt: expiresAt
+        )
+    }
 }
 
 /// What presenting a refresh token led to.

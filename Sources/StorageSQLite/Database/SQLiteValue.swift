@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCore
 
 /// A value SQLite stores: the five storage classes.
 enum SQLiteValue: Sendable, Hashable {
@@ -50,7 +51,7 @@ extension SQLiteValue: SQLiteBindable {
 
 /// One result row, by column name. The accessors throw rather than trap on a value of the
 /// wrong type, because the file may have been written by another program.
-struct SQLiteRow {
+struct SQLiteRow: StoredRow {
     /// Column index by name, shared by every row of one statement.
     let columns: [String: Int]
     let values: [SQLiteValue]
@@ -123,17 +124,12 @@ struct SQLiteRow {
         return date
     }
 
-    func stringList(_ column: String) throws -> [String] {
+    func strings(_ column: String) throws -> [String] {
         try JSONColumn.decodeStrings(text(column), column: column)
     }
 
-    /// A column whose text must be one of a `RawRepresentable`'s raw values.
-    func enumeration<Value: RawRepresentable>(_ type: Value.Type, _ column: String) throws -> Value where Value.RawValue == String {
-        let raw = try text(column)
-        guard let value = Value(rawValue: raw) else {
-            throw SQLiteStorageError(.unreadableRow, "\(column) holds an unknown value \"\(raw)\"")
-        }
-        return value
+    func unreadable(_ reason: String) -> any Error {
+        SQLiteStorageError(.unreadableRow, reason)
     }
 
     private static func mismatch(_ column: String, _ expected: String) -> SQLiteStorageError {

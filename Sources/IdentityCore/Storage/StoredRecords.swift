@@ -1,0 +1,144 @@
+import Foundation
+import WebAuthn
+
+// The models read back from their tables' columns, the same in every backend (the backends
+// give the columns the same names; see `StoredRow`).
+
+extension User {
+    /// Reads a user from a row, whose users columns may carry a prefix (`u_` in joins).
+    public init(stored row: some StoredRow, prefix: String = "") throws {
+        self.init(
+            id: UserID(rawValue: try row.text(prefix + "id")),
+            userHandle: try row.bytes(prefix + "user_handle"),
+            profile: UserProfile(
+                email: try row.optionalText(prefix + "email"),
+                phoneNumber: try row.optionalText(prefix + "phone_number"),
+                username: try row.optionalText(prefix + "username"),
+                name: try row.optionalText(prefix + "name"),
+                givenName: try row.optionalText(prefix + "given_name"),
+                familyName: try row.optionalText(prefix + "family_name"),
+                nickname: try row.optionalText(prefix + "nickname"),
+                picture: try row.optionalText(prefix + "picture")
+            ),
+            createdAt: try row.date(prefix + "created_at"),
+            updatedAt: try row.date(prefix + "updated_at")
+        )
+    }
+}
+
+extension PasskeyCredential {
+    /// Reads a passkey from a `credentials` row.
+    public init(stored row: some StoredRow) throws {
+        let aaguidText = try row.text("aaguid")
+        guard let aaguid = AAGUID(uuidString: aaguidText) else {
+            throw row.unreadable("credentials.aaguid is not a UUID: \(aaguidText.prefix(40))")
+        }
+        let storedCount = try row.integer("sign_count")
+        guard let signCount = UInt32(exactly: storedCount) else {
+            throw row.unreadable("credentials.sign_count is out of range: \(storedCount)")
+        }
+        self.init(
+            credentialID: try row.bytes("id"),
+            userID: UserID(rawValue: try row.text("user_id")),
+            publicKey: try row.bytes("public_key"),
+            algorithm: COSEAlgorithmIdentifier(rawValue: try row.integer("algorithm")),
+            signCount: signCount,
+            isBackupEligible: try row.bool("backup_eligible"),
+            isBackedUp: try row.bool("backed_up"),
+            isUserVerified: try row.bool("user_verified"),
+            transports: try row.strings("transports"),
+            aaguid: aaguid,
+            attestationFormat: try row.text("attestation_format"),
+            isAttestationTrusted: try row.bool("attestation_trusted"),
+            attestationMetadata: try row.optionalText("metadata_entry").map { entry in
+                MetadataMatch(entry: entry, description: try row.optionalText("metadata_description"), status: try row.optionalText("metadata_status"))
+            },
+            relyingPartyID: try row.text("relying_party_id"),
+            name: try row.optionalText("name"),
+            createdAt: try row.date("created_at"),
+            lastUsedAt: try row.optionalDate("last_used_at"),
+            hasSignCountRegressed: try row.bool("sign_count_regressed"),
+            recordID: try row.text("record_id"),
+            isDisabled: try row.bool("disabled"),
+            origin: try row.optionalText("origin")
+        )
+    }
+}
+
+extension RefreshTokenRecord {
+    /// Reads a refresh token from a `refresh_tokens` row.
+    public init(stored row: some StoredRow) throws {
+        self.init(
+            tokenHash: try row.bytes("token_hash"),
+            familyID: try row.text("family_id"),
+            userID: UserID(rawValue: try row.text("user_id")),
+            clientID: try row.text("client_id"),
+            scopes: try row.strings("scopes"),
+            audience: try row.text("audience"),
+            authenticatedAt: try row.date("authenticated_at"),
+            userVerified: try row.bool("user_verified"),
+            isPasswordSignIn: try row.bool("password_sign_in"),
+            issuedAt: try row.date("issued_at"),
+            expiresAt: try row.date("expires_at")
+        )
+    }
+}
+
+extension PasswordRecord {
+    /// Reads a password from a `passwords` row.
+    public init(stored row: some StoredRow) throws {
+        self.init(
+            userID: UserID(rawValue: try row.text("user_id")),
+            hash: try row.optionalText("hash"),
+            createdAt: try row.date("created_at"),
+            lastUsedAt: try row.optionalDate("last_used_at"),
+            removedAt: try row.optionalDate("removed_at")
+        )
+    }
+}
+
+extension AuthorizationCode {
+    /// Reads a code from an `authorization_codes` row.
+    public init(stored row: some StoredRow) throws {
+        self.init(
+            codeHash: try row.bytes("code_hash"),
+            clientID: try row.text("client_id"),
+            userID: UserID(rawValue: try row.text("user_id")),
+            redirectURI: try row.text("redirect_uri"),
+            codeChallenge: try row.text("code_challenge"),
+            scopes: try row.strings("scopes"),
+            audience: try row.text("audience"),
+            nonce: try row.optionalText("nonce"),
+            sessionID: try row.text("session_id"),
+            authenticatedAt: try row.date("authenticated_at"),
+            userVerified: try row.bool("user_verified"),
+            expiresAt: try row.date("expires_at"),
+            credentialID: try row.optionalBytes("credential_id")
+        )
+    }
+}
+
+extension InteractiveFlow {
+    /// Reads a flow from an `interactive_flows` row.
+    public init(stored row: some StoredRow) throws {
+        self.init(
+            id: try row.text("id"), kind: try row.enumeration(Kind.self, "kind"), isBrowser: try row.bool("is_browser"),
+            ceremonyID: try row.text("ceremony_id"), options: try row.bytes("options"),
+            userID: try row.optionalText("user_id").map(UserID.init(rawValue:)), csrfToken: try row.optionalText("csrf_token"),
+            requestURL: try row.text("request_url"), issuedAt: try row.date("issued_at"), expiresAt: try row.date("expires_at"),
+            completedAt: try row.optionalDate("completed_at")
+        )
+    }
+}
+
+extension AuditEvent {
+    /// Reads an event from an `audit_events` row.
+    public init(stored row: some StoredRow) throws {
+        self.init(
+            time: try row.date("time"), kind: try row.enumeration(Kind.self, "kind"),
+            userID: try row.optionalText("user_id").map(UserID.init(rawValue:)),
+            clientID: try row.optionalText("client_id"), credentialID: try row.optionalText("credential_id"),
+            detail: try row.text("detail")
+        )
+    }
+}
