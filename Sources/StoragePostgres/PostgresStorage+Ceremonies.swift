@@ -13,9 +13,15 @@ extension PostgresStorage {
         if let credential = completion.newCredential { try Self.requireStorable(credential) }
         if case .tokens(let start)? = completion.session { try Self.requireStorable(start) }
         let completed: Bool
+        // A login's and a sign-up's finish are one function call each; anything else (an
+        // enrollment, a browser session) goes statement by statement.
         if let login = LoginFinish(completion) {
             completed = try await autocommit { db in
                 try await db.rows(login, logger: self.logger).first ?? false
+            }
+        } else if let signup = SignupFinish(completion) {
+            completed = try await autocommit { db in
+                try await db.rows(signup, logger: self.logger).first ?? false
             }
         } else {
             completed = try await completeInTransaction(completion)

@@ -1,5 +1,6 @@
 import IdentityCore
 import PostgresNIO
+import WebAuthn
 
 // The statements every login runs, prepared once per connection (postgres-nio keeps them
 // by name on each connection): the server parses and plans each once, not per request.
@@ -42,19 +43,10 @@ struct LoginFinish: PostgresPreparedStatement {
 
     /// `nil` for any other shape of completion.
     init?(_ completion: CeremonyCompletion) {
-        guard completion.newAccount == nil, completion.newCredential == nil, let update = completion.credentialUse, let usedAt = update.use.usedAt
+        guard completion.newAccount == nil, completion.newCredential == nil, let update = completion.credentialUse, let usedAt = update.use.usedAt,
+            let tail = FinishTail(completion)
         else { return nil }
-        let start: TokenSessionStart?
-        switch completion.session {
-        case .tokens(let tokens)?: start = tokens
-        case nil: start = nil
-        case .browser?: return nil
-        }
         let use = update.use
-        let events = completion.events
-        let token = start?.refreshToken
-        // NULL travels as the empty string in the text arrays (see the function).
-        func texts(_ values: [String?]) -> [String] { values.map { $0.map(StoredText.sanitized) ?? "" } }
         var bindings = PostgresBindings(capacity: 29)
         bindings.append(completion.key.bytes.bytea)
         bindings.append(update.credentialID.bytea)
@@ -66,6 +58,91 @@ struct LoginFinish: PostgresPreparedStatement {
         bindings.append(update.verifiedAgainst != nil)
         bindings.append(Int64(update.verifiedAgainst?.signCount ?? 0))
         bindings.append(update.verifiedAgainst?.ownerUpdatedAt.seconds ?? 0)
+        tail.append(to: &bindings)
+        self.bindings = bindings
+    }
+
+    func makeBindings() throws -> PostgresBindings { bindings }
+
+    func decodeRow(_ row: PostgresRow) throws -> Bool { try row.decode(Bool.self) }
+}
+
+/// A passkey sign-up's completion (the account, its first passkey, events, at most a token
+/// session), as one call of `latchkey_finish_signup` (migration v3).
+struct SignupFinish: PostgresPreparedStatement {
+    static let sql = "SELECT latchkey_finish_signup(" + (1...54).map { "$\($0)" }.joined(separator: ", ") + ")"
+    typealias Row = Bool
+
+    private let bindings: PostgresBindings
+
+    /// `nil` for any other shape of completion.
+    init?(_ completion: CeremonyCompletion) {
+        guard let account = completion.newAccount, completion.newCredential == nil, completion.credentialUse == nil,
+            let tail = FinishTail(completion)
+        else { return nil }
+        let user = account.user, profile = user.profile, credential = account.credential
+        let metadata = credential.attestationMetadata
+        var bindings = PostgresBindings(capacity: 54)
+        bindings.append(completion.key.bytes.bytea)
+        bindings.append(user.id.rawValue)
+        bindings.append(user.userHandle.bytea)
+        for text in [profile.email, profile.phoneNumber, profile.username, profile.name, profile.givenName, profile.familyName, profile.nickname, profile.picture] {
+            bindings.append(text)
+        }
+        bindings.append(user.createdAt.seconds)
+        bindings.append(user.updatedAt.seconds)
+        bindings.append(credential.credentialID.bytea)
+        bindings.append(credential.publicKey.bytea)
+        bindings.append(credential.algorithm.rawValue)
+        bindings.append(Int64(credential.signCount))
+        bindings.append(credential.isBackupEligible)
+        bindings.append(credential.isBackedUp)
+        bindings.append(credential.isUserVerified)
+        bindings.append(credential.transports)
+        bindings.append(credential.aaguid.uuidString)
+        bindings.append(credential.attestationFormat)
+        bindings.append(credential.isAttestationTrusted)
+        bindings.append(credential.relyingPartyID)
+        bindings.append(credential.name)
+        bindings.append(credential.createdAt.seconds)
+        bindings.append(credential.lastUsedAt?.seconds)
+        bindings.append(credential.hasSignCountRegressed)
+        bindings.append(credential.recordID)
+        bindings.append(credential.isDisabled)
+        bindings.append(credential.origin)
+        bindings.append(metadata?.entry)
+        bindings.append(metadata?.description)
+        bindings.append(metadata?.status)
+        tail.append(to: &bindings)
+        self.bindings = bindings
+    }
+
+    func makeBindings() throws -> PostgresBindings { bindings }
+
+    func decodeRow(_ row: PostgresRow) throws -> Bool { try row.decode(Bool.self) }
+}
+
+/// What every finish function takes last, for `latchkey_record_finish`: the audit events
+/// as parallel arrays, then the token session (all NULL when there is none).
+private struct FinishTail {
+    let events: [AuditEvent]
+    let start: TokenSessionStart?
+
+    /// `nil` when the completion starts a browser session, which the functions do not write.
+    init?(_ completion: CeremonyCompletion) {
+        switch completion.session {
+        case .tokens(let tokens)?: start = tokens
+        case nil: start = nil
+        case .browser?: return nil
+        }
+        events = completion.events
+    }
+
+    /// Appends the 19 parameters.
+    func append(to bindings: inout PostgresBindings) {
+        let token = start?.refreshToken
+        // NULL travels as the empty string in the text arrays (see the function).
+        func texts(_ values: [String?]) -> [String] { values.map { $0.map(StoredText.sanitized) ?? "" } }
         bindings.append(events.map(\.time.seconds))
         bindings.append(events.map(\.kind.rawValue))
         bindings.append(texts(events.map { $0.userID?.rawValue }))
@@ -85,12 +162,7 @@ struct LoginFinish: PostgresPreparedStatement {
         bindings.append(token?.isPasswordSignIn)
         bindings.append(token?.issuedAt.seconds)
         bindings.append(token?.expiresAt.seconds)
-        self.bindings = bindings
     }
-
-    func makeBindings() throws -> PostgresBindings { bindings }
-
-    func decodeRow(_ row: PostgresRow) throws -> Bool { try row.decode(Bool.self) }
 }
 
 /// A rate-limit count: this window's row counted up, the previous window's read, in one
