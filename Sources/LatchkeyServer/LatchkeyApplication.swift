@@ -164,6 +164,12 @@ public enum LatchkeyApplication {
             configuration: tokenConfiguration, keys: keys, users: storage, refreshTokens: storage, audit: storage, clock: clock, random: random,
             securityEvents: storage.securityEvents
         )
+        let limits = configuration.rateLimits
+        let rateLimits = RateLimits(
+            startsPerWindow: limits.startsPerMinute, finishesPerWindow: limits.finishesPerMinute,
+            identifierAttemptsPerWindow: limits.identifierAttemptsPerMinute, store: storage, clock: clock,
+            refused: measured ? MetricsListener.rateLimitRefusals() : nil
+        )
         let passkeys = PasskeyService(
             configuration: PasskeyConfiguration(
                 relyingPartyID: configuration.relyingParty.id,
@@ -178,10 +184,7 @@ public enum LatchkeyApplication {
             secrets: try await InstanceSecrets.load(from: storage, random: random), clock: clock, random: random,
             metadata: metadata?.metadata,
             openCeremonies: measured ? MetricsListener.openCeremonies() : nil,
-            rateLimits: RateLimits(
-                startsPerWindow: configuration.rateLimits.startsPerMinute, finishesPerWindow: configuration.rateLimits.finishesPerMinute,
-                store: storage, clock: clock, refused: measured ? MetricsListener.rateLimitRefusals() : nil
-            )
+            rateLimits: rateLimits
         )
         let clients = ClientRegistry(configuration.clients.map {
             OAuthClient(
@@ -192,7 +195,7 @@ public enum LatchkeyApplication {
         let accounts = AccountService(storage: storage, clock: clock)
         let sensitiveActions = SensitiveActions(maximumAge: configuration.passkeys.sensitiveActionMaxAge, clock: clock)
         let authorization = AuthorizationService(clients: clients, tokens: tokens, storage: storage, clock: clock, random: random)
-        let passwords = PasswordService(storage: storage, clock: clock, random: random)
+        let passwords = PasswordService(storage: storage, clock: clock, random: random, rateLimits: rateLimits)
         let hostedPages = HostedPages(
             passkeys: passkeys, accounts: accounts, passwords: passwords, authorization: authorization, authenticatorNames: names,
             publicURL: configuration.server.publicURL, maximumBodyBytes: configuration.maximumBodyBytes,

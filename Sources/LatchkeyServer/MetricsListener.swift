@@ -71,10 +71,9 @@ public enum MetricsListener {
     }
 
     /// `latchkey_rate_limit_refusals_total{kind}`: requests answered 429, by the limit they
-    /// passed (`start` or `finish`).
+    /// passed (`start`, `finish` or `identifier`).
     static func rateLimitRefusals() -> @Sendable (RateLimits.Kind) -> Void {
-        let counters = [RateLimits.Kind.start, .finish].map { Counter(label: "latchkey_rate_limit_refusals_total", dimensions: [("kind", $0.rawValue)]) }
-        return { kind in counters[kind == .start ? 0 : 1].increment() }
+        { kind in Counter(label: "latchkey_rate_limit_refusals_total", dimensions: [("kind", kind.rawValue)]).increment() }
     }
 
     /// The listener: `GET /metrics` in the Prometheus text format, nothing else.

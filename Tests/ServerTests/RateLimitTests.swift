@@ -4,7 +4,8 @@ import Testing
 /// Rate limits per client address, against the real process over real sockets: one address
 /// flooding ceremony starts gets 429s with `Retry-After` in each face's format, while a
 /// second address (the client bound to 127.0.0.2) is unaffected; a forged client-address
-/// header changes nothing; behind a trusted proxy, `X-Forwarded-For` names the client.
+/// header changes nothing; behind a trusted proxy, `X-Forwarded-For` names the client. One
+/// identifier is limited from every address together.
 @Suite("Rate limits: a real server process", .serialized, .timeLimit(.minutes(2)))
 struct RateLimitTests {
     struct Reply {
@@ -49,6 +50,35 @@ struct RateLimitTests {
         // Another address is unaffected; finishing and other endpoints are not starts.
         #expect(try await request(server, "POST", "/passkey/challenge", body: challenge, from: "127.0.0.2").status == 200)
         #expect(try await request(server, "GET", "/.well-known/openid-configuration").status == 200)
+    }
+
+    @Test func oneIdentifierIsLimitedFromEveryAddress() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await ServerProcess.start(configuration: EndToEndTests.configuration + """
+
+            limits: { identifier_attempts_per_minute: 3 }
+            """, in: directory)
+        defer { server.stop() }
+        func login(_ username: String, from source: String) async throws -> Reply {
+            try await request(server, "POST", "/passkey/challenge", body: #"{"client_id":"demo","username":"\#(username)"}"#, from: source)
+        }
+        #expect(try await login("ada@example.com", from: "127.0.0.1").status == 200)
+        #expect(try await login("ADA@example.com", from: "127.0.0.2").status == 200, "the normalized identifier counts")
+        #expect(try await login("ada@example.com", from: "127.0.0.3").status == 200)
+        // A fourth attempt from yet another address, and a sign-up probing the same email.
+        let refused = try await login("ada@example.com", from: "127.0.0.4")
+        #expect(refused.status == 429 && refused.headers.contains("retry-after: "), "\(refused.headers)")
+        #expect(refused.body.contains(#""error":"too_many_requests""#) && refused.body.contains("this account"), "\(refused.body)")
+        let probe = try await request(
+            server, "POST", "/passkey/register", body: #"{"client_id":"demo","user_profile":{"email":"ada@example.com"}}"#, from: "127.0.0.5"
+        )
+        #expect(probe.status == 429, "\(probe.body)")
+        // Another identifier, from the same addresses, is unaffected.
+        #expect(try await login("bob@example.com", from: "127.0.0.4").status == 200)
+        let signup = try await request(
+            server, "POST", "/passkey/register", body: #"{"client_id":"demo","user_profile":{"email":"bob@example.com"}}"#, from: "127.0.0.5"
+        )
+        #expect(signup.status == 200, "\(signup.body)")
     }
 
     @Test func behindATrustedProxyTheForwardedAddressCounts() async throws {

@@ -63,6 +63,9 @@ public struct PasskeyService: Sendable {
         var profile = UserProfile()
         if let input {
             profile = try ProfileValidation.validate(input, allowed: configuration.signupIdentifiers)
+            // Counted before the existence check, so probing one address for an account
+            // stops at the limit whatever the answer would have been.
+            for identifier in profile.identifiers { try await rateLimits?.admit(identifier: identifier) }
             try await refuseExisting(profile)
         }
         let now = clock.now()
@@ -85,6 +88,7 @@ public struct PasskeyService: Sendable {
             guard let identifier = ProfileValidation.identifier(forLogin: username) else {
                 throw IdentityError(.invalidRequest, "username is not a valid email, phone number or username", field: "username")
             }
+            try await rateLimits?.admit(identifier: identifier)
             // The same reads whether or not the account exists, so that timing tells nothing.
             let user = try await storage.user(identifier: identifier)
             let credentials = try await storage.credentials(userID: user?.id ?? Self.nobody)

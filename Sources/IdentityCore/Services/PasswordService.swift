@@ -9,9 +9,14 @@ public struct PasswordService: Sendable {
     private let hasher: PasswordHasher
     private let clock: any WallClock
     private let random: any RandomSource
+    /// Limits password guesses per identifier (`limits.identifier_attempts_per_minute`).
+    private let rateLimits: RateLimits?
 
     /// Creates the service.
-    public init(storage: any IdentityStorage, hasher: PasswordHasher = .standard, clock: any WallClock, random: any RandomSource) {
+    public init(
+        storage: any IdentityStorage, hasher: PasswordHasher = .standard, clock: any WallClock, random: any RandomSource, rateLimits: RateLimits? = nil
+    ) {
+        self.rateLimits = rateLimits
         self.storage = storage
         self.hasher = hasher
         self.clock = clock
@@ -51,6 +56,7 @@ public struct PasswordService: Sendable {
         var user: User?
         var stored: String?
         if let identifier = ProfileValidation.identifier(forLogin: username), password.count <= PasswordPolicy.maximumLength {
+            try await rateLimits?.admit(identifier: identifier)
             user = try await storage.user(identifier: identifier)
             if let user { stored = try await storage.password(userID: user.id)?.hash }
         }

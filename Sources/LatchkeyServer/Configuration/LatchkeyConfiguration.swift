@@ -216,6 +216,9 @@ public struct LatchkeyConfiguration: Sendable {
         public var startsPerMinute: Int
         /// `ceremony_finishes_per_minute`.
         public var finishesPerMinute: Int
+        /// `identifier_attempts_per_minute`: sign-up starts, logins started for a username and
+        /// password sign-ins naming one identifier, from any address.
+        public var identifierAttemptsPerMinute: Int
     }
     /// The `Cache-Control` of the association files and other well-known documents.
     public var wellKnownCacheControl: String
