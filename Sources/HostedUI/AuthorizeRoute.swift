@@ -5,7 +5,9 @@ import IdentityCore
 
 extension Router where Context == BasicRequestContext {
     /// The authorization endpoint (OAuth 2.1 §4.1.1). A signed-in person is sent straight back
-    /// to the client with a code; anyone else signs in on the hosted login page first and
+    /// to a first-party client, or to one they allowed these scopes before, with a code;
+    /// for any other client they are asked first on a consent page (`prompt=none` gets
+    /// `consent_required` instead). Anyone else signs in on the hosted login page first and
     /// returns here. Errors the client can be trusted with go back to its redirect URI; the
     /// rest (unknown client, unregistered redirect URI) are shown on an error page.
     func addAuthorizationEndpoint(_ pages: HostedPages) {
@@ -40,8 +42,16 @@ extension Router where Context == BasicRequestContext {
                     return PageResponses.redirect(ReturnTo.loginURL(returningTo: "/authorize?" + query) + "&reauthenticate=1")
                 case (_, nil):
                     return PageResponses.redirect(ReturnTo.loginURL(returningTo: "/authorize?" + (request.uri.query ?? "")))
-                case (_, let session?):
-                    return PageResponses.redirect(try await authorization.issueCode(validated, session: session))
+                case (let prompt, let session?):
+                    guard try await authorization.needsConsent(validated, userID: session.userID) else {
+                        return PageResponses.redirect(try await authorization.issueCode(validated, session: session))
+                    }
+                    if prompt == ValidatedAuthorization.Prompt.none { return PageResponses.redirect(authorization.consentRequiredRedirect(validated)) }
+                    return pages.render(
+                        request, title: "Allow \(validated.client.name)?", page: "consent",
+                        body: Pages.consent(clientName: validated.client.name, scopes: validated.scopes, request: request.uri.query ?? ""),
+                        signedIn: true
+                    )
                 }
             }
         }

@@ -154,6 +154,7 @@ extension Router where Context == BasicRequestContext {
             _ = try await pages.accounts.updateName(of: session.userID, to: body.name)
             return try await Self.signalData(pages, session.userID)
         }
+        addConsentActions(pages, to: actions)
     }
 
     /// Clears the session cookie and sends the browser to the sign-in page, which says it

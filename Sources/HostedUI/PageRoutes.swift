@@ -52,11 +52,13 @@ extension Router where Context == BasicRequestContext {
                     let passkeys = try await pages.accounts.passkeys(of: session.userID)
                     let password = try await pages.passwords.password(of: session.userID)
                     let data = pages.accountData(user, passkeys)
+                    let consents = try await pages.authorization.consents(of: session.userID)
                     let added = (try? QueryString.parameters(of: request, reader: pages.body)["added"]) != nil
                     return pages.render(
                         request, title: "Your account", page: "account",
                         body: Pages.account(
-                            user: user, passkeys: passkeys, password: password, names: pages.authenticatorNames, data: data, notice: added ? "Passkey added." : nil
+                            user: user, passkeys: passkeys, password: password, names: pages.authenticatorNames, data: data, notice: added ? "Passkey added." : nil,
+                            consents: consents
                         ),
                         data: ["rp-id": pages.relyingPartyID], signedIn: true
                     )

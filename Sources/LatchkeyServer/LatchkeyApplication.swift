@@ -189,7 +189,7 @@ public enum LatchkeyApplication {
         let clients = ClientRegistry(configuration.clients.map {
             OAuthClient(
                 clientID: $0.id, name: $0.name, secret: $0.secret, grantTypes: Set($0.grantTypes), redirectURIs: $0.redirectURIs,
-                allowedScopes: $0.allowedScopes
+                allowedScopes: $0.allowedScopes, isFirstParty: $0.isFirstParty
             )
         })
         let accounts = AccountService(storage: storage, clock: clock)

@@ -11,7 +11,7 @@ import PostgresNIO
 /// uniqueness violation is told apart by its constraint's name (``PostgresFailure``).
 enum PostgresMigrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3)]
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4)]
 
     /// Serializes migrations across instances: whichever takes it first migrates, the
     /// others wait and then find nothing left to do. (The two-key form of the advisory
@@ -456,5 +456,16 @@ enum PostgresMigrations {
             RETURN true;
         END
         $$
+        """
+
+    /// Consents: which clients that are not first-party a person allowed, for which scopes.
+    private static let v4 = """
+        CREATE TABLE consents (
+            user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            client_id text NOT NULL,
+            scopes text[] NOT NULL,
+            granted_at double precision NOT NULL,
+            PRIMARY KEY (user_id, client_id)
+        )
         """
 }

@@ -9,7 +9,7 @@
 /// library earlier builds used, so that their databases upgrade in place.
 enum Migrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8)]
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9)]
 
     /// The applied migrations: the known ones in order, then any only a newer build knows,
     /// sorted.
@@ -322,5 +322,16 @@ enum Migrations {
         CREATE INDEX refresh_token_families_credential_id ON refresh_token_families(credential_id) WHERE credential_id IS NOT NULL;
         CREATE INDEX browser_sessions_credential_id ON browser_sessions(credential_id) WHERE credential_id IS NOT NULL;
         CREATE INDEX browser_sessions_user_id ON browser_sessions(user_id);
+        """
+
+    /// Consents: which clients that are not first-party a person allowed, for which scopes.
+    private static let v9 = """
+        CREATE TABLE consents (
+            user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            client_id TEXT NOT NULL,
+            scopes TEXT NOT NULL,
+            granted_at REAL NOT NULL,
+            PRIMARY KEY (user_id, client_id)
+        ) STRICT;
         """
 }

@@ -264,6 +264,34 @@ public final class InMemoryStorage: IdentityStorage {
         }
     }
 
+    /// The consent `userID` gave `clientID`, if any.
+    public func consent(userID: UserID, clientID: String) async throws -> Consent? {
+        state.withLock { $0.consents[userID]?[clientID] }
+    }
+
+    /// Stores a consent in place of the earlier one.
+    public func saveConsent(_ consent: Consent) async throws {
+        try state.withLock { state in
+            guard state.users[consent.userID] != nil else { throw InMemoryStorageError(.invalidArgument, "no user \(consent.userID)") }
+            state.consents[consent.userID, default: [:]][consent.clientID] = consent
+        }
+    }
+
+    /// The user's consents, by client ID.
+    public func consents(userID: UserID) async throws -> [Consent] {
+        state.withLock { ($0.consents[userID] ?? [:]).values.sorted { $0.clientID < $1.clientID } }
+    }
+
+    /// Withdraws a consent and revokes the user's families at that client.
+    public func revokeConsent(userID: UserID, clientID: String, at time: Date) async throws -> Bool {
+        state.withLock { state in
+            for (id, family) in state.families where family.userID == userID && family.clientID == clientID && family.revokedAt == nil {
+                state.families[id]?.revokedAt = time
+            }
+            return state.consents[userID]?.removeValue(forKey: clientID) != nil
+        }
+    }
+
     /// Whether a family exists and has not been revoked.
     public func isSessionActive(familyID: String) async throws -> Bool {
         state.withLock { state in
@@ -578,6 +606,7 @@ private struct State {
     var metadataBLOB: StoredMetadataBLOB?
     /// The credential that started each family, when one did.
     var familyCredentials: [String: [UInt8]] = [:]
+    var consents: [UserID: [String: Consent]] = [:]
 
     mutating func createUser(_ user: User, credential: PasskeyCredential) throws {
         guard credential.userID == user.id else {

@@ -54,6 +54,7 @@ public enum StorageContract {
         case sessionWithoutRefreshToken
         case passkeyRemovalRevokesItsSessions
         case signOutEverywhere
+        case consentLifecycle
         case retentionPurges
         case requestCounters
         // Browser sessions, authorization codes, profile
@@ -115,6 +116,7 @@ public enum StorageContract {
         case .sessionWithoutRefreshToken: try await sessionWithoutRefreshToken(storage)
         case .passkeyRemovalRevokesItsSessions: try await passkeyRemovalRevokesItsSessions(storage)
         case .signOutEverywhere: try await signOutEverywhere(storage)
+        case .consentLifecycle: try await consentLifecycle(storage)
         case .retentionPurges: try await retentionPurges(storage)
         case .requestCounters: try await requestCounters(storage)
         case .browserSessionLifecycle: try await browserSessionLifecycle(storage)

@@ -16,6 +16,7 @@ struct HostedPagesTests {
           - client_id: spa
             name: Single-page app
             redirect_uris: [http://localhost:5173/callback, com.example.app:/oauth]
+            first_party: true
           - client_id: other
             name: Other app
             redirect_uris: [https://other.example/callback]
@@ -232,6 +233,59 @@ struct HostedPagesTests {
         #expect(replay.json["reason"] as? String == "code_reused")
         let revoked = try await http.send("GET", "/userinfo", contentType: nil, headers: ["Authorization": "Bearer \(access)"])
         #expect(revoked.status == 401)
+    }
+
+    /// A client that is not first-party gets no code until the person allows it, is not
+    /// asked again for the same scopes, is asked again for more, and loses its permission and
+    /// its sessions when the person withdraws it.
+    @Test func aClientThatIsNotFirstPartyAsksForConsentOnce() async throws {
+        let server = try await InProcessServer.start(yaml: Self.yaml)
+        defer { Task { await server.stop() } }
+        let browser = BrowserAgent(server: server.baseURL)
+        let http = RawHTTP(baseURL: server.baseURL)
+        _ = try await browser.signUp(email: "ada@example.com")
+        let redirect = "https://other.example/callback"
+        let path = Self.authorizePath(client: "other", redirect: redirect)
+        let query = String(path.dropFirst("/authorize?".count))
+
+        let silent = try await browser.get(path + "&prompt=none")
+        #expect(silent.status == 302)
+        #expect(Self.query(silent.header("Location"))["error"] == "consent_required")
+        #expect(Self.query(silent.header("Location"))["state"] == "xyz")
+
+        let page = try await browser.get(path)
+        #expect(page.status == 200 && page.header("Location") == nil, "a page, not a code")
+        #expect(page.text.contains("Allow Other app?") && page.text.contains("See your email address"), "\(page.text)")
+
+        let denied = try await browser.call("POST", "/ui/consent", ["request": query, "decision": "deny"])
+        #expect(Self.query(denied.json["redirect_to"] as? String)["error"] == "access_denied", "\(denied.text)")
+        let tampered = try await browser.call("POST", "/ui/consent", ["request": query.replacingOccurrences(of: "other%2Eexample", with: "evil%2Eexample"), "decision": "allow"])
+        #expect(tampered.status == 400, "an unregistered redirect URI is refused on the answer too: \(tampered.text)")
+        let unknown = try await browser.call("POST", "/ui/consent", ["request": query, "decision": "maybe"])
+        #expect(unknown.status == 400)
+        let withoutCSRF = try await http.send("POST", "/ui/consent", body: Data(#"{"request":"","decision":"allow"}"#.utf8), contentType: "application/json")
+        #expect(withoutCSRF.status == 403)
+
+        let allowed = try await browser.call("POST", "/ui/consent", ["request": query, "decision": "allow"])
+        let code = try #require(Self.query(allowed.json["redirect_to"] as? String)["code"], "\(allowed.text)")
+        let tokens = try await exchange(http, code: code, client: "other", redirect: redirect)
+        #expect(tokens.status == 200, "\(tokens.text)")
+        let access = try #require(tokens.json["access_token"] as? String)
+
+        // Asked once: the same scopes come straight back, even with prompt=none.
+        let again = try await browser.get(path + "&prompt=none")
+        #expect(Self.query(again.header("Location"))["code"] != nil, "\(again.status) \(again.text.prefix(200))")
+        // More scopes: asked again.
+        let wider = try await browser.get(path.replacingOccurrences(of: "scope=openid%20email", with: "scope=openid%20email%20profile"))
+        #expect(wider.status == 200 && wider.text.contains("See your name and profile picture"))
+
+        // Listed on the account page; withdrawing it ends the client's session.
+        #expect(try await browser.get("/account").text.contains("Apps you allowed"))
+        let revoked = try await browser.call("POST", "/ui/consents/revoke", ["client_id": "other"])
+        #expect(revoked.status == 200, "\(revoked.text)")
+        #expect(try await http.send("GET", "/userinfo", contentType: nil, headers: ["Authorization": "Bearer \(access)"]).status == 401)
+        #expect(try await browser.get(path).status == 200, "asked again")
+        #expect(try await browser.call("POST", "/ui/consents/revoke", ["client_id": "other"]).status == 404)
     }
 
     @Test func codeExchangeFailures() async throws {

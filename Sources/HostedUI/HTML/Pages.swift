@@ -100,7 +100,8 @@ enum Pages {
     }
 
     static func account(
-        user: User, passkeys: [PasskeyCredential], password: PasswordRecord?, names: AuthenticatorNames, data: AccountData, notice: String?
+        user: User, passkeys: [PasskeyCredential], password: PasswordRecord?, names: AuthenticatorNames, data: AccountData, notice: String?,
+        consents: [(consent: Consent, clientName: String)] = []
     ) -> String {
         let titles = distinctTitles(passkeys, names: names)
         // Revoking the only way to sign in is refused; the page says so before anyone tries.
@@ -140,6 +141,7 @@ enum Pages {
             <p><button type="button" id="add-passkey">Add a passkey</button></p>
             </section>
             \(passwordSection)
+            \(Self.consents(consents))
             <form id="signout-form"><button type="submit" class="secondary">Sign out</button></form>
             <form id="signout-everywhere-form"><button type="submit" class="secondary">Sign out everywhere</button>
             <span class="hint">Ends every session of this account, on every device and app.</span></form>
@@ -198,6 +200,50 @@ enum Pages {
             <p class="hint revoke-reason" id="\(reasonID)"\(isLastMethod ? "" : " hidden")>This is your only way to sign in. Add another passkey before you revoke this one.</p>
             </div>
             </li>
+            """
+    }
+
+    /// The consent page: who asks, what each scope lets it do, and the two answers. The
+    /// authorization request travels back as its query string, checked again on the answer.
+    static func consent(clientName: String, scopes: [String], request: String) -> String {
+        let items = scopes.map { "<li>\(HTML.escape(Scopes.meaning(of: $0)))</li>" }.joined(separator: "\n")
+        return """
+            <h1>Allow \(HTML.escape(clientName))?</h1>
+            <p><strong>\(HTML.escape(clientName))</strong> is asking to use your account. If you allow it, it can:</p>
+            <ul class="scopes">
+            \(items)
+            </ul>
+            <p class="hint">You can withdraw this permission at any time on your account page.</p>
+            \(statusArea())
+            <form id="consent-form">
+            <input type="hidden" name="request" value="\(HTML.escape(request))">
+            <p class="actions"><button type="submit" name="decision" value="allow">Allow</button> \
+            <button type="submit" name="decision" value="deny" class="secondary">Don't allow</button></p>
+            </form>
+            """
+    }
+
+    /// The account page's list of applications the person allowed.
+    static func consents(_ consents: [(consent: Consent, clientName: String)]) -> String {
+        guard !consents.isEmpty else { return "" }
+        let items = consents.map { item in
+            let meanings = item.consent.scopes.map { HTML.escape(Scopes.meaning(of: $0)) }.joined(separator: "; ")
+            return """
+                <li class="consent" data-client-id="\(HTML.escape(item.consent.clientID))">
+                <p><strong>\(HTML.escape(item.clientName))</strong>, allowed \(HTML.time(item.consent.grantedAt))</p>
+                <p class="meta">\(meanings)</p>
+                <button type="button" class="danger" data-action="revoke-consent" aria-label="Withdraw permission for \(HTML.escape(item.clientName))">\
+                Withdraw permission</button>
+                </li>
+                """
+        }.joined(separator: "\n")
+        return """
+            <section id="consents" aria-labelledby="consents-heading">
+            <h2 id="consents-heading">Apps you allowed</h2>
+            <ul class="consents">
+            \(items)
+            </ul>
+            </section>
             """
     }
 

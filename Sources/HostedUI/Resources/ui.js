@@ -354,6 +354,20 @@
       });
     });
 
+    // Withdrawing an app's permission also ends its sessions; the list shrinks in place.
+    Array.prototype.forEach.call(document.querySelectorAll("li.consent"), function (item) {
+      var button = $("[data-action=revoke-consent]", item);
+      button.addEventListener("click", function () {
+        busy(button, async function () {
+          await call("POST", "/ui/consents/revoke", { client_id: item.dataset.clientId });
+          var name = $("strong", item).textContent;
+          item.remove();
+          if (!document.querySelector("li.consent")) $("#consents").remove();
+          setStatus("Permission withdrawn: " + name + " can no longer use your account.");
+        });
+      });
+    });
+
     var removePassword = $("#remove-password");
     if (removePassword) {
       removePassword.addEventListener("click", function () {
@@ -392,6 +406,19 @@
         var result = await call("POST", "/ui/logout", {});
         location.assign(result.redirect_to);
       });
+    });
+  };
+
+  /** The consent page: the person's answer goes back with the request it answers. */
+  pages.consent = function () {
+    var form = $("#consent-form");
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var decision = event.submitter && event.submitter.value === "allow" ? "allow" : "deny";
+      busy(event.submitter, async function () {
+        var result = await call("POST", "/ui/consent", { request: form.elements.request.value, decision: decision });
+        location.assign(result.redirect_to);
+      }, form);
     });
   };
 

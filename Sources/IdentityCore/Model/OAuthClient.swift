@@ -40,12 +40,17 @@ public struct OAuthClient: Sendable, Hashable {
     public let redirectURIs: [String]
     /// The scopes it may receive (`clients[].allowed_scopes`); `nil` allows every scope.
     public let allowedScopes: Set<String>?
+    /// Whether it is the deployer's own application (`clients[].first_party`), which the
+    /// authorization endpoint serves without asking the person's consent.
+    public let isFirstParty: Bool
 
     /// Creates a client.
     public init(
-        clientID: String, name: String, secret: String?, grantTypes: Set<GrantType>, redirectURIs: [String] = [], allowedScopes: Set<String>? = nil
+        clientID: String, name: String, secret: String?, grantTypes: Set<GrantType>, redirectURIs: [String] = [], allowedScopes: Set<String>? = nil,
+        isFirstParty: Bool = false
     ) {
         self.allowedScopes = allowedScopes
+        self.isFirstParty = isFirstParty
         self.clientID = clientID
         self.name = name
         self.secret = secret
@@ -56,7 +61,7 @@ public struct OAuthClient: Sendable, Hashable {
     /// The hosted pages' own client. Its ID contains a ':' which configured client IDs may
     /// not, so no registered client can impersonate it, and it is absent from the registry,
     /// so the token endpoint never accepts it.
-    public static let hostedPages = OAuthClient(clientID: "latchkey:hosted-pages", name: "Hosted pages", secret: nil, grantTypes: [.webauthn])
+    public static let hostedPages = OAuthClient(clientID: "latchkey:hosted-pages", name: "Hosted pages", secret: nil, grantTypes: [.webauthn], isFirstParty: true)
 }
 
 /// The registered clients, and client authentication.

@@ -120,6 +120,10 @@ public struct AuditEvent: Sendable, Hashable {
         case tokenRefreshed = "token_refreshed"
         /// Every session of the account was ended at once ("sign out everywhere").
         case signedOutEverywhere = "signed_out_everywhere"
+        /// The person allowed a client that is not first-party some scopes (the detail).
+        case consentGranted = "consent_granted"
+        /// The person withdrew a client's permission, ending its sessions.
+        case consentRevoked = "consent_revoked"
     }
 
     /// When it happened.

@@ -128,6 +128,54 @@ public struct AuthorizationService: Sendable {
         )) ?? request.redirectURI
     }
 
+    /// Whether the person must be asked before `request`'s client gets a code: never for a
+    /// first-party client, and not again once they allowed that client these scopes.
+    public func needsConsent(_ request: ValidatedAuthorization, userID: UserID) async throws -> Bool {
+        guard !request.client.isFirstParty else { return false }
+        return !(try await storage.consent(userID: userID, clientID: request.client.clientID)?.covers(request.scopes) ?? false)
+    }
+
+    /// Records that the person allowed the request's client its scopes, added to any they
+    /// allowed it before.
+    public func grantConsent(_ request: ValidatedAuthorization, userID: UserID) async throws {
+        let earlier = try await storage.consent(userID: userID, clientID: request.client.clientID)?.scopes ?? []
+        let now = clock.now()
+        try await storage.saveConsent(Consent(userID: userID, clientID: request.client.clientID, scopes: earlier + request.scopes, grantedAt: now))
+        try await storage.record(AuditEvent(
+            time: now, kind: .consentGranted, userID: userID, clientID: request.client.clientID, detail: request.scopes.joined(separator: " ")
+        ))
+    }
+
+    /// The clients the person allowed, with their names, by client ID.
+    public func consents(of userID: UserID) async throws -> [(consent: Consent, clientName: String)] {
+        try await storage.consents(userID: userID).map { ($0, clients.client(id: $0.clientID)?.name ?? $0.clientID) }
+    }
+
+    /// Withdraws the person's consent for a client, ending that client's sessions too.
+    /// - Throws: `not_found` when there was none.
+    public func revokeConsent(userID: UserID, clientID: String) async throws {
+        let now = clock.now()
+        guard try await storage.revokeConsent(userID: userID, clientID: clientID, at: now) else {
+            throw IdentityError(.notFound, "no application with this ID has your permission")
+        }
+        try await storage.record(AuditEvent(time: now, kind: .consentRevoked, userID: userID, clientID: clientID))
+    }
+
+    /// The redirect for `prompt=none` when the person has not allowed the client yet.
+    public func consentRequiredRedirect(_ request: ValidatedAuthorization) -> String {
+        errorRedirect(AuthorizationFailure(
+            error: "consent_required", description: "the person has not allowed this application yet",
+            redirect: .init(uri: request.redirectURI, state: request.state)
+        )) ?? request.redirectURI
+    }
+
+    /// The redirect when the person declined.
+    public func deniedRedirect(_ request: ValidatedAuthorization) -> String {
+        errorRedirect(AuthorizationFailure(
+            error: "access_denied", description: "the person did not allow this application", redirect: .init(uri: request.redirectURI, state: request.state)
+        )) ?? request.redirectURI
+    }
+
     /// The `authorization_code` grant: checks the code, its client, its redirect URI and the
     /// PKCE verifier, then issues tokens. A code works once; presenting it again revokes the
     /// tokens its first exchange issued.

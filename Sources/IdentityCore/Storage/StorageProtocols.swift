@@ -231,6 +231,23 @@ public protocol MetadataStore: Sendable {
     func credentials(aaguids: Set<AAGUID>) async throws -> [PasskeyCredential]
 }
 
+/// What people allowed clients that are not first-party.
+public protocol ConsentStore: Sendable {
+    /// The consent `userID` gave `clientID`, if any.
+    func consent(userID: UserID, clientID: String) async throws -> Consent?
+    /// Stores a consent, replacing the one the user gave that client before (the caller
+    /// passes the union when widening it).
+    /// - Throws: a foreign key error when the user does not exist.
+    func saveConsent(_ consent: Consent) async throws
+    /// The user's consents, by client ID.
+    func consents(userID: UserID) async throws -> [Consent]
+    /// Withdraws a consent and, in the same transaction, revokes the refresh families the
+    /// user has at that client, so the client's tokens stop working too.
+    /// - Returns: Whether there was a consent.
+    func revokeConsent(userID: UserID, clientID: String, at time: Date) async throws -> Bool
+}
+
 /// Everything IdentityCore persists, as one value to pass around.
 public typealias IdentityStorage = UserStore & CredentialStore & CeremonyStore & RefreshTokenStore & SigningKeyStore & AuditLog & SecretStore
     & BrowserSessionStore & AuthorizationCodeStore & InteractiveFlowStore & AdminTokenStore & PasswordStore & MetadataStore & RateLimitStore
+    & ConsentStore

@@ -142,3 +142,13 @@ extension AuditEvent {
         )
     }
 }
+
+extension Consent {
+    /// Reads a consent from a `consents` row.
+    public init(stored row: some StoredRow) throws {
+        self.init(
+            userID: UserID(rawValue: try row.text("user_id")), clientID: try row.text("client_id"), scopes: try row.strings("scopes"),
+            grantedAt: try row.date("granted_at")
+        )
+    }
+}

@@ -273,7 +273,7 @@ public enum ConfigurationLoader {
         }
         var clients: [LatchkeyConfiguration.Client] = []
         for element in elements {
-            try element.requireKeys(["client_id", "name", "client_secret", "grant_types", "ios", "android", "redirect_uris", "allowed_scopes"])
+            try element.requireKeys(["client_id", "name", "client_secret", "grant_types", "ios", "android", "redirect_uris", "allowed_scopes", "first_party"])
             guard let id = try element.child("client_id").string(), !id.isEmpty else {
                 throw element.child("client_id").error("is required")
             }
@@ -319,7 +319,7 @@ public enum ConfigurationLoader {
             }
             clients.append(.init(
                 id: id, name: try element.child("name").string() ?? id, secret: secret, grantTypes: grants, redirectURIs: redirectURIs, ios: ios, android: android,
-                allowedScopes: allowedScopes
+                allowedScopes: allowedScopes, isFirstParty: try element.child("first_party").bool() ?? false
             ))
         }
         return clients

@@ -75,6 +75,8 @@ public struct LatchkeyConfiguration: Sendable {
         public var android: AndroidApp?
         /// `allowed_scopes`: the scopes it may receive; `nil` allows every scope.
         public var allowedScopes: Set<String>? = nil
+        /// `first_party`: the deployer's own app, served by `/authorize` without a consent page.
+        public var isFirstParty: Bool = false
     }
 
     /// Token lifetimes and API audiences.

@@ -84,9 +84,18 @@ struct HostedPagesBrowserTests {
             #expect(stored["userName"]?.string == "ada@example.com")
 
             // 8. A web app on another origin signs in with the authorization code flow and
-            //    PKCE. prompt=login shows the hosted login page, which signs in by autofill.
+            //    PKCE. prompt=login shows the hosted login page, which signs in by autofill;
+            //    the app is not first-party, so the person is asked first, and no code exists
+            //    before they click Allow.
             try await tab.navigate(to: fixture.appBase + "/")
             _ = try await tab.evaluate("startSignIn('&prompt=login').then(() => true)")
+            try await tab.waitUntil("document.body.dataset.page === 'consent'", timeout: .seconds(15))
+            #expect(try await tab.evaluate("location.pathname") == .string("/authorize"))
+            let consentText = try await tab.evaluate("document.querySelector('main').innerText").string ?? ""
+            #expect(consentText.contains("Allow Test web app?") && consentText.contains("See your email address"), "\(consentText)")
+            #expect(try await fixture.count("SELECT count(*) FROM authorization_codes") == 0, "no code before the click")
+            try await fixture.screenshot("consent", height: 500)
+            try await tab.click("#consent-form button[value=allow]")
             try await tab.waitUntil("location.pathname === '/callback' && window.result !== undefined", timeout: .seconds(15))
             let result = try await tab.evaluate("window.result")
             #expect(result["error"] == nil, "\(result)")
@@ -94,6 +103,21 @@ struct HostedPagesBrowserTests {
             #expect(result["name"]?.string == "Ada King")
             #expect(result["nonceMatches"] == .bool(true))
             try await fixture.screenshot("web-app-signed-in", height: 300)
+
+            // 9. Asked once: the next sign-in comes straight back, even with prompt=none.
+            _ = try await tab.evaluate("startSignIn('&prompt=none').then(() => true)")
+            try await tab.waitUntil("location.pathname === '/callback' && window.result !== undefined && window.result.email !== undefined", timeout: .seconds(15))
+
+            // 10. The account page lists the app; withdrawing ends its permission, and
+            //     prompt=none then gets consent_required.
+            try await fixture.open("/account")
+            try await tab.click("#consents [data-action=revoke-consent]")
+            try await tab.waitUntil("document.querySelector('#status').textContent.includes('Permission withdrawn')")
+            #expect(try await tab.evaluate("document.querySelector('#consents') === null") == .bool(true))
+            try await tab.navigate(to: fixture.appBase + "/")
+            _ = try await tab.evaluate("startSignIn('&prompt=none').then(() => true)")
+            try await tab.waitUntil("location.pathname === '/callback' && window.result !== undefined", timeout: .seconds(15))
+            #expect(try await tab.evaluate("window.result")["error"] == .string("consent_required"))
         }
     }
 
