@@ -57,8 +57,10 @@ struct PurgeService: Service {
         // Kept a day past expiry so that a late submission is told the flow expired.
         removed["self-service flows"] = try await storage.purgeFlows(expiredBefore: now.addingTimeInterval(-86400))
         removed["audit events"] = try await inBatches { try await storage.purgeAuditEvents(before: now.addingTimeInterval(-auditRetention), limit: Self.batch) }
+        // Kept one more lifetime (at most a day) past their end, so that a late replay of one of
+        // their tokens is still recognised as reuse and logged.
         removed["refresh sessions"] = try await inBatches {
-            try await storage.purgeRefreshTokenFamilies(startedBefore: now.addingTimeInterval(-familyLifetime - 86400), limit: Self.batch)
+            try await storage.purgeRefreshTokenFamilies(startedBefore: now.addingTimeInterval(-familyLifetime - min(86400, familyLifetime)), limit: Self.batch)
         }
         removed["rate-limit counts"] = try await storage.purgeRequestCounts(before: now.addingTimeInterval(-120))
         if removed.values.contains(where: { $0 > 0 }) { try await storage.reclaimSpace(pages: 2000) }

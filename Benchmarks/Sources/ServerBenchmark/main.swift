@@ -19,6 +19,7 @@ import WebAuthn
 //
 // Usage: ServerBenchmark SERVER_BINARY [--concurrency N] [--signups N] [--logins N] [--pages N] [--seed N] [--passwords N]
 //        ServerBenchmark seed DATABASE_FILE N     (seeds only, for other load generators)
+//        ServerBenchmark soak SERVER_BINARY [--minutes N] [--rate N] [--users N]   (see Soak.swift)
 
 struct Options {
     var binary = ""
@@ -91,13 +92,15 @@ func seed(database path: String, count: Int) async throws {
 }
 
 /// Starts the server on a free port with the SQLite file `database`.
-func startServer(binary: String, directory: URL, database: String) throws -> (Process, Int) {
+/// One load generator on one address is exactly what the rate limits refuse; a benchmark
+/// measures the server, so they are off.
+func startServer(
+    binary: String, directory: URL, database: String, configuration yaml: String = "limits: { ceremony_starts_per_minute: 0, ceremony_finishes_per_minute: 0 }"
+) throws -> (Process, Int) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
-    // One load generator on one address is exactly what the rate limits refuse; a benchmark
-    // measures the server, so they are off.
     let configuration = directory.appendingPathComponent("bench.yaml").path
-    try "limits: { ceremony_starts_per_minute: 0, ceremony_finishes_per_minute: 0 }\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+    try (yaml + "\n").write(toFile: configuration, atomically: true, encoding: .utf8)
     process.arguments = ["serve", "--port", "0", "--config", configuration, "--database", "sqlite:" + database]
     process.currentDirectoryURL = directory
     var environment = ProcessInfo.processInfo.environment
@@ -240,6 +243,18 @@ func expect(_ response: HTTPConnection.Response, _ status: Int = 200) throws -> 
 
 // MARK: - The run
 
+let scope = "openid profile email offline_access"
+
+if CommandLine.arguments.dropFirst().first == "soak" {
+    let soak = Soak.Options(Array(CommandLine.arguments.dropFirst(2)))
+    guard !soak.binary.isEmpty else {
+        print("usage: ServerBenchmark soak SERVER_BINARY [--minutes N] [--rate OPERATIONS_PER_SECOND] [--users N]")
+        exit(2)
+    }
+    try Soak.run(soak)
+    exit(0)
+}
+
 if CommandLine.arguments.dropFirst().first == "seed" {
     let arguments = Array(CommandLine.arguments.dropFirst(2))
     guard arguments.count == 2, let count = Int(arguments[1]) else {
@@ -269,7 +284,6 @@ let pid = server.processIdentifier
 
 let authenticator = SoftwareAuthenticator()
 let users = Users()
-let scope = "openid profile email offline_access"
 let origin = "http://localhost:8080"
 
 print("server \(options.binary) on port \(port), \(options.concurrency) clients, SQLite\(options.seed > 0 ? " with \(options.seed) seeded accounts" : ""), \(ProcessInfo.processInfo.activeProcessorCount) cores")
