@@ -167,7 +167,7 @@ public enum LatchkeyApplication {
         let limits = configuration.rateLimits
         let rateLimits = RateLimits(
             startsPerWindow: limits.startsPerMinute, finishesPerWindow: limits.finishesPerMinute,
-            identifierAttemptsPerWindow: limits.identifierAttemptsPerMinute, store: storage, clock: clock,
+            identifierAttemptsPerWindow: limits.identifierAttemptsPerMinute, failuresPerWindow: limits.failuresPerMinute, store: storage, clock: clock,
             refused: measured ? MetricsListener.rateLimitRefusals() : nil
         )
         let passkeys = PasskeyService(

@@ -101,15 +101,15 @@ extension PostgresStorage {
     /// Counts a request in the database, where every instance counts: one upsert of this
     /// window's row, reading the previous window's count in the same statement, combined
     /// into the sliding-window estimate the in-memory counters give.
-    public func countRequest(key: String, window: TimeInterval, at time: Date) async throws -> Int {
+    public func countRequests(key: String, adding count: Int, window: TimeInterval, at time: Date) async throws -> Int {
         let position = time.timeIntervalSince1970 / window
         let index = Int64(position.rounded(.down))
         let end = Double(index + 1) * window
-        let statement = RequestCountStatement(key: StoredText.sanitized(key), window: index, windowEnd: end)
+        let statement = RequestCountStatement(key: StoredText.sanitized(key), window: index, windowEnd: end, adding: Int64(max(0, count)))
         let row = try await autocommit { db in
             try await db.rows(statement, logger: self.logger).first.map { (current: $0.0, previous: $0.1) }
         }
-        guard let row else { return 1 }
+        guard let row else { return count }
         let overlap = 1 - (position - Double(index))
         return Int(row.current) + Int((Double(row.previous) * overlap).rounded(.up))
     }

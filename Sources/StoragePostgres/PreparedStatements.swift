@@ -165,13 +165,13 @@ private struct FinishTail {
     }
 }
 
-/// A rate-limit count: this window's row counted up, the previous window's read, in one
-/// statement.
+/// A rate-limit count: this window's row counted up (by 0 to only read), the previous
+/// window's read, in one statement.
 struct RequestCountStatement: PostgresPreparedStatement {
     static let sql = """
         WITH counted AS (
-            INSERT INTO request_counts (key, window_index, count, window_end) VALUES ($1, $2, 1, $3)
-            ON CONFLICT (key, window_index) DO UPDATE SET count = request_counts.count + 1
+            INSERT INTO request_counts (key, window_index, count, window_end) VALUES ($1, $2, $4, $3)
+            ON CONFLICT (key, window_index) DO UPDATE SET count = request_counts.count + $4
             RETURNING count
         )
         SELECT counted.count::bigint, COALESCE((SELECT count FROM request_counts WHERE key = $1 AND window_index = $2 - 1), 0)::bigint
@@ -182,12 +182,14 @@ struct RequestCountStatement: PostgresPreparedStatement {
     let key: String
     let window: Int64
     let windowEnd: Double
+    let adding: Int64
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 3)
+        var bindings = PostgresBindings(capacity: 4)
         bindings.append(key)
         bindings.append(window)
         bindings.append(windowEnd)
+        bindings.append(adding)
         return bindings
     }
 

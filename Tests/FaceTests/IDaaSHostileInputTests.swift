@@ -8,7 +8,7 @@ import Testing
 struct IDaaSHostileInputTests {
     // Hundreds of requests from one (unknown) address: the rate limits would answer them first.
     static let yaml = """
-        limits: { ceremony_starts_per_minute: 0, ceremony_finishes_per_minute: 0 }
+        limits: { ceremony_starts_per_minute: 0, ceremony_finishes_per_minute: 0, ceremony_failures_per_minute: 0 }
         faces:
           idaas:
             admin_applications:

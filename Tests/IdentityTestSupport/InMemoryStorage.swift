@@ -537,8 +537,8 @@ public final class InMemoryStorage: IdentityStorage {
 // MARK: - Rate limits
 
 extension InMemoryStorage {
-    public func countRequest(key: String, window: TimeInterval, at time: Date) async throws -> Int {
-        counters.count(key: key, window: window, at: time)
+    public func countRequests(key: String, adding count: Int, window: TimeInterval, at time: Date) async throws -> Int {
+        counters.count(key: key, adding: count, window: window, at: time)
     }
 
     public func purgeRequestCounts(before time: Date) async throws -> Int { 0 }

@@ -78,5 +78,9 @@ extension StorageContract {
         let later = try await storage.countRequest(key: "start:192.0.2.1", window: 60, at: start.addingTimeInterval(59))
         #expect((2...3).contains(later), "\(later)")
         #expect(try await storage.countRequest(key: "start:192.0.2.1", window: 60, at: start.addingTimeInterval(300)) == 1, "long quiet: a fresh count")
+        // Adding nothing reads the count.
+        #expect(try await storage.countRequests(key: "start:192.0.2.1", adding: 0, window: 60, at: start.addingTimeInterval(301)) == 1)
+        #expect(try await storage.countRequests(key: "failure:192.0.2.9", adding: 0, window: 60, at: start.addingTimeInterval(301)) == 0)
+        #expect(try await storage.countRequests(key: "failure:192.0.2.9", adding: 3, window: 60, at: start.addingTimeInterval(302)) == 3)
     }
 }

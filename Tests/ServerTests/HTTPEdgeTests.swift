@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyClient
 import Testing
 
 /// The HTTP edge probed as an attacker would, over raw sockets against the server as
@@ -137,5 +138,40 @@ struct HTTPEdgeTests {
             if status == nil { try await Task.sleep(for: .milliseconds(100)) }
         }
         #expect(status == 200, "a closed connection freed its place")
+    }
+
+    /// The probe that once blocked every login: 1,200 connections from twenty client
+    /// addresses, half silent and half sending a head a byte at a time, against the real
+    /// process at the common 1,024 open-file limit. The caps close what is over them at
+    /// accept, and a person on another address still signs up and in.
+    @Test func twelveHundredIdleAndSlowConnectionsDoNotStopALogin() async throws {
+        let directory = try TemporaryDirectory()
+        try EndToEndTests.configuration.write(toFile: directory.path("latchkey.yaml"), atomically: true, encoding: .utf8)
+        let server = try await ServerProcess.start(
+            arguments: ["--config", directory.path("latchkey.yaml"), "--database", "sqlite:" + directory.path("latchkey.sqlite")],
+            workingDirectory: directory.url, openFileLimit: 1024
+        )
+        defer { server.stop() }
+        let port = server.baseURL.port!
+        var flood: [RawSocket] = []
+        for index in 0..<1200 {
+            // A connection over the caps may be refused or closed at once; either is fine.
+            guard let socket = try? RawSocket(port: port, from: "127.0.1.\(1 + index % 20)") else { continue }
+            if index % 2 == 1 { socket.send("POST /passkey/challenge HTTP/1.1\r\nHost: loc") }
+            flood.append(socket)
+        }
+        #expect(flood.count > 700, "the flood opened \(flood.count) connections")
+        // The slow half keeps trickling while a person signs up and in.
+        let trickle = Task.detached {
+            for _ in 0..<10 {
+                for (index, socket) in flood.enumerated() where index % 2 == 1 { socket.send("a") }
+                try? await Task.sleep(for: .milliseconds(500))
+            }
+        }
+        defer { trickle.cancel() }
+        var ada = PasskeyUser(server: server.baseURL)
+        _ = try await ada.signUp(SignupProfile(email: "ada@example.com"))
+        _ = try await ada.signIn()
+        #expect(server.process.isRunning)
     }
 }

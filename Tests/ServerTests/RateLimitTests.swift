@@ -81,6 +81,30 @@ struct RateLimitTests {
         #expect(signup.status == 200, "\(signup.body)")
     }
 
+    @Test func failedFinishesFromOneAddressAreLimited() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await ServerProcess.start(configuration: EndToEndTests.configuration + """
+
+            limits: { ceremony_failures_per_minute: 3 }
+            """, in: directory)
+        defer { server.stop() }
+        let forged = #"{"grant_type":"urn:okta:params:oauth:grant-type:webauthn","client_id":"demo","auth_session":"bm90LWEtc2Vzc2lvbg","authn_response":{}}"#
+        for _ in 0..<3 {
+            let failed = try await request(server, "POST", "/oauth/token", body: forged)
+            #expect(failed.status == 400 || failed.status == 403, "\(failed.status) \(failed.body)")
+        }
+        // The fourth finish is refused before it is looked at; the Kratos face too.
+        let refused = try await request(server, "POST", "/oauth/token", body: forged)
+        #expect(refused.status == 429 && refused.body.contains("failed attempts"), "\(refused.status) \(refused.body)")
+        let kratos = try await request(server, "POST", "/self-service/login?flow=unknown", body: "{}")
+        #expect(kratos.status == 429, "\(kratos.status) \(kratos.body)")
+        // Another address is not affected.
+        let challenge = try await request(server, "POST", "/passkey/challenge", body: #"{"client_id":"demo"}"#, from: "127.0.0.2")
+        #expect(challenge.status == 200)
+        let other = try await request(server, "POST", "/oauth/token", body: forged, from: "127.0.0.2")
+        #expect(other.status == 400 || other.status == 403, "failures count per address: \(other.status)")
+    }
+
     @Test func behindATrustedProxyTheForwardedAddressCounts() async throws {
         let directory = try TemporaryDirectory()
         let server = try await ServerProcess.start(configuration: """

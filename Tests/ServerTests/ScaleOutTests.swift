@@ -17,7 +17,7 @@ struct ScaleOutTests {
     static let configuration = """
         server: { public_url: http://localhost:8080 }
         relying_party: { id: localhost, name: Latchkey Test, origins: [http://localhost:8080] }
-        limits: { ceremony_starts_per_minute: 0, ceremony_finishes_per_minute: 0 }
+        limits: { ceremony_starts_per_minute: 0, ceremony_finishes_per_minute: 0, ceremony_failures_per_minute: 0 }
         clients:
           - client_id: demo
             name: Demo app

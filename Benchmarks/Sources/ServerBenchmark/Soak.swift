@@ -40,7 +40,7 @@ enum Soak {
         passkeys: { ceremony_lifetime: 60s }
         tokens: { refresh_token_lifetime: 2m, refresh_token_absolute_lifetime: 2m }
         audit: { retention: 2m }
-        limits: { ceremony_starts_per_minute: 0, ceremony_finishes_per_minute: 0, identifier_attempts_per_minute: 20 }
+        limits: { ceremony_starts_per_minute: 0, ceremony_finishes_per_minute: 0, identifier_attempts_per_minute: 20, ceremony_failures_per_minute: 0 }
         """
 
     /// Requests by outcome, from every worker.

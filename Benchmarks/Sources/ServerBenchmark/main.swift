@@ -95,7 +95,7 @@ func seed(database path: String, count: Int) async throws {
 /// One load generator on one address is exactly what the rate limits refuse; a benchmark
 /// measures the server, so they are off.
 func startServer(
-    binary: String, directory: URL, database: String, configuration yaml: String = "limits: { ceremony_starts_per_minute: 0, ceremony_finishes_per_minute: 0 }"
+    binary: String, directory: URL, database: String, configuration yaml: String = "limits: { ceremony_starts_per_minute: 0, ceremony_finishes_per_minute: 0, identifier_attempts_per_minute: 0, ceremony_failures_per_minute: 0 }"
 ) throws -> (Process, Int) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)

@@ -16,10 +16,22 @@ public struct RateLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     public static var clientAddressHeader: HTTPField.Name { HTTPField.Name("X-Latchkey-Client-Address")! }
 
     @concurrent public func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
-        if let limits, let kind = RateLimitedRoutes.kind(request.method, request.uri.path) {
-            try await limits.admit(kind, from: request.headers[Self.clientAddressHeader] ?? "unknown")
+        guard let limits, let kind = RateLimitedRoutes.kind(request.method, request.uri.path) else { return try await next(request, context) }
+        let client = request.headers[Self.clientAddressHeader] ?? "unknown"
+        try await limits.admit(kind, from: client)
+        guard kind == .finish, limits.failuresPerWindow > 0 else { return try await next(request, context) }
+        // A finish is also refused while the address's failures are over their limit, and
+        // counts as one when it fails for the client's reasons (a 4xx other than 429), whether
+        // the handler threw or answered with the error itself.
+        try await limits.admitAfterFailures(from: client)
+        do {
+            let response = try await next(request, context)
+            if (400..<500).contains(response.status.code), response.status != .tooManyRequests { try await limits.noteFailure(from: client) }
+            return response
+        } catch let error as IdentityError where error.isClientFailure {
+            try await limits.noteFailure(from: client)
+            throw error
         }
-        return try await next(request, context)
     }
 }
 

@@ -3,15 +3,22 @@ public import Foundation
 
 /// Request counters over a sliding window, per key (`start:<client address>`, …).
 public protocol RateLimitStore: Sendable {
-    /// Counts one request under `key` at `time` and returns how many requests the last
-    /// `window` seconds hold, this one included (an estimate from the current and previous
-    /// fixed windows is enough).
-    func countRequest(key: String, window: TimeInterval, at time: Date) async throws -> Int
+    /// Adds `count` requests under `key` at `time` (0 only reads) and returns how many the
+    /// last `window` seconds hold, these included (an estimate from the current and previous
+    /// fixed windows is enough). Every key is counted with the same window.
+    func countRequests(key: String, adding count: Int, window: TimeInterval, at time: Date) async throws -> Int
     /// Forgets the counts of windows that ended before `time`; a backend that keeps its
     /// counters in memory forgets them by itself and returns 0.
     /// - Returns: How many counters were deleted.
     @discardableResult
     func purgeRequestCounts(before time: Date) async throws -> Int
+}
+
+extension RateLimitStore {
+    /// Counts one request under `key` and returns the window's count, this one included.
+    public func countRequest(key: String, window: TimeInterval, at time: Date) async throws -> Int {
+        try await countRequests(key: key, adding: 1, window: window, at: time)
+    }
 }
 
 /// The rate limits every face applies, per client address: on starting ceremonies
@@ -23,6 +30,8 @@ public struct RateLimits: Sendable {
     /// What a request counts against.
     public enum Kind: String, Sendable {
         case start, finish, identifier
+        /// Finishes that failed (a 4xx other than 429), per client address.
+        case failure
     }
 
     /// Requests allowed per client address per window; 0 turns a limit off.
@@ -30,6 +39,9 @@ public struct RateLimits: Sendable {
     public let finishesPerWindow: Int
     /// Attempts naming one identifier per window, from any address; 0 turns it off.
     public let identifierAttemptsPerWindow: Int
+    /// Failed finishes per client address per window, after which its finishes are refused
+    /// until the window slides on; 0 turns it off.
+    public let failuresPerWindow: Int
     /// The window, in seconds.
     public let window: TimeInterval
     let store: any RateLimitStore
@@ -39,9 +51,10 @@ public struct RateLimits: Sendable {
 
     /// Creates the limits.
     public init(
-        startsPerWindow: Int, finishesPerWindow: Int, identifierAttemptsPerWindow: Int = 0, window: TimeInterval = 60, store: any RateLimitStore,
-        clock: any WallClock, refused: (@Sendable (Kind) -> Void)? = nil
+        startsPerWindow: Int, finishesPerWindow: Int, identifierAttemptsPerWindow: Int = 0, failuresPerWindow: Int = 0, window: TimeInterval = 60,
+        store: any RateLimitStore, clock: any WallClock, refused: (@Sendable (Kind) -> Void)? = nil
     ) {
+        self.failuresPerWindow = failuresPerWindow
         self.startsPerWindow = startsPerWindow
         self.finishesPerWindow = finishesPerWindow
         self.identifierAttemptsPerWindow = identifierAttemptsPerWindow
@@ -55,6 +68,18 @@ public struct RateLimits: Sendable {
     /// window ends when the limit is passed.
     public func admit(_ kind: Kind, from client: String) async throws {
         try await count(kind, key: "\(kind.rawValue):\(client)", refusal: "too many requests from this address")
+    }
+
+    /// Refuses a finish from `client` while its failures in the window are over the limit
+    /// (without counting this one: only its outcome counts, through ``noteFailure(from:)``).
+    public func admitAfterFailures(from client: String) async throws {
+        try await count(.failure, key: "failure:\(client)", adding: 0, refusal: "too many failed attempts from this address")
+    }
+
+    /// Counts a finish from `client` that failed.
+    public func noteFailure(from client: String) async throws {
+        guard failuresPerWindow > 0 else { return }
+        _ = try await store.countRequests(key: "failure:\(client)", adding: 1, window: window, at: clock.now())
     }
 
     /// Counts an attempt that names `identifier`, whether or not an account has it (so the
@@ -71,16 +96,19 @@ public struct RateLimits: Sendable {
         try await count(.identifier, key: "identifier:" + digest, refusal: "too many attempts for this account")
     }
 
-    private func count(_ kind: Kind, key: String, refusal: String) async throws {
+    private func count(_ kind: Kind, key: String, adding: Int = 1, refusal: String) async throws {
         let limit = switch kind {
         case .start: startsPerWindow
         case .finish: finishesPerWindow
         case .identifier: identifierAttemptsPerWindow
+        case .failure: failuresPerWindow
         }
         guard limit > 0 else { return }
         let now = clock.now()
-        let count = try await store.countRequest(key: key, window: window, at: now)
-        guard count > limit else { return }
+        let count = try await store.countRequests(key: key, adding: adding, window: window, at: now)
+        // A read (adding nothing) refuses once the count has reached the limit; a count, once
+        // this request passes it.
+        guard adding == 0 ? count >= limit : count > limit else { return }
         refused?(kind)
         let windowEnd = (now.timeIntervalSince1970 / window).rounded(.down) * window + window
         let retryAfter = max(1, Int((windowEnd - now.timeIntervalSince1970).rounded(.up)))

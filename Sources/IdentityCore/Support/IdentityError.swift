@@ -60,6 +60,10 @@ public struct IdentityError: Error, Hashable, Sendable, CustomStringConvertible 
 
     public var description: String { "\(code.rawValue): \(message)" }
 
+    /// Whether the request failed for the client's reasons (a 4xx other than 429): what the
+    /// failure rate limit counts. A refusal by a limit or an unavailable database is not one.
+    public var isClientFailure: Bool { code != .tooManyRequests && code != .temporarilyUnavailable }
+
     public static func == (lhs: IdentityError, rhs: IdentityError) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

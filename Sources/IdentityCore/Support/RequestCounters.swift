@@ -17,9 +17,9 @@ public final class RequestCounters: Sendable {
     /// Creates empty counters.
     public init() {}
 
-    /// Counts one request under `key` and returns the sliding-window count, this one
-    /// included (the previous window's share rounded up).
-    public func count(key: String, window: TimeInterval, at time: Date) -> Int {
+    /// Adds `adding` requests under `key` (0 only reads) and returns the sliding-window
+    /// count, these included (the previous window's share rounded up).
+    public func count(key: String, adding: Int = 1, window: TimeInterval, at time: Date) -> Int {
         let position = time.timeIntervalSince1970 / window
         let index = Int64(position.rounded(.down))
         return state.withLock { state in
@@ -28,9 +28,9 @@ public final class RequestCounters: Sendable {
                 state.current.removeAll(keepingCapacity: true)
                 state.window = index
             }
-            state.current[key, default: 0] += 1
+            if adding > 0 { state.current[key, default: 0] += adding }
             let overlap = 1 - (position - Double(index))
-            return state.current[key]! + Int((Double(state.previous[key] ?? 0) * overlap).rounded(.up))
+            return (state.current[key] ?? 0) + Int((Double(state.previous[key] ?? 0) * overlap).rounded(.up))
         }
     }
 }

@@ -189,7 +189,8 @@ public enum ConfigurationLoader {
             }
             return .init(
                 startsPerMinute: try limit("ceremony_starts_per_minute", 300), finishesPerMinute: try limit("ceremony_finishes_per_minute", 600),
-                identifierAttemptsPerMinute: try limit("identifier_attempts_per_minute", 20)
+                identifierAttemptsPerMinute: try limit("identifier_attempts_per_minute", 20),
+                failuresPerMinute: try limit("ceremony_failures_per_minute", 60)
             )
         }
         let trustedProxies = collector.read { () throws(ConfigurationError) -> [AddressRange] in
@@ -600,7 +601,7 @@ public enum ConfigurationLoader {
     }
 
     private static func parseLimits(_ node: YAMLReader) throws(ConfigurationError) -> Int {
-        try node.requireKeys(["max_body_bytes", "ceremony_starts_per_minute", "ceremony_finishes_per_minute", "identifier_attempts_per_minute"])
+        try node.requireKeys(["max_body_bytes", "ceremony_starts_per_minute", "ceremony_finishes_per_minute", "identifier_attempts_per_minute", "ceremony_failures_per_minute"])
         let bytes = try node.child("max_body_bytes").int() ?? 64 * 1024
         guard (4096...(16 * 1024 * 1024)).contains(bytes) else {
             throw node.child("max_body_bytes").error("must be between 4096 and 16777216, found \(bytes)")

@@ -221,6 +221,9 @@ public struct LatchkeyConfiguration: Sendable {
         /// `identifier_attempts_per_minute`: sign-up starts, logins started for a username and
         /// password sign-ins naming one identifier, from any address.
         public var identifierAttemptsPerMinute: Int
+        /// `ceremony_failures_per_minute`: failed finishes per client address before its
+        /// finishes are refused for the rest of the window.
+        public var failuresPerMinute: Int
     }
     /// The `Cache-Control` of the association files and other well-known documents.
     public var wellKnownCacheControl: String

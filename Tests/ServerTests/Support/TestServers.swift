@@ -93,11 +93,16 @@ final class ServerProcess: @unchecked Sendable {
         )
     }
 
-    /// Starts `latchkey serve` and waits for its "listening" line.
-    static func start(arguments: [String], workingDirectory: URL, port: Int = 0) async throws -> ServerProcess {
+    /// Starts `latchkey serve` and waits for its "listening" line; with `openFileLimit`,
+    /// under that limit (through util-linux's `prlimit`, which then runs the server itself).
+    static func start(arguments: [String], workingDirectory: URL, port: Int = 0, openFileLimit: Int? = nil) async throws -> ServerProcess {
         let process = Process()
         process.executableURL = executable
         process.arguments = ["serve", "--port", String(port)] + arguments
+        if let openFileLimit {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            process.arguments = ["--nofile=\(openFileLimit):\(openFileLimit)", executable.path] + (process.arguments ?? [])
+        }
         process.currentDirectoryURL = workingDirectory
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LATCHKEY_") }
         let output = OutputCollector()
