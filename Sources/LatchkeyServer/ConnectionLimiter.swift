@@ -2,16 +2,28 @@ import NIOCore
 import Synchronization
 
 /// Counts open connections, overall and per client address, so that a flood of idle or
-/// slow connections is refused at accept instead of exhausting the process's files (at
-/// the common 1,024 limit, 1,200 connections from one client used to block every sign-in
-/// and leave the accept loop spinning).
+/// slow connections cannot exhaust the process's files (at the common 1,024 limit, 1,200
+/// connections used to block every sign-in and leave the accept loop spinning).
+///
+/// One address over its own limit is refused at accept. When the server as a whole is
+/// full, the oldest connection makes room for the new one: a flood from many addresses
+/// then only pushes its own connections out (the oldest are the flood's, held open on
+/// purpose), while a person's new connection, which finishes its request in milliseconds,
+/// gets in. Refusing newcomers instead would let held connections lock everyone out.
 final class ConnectionLimiter: Sendable {
-    private struct Counts {
-        var total = 0
-        var byAddress: [String: Int] = [:]
+    private struct Entry {
+        let channel: any Channel
+        let address: String
     }
 
-    private let counts = Mutex(Counts())
+    private struct State {
+        var byAddress: [String: Int] = [:]
+        /// Admitted connections by admission order (a lower number is older).
+        var open: [UInt64: Entry] = [:]
+        var next: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
     private let maximum: Int
     private let maximumPerAddress: Int
 
@@ -20,27 +32,42 @@ final class ConnectionLimiter: Sendable {
         self.maximumPerAddress = maximumPerAddress
     }
 
-    /// Counts a new connection from `address`, or refuses it when either limit is reached.
-    func admit(_ address: String) -> Bool {
-        counts.withLock { counts in
-            guard counts.total < maximum, counts.byAddress[address, default: 0] < maximumPerAddress else { return false }
-            counts.total += 1
-            counts.byAddress[address, default: 0] += 1
-            return true
+    /// Counts a new connection from `address`: `nil` when its address is at its limit,
+    /// else its ticket, after closing the oldest connection when the server is full.
+    func admit(_ channel: any Channel, from address: String) -> UInt64? {
+        let (ticket, evicted) = state.withLock { state -> (UInt64?, (any Channel)?) in
+            guard state.byAddress[address, default: 0] < maximumPerAddress else { return (nil, nil) }
+            var evicted: (any Channel)?
+            if state.open.count >= maximum, let oldest = state.open.keys.min(), let entry = state.open.removeValue(forKey: oldest) {
+                Self.forget(entry.address, in: &state)
+                evicted = entry.channel
+            }
+            guard state.open.count < maximum else { return (nil, evicted) }
+            let ticket = state.next
+            state.next += 1
+            state.open[ticket] = Entry(channel: channel, address: address)
+            state.byAddress[address, default: 0] += 1
+            return (ticket, evicted)
+        }
+        evicted?.close(mode: .all, promise: nil)
+        return ticket
+    }
+
+    /// Forgets a connection that `admit` counted (nothing when it was evicted already).
+    func release(_ ticket: UInt64) {
+        state.withLock { state in
+            guard let entry = state.open.removeValue(forKey: ticket) else { return }
+            Self.forget(entry.address, in: &state)
         }
     }
 
-    /// Forgets a connection that `admit` counted.
-    func release(_ address: String) {
-        counts.withLock { counts in
-            counts.total -= 1
-            let remaining = counts.byAddress[address, default: 1] - 1
-            counts.byAddress[address] = remaining > 0 ? remaining : nil
-        }
+    private static func forget(_ address: String, in state: inout State) {
+        let remaining = state.byAddress[address, default: 1] - 1
+        state.byAddress[address] = remaining > 0 ? remaining : nil
     }
 
-    /// The handler that admits one connection: it closes the connection at once when a
-    /// limit is reached, and releases its count when the connection goes away.
+    /// The handler that admits one connection: it closes the connection at once when its
+    /// address is at its limit, and releases its place when the connection goes away.
     func handler() -> ConnectionLimitHandler { ConnectionLimitHandler(limiter: self) }
 }
 
@@ -49,22 +76,22 @@ final class ConnectionLimitHandler: ChannelInboundHandler, RemovableChannelHandl
     typealias InboundIn = NIOAny
 
     private let limiter: ConnectionLimiter
-    private var admittedAddress: String?
+    private var ticket: UInt64?
 
     fileprivate init(limiter: ConnectionLimiter) { self.limiter = limiter }
 
     func handlerAdded(context: ChannelHandlerContext) {
         // Unix-socket or unknown peers share one count.
         let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
-        if limiter.admit(address) {
-            admittedAddress = address
+        if let ticket = limiter.admit(context.channel, from: address) {
+            self.ticket = ticket
         } else {
             context.close(promise: nil)
         }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        if let admittedAddress { limiter.release(admittedAddress) }
-        admittedAddress = nil
+        if let ticket { limiter.release(ticket) }
+        ticket = nil
     }
 }

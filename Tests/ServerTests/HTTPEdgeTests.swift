@@ -140,6 +140,30 @@ struct HTTPEdgeTests {
         #expect(status == 200, "a closed connection freed its place")
     }
 
+    /// When the server as a whole is full, a newcomer from another address gets in and one
+    /// older connection is closed.
+    @Test func aFullServerClosesItsOldestConnectionForANewOne() async throws {
+        let server = try await InProcessServer.start(yaml: "server: { max_connections: 3, max_connections_per_ip: 3 }")
+        defer { Task { await server.stop() } }
+        let port = server.baseURL.port!
+        let held = try (0..<3).map { _ in try RawSocket(port: port, from: "127.0.1.1") }
+        for socket in held {
+            socket.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            #expect(RawSocket.status(await socket.read(until: "ok\n", for: 10)) == 200)
+        }
+        let newcomer = try RawSocket(port: port, from: "127.0.1.2")
+        newcomer.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(RawSocket.status(await newcomer.read(until: "ok\n", for: 10)) == 200)
+        // One held connection made room (which one was admitted first depends on the event
+        // loops' order); the other two still answer.
+        var answering = 0
+        for socket in held {
+            socket.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            if RawSocket.status(await socket.read(until: "ok\n", for: 3)) == 200 { answering += 1 }
+        }
+        #expect(answering == 2)
+    }
+
     /// The probe that once blocked every login: 1,200 connections from twenty client
     /// addresses, half silent and half sending a head a byte at a time, against the real
     /// process at the common 1,024 open-file limit. The caps close what is over them at
