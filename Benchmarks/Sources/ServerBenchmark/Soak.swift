@@ -165,7 +165,11 @@ enum Soak {
             let start = try JSONDecoder().decode(ChallengeAnswer<PublicKeyCredentialRequestOptionsJSON>.self, from: Data(reply.body))
             let assertion = try authenticator.getAssertion(start.authn_params_public_key, origin: origin, credential: &credential)
             let finish = try http.send("POST", "/oauth/token", json: try tokenRequest(authSession: start.auth_session, response: assertion))
-            if finish.status == 200 { users.store(credential, at: user) }
+            if finish.status == 200 {
+                users.store(credential, at: user)
+                // The session to refresh from now on: the earlier one ends with its lifetime.
+                if let token = try finish.json()["refresh_token"] as? String { refreshTokens[slot] = token }
+            }
             return finish.status
         }
     }
