@@ -27,8 +27,19 @@ final class ClientAddressHandler: ChannelInboundHandler, RemovableChannelHandler
             return
         }
         head.headerFields[Self.header] = nil
-        head.headerFields[Self.header] = clientAddress(peer: context.channel.remoteAddress?.ipAddress ?? "unknown", head: head)
+        head.headerFields[Self.header] = clientAddress(peer: peer(context), head: head)
         context.fireChannelRead(wrapInboundOut(.head(head)))
+    }
+
+    /// The connection's peer, formatted once: a keep-alive connection's requests all come
+    /// from it, and formatting an address is a system call's worth of work per request.
+    private var connectionPeer: String?
+
+    private func peer(_ context: ChannelHandlerContext) -> String {
+        if let connectionPeer { return connectionPeer }
+        let peer = context.channel.remoteAddress?.ipAddress ?? "unknown"
+        connectionPeer = peer
+        return peer
     }
 
     private func clientAddress(peer: String, head: HTTPRequest) -> String {

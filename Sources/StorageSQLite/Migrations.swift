@@ -9,7 +9,7 @@
 /// library earlier builds used, so that their databases upgrade in place.
 enum Migrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9)]
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10)]
 
     /// The applied migrations: the known ones in order, then any only a newer build knows,
     /// sorted.
@@ -333,5 +333,13 @@ enum Migrations {
             granted_at REAL NOT NULL,
             PRIMARY KEY (user_id, client_id)
         ) STRICT;
+        """
+
+    /// Sessions started by a passkey are found through their user's index when the passkey
+    /// goes: the indexes on the passkey cost every sign-in a page of its own to write, at a
+    /// random place, for a lookup that happens when a person removes a passkey.
+    private static let v10 = """
+        DROP INDEX refresh_token_families_credential_id;
+        DROP INDEX browser_sessions_credential_id;
         """
 }

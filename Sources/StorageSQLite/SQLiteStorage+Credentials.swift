@@ -41,16 +41,18 @@ extension SQLiteStorage {
         guard TextBinding.canMatch(userID.rawValue) else { return false }
         return try database.write { db in
             guard try db.execute("UPDATE credentials SET disabled = ? WHERE id = ? AND user_id = ?", [disabled, id, userID.rawValue]) > 0 else { return false }
-            if disabled { try Self.revokeSessions(startedBy: id, at: time, db) }
+            if disabled { try Self.revokeSessions(startedBy: id, of: userID, at: time, db) }
             return true
         }
     }
 
     /// Revokes, inside the caller's transaction, every login session and browser session a
-    /// credential started.
-    static func revokeSessions(startedBy credentialID: [UInt8], at time: Date, _ db: SQLiteConnection) throws {
-        try db.execute("UPDATE refresh_token_families SET revoked_at = ? WHERE credential_id = ? AND revoked_at IS NULL", [time.databaseSeconds, credentialID])
-        try db.execute("UPDATE browser_sessions SET revoked_at = ? WHERE credential_id = ? AND revoked_at IS NULL", [time.databaseSeconds, credentialID])
+    /// credential started. The sessions are found through their user's index: an index on
+    /// the credential would cost every sign-in one more page to write (migration v10).
+    static func revokeSessions(startedBy credentialID: [UInt8], of userID: UserID, at time: Date, _ db: SQLiteConnection) throws {
+        let values: [any SQLiteBindable] = [time.databaseSeconds, userID.rawValue, credentialID]
+        try db.execute("UPDATE refresh_token_families SET revoked_at = ? WHERE user_id = ? AND credential_id = ? AND revoked_at IS NULL", values)
+        try db.execute("UPDATE browser_sessions SET revoked_at = ? WHERE user_id = ? AND credential_id = ? AND revoked_at IS NULL", values)
     }
 
     /// Adds a credential to an existing user.
@@ -88,7 +90,7 @@ extension SQLiteStorage {
             let hasPassword = try Self.hasPassword(userID, db)
             guard count > 1 || hasPassword else { return .lastCredential }
             try db.execute("DELETE FROM credentials WHERE id = ? AND user_id = ?", [id, userID.rawValue])
-            try Self.revokeSessions(startedBy: id, at: time, db)
+            try Self.revokeSessions(startedBy: id, of: userID, at: time, db)
             return .deleted
         }
     }

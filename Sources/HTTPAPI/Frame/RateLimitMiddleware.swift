@@ -9,7 +9,7 @@ public struct RateLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     let limits: RateLimits?
 
     /// Creates the middleware; `nil` limits nothing.
-    public init(_ limits: RateLimits?) { self.limits = limits }
+    public init(_ limits: RateLimits?) { self.limits = limits.flatMap { $0.isLimiting ? $0 : nil } }
 
     /// The header the server's connection handler sets from the socket (or from a trusted
     /// proxy's `X-Forwarded-For`), replacing any the client sent.

@@ -64,9 +64,24 @@ public struct RateLimits: Sendable {
         self.refused = refused
     }
 
+    /// Whether any limit is on; a face with none skips the middleware's work.
+    public var isLimiting: Bool {
+        startsPerWindow > 0 || finishesPerWindow > 0 || identifierAttemptsPerWindow > 0 || failuresPerWindow > 0
+    }
+
+    private func limit(of kind: Kind) -> Int {
+        switch kind {
+        case .start: startsPerWindow
+        case .finish: finishesPerWindow
+        case .identifier: identifierAttemptsPerWindow
+        case .failure: failuresPerWindow
+        }
+    }
+
     /// Counts a request from `client`, refusing it with `429` and the seconds until the
     /// window ends when the limit is passed.
     public func admit(_ kind: Kind, from client: String) async throws {
+        guard limit(of: kind) > 0 else { return }
         try await count(kind, key: "\(kind.rawValue):\(client)", refusal: "too many requests from this address")
     }
 
@@ -86,23 +101,19 @@ public struct RateLimits: Sendable {
     /// refusal says nothing about existence). The counter's key is a digest, so the counters
     /// hold no email address or phone number.
     public func admit(identifier: Identifier) async throws {
+        guard identifierAttemptsPerWindow > 0 else { return }
         let text: String
         switch identifier {
         case .email(let value): text = "email:" + value
         case .phoneNumber(let value): text = "phone:" + value
         case .username(let value): text = "username:" + value
         }
-        let digest = SHA256.hash(data: Data(text.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        let digest = UUIDText.hex(Array(SHA256.hash(data: Data(text.utf8)).prefix(16)))
         try await count(.identifier, key: "identifier:" + digest, refusal: "too many attempts for this account")
     }
 
     private func count(_ kind: Kind, key: String, adding: Int = 1, refusal: String) async throws {
-        let limit = switch kind {
-        case .start: startsPerWindow
-        case .finish: finishesPerWindow
-        case .identifier: identifierAttemptsPerWindow
-        case .failure: failuresPerWindow
-        }
+        let limit = limit(of: kind)
         guard limit > 0 else { return }
         let now = clock.now()
         let count = try await store.countRequests(key: key, adding: adding, window: window, at: now)

@@ -182,9 +182,9 @@ public struct TokenService: Sendable {
         let familyID = sessionID ?? SessionID.new(at: now, random: random)
         var refreshToken: (token: String, record: RefreshTokenRecord)?
         if scopes.contains(Scopes.offlineAccess) && client.grantTypes.contains(.refreshToken) {
-            let token = Base64URL.encode(random.bytes(32))
+            let token = TimeOrderedToken.new(at: now, random: random)
             refreshToken = (token, RefreshTokenRecord(
-                tokenHash: Self.hash(token), familyID: familyID, userID: userID, clientID: client.clientID, scopes: scopes,
+                tokenHash: TimeOrderedToken.storageKey(of: token), familyID: familyID, userID: userID, clientID: client.clientID, scopes: scopes,
                 audience: audience, authenticatedAt: authenticatedAt, userVerified: userVerified, isPasswordSignIn: passwordSignIn,
                 issuedAt: now, expiresAt: now.addingTimeInterval(configuration.refreshTokenLifetime)
             ))
@@ -212,7 +212,7 @@ public struct TokenService: Sendable {
     /// rotated revokes its whole family, because one of the two holders is an attacker.
     public func refresh(_ token: String, client: OAuthClient, scope: String?, audience: String?) async throws -> IssuedTokens {
         let now = clock.now()
-        let hash = Self.hash(token)
+        let hash = TimeOrderedToken.storageKey(of: token)
         // A malformed request must not use up the token, so the request is checked against
         // the stored grant before the token is presented. The grant never changes, so this
         // read cannot race with the rotation that follows.
@@ -239,9 +239,9 @@ public struct TokenService: Sendable {
             }
             if audience != nil { requested.audience = try resolveAudience(audience) }
         }
-        let newToken = Base64URL.encode(random.bytes(32))
+        let newToken = TimeOrderedToken.new(at: now, random: random)
         let outcome = try await refreshTokens.rotateRefreshToken(
-            hash: hash, clientID: client.clientID, newHash: Self.hash(newToken),
+            hash: hash, clientID: client.clientID, newHash: TimeOrderedToken.storageKey(of: newToken),
             newExpiresAt: newExpiresAt, at: now
         )
         switch outcome {
@@ -267,7 +267,7 @@ public struct TokenService: Sendable {
     /// Revokes the session of a refresh token (RFC 7009). Unknown tokens are not an error.
     public func revoke(_ token: String, client: OAuthClient) async throws {
         let now = clock.now()
-        if let userID = try await refreshTokens.revokeRefreshTokenFamily(hash: Self.hash(token), clientID: client.clientID, at: now) {
+        if let userID = try await refreshTokens.revokeRefreshTokenFamily(hash: TimeOrderedToken.storageKey(of: token), clientID: client.clientID, at: now) {
             try await audit.record(AuditEvent(time: now, kind: .tokensRevoked, userID: userID, clientID: client.clientID))
         }
     }
