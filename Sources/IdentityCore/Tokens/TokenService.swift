@@ -358,7 +358,9 @@ public struct TokenService: Sendable {
         )
     }
 
-    /// Refresh tokens are stored only as SHA-256, so a database leak does not leak them.
+    /// Bearer secrets (codes, session and admin tokens, refresh tokens inside their
+    /// ``TimeOrderedToken`` key) are stored only as SHA-256, so a database leak does not
+    /// leak them.
     public static func hash(_ token: String) -> [UInt8] {
         Array(SHA256.hash(data: Data(token.utf8)))
     }
