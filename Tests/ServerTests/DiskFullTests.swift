@@ -28,8 +28,18 @@ struct DiskFullTests {
             workingDirectory: directory.url
         )
         defer { server.stop() }
+        // A step outside the refusal loop that fails names itself and shows the server's log,
+        // which says which SQLite result the 503 stood for.
+        func step<T>(_ name: String, _ body: () async throws -> T) async throws -> T {
+            do {
+                return try await body()
+            } catch {
+                Issue.record("\(name) failed: \(error)\n--- server log ---\n\(server.output.text.suffix(2000))")
+                throw error
+            }
+        }
         var ada = PasskeyUser(server: server.baseURL)
-        let tokens = try await ada.signUp(SignupProfile(email: "ada@example.com"))
+        let tokens = try await step("the first sign-up, before the disk fills") { try await ada.signUp(SignupProfile(email: "ada@example.com")) }
 
         // Another file takes every free byte.
         let filler = mountPoint + "/filler"
@@ -66,19 +76,21 @@ struct DiskFullTests {
         #expect(refusals > 0, "the disk never filled up")
 
         // Reads still answer, and the server says it is alive and ready.
-        let info = try await ada.client.userInfo(accessToken: tokens.accessToken)
+        let info = try await step("userinfo on a full disk") { try await ada.client.userInfo(accessToken: tokens.accessToken) }
         #expect(info.email == "ada@example.com")
-        let (_, ready) = try await URLSession.shared.data(from: server.baseURL.appendingPathComponent("ready"))
+        let (_, ready) = try await step("/ready on a full disk") { try await URLSession.shared.data(from: server.baseURL.appendingPathComponent("ready")) }
         #expect((ready as? HTTPURLResponse)?.statusCode == 200)
 
         // Space comes back: every acknowledged account signs in, every refused email signs up
         // (so nothing of it was written), and ada signs in.
         try FileManager.default.removeItem(atPath: filler)
-        for var person in acknowledged { try await person.signIn() }
+        for var person in acknowledged {
+            try await step("an acknowledged account's sign-in after space came back") { try await person.signIn() }
+        }
         for email in refusedEmails {
             var person = PasskeyUser(server: server.baseURL)
-            try await person.signUp(SignupProfile(email: email))
+            try await step("a refused email's sign-up after space came back") { try await person.signUp(SignupProfile(email: email)) }
         }
-        try await ada.signIn()
+        try await step("ada's sign-in after space came back") { try await ada.signIn() }
     }
 }
