@@ -44,10 +44,29 @@ final class BrowserFixture: @unchecked Sendable {
                 "Chromium is not installed at /usr/lib/chromium/chromium (scripts/test.sh installs it; or set LATCHKEY_CHROMIUM, or LATCHKEY_SKIP_BROWSER_TESTS=1)"
             )
         }
+        // The ports must be known before either server starts (each names the other), so
+        // they are picked free and then bound; another process can take one in between, and
+        // then the start is tried again on new ones.
+        var attempt = 1
+        while true {
+            do {
+                return try await start(on: (try freePort(), try freePort()), appPages: appPages, appIsRelyingPartyOrigin: appIsRelyingPartyOrigin, extraConfiguration: extraConfiguration)
+            } catch let error as TestFailure where attempt < 3 && error.description.contains("already in use") {
+                attempt += 1
+            }
+        }
+    }
+
+    private static func start(
+        on ports: (server: Int, app: Int),
+        appPages: (_ latchkey: String, _ app: String) -> [String: FixedResponseServer.Answer],
+        appIsRelyingPartyOrigin: Bool,
+        extraConfiguration: String
+    ) async throws -> BrowserFixture {
         let directory = try TemporaryDirectory()
-        let port = try freePort()
+        let port = ports.server
         let base = "http://localhost:\(port)"
-        let appPort = try freePort()
+        let appPort = ports.app
         let appBase = "http://localhost:\(appPort)"
         let appServer = try await FixedResponseServer.start(appPages(base, appBase), port: appPort)
 
@@ -67,10 +86,16 @@ final class BrowserFixture: @unchecked Sendable {
             \(extraConfiguration)
             """
         try configuration.write(toFile: directory.path("latchkey.yaml"), atomically: true, encoding: .utf8)
-        let server = try await ServerProcess.start(
-            arguments: ["--config", directory.path("latchkey.yaml"), "--database", "sqlite:" + directory.path("latchkey.sqlite")],
-            workingDirectory: directory.url, port: port
-        )
+        let server: ServerProcess
+        do {
+            server = try await ServerProcess.start(
+                arguments: ["--config", directory.path("latchkey.yaml"), "--database", "sqlite:" + directory.path("latchkey.sqlite")],
+                workingDirectory: directory.url, port: port
+            )
+        } catch {
+            await appServer.stop()
+            throw error
+        }
         let chromium = try ChromiumProcess.launch()
         let tab = try await chromium.newTab()
         return BrowserFixture(directory: directory, server: server, app: appServer, chromium: chromium, tab: tab, base: base, appBase: appBase)

@@ -42,9 +42,18 @@ final class FixedResponseServer: @unchecked Sendable {
             },
             logger: logger
         )
-        let task = Task { try await application.runService(gracefulShutdownSignals: []) }
+        // The stream ends with the server too, so that a port taken by someone else fails
+        // here instead of waiting forever for a listening socket.
+        let task = Task {
+            defer { continuation.finish() }
+            try await application.runService(gracefulShutdownSignals: [])
+        }
         var port = 0
         for await bound in ports { port = bound }
+        guard port != 0 else {
+            let reason = await task.result.failure.map(String.init(describing:)) ?? "it stopped"
+            throw TestFailure("the app server could not listen on 127.0.0.1:\(requestedPort) (\(reason)); the port is already in use")
+        }
         return FixedResponseServer(port: port, task: task)
     }
 
@@ -56,5 +65,13 @@ final class FixedResponseServer: @unchecked Sendable {
     func stop() async {
         task.cancel()
         _ = try? await task.value
+    }
+}
+
+extension Result {
+    /// The error, if this is a failure.
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }

@@ -112,7 +112,12 @@ final class ServerProcess: @unchecked Sendable {
         pipe.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
             // At end of file the handler keeps firing with no data; stop it then.
-            if data.isEmpty { handle.readabilityHandler = nil } else { output.append(data) }
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                output.end()
+            } else {
+                output.append(data)
+            }
         }
         try process.run()
         let deadline = Date().addingTimeInterval(30)
@@ -124,6 +129,8 @@ final class ServerProcess: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
         process.terminate()
+        // A server that exited has written why; its last lines may still be in the pipe.
+        await output.waitForEnd(timeout: .seconds(2))
         throw TestFailure("latchkey serve did not start: \(output.text)")
     }
 
@@ -161,8 +168,20 @@ final class ServerProcess: @unchecked Sendable {
 final class OutputCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
+    private var ended = false
 
     func append(_ chunk: Data) { lock.withLock { data.append(chunk) } }
+
+    /// Called when the process's output reached its end.
+    func end() { lock.withLock { ended = true } }
+
+    /// Waits until the output has ended, or `timeout` has passed.
+    func waitForEnd(timeout: Duration) async {
+        let deadline = ContinuousClock.now + timeout
+        while !lock.withLock({ ended }), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
 
     var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
 
