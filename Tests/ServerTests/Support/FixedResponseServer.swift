@@ -52,7 +52,8 @@ final class FixedResponseServer: @unchecked Sendable {
         for await bound in ports { port = bound }
         guard port != 0 else {
             let reason = await task.result.failure.map(String.init(describing:)) ?? "it stopped"
-            throw TestFailure("the app server could not listen on 127.0.0.1:\(requestedPort) (\(reason)); the port is already in use")
+            // NIO's reason says "Address already in use" when another process took the port.
+            throw TestFailure("the app server could not listen on 127.0.0.1:\(requestedPort): \(reason)")
         }
         return FixedResponseServer(port: port, task: task)
     }
