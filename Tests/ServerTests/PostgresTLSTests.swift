@@ -12,8 +12,10 @@ import Testing
 )
 struct PostgresTLSTests {
     @Test func verifyFullChecksTheCertificateAndItsName() async throws {
-        let cluster = try await PostgresFixture.PrivateCluster.start()
-        defer { Task { await cluster.remove() } }
+        try await PostgresFixture.withPrivateCluster(verifyFullChecksTheCertificateAndItsName)
+    }
+
+    private func verifyFullChecksTheCertificateAndItsName(on cluster: PostgresFixture.PrivateCluster) async throws {
         let files = try TemporaryDirectory()
         let ca = files.path("ca.pem"), otherCA = files.path("other-ca.pem")
         try await Self.makeCA(key: files.path("ca.key"), certificate: ca)

@@ -137,8 +137,10 @@ struct ScaleOutTests {
     /// PostgreSQL stopping gives 503 with Retry-After from both instances, never a 500 or a
     /// crash; when it is back, both serve again by themselves.
     @Test func databaseRestartGives503AndRecovers() async throws {
-        let cluster = try await PostgresFixture.PrivateCluster.start()
-        defer { Task { await cluster.remove() } }
+        try await PostgresFixture.withPrivateCluster(databaseRestartGives503AndRecovers)
+    }
+
+    private func databaseRestartGives503AndRecovers(on cluster: PostgresFixture.PrivateCluster) async throws {
         let (_, a, b) = try await Self.startPair(database: cluster.url + "?statement_timeout=2000&connect_timeout=2")
         defer { a.stop(); b.stop() }
         var ada = PasskeyUser(server: a.baseURL)

@@ -29,6 +29,21 @@ enum PostgresFixture {
         return components.string!
     }
 
+    /// Runs `body` with a private cluster, and stops and removes the cluster before returning,
+    /// whatever `body` does. (A `defer` could only schedule the removal in a task of its own,
+    /// which the test process may exit before running, leaving PostgreSQL behind.)
+    static func withPrivateCluster<T>(_ body: (PrivateCluster) async throws -> T) async throws -> T {
+        let cluster = try await PrivateCluster.start()
+        do {
+            let result = try await body(cluster)
+            await cluster.remove()
+            return result
+        } catch {
+            await cluster.remove()
+            throw error
+        }
+    }
+
     /// A cluster of its own, for a test that stops and restarts PostgreSQL.
     final class PrivateCluster: @unchecked Sendable {
         let directory: URL
