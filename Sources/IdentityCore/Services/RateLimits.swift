@@ -81,7 +81,6 @@ public struct RateLimits: Sendable {
     /// Counts a request from `client`, refusing it with `429` and the seconds until the
     /// window ends when the limit is passed.
     public func admit(_ kind: Kind, from client: String) async throws {
-        guard limit(of: kind) > 0 else { return }
         try await count(kind, key: "\(kind.rawValue):\(client)", refusal: "too many requests from this address")
     }
 
@@ -101,22 +100,26 @@ public struct RateLimits: Sendable {
     /// refusal says nothing about existence). The counter's key is a digest, so the counters
     /// hold no email address or phone number.
     public func admit(identifier: Identifier) async throws {
-        guard identifierAttemptsPerWindow > 0 else { return }
+        try await count(.identifier, key: Self.counterKey(for: identifier), refusal: "too many attempts for this account")
+    }
+
+    private static func counterKey(for identifier: Identifier) -> String {
         let text: String
         switch identifier {
         case .email(let value): text = "email:" + value
         case .phoneNumber(let value): text = "phone:" + value
         case .username(let value): text = "username:" + value
         }
-        let digest = UUIDText.hex(Array(SHA256.hash(data: Data(text.utf8)).prefix(16)))
-        try await count(.identifier, key: "identifier:" + digest, refusal: "too many attempts for this account")
+        return "identifier:" + UUIDText.hex(Array(SHA256.hash(data: Data(text.utf8)).prefix(16)))
     }
 
-    private func count(_ kind: Kind, key: String, adding: Int = 1, refusal: String) async throws {
+    /// The key is built only when the kind's limit is on: with limits off, a request costs
+    /// neither the string nor (for identifiers) the digest.
+    private func count(_ kind: Kind, key: @autoclosure () -> String, adding: Int = 1, refusal: String) async throws {
         let limit = limit(of: kind)
         guard limit > 0 else { return }
         let now = clock.now()
-        let count = try await store.countRequests(key: key, adding: adding, window: window, at: now)
+        let count = try await store.countRequests(key: key(), adding: adding, window: window, at: now)
         // A read (adding nothing) refuses once the count has reached the limit; a count, once
         // this request passes it.
         guard adding == 0 ? count >= limit : count > limit else { return }

@@ -42,6 +42,6 @@ public enum TimeOrderedToken {
         return Array(bytes[0...timeBytes]) + hash
     }
 
-    /// Base64url without padding of 39 bytes.
-    private static let encodedLength = 52
+    /// Base64url without padding of the token's bytes: 52 characters.
+    private static let encodedLength = ((1 + timeBytes + randomBytes) * 8 + 5) / 6
 }
