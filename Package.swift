@@ -48,6 +48,10 @@ let package = Package(
         // dependencies (NIO, NIOSSL, swift-crypto, swift-log, swift-metrics, service
         // lifecycle) are already in the graph through Hummingbird and swift-crypto.
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // The request contexts and authenticator middleware of every face (AuthRequestContext,
+        // AuthenticatorMiddleware): Hummingbird's own shape for "who is calling", instead of
+        // one hand-written context per credential. Adds only swift-extras-base64.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
     ],
     targets: [
         // The WebAuthn engine and its foundations.
@@ -95,7 +99,10 @@ let package = Package(
         ),
         .target(
             name: "HTTPAPI",
-            dependencies: ["IdentityCore", "WebAuthn", crypto, .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: [
+                "IdentityCore", "WebAuthn", crypto, .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+            ],
             resources: [.copy("Kratos/Resources/webauthn.js")],
             swiftSettings: strictSettings
         ),
@@ -119,7 +126,10 @@ let package = Package(
         ),
         .target(
             name: "HostedUI",
-            dependencies: ["HTTPAPI", "IdentityCore", "WebAuthn", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: [
+                "HTTPAPI", "IdentityCore", "WebAuthn", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+            ],
             resources: [.copy("Resources/latchkey.js"), .copy("Resources/ui.js"), .copy("Resources/ui.css")],
             swiftSettings: strictSettings
         ),

@@ -46,15 +46,12 @@ public struct MyAccountServices: Sendable {
     public let publicURL: String
     /// Request bodies.
     package let body: RequestBodyReader
-    /// The recent sign-in that adding or removing a way to sign in needs.
-    public let sensitiveActions: SensitiveActions
 
     /// Creates the set.
     public init(
         passkeys: PasskeyService, accounts: AccountService, passwords: PasswordService, tokens: TokenService, authenticatorNames: AuthenticatorNames,
-        publicURL: String, maximumBodyBytes: Int, sensitiveActions: SensitiveActions
+        publicURL: String, maximumBodyBytes: Int
     ) {
-        self.sensitiveActions = sensitiveActions
         self.passwords = passwords
         self.passkeys = passkeys
         self.accounts = accounts

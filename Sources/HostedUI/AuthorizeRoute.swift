@@ -3,7 +3,7 @@ import HTTPAPI
 import Hummingbird
 import IdentityCore
 
-extension Router where Context == BasicRequestContext {
+extension RouterGroup where Context == HostedPageContext {
     /// The authorization endpoint (OAuth 2.1 §4.1.1). A signed-in person is sent straight back
     /// to a first-party client, or to one they allowed these scopes before, with a code;
     /// for any other client they are asked first on a consent page (`prompt=none` gets
@@ -12,47 +12,45 @@ extension Router where Context == BasicRequestContext {
     /// rest (unknown client, unregistered redirect URI) are shown on an error page.
     func addAuthorizationEndpoint(_ pages: HostedPages) {
         get("/authorize") { request, context in
-            await PageResponses.page(pages, request, context) {
-                let csrf = pages.csrfToken(for: request).token
-                let parameters: [String: String]
-                do {
-                    parameters = try QueryString.parameters(of: request, reader: pages.body)
-                } catch let error as IdentityError {
-                    return PageResponses.errorPage(
-                        pages, csrfToken: csrf, title: "This sign-in link is broken", message: error.message, code: "invalid_request", status: .badRequest
-                    )
+            let csrf = pages.csrfToken(for: request).token
+            let parameters: [String: String]
+            do {
+                parameters = try QueryString.parameters(of: request, reader: pages.body)
+            } catch let error as IdentityError {
+                return PageResponses.errorPage(
+                    pages, csrfToken: csrf, title: "This sign-in link is broken", message: error.message, code: "invalid_request", status: .badRequest
+                )
+            }
+            let authorization = pages.authorization
+            let validated: ValidatedAuthorization
+            do throws(AuthorizationFailure) {
+                validated = try authorization.validate(AuthorizationRequest(parameters: parameters))
+            } catch {
+                if let location = authorization.errorRedirect(error) { return PageResponses.redirect(location) }
+                return PageResponses.errorPage(
+                    pages, csrfToken: csrf, title: "This sign-in link is not valid", message: error.description, code: error.error, status: .badRequest
+                )
+            }
+            let session = context.identity
+            switch (validated.prompt, session) {
+            case (.none?, nil):
+                return PageResponses.redirect(authorization.loginRequiredRedirect(validated))
+            case (.login?, _):
+                // Come back without prompt=login, so the fresh sign-in is not asked for again.
+                let query = (request.uri.query ?? "").split(separator: "&").filter { !$0.hasPrefix("prompt=") }.joined(separator: "&")
+                return PageResponses.redirect(ReturnTo.loginURL(returningTo: "/authorize?" + query) + "&reauthenticate=1")
+            case (_, nil):
+                return PageResponses.redirect(ReturnTo.loginURL(returningTo: "/authorize?" + (request.uri.query ?? "")))
+            case (let prompt, let session?):
+                guard try await authorization.needsConsent(validated, userID: session.userID) else {
+                    return PageResponses.redirect(try await authorization.issueCode(validated, session: session))
                 }
-                let authorization = pages.authorization
-                let validated: ValidatedAuthorization
-                do throws(AuthorizationFailure) {
-                    validated = try authorization.validate(AuthorizationRequest(parameters: parameters))
-                } catch {
-                    if let location = authorization.errorRedirect(error) { return PageResponses.redirect(location) }
-                    return PageResponses.errorPage(
-                        pages, csrfToken: csrf, title: "This sign-in link is not valid", message: error.description, code: error.error, status: .badRequest
-                    )
-                }
-                let session = try await pages.session(of: request)
-                switch (validated.prompt, session) {
-                case (.none?, nil):
-                    return PageResponses.redirect(authorization.loginRequiredRedirect(validated))
-                case (.login?, _):
-                    // Come back without prompt=login, so the fresh sign-in is not asked for again.
-                    let query = (request.uri.query ?? "").split(separator: "&").filter { !$0.hasPrefix("prompt=") }.joined(separator: "&")
-                    return PageResponses.redirect(ReturnTo.loginURL(returningTo: "/authorize?" + query) + "&reauthenticate=1")
-                case (_, nil):
-                    return PageResponses.redirect(ReturnTo.loginURL(returningTo: "/authorize?" + (request.uri.query ?? "")))
-                case (let prompt, let session?):
-                    guard try await authorization.needsConsent(validated, userID: session.userID) else {
-                        return PageResponses.redirect(try await authorization.issueCode(validated, session: session))
-                    }
-                    if prompt == ValidatedAuthorization.Prompt.none { return PageResponses.redirect(authorization.consentRequiredRedirect(validated)) }
-                    return pages.render(
-                        request, title: "Allow \(validated.client.name)?", page: "consent",
-                        body: Pages.consent(clientName: validated.client.name, scopes: validated.scopes, request: request.uri.query ?? ""),
-                        signedIn: true
-                    )
-                }
+                if prompt == ValidatedAuthorization.Prompt.none { return PageResponses.redirect(authorization.consentRequiredRedirect(validated)) }
+                return pages.render(
+                    request, title: "Allow \(validated.client.name)?", page: "consent",
+                    body: Pages.consent(clientName: validated.client.name, scopes: validated.scopes, request: request.uri.query ?? ""),
+                    signedIn: true
+                )
             }
         }
     }

@@ -15,12 +15,13 @@ struct ConsentRevocation: Decodable {
     let client_id: String?
 }
 
-extension Router where Context == BasicRequestContext {
+extension RouterGroup where Context == HostedPageContext {
     /// The consent page's answer (`POST /ui/consent`) and withdrawing a consent from the
-    /// account page (`POST /ui/consents/revoke`), behind the hosted pages' CSRF check.
-    func addConsentActions(_ pages: HostedPages, to actions: RouterGroup<Context>) {
-        actions.on("consent", method: .post) { request, _ in
-            let session = try await pages.requireSession(request)
+    /// account page (`POST /ui/consents/revoke`), on the group of signed-in calls behind the
+    /// hosted pages' CSRF check.
+    func addConsentActions(_ pages: HostedPages) {
+        post("consent") { request, context in
+            let session = try context.caller()
             let body = try await pages.body.json(ConsentDecision.self, from: request)
             guard body.decision == "allow" || body.decision == "deny" else {
                 throw IdentityError(.invalidRequest, "decision must be allow or deny", field: "decision")
@@ -41,8 +42,8 @@ extension Router where Context == BasicRequestContext {
             try await pages.authorization.grantConsent(validated, userID: session.userID)
             return JSONResponse.make(["redirect_to": try await pages.authorization.issueCode(validated, session: session)])
         }
-        actions.on("consents/revoke", method: .post) { request, _ in
-            let session = try await pages.requireSession(request)
+        post("consents/revoke") { request, context in
+            let session = try context.caller()
             let body = try await pages.body.json(ConsentRevocation.self, from: request)
             guard let clientID = body.client_id, !clientID.isEmpty else { throw IdentityError(.invalidRequest, "client_id is required", field: "client_id") }
             try await pages.authorization.revokeConsent(userID: session.userID, clientID: clientID)

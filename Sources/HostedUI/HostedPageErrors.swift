@@ -1,12 +1,15 @@
-import HTTPAPI
-import Hummingbird
-import IdentityCore
-import Logging
+public import HTTPAPI
+public import Hummingbird
+public import IdentityCore
+public import Logging
 
 /// The hosted pages' JSON calls answer in the Authentication API's shape plus `field`, the
 /// form field at fault, and with messages written for the person at the keyboard rather than
 /// for a developer: the page shows each one next to its field.
-struct HostedPageErrors: FaceErrorRenderer {
+public struct HostedPageErrors: FaceErrorRenderer {
+    /// Creates the renderer.
+    public init() {}
+
     private struct Body: Encodable {
         let error: String
         let error_description: String
@@ -15,7 +18,7 @@ struct HostedPageErrors: FaceErrorRenderer {
         let field: String?
     }
 
-    func response(for failure: IdentityError) -> Response {
+    public func response(for failure: IdentityError) -> Response {
         let (field, message) = Self.human(failure)
         return JSONResponse.make(
             Body(error: failure.code.rawValue, error_description: message, reason: failure.reason?.rawValue, credential_id: failure.credentialID, field: field),
@@ -23,7 +26,7 @@ struct HostedPageErrors: FaceErrorRenderer {
         )
     }
 
-    func unexpected(_ error: any Error, logger: Logger) -> Response {
+    public func unexpected(_ error: any Error, logger: Logger) -> Response {
         logger.error("unexpected error", metadata: ["error": "\(error)"])
         return JSONResponse.make(
             Body(error: "server_error", error_description: "Something went wrong on our side. Try again in a moment.", reason: nil, credential_id: nil, field: nil),
@@ -33,15 +36,15 @@ struct HostedPageErrors: FaceErrorRenderer {
 
     /// The form field and the words for a failure.
     static func human(_ failure: IdentityError) -> (field: String?, message: String) {
-        if failure.reason == .userExists {
-            return (nil, "An account with this \(failure.message.contains("phone") ? "phone number" : "email address") already exists.")
+        if case .userExists(let kind) = failure.reason {
+            return (nil, "An account with this \(kind == .phoneNumber ? "phone number" : "email address") already exists.")
         }
         if failure.reason == .lastAuthenticationMethod {
             return (nil, "This is your only way to sign in. Add another passkey before you revoke this one.")
         }
         switch failure.field {
         case "user_profile.email", "email":
-            return ("email", failure.field == "email" && failure.message.hasSuffix("required") ? "Enter your email address." : "Enter an email address like name@example.com.")
+            return ("email", failure.reason == .required ? "Enter your email address." : "Enter an email address like name@example.com.")
         case "user_profile.phone_number":
             return ("phone_number", "Enter a phone number with its country code, like +1 555 010 1234.")
         case "user_profile.name", "name":

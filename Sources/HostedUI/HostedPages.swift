@@ -29,8 +29,6 @@ public struct HostedPages: Sendable {
     public let signupIdentifiers: Set<ProfileValidation.IdentifierKind>
     /// The region whose country code a national phone number gets.
     public let defaultRegion: String?
-    /// The recent sign-in that adding or removing a way to sign in needs.
-    public let sensitiveActions: SensitiveActions?
     /// The origin of the public URL, which every state-changing request must come from.
     let publicOrigin: String
     /// Randomness for CSRF tokens.
@@ -43,12 +41,10 @@ public struct HostedPages: Sendable {
         sessions: BrowserSessionService, relyingPartyID: String, relyingPartyName: String,
         signupIdentifiers: Set<ProfileValidation.IdentifierKind>,
         defaultRegion: String? = nil,
-        sensitiveActions: SensitiveActions? = nil,
         publicOrigin: String,
         random: any RandomSource = SystemRandom()
     ) {
         self.defaultRegion = defaultRegion
-        self.sensitiveActions = sensitiveActions
         self.publicOrigin = publicOrigin.lowercased()
         self.random = random
         self.passkeys = passkeys

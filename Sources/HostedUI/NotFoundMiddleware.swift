@@ -1,34 +1,35 @@
-import HTTPAPI
+public import HTTPAPI
 import HTTPTypes
 public import Hummingbird
 import IdentityCore
 
 /// A path nothing serves gets a real answer instead of an empty 404: a page, in the hosted
-/// pages' layout, for a browser (`Accept: text/html`), and the Authentication API's JSON
-/// envelope for everything else. Faces that answer their own unrouted paths (IDaaS's
-/// `ErrorInfo`) do so inside their route groups, before this sees anything.
+/// pages' layout, for a browser (`Accept: text/html`) asking for a path no API face claims,
+/// and otherwise the envelope of the face whose path it is (IDaaS's `ErrorInfo` under
+/// `/api/web/`, Kratos's error under `/self-service/`, …), the Authentication API's for the
+/// rest. The same happens to a method a route does not take.
 public struct NotFoundMiddleware: RouterMiddleware {
     public typealias Context = BasicRequestContext
     let pages: HostedPages
+    let envelopes: FaceEnvelopes
 
     /// Creates the middleware.
-    public init(pages: HostedPages) {
+    public init(pages: HostedPages, envelopes: FaceEnvelopes) {
         self.pages = pages
+        self.envelopes = envelopes
     }
 
     @concurrent public func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let error as HTTPError where error.status == .notFound {
-            if request.headers[.accept]?.contains("text/html") == true, request.method == .get || request.method == .head {
-                let layout = PageLayout(
-                    title: "Page not found", siteName: pages.relyingPartyName, page: "not-found", csrfToken: pages.csrfToken(for: request).token
-                )
-                return PageResponses.html(layout.render(Pages.notFound(path: request.uri.path)), status: .notFound)
+        } catch let error as any HTTPResponseError where error.status == .notFound || error.status == .methodNotAllowed {
+            let path = request.uri.path
+            if request.headers[.accept]?.contains("text/html") == true, request.method == .get || request.method == .head, !envelopes.claims(path) {
+                let layout = PageLayout(title: "Page not found", siteName: pages.relyingPartyName, page: "not-found", csrfToken: pages.csrfToken(for: request).token)
+                return PageResponses.html(layout.render(Pages.notFound(path: path)), status: .notFound)
             }
-            return AuthenticationAPIErrors().response(
-                for: IdentityError(.notFound, "nothing is served at \(request.method.rawValue) \(String(request.uri.path.prefix(200)))")
-            )
+            let message = "nothing is served at \(request.method.rawValue) \(String(path.prefix(200)))"
+            return envelopes.renderer(for: path).response(for: IdentityError(.notFound, message))
         }
     }
 }

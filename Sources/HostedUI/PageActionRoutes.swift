@@ -59,38 +59,48 @@ struct CeremonyOptions<Options: Encodable>: Encodable {
 
 extension Router where Context == BasicRequestContext {
     /// The hosted pages' JSON calls. Each checks CSRF first; the account calls then require
-    /// a live browser session. Errors use the Authentication API's envelope.
+    /// a live browser session. Errors use the Authentication API's envelope, in words for
+    /// the person at the page. The rules (step-up, limits) live in the core and on the groups.
     func addHostedPageActions(_ pages: HostedPages) {
         let client = OAuthClient.hostedPages
-        let actions = group("/ui")
-            .add(middleware: ErrorRenderingMiddleware(HostedPageErrors()))
-            .add(middleware: RateLimitMiddleware(pages.passkeys.rateLimits))
+        let renderer = HostedPageErrors()
+        let limits = pages.passkeys.rateLimits
+        let actions = group("/ui", context: HostedPageContext.self)
+            .add(middleware: ErrorRenderingMiddleware<HostedPageContext, HostedPageErrors>(renderer))
             .add(middleware: CSRFMiddleware(pages: pages))
-        actions.on("signup", method: .post) { request, _ in
+            .add(middleware: BrowserSessionAuthenticator(pages: pages))
+        let starts = actions.ceremonyStarts(limits, renderer: renderer)
+        let finishes = actions.ceremonyFinishes(limits, renderer: renderer)
+        /// The calls of `parent` that need a signed-in browser.
+        func signedIn(_ parent: RouterGroup<HostedPageContext>) -> RouterGroup<HostedPageContext> {
+            parent.group().add(middleware: SignInRequiredMiddleware(isPage: false))
+        }
+
+        starts.post("signup") { request, _ in
             let body = try await pages.body.json(SignupStart.self, from: request)
             let phone = Self.nonEmpty(body.phone_number).map { PhoneNumberInput.normalized($0, defaultRegion: pages.defaultRegion) }
             let profile = UserProfile(email: Self.nonEmpty(body.email), phoneNumber: phone, name: Self.nonEmpty(body.name))
             let challenge = try await pages.passkeys.startSignup(client: client, profile: profile)
             return JSONResponse.make(CeremonyOptions(options: challenge.options, auth_session: challenge.authSession))
         }
-        actions.on("login", method: .post) { request, _ in
+        starts.post("login") { request, _ in
             let body = try await pages.body.json(LoginStart.self, from: request)
             // A phone number is looked up as it was stored: in E.164.
             let username = Self.nonEmpty(body.username).map { PhoneNumberInput.looksLikePhoneNumber($0) ? PhoneNumberInput.normalized($0, defaultRegion: pages.defaultRegion) : $0 }
             let challenge = try await pages.passkeys.startLogin(client: client, username: username)
             return JSONResponse.make(CeremonyOptions(options: challenge.options, auth_session: challenge.authSession))
         }
-        actions.on("session", method: .post) { request, _ in
+        finishes.post("session") { request, _ in
             let body = try await pages.body.json(CeremonyFinish.self, from: request)
             let (_, (token, _)) = try await pages.passkeys.finishCeremony(
                 client: client, authSession: body.auth_session, response: body.response, startSession: pages.sessions.begin
             )
             return try await Self.signedIn(pages, request, token: token, ["redirect_to": ReturnTo.validated(body.return_to)])
         }
-        actions.on("password-session", method: .post) { request, _ in
+        finishes.post("password-session") { request, _ in
             let body = try await pages.body.json(PasswordSignIn.self, from: request)
             let user = try await pages.passwords.signIn(client: client, username: body.username, password: body.password)
-            let (token, session) = try await pages.sessions.start(for: user)
+            let (token, session) = try await pages.sessions.startAfterPassword(for: user)
             var upgrade: CeremonyOptions<PublicKeyCredentialCreationOptionsJSON>?
             if try await pages.accounts.passkeys(of: user.id).isEmpty {
                 let challenge = try await pages.passkeys.startConditionalEnrollment(
@@ -101,66 +111,65 @@ extension Router where Context == BasicRequestContext {
             return try await Self.signedIn(pages, request, token: token, PasswordSessionResult(redirect_to: ReturnTo.validated(body.return_to), upgrade: upgrade))
         }
         // Only for browsers that cannot create a passkey: sign-up stays passkey-first.
-        actions.on("password-signup", method: .post) { request, _ in
+        finishes.post("password-signup") { request, _ in
             let body = try await pages.body.json(PasswordSignup.self, from: request)
             let user = try await pages.passwords.signUp(client: client, email: body.email, password: body.password, name: body.name)
-            let (token, _) = try await pages.sessions.start(for: user)
+            let (token, _) = try await pages.sessions.startAfterPassword(for: user)
             return try await Self.signedIn(pages, request, token: token, PasswordSessionResult(redirect_to: ReturnTo.validated(body.return_to), upgrade: nil))
         }
-        actions.on("password", method: .delete) { request, _ in
-            let session = try await pages.requireSession(request)
-            try pages.sensitiveActions?.requireRecentSignIn(session.authenticatedAt, for: "Removing your password")
-            try await pages.passwords.remove(userID: session.userID)
+        actions.post("logout") { request, _ in
+            try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
+            return Self.signedOut(pages, to: "/login?signed_out=1")
+        }
+
+        let account = signedIn(actions)
+        account.delete("password") { _, context in
+            let session = try context.caller()
+            try await pages.passwords.remove(by: session.signIn)
+            // A password session ends with the password: the page goes to sign in with a passkey.
+            if session.method == .password { return Self.signedOut(pages, to: "/login?password_removed=1") }
             return try await Self.signalData(pages, session.userID)
         }
-        actions.on("logout", method: .post) { request, _ in
-            try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
-            return Self.signedOut(pages)
+        account.post("logout-everywhere") { _, context in
+            try await pages.accounts.signOutEverywhere(userID: try context.caller().userID, clientID: client.clientID)
+            return Self.signedOut(pages, to: "/login?signed_out=1")
         }
-        actions.on("logout-everywhere", method: .post) { request, _ in
-            let session = try await pages.requireSession(request)
-            try await pages.accounts.signOutEverywhere(userID: session.userID, clientID: client.clientID)
-            return Self.signedOut(pages)
-        }
-        actions.on("passkeys/options", method: .post) { request, _ in
-            let session = try await pages.requireSession(request)
-            try pages.sensitiveActions?.requireRecentSignIn(session.authenticatedAt, for: "Adding a passkey")
-            let challenge = try await pages.passkeys.startEnrollment(userID: session.userID, clientID: client.clientID)
+        signedIn(starts).post("passkeys/options") { _, context in
+            let challenge = try await pages.passkeys.startEnrollment(for: try context.caller().signIn, clientID: client.clientID)
             return JSONResponse.make(CeremonyOptions(options: challenge.options, auth_session: challenge.authSession))
         }
-        actions.on("passkeys", method: .post) { request, _ in
-            let session = try await pages.requireSession(request)
+        signedIn(finishes).post("passkeys") { request, context in
+            let session = try context.caller()
             let body = try await pages.body.json(EnrollmentFinish.self, from: request)
             let credential = try await pages.passkeys.finishEnrollment(
-                userID: session.userID, clientID: client.clientID, authSession: body.auth_session, response: body.response
+                userID: session.userID, clientID: client.clientID, authSession: body.auth_session, response: body.response, by: .owner(session.signIn)
             )
             return JSONResponse.make(["id": Base64URL.encode(credential.credentialID)], status: .created)
         }
-        actions.on("passkeys/:id", method: .patch) { request, context in
-            let session = try await pages.requireSession(request)
+        account.patch("passkeys/:id") { request, context in
+            let session = try context.caller()
             let body = try await pages.body.json(NameChange.self, from: request)
             let credential = try await pages.accounts.rename(of: session.userID, methodID: Self.methodID(context), to: body.name)
             return JSONResponse.make(["id": Base64URL.encode(credential.credentialID), "name": pages.authenticatorNames.displayName(of: credential)])
         }
-        actions.on("passkeys/:id", method: .delete) { request, context in
-            let session = try await pages.requireSession(request)
-            try pages.sensitiveActions?.requireRecentSignIn(session.authenticatedAt, for: "Revoking a passkey")
-            try await pages.accounts.delete(of: session.userID, methodID: Self.methodID(context))
+        account.delete("passkeys/:id") { _, context in
+            let session = try context.caller()
+            try await pages.accounts.delete(methodID: Self.methodID(context), by: session.signIn)
             return try await Self.signalData(pages, session.userID)
         }
-        actions.on("profile", method: .patch) { request, _ in
-            let session = try await pages.requireSession(request)
+        account.patch("profile") { request, context in
+            let session = try context.caller()
             let body = try await pages.body.json(NameChange.self, from: request)
             _ = try await pages.accounts.updateName(of: session.userID, to: body.name)
             return try await Self.signalData(pages, session.userID)
         }
-        addConsentActions(pages, to: actions)
+        account.addConsentActions(pages)
     }
 
-    /// Clears the session cookie and sends the browser to the sign-in page, which says it
-    /// signed out.
-    private static func signedOut(_ pages: HostedPages) -> Response {
-        var response = JSONResponse.make(["redirect_to": "/login?signed_out=1"])
+    /// Clears the session cookie and sends the browser to the sign-in page at `location`,
+    /// which says why.
+    private static func signedOut(_ pages: HostedPages, to location: String) -> Response {
+        var response = JSONResponse.make(["redirect_to": location])
         response.headers.append(HTTPField(
             name: .setCookie, value: Cookies.setCookie(pages.sessionCookie, "", maxAge: 0, sameSite: "Lax", secure: pages.secureCookies)
         ))
@@ -186,7 +195,7 @@ extension Router where Context == BasicRequestContext {
         return JSONResponse.make(pages.accountData(user, passkeys))
     }
 
-    private static func methodID(_ context: BasicRequestContext) -> String {
+    private static func methodID(_ context: HostedPageContext) -> String {
         "passkey|" + (context.parameters.get("id") ?? "")
     }
 
@@ -198,7 +207,7 @@ extension Router where Context == BasicRequestContext {
 
 /// Refuses a state-changing call that fails the hosted pages' CSRF checks, before its handler.
 struct CSRFMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = HostedPageContext
     let pages: HostedPages
 
     @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {

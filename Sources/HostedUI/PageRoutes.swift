@@ -10,71 +10,64 @@ extension Router where Context == BasicRequestContext {
     /// `/account/passkeys`), `/account/passkeys/new`, `/authorize`, their JSON calls under
     /// `/ui/`, and the scripts `latchkey.js` and `ui.js`.
     public func addHostedPages(_ pages: HostedPages) {
-        get("/") { request, context in
-            await PageResponses.page(pages, request, context) {
-                if try await pages.session(of: request) != nil { return PageResponses.redirect("/account") }
-                return pages.render(request, title: "Welcome", page: "home", body: Pages.home(siteName: pages.relyingPartyName))
-            }
+        let open = group(context: HostedPageContext.self)
+            .add(middleware: PageErrorMiddleware(pages: pages))
+            .add(middleware: BrowserSessionAuthenticator(pages: pages))
+        let signedIn = open.group().add(middleware: SignInRequiredMiddleware(isPage: true))
+
+        open.get("/") { request, context in
+            if context.identity != nil { return PageResponses.redirect("/account") }
+            return pages.render(request, title: "Welcome", page: "home", body: Pages.home(siteName: pages.relyingPartyName))
         }
-        get("/signup") { request, context in
-            await PageResponses.page(pages, request, context) {
-                if try await pages.session(of: request) != nil { return PageResponses.redirect("/account") }
-                let returnTo = ReturnTo.validated(try? QueryString.parameters(of: request, reader: pages.body)["return_to"])
-                return pages.render(
-                    request, title: "Create your account", page: "signup", body: Pages.signup(identifiers: pages.signupIdentifiers),
-                    data: ["return-to": returnTo, "rp-id": pages.relyingPartyID]
-                )
-            }
+        open.get("/signup") { request, context in
+            if context.identity != nil { return PageResponses.redirect("/account") }
+            let returnTo = ReturnTo.validated(try? QueryString.parameters(of: request, reader: pages.body)["return_to"])
+            return pages.render(
+                request, title: "Create your account", page: "signup", body: Pages.signup(identifiers: pages.signupIdentifiers),
+                data: ["return-to": returnTo, "rp-id": pages.relyingPartyID]
+            )
         }
-        get("/login") { request, context in
-            await PageResponses.page(pages, request, context) {
-                let parameters = (try? QueryString.parameters(of: request, reader: pages.body)) ?? [:]
-                let returnTo = ReturnTo.validated(parameters["return_to"])
-                // `reauthenticate` comes from prompt=login: show the page even when signed in.
-                if parameters["reauthenticate"] == nil, try await pages.session(of: request) != nil {
-                    return PageResponses.redirect(returnTo)
-                }
-                let notice = parameters["signed_out"] != nil
-                    ? "You have signed out."
+        open.get("/login") { request, context in
+            let parameters = (try? QueryString.parameters(of: request, reader: pages.body)) ?? [:]
+            let returnTo = ReturnTo.validated(parameters["return_to"])
+            // `reauthenticate` comes from prompt=login: show the page even when signed in.
+            if parameters["reauthenticate"] == nil, context.identity != nil {
+                return PageResponses.redirect(returnTo)
+            }
+            let notice = parameters["signed_out"] != nil
+                ? "You have signed out."
+                : parameters["password_removed"] != nil
+                    ? "Your password is removed, and the sessions it signed in are ended. Sign in with your passkey."
                     : parameters["reauthenticate"] != nil ? "Confirm it's you: sign in with your passkey again to continue." : nil
-                return pages.render(
-                    request, title: "Sign in", page: "login", body: Pages.login(notice: notice), data: ["return-to": returnTo, "rp-id": pages.relyingPartyID]
-                )
-            }
+            return pages.render(
+                request, title: "Sign in", page: "login", body: Pages.login(notice: notice), data: ["return-to": returnTo, "rp-id": pages.relyingPartyID]
+            )
         }
         for path in ["/account", "/account/passkeys"] {
-            get(RouterPath(path)) { request, context in
-                await PageResponses.page(pages, request, context) {
-                    guard let session = try await pages.session(of: request) else {
-                        return PageResponses.redirect(ReturnTo.loginURL(returningTo: path))
-                    }
-                    let user = try await pages.accounts.user(session.userID)
-                    let passkeys = try await pages.accounts.passkeys(of: session.userID)
-                    let password = try await pages.passwords.password(of: session.userID)
-                    let data = pages.accountData(user, passkeys)
-                    let consents = try await pages.authorization.consents(of: session.userID)
-                    let added = (try? QueryString.parameters(of: request, reader: pages.body)["added"]) != nil
-                    return pages.render(
-                        request, title: "Your account", page: "account",
-                        body: Pages.account(
-                            user: user, passkeys: passkeys, password: password, names: pages.authenticatorNames, data: data, notice: added ? "Passkey added." : nil,
-                            consents: consents
-                        ),
-                        data: ["rp-id": pages.relyingPartyID], signedIn: true
-                    )
-                }
-            }
-        }
-        get("/account/passkeys/new") { request, context in
-            await PageResponses.page(pages, request, context) {
-                guard let session = try await pages.session(of: request) else {
-                    return PageResponses.redirect(ReturnTo.loginURL(returningTo: "/account/passkeys/new"))
-                }
+            signedIn.get(RouterPath(path)) { request, context in
+                let session = try context.caller()
                 let user = try await pages.accounts.user(session.userID)
-                return pages.render(request, title: "Add a passkey", page: "enroll", body: Pages.enroll(accountName: user.accountName), signedIn: true)
+                let passkeys = try await pages.accounts.passkeys(of: session.userID)
+                let password = try await pages.passwords.password(of: session.userID)
+                let data = pages.accountData(user, passkeys)
+                let consents = try await pages.authorization.consents(of: session.userID)
+                let added = (try? QueryString.parameters(of: request, reader: pages.body)["added"]) != nil
+                return pages.render(
+                    request, title: "Your account", page: "account",
+                    body: Pages.account(
+                        user: user, passkeys: passkeys, password: password, names: pages.authenticatorNames, data: data, notice: added ? "Passkey added." : nil,
+                        consents: consents
+                    ),
+                    data: ["rp-id": pages.relyingPartyID], signedIn: true
+                )
             }
         }
-        addAuthorizationEndpoint(pages)
+        signedIn.get("/account/passkeys/new") { request, context in
+            let user = try await pages.accounts.user(try context.caller().userID)
+            return pages.render(request, title: "Add a passkey", page: "enroll", body: Pages.enroll(accountName: user.accountName), signedIn: true)
+        }
+        // `/authorize` issues a code to a signed-in browser: its HEAD must not.
+        open.group().add(middleware: StateCreatingRoutesMiddleware<HostedPageContext>()).addAuthorizationEndpoint(pages)
         addHostedPageActions(pages)
         addHostedAssets()
     }

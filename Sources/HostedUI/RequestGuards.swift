@@ -7,19 +7,6 @@ import NIOCore
 import WebAuthn
 
 extension HostedPages {
-    /// The signed-in browser session of a request, if any.
-    func session(of request: Request) async throws -> BrowserSession? {
-        try await sessions.session(token: Cookies.value(sessionCookie, in: request))
-    }
-
-    /// The signed-in session, or the error a JSON call gets without one.
-    func requireSession(_ request: Request) async throws -> BrowserSession {
-        guard let session = try await session(of: request) else {
-            throw IdentityError(.invalidToken, "you are not signed in, or your session has ended; sign in again")
-        }
-        return session
-    }
-
     /// CSRF protection for every state-changing call: the request must come from the hosted
     /// pages' own origin (Origin and Fetch Metadata, where the browser sends them) and carry
     /// the page's token in `X-CSRF-Token`, equal to the cookie that came with the page

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import IdentityCore
 import NIOCore
 import NIOHTTPTypes
 
@@ -52,48 +53,5 @@ final class ClientAddressHandler: ChannelInboundHandler, RemovableChannelHandler
             return AddressRange.isAddress(hop) ? hop : peer
         }
         return hops.first.flatMap { AddressRange.isAddress($0) ? $0 : nil } ?? peer
-    }
-}
-
-/// An IP address or CIDR range (`10.0.0.0/8`, `::1`, `fd00::/8`), for `server.trusted_proxies`.
-public struct AddressRange: Sendable, Equatable {
-    private let network: [UInt8]
-    private let prefixLength: Int
-
-    /// Parses `text`; `nil` when it is neither an address nor a range.
-    public init?(_ text: String) {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), let bytes = Self.bytes(String(parts[0])) else { return nil }
-        let bits = bytes.count * 8
-        if parts.count == 2 {
-            guard let length = Int(parts[1]), (0...bits).contains(length) else { return nil }
-            prefixLength = length
-        } else {
-            prefixLength = bits
-        }
-        network = bytes
-    }
-
-    /// Whether `address` falls in the range.
-    public func contains(_ address: String) -> Bool {
-        guard let bytes = Self.bytes(address), bytes.count == network.count else { return false }
-        var remaining = prefixLength
-        for (byte, networkByte) in zip(bytes, network) where remaining > 0 {
-            let mask: UInt8 = remaining >= 8 ? 0xFF : ~(0xFF >> UInt8(remaining))
-            guard byte & mask == networkByte & mask else { return false }
-            remaining -= 8
-        }
-        return true
-    }
-
-    static func isAddress(_ text: String) -> Bool { bytes(text) != nil }
-
-    /// The address's bytes: 4 for IPv4, 16 for IPv6 (inet_pton, so no hand-written parser).
-    private static func bytes(_ text: String) -> [UInt8]? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
-        return nil
     }
 }

@@ -1,3 +1,4 @@
+import IdentityCore
 import NIOCore
 import Synchronization
 
@@ -26,10 +27,13 @@ final class ConnectionLimiter: Sendable {
     private let state = Mutex(State())
     private let maximum: Int
     private let maximumPerAddress: Int
+    /// How many leading bits of an IPv6 address are one address here.
+    let ipv6PrefixLength: Int
 
-    init(maximum: Int, maximumPerAddress: Int) {
+    init(maximum: Int, maximumPerAddress: Int, ipv6PrefixLength: Int = 64) {
         self.maximum = maximum
         self.maximumPerAddress = maximumPerAddress
+        self.ipv6PrefixLength = ipv6PrefixLength
     }
 
     /// Counts a new connection from `address`: `nil` when its address is at its limit,
@@ -81,8 +85,8 @@ final class ConnectionLimitHandler: ChannelInboundHandler, RemovableChannelHandl
     fileprivate init(limiter: ConnectionLimiter) { self.limiter = limiter }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        // Unix-socket or unknown peers share one count.
-        let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
+        // Unix-socket or unknown peers share one count; an IPv6 host counts by its prefix.
+        let address = AddressRange.limitKey(context.channel.remoteAddress?.ipAddress ?? "unknown", ipv6PrefixLength: limiter.ipv6PrefixLength)
         if let ticket = limiter.admit(context.channel, from: address) {
             self.ticket = ticket
         } else {

@@ -88,7 +88,8 @@ public enum LatchkeyApplication {
         logStartup(configuration, names: routes.authenticatorNames, logger: logger)
         let host = configuration.server.host
         let connections = ConnectionLimiter(
-            maximum: configuration.server.maximumConnections, maximumPerAddress: configuration.server.maximumConnectionsPerAddress
+            maximum: configuration.server.maximumConnections, maximumPerAddress: configuration.server.maximumConnectionsPerAddress,
+            ipv6PrefixLength: configuration.rateLimits.ipv6PrefixLength
         )
         return Application(
             router: routes.router,
@@ -165,9 +166,13 @@ public enum LatchkeyApplication {
             securityEvents: storage.securityEvents
         )
         let limits = configuration.rateLimits
+        // Adding or removing a way to sign in needs a recent sign-in; the services that do
+        // it hold the rule, for every face.
+        let sensitiveActions = SensitiveActions(maximumAge: configuration.passkeys.sensitiveActionMaxAge, clock: clock)
         let rateLimits = RateLimits(
             startsPerWindow: limits.startsPerMinute, finishesPerWindow: limits.finishesPerMinute,
-            identifierAttemptsPerWindow: limits.identifierAttemptsPerMinute, failuresPerWindow: limits.failuresPerMinute, store: storage, clock: clock,
+            identifierAttemptsPerWindow: limits.identifierAttemptsPerMinute, failuresPerWindow: limits.failuresPerMinute,
+            ipv6PrefixLength: limits.ipv6PrefixLength, store: storage, clock: clock,
             refused: measured ? MetricsListener.rateLimitRefusals() : nil
         )
         let passkeys = PasskeyService(
@@ -184,7 +189,8 @@ public enum LatchkeyApplication {
             secrets: try await InstanceSecrets.load(from: storage, random: random), clock: clock, random: random,
             metadata: metadata?.metadata,
             openCeremonies: measured ? MetricsListener.openCeremonies() : nil,
-            rateLimits: rateLimits
+            rateLimits: rateLimits,
+            sensitiveActions: sensitiveActions
         )
         let clients = ClientRegistry(configuration.clients.map {
             OAuthClient(
@@ -192,10 +198,9 @@ public enum LatchkeyApplication {
                 allowedScopes: $0.allowedScopes, isFirstParty: $0.isFirstParty
             )
         })
-        let accounts = AccountService(storage: storage, clock: clock)
-        let sensitiveActions = SensitiveActions(maximumAge: configuration.passkeys.sensitiveActionMaxAge, clock: clock)
+        let accounts = AccountService(storage: storage, clock: clock, sensitiveActions: sensitiveActions)
         let authorization = AuthorizationService(clients: clients, tokens: tokens, storage: storage, clock: clock, random: random)
-        let passwords = PasswordService(storage: storage, clock: clock, random: random, rateLimits: rateLimits)
+        let passwords = PasswordService(storage: storage, clock: clock, random: random, rateLimits: rateLimits, sensitiveActions: sensitiveActions)
         let hostedPages = HostedPages(
             passkeys: passkeys, accounts: accounts, passwords: passwords, authorization: authorization, authenticatorNames: names,
             publicURL: configuration.server.publicURL, maximumBodyBytes: configuration.maximumBodyBytes,
@@ -204,15 +209,25 @@ public enum LatchkeyApplication {
             relyingPartyName: configuration.relyingParty.name,
             signupIdentifiers: Set(configuration.passkeys.signupIdentifiers),
             defaultRegion: configuration.hostedPages.defaultRegion,
-            sensitiveActions: sensitiveActions,
             publicOrigin: ConfigurationLoader.originOf(configuration.server.publicURL),
             random: random
         )
 
-        // HEAD answers on every GET route, as the GET without its body (RFC 9110 §9.3.2).
+        // Which face answers a request that reaches no face's routes, by the paths each serves.
+        var envelopes = FaceEnvelopes()
+        envelopes.claim("/me/v1/", MyAccountErrors())
+        envelopes.claim("/ui/", HostedPageErrors())
+        if configuration.faces.kratos.enabled {
+            envelopes.claim("/self-service/", KratosErrors())
+            envelopes.claim("/sessions/", KratosErrors())
+        }
+        if configuration.faces.idaas.enabled { envelopes.claim("/api/web/", IDaaSErrors()) }
+
+        // HEAD answers on every GET route, as the GET without its body (RFC 9110 §9.3.2),
+        // except where a GET creates something (see StateCreatingRoutesMiddleware).
         let router = Router(options: .autoGenerateHeadEndpoints)
-        router.add(middleware: HostRequiredMiddleware())
-        router.add(middleware: NotFoundMiddleware(pages: hostedPages))
+        router.add(middleware: HostRequiredMiddleware(envelopes: envelopes))
+        router.add(middleware: NotFoundMiddleware(pages: hostedPages, envelopes: envelopes))
         if measured { router.add(middleware: MetricsMiddleware()) }
         if configuration.logging.logsRequests { router.add(middleware: RequestLogMiddleware()) }
         router.add(middleware: CORSMiddleware(allowedOrigins: configuration.corsOrigins, credentialedOrigins: configuration.browserFlowOrigins))
@@ -223,7 +238,7 @@ public enum LatchkeyApplication {
         router.addOpenIDConnect(OpenIDConnectServices(tokens: tokens, accounts: accounts))
         router.addMyAccountAPI(MyAccountServices(
             passkeys: passkeys, accounts: accounts, passwords: passwords, tokens: tokens, authenticatorNames: names,
-            publicURL: configuration.server.publicURL, maximumBodyBytes: configuration.maximumBodyBytes, sensitiveActions: sensitiveActions
+            publicURL: configuration.server.publicURL, maximumBodyBytes: configuration.maximumBodyBytes
         ))
         if configuration.faces.kratos.enabled {
             let flows = InteractiveFlowService(

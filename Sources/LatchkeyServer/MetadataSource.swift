@@ -128,6 +128,18 @@ public struct MetadataSource: Sendable {
         }
     }
 
+    /// Installs a BLOB another process stored, when there is a newer one: a read of its
+    /// serial number otherwise. Failures keep the BLOB in use and are logged.
+    public func pickUpStored(logger: Logger) async {
+        do {
+            if let stored = try await updater.installStored() {
+                logger.notice("metadata BLOB no \(stored.number) picked up from the database (\(stored.entries.count) entries)")
+            }
+        } catch {
+            logger.warning("metadata: the stored BLOB could not be read (\(error)); keeping BLOB no \(metadata.blob.map { String($0.number) } ?? "none")")
+        }
+    }
+
     private func log(_ update: MetadataUpdate, logger: Logger) {
         let blob = update.blob
         switch update.outcome {
@@ -146,16 +158,37 @@ public struct MetadataSource: Sendable {
     }
 }
 
-/// Fetches the metadata BLOB again on the configured interval.
+/// Fetches the metadata BLOB again on the configured interval, and, every few seconds in
+/// between, picks up a BLOB another process stored (`latchkey mds update`, another
+/// instance): an operator's urgent update reaches every instance within seconds, whatever
+/// `refresh` says.
 struct MetadataRefreshService: Service {
     let source: MetadataSource
     let logger: Logger
+    /// How often the stored BLOB's serial number is read.
+    let pollInterval: Duration
+
+    init(source: MetadataSource, logger: Logger, pollInterval: Duration = .seconds(5)) {
+        self.source = source
+        self.logger = logger
+        self.pollInterval = pollInterval
+    }
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                try await Task.sleep(for: .seconds(source.settings.refresh))
-                await source.refresh(logger: logger)
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask {
+                    while !Task.isCancelled {
+                        try await Task.sleep(for: .seconds(source.settings.refresh))
+                        await source.refresh(logger: logger)
+                    }
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try await Task.sleep(for: pollInterval)
+                        await source.pickUpStored(logger: logger)
+                    }
+                }
             }
         }
     }

@@ -60,6 +60,14 @@ enum PostgresFailure {
         return error
     }
 
+    /// Whether the error is the connection's, not the server's answer: lost, refused, closed,
+    /// TLS failed, or the pool giving up on making one. The server is then gone, as far as
+    /// this instance can tell.
+    static func isConnectionLoss(_ error: any Error) -> Bool {
+        if let psql = error as? PSQLError { return psql.code != .server }
+        return error is ConnectionPoolError
+    }
+
     private static func sqlState(_ error: any Error) -> String? {
         guard let psql = error as? PSQLError, psql.code == .server else { return nil }
         return psql.serverInfo?[.sqlState]

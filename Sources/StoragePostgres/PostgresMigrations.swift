@@ -11,7 +11,7 @@ import PostgresNIO
 /// uniqueness violation is told apart by its constraint's name (``PostgresFailure``).
 enum PostgresMigrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4)]
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5)]
 
     /// Serializes migrations across instances: whichever takes it first migrates, the
     /// others wait and then find nothing left to do. (The two-key form of the advisory
@@ -467,5 +467,29 @@ enum PostgresMigrations {
             granted_at double precision NOT NULL,
             PRIMARY KEY (user_id, client_id)
         )
+        """
+
+    /// Every session records how its person signed in, and a passkey an administrator turned
+    /// off says so (SQLite's v11, with the same reasoning for existing rows). The finish
+    /// functions (v2, v3) write only sessions a passkey started, so they keep writing the
+    /// default.
+    private static let v5 = """
+        ALTER TABLE refresh_token_families ADD COLUMN method text NOT NULL DEFAULT 'passkey'
+            CONSTRAINT refresh_token_families_method_check CHECK (method IN ('passkey', 'password'))
+        ;
+        ALTER TABLE browser_sessions ADD COLUMN method text NOT NULL DEFAULT 'passkey'
+            CONSTRAINT browser_sessions_method_check CHECK (method IN ('passkey', 'password'))
+        ;
+        ALTER TABLE authorization_codes ADD COLUMN method text NOT NULL DEFAULT 'passkey'
+            CONSTRAINT authorization_codes_method_check CHECK (method IN ('passkey', 'password'))
+        ;
+        ALTER TABLE credentials ADD COLUMN disabled_by_admin boolean NOT NULL DEFAULT false
+        ;
+        UPDATE refresh_token_families SET method = 'password'
+            WHERE credential_id IS NULL OR id IN (SELECT family_id FROM refresh_tokens WHERE password_sign_in)
+        ;
+        UPDATE browser_sessions SET method = 'password' WHERE credential_id IS NULL
+        ;
+        UPDATE authorization_codes SET method = 'password' WHERE credential_id IS NULL
         """
 }

@@ -15,11 +15,11 @@ extension PostgresStorage {
                 """
                 INSERT INTO authorization_codes (
                     code_hash, client_id, user_id, redirect_uri, code_challenge, scopes, audience, nonce,
-                    session_id, authenticated_at, user_verified, expires_at, used_at, credential_id
+                    session_id, authenticated_at, user_verified, expires_at, used_at, credential_id, method
                 ) VALUES (
                     \(code.codeHash.bytea), \(code.clientID), \(code.userID.rawValue), \(code.redirectURI), \(code.codeChallenge), \(code.scopes),
                     \(code.audience), \(code.nonce), \(code.sessionID), \(code.authenticatedAt.seconds), \(code.userVerified),
-                    \(code.expiresAt.seconds), NULL, \(code.credentialID?.bytea)
+                    \(code.expiresAt.seconds), NULL, \(code.credentialID?.bytea), \(code.method.rawValue)
                 )
                 """, logger: self.logger)
         }

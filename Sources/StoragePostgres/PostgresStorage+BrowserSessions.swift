@@ -13,9 +13,9 @@ extension PostgresStorage {
         try PostgresText.requireStorable(session.userID.rawValue, in: "saveBrowserSession")
         _ = try await db.rows(
             """
-            INSERT INTO browser_sessions (token_hash, user_id, authenticated_at, user_verified, expires_at, revoked_at, credential_id)
+            INSERT INTO browser_sessions (token_hash, user_id, authenticated_at, user_verified, expires_at, revoked_at, credential_id, method)
             VALUES (\(session.tokenHash.bytea), \(session.userID.rawValue), \(session.authenticatedAt.seconds), \(session.userVerified),
-                \(session.expiresAt.seconds), NULL, \(session.credentialID?.bytea))
+                \(session.expiresAt.seconds), NULL, \(session.credentialID?.bytea), \(session.method.rawValue))
             """, logger: logger)
     }
 
@@ -25,13 +25,7 @@ extension PostgresStorage {
             try await db.row(
                 "SELECT * FROM browser_sessions WHERE token_hash = \(hash.bytea) AND revoked_at IS NULL AND expires_at > \(time.seconds)",
                 logger: self.logger
-            ).map { row in
-                BrowserSession(
-                    tokenHash: try row.bytes("token_hash"), userID: UserID(rawValue: try row.text("user_id")),
-                    authenticatedAt: try row.date("authenticated_at"), userVerified: try row.bool("user_verified"),
-                    expiresAt: try row.date("expires_at"), credentialID: try row.optionalBytes("credential_id")
-                )
-            }
+            ).map(BrowserSession.init(stored:))
         }
     }
 

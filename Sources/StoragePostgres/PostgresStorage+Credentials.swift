@@ -79,15 +79,24 @@ extension PostgresStorage {
         }
     }
 
-    /// Turns a user's credential off or on again; off revokes the sessions it started.
-    public func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool, at time: Date) async throws -> Bool {
-        guard !StoredText.containsNUL([userID.rawValue]) else { return false }
+    /// Turns a user's credential off or on again; off revokes the sessions it started, and
+    /// an administrator's turning it off holds until an administrator turns it on.
+    public func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool, byAdministrator: Bool, at time: Date) async throws -> CredentialStateChange {
+        guard !StoredText.containsNUL([userID.rawValue]) else { return .notFound }
         return try await transaction { db in
-            guard try await !db.rows(
-                "UPDATE credentials SET disabled = \(disabled) WHERE id = \(id.bytea) AND user_id = \(userID.rawValue) RETURNING 1", logger: self.logger
-            ).isEmpty else { return false }
+            let changed = try await db.rows(
+                """
+                UPDATE credentials SET disabled = \(disabled),
+                    disabled_by_admin = CASE WHEN \(disabled) THEN (disabled_by_admin OR \(byAdministrator)) ELSE false END
+                WHERE id = \(id.bytea) AND user_id = \(userID.rawValue) AND (\(disabled) OR \(byAdministrator) OR NOT disabled_by_admin)
+                RETURNING 1
+                """, logger: self.logger)
+            guard !changed.isEmpty else {
+                let exists = try await db.row("SELECT 1 FROM credentials WHERE id = \(id.bytea) AND user_id = \(userID.rawValue)", logger: self.logger) != nil
+                return exists ? .heldByAdministrator : .notFound
+            }
             if disabled { try await self.revokeSessions(startedBy: id, at: time, db) }
-            return true
+            return .changed
         }
     }
 
@@ -103,6 +112,21 @@ extension PostgresStorage {
             logger: logger)
         _ = try await db.rows(
             "UPDATE browser_sessions SET revoked_at = \(time.seconds) WHERE credential_id = \(credentialID.bytea) AND revoked_at IS NULL", logger: logger)
+    }
+
+    /// Revokes, inside the caller's transaction, every session of `userID` that a sign-in by
+    /// `method` started.
+    func revokeSessions(signedInWith method: SignInMethod, of userID: UserID, at time: Date, _ db: PostgresConnection) async throws {
+        _ = try await db.rows(
+            """
+            UPDATE refresh_token_families SET revoked_at = \(time.seconds)
+            WHERE user_id = \(userID.rawValue) AND method = \(method.rawValue) AND revoked_at IS NULL
+            """, logger: logger)
+        _ = try await db.rows(
+            """
+            UPDATE browser_sessions SET revoked_at = \(time.seconds)
+            WHERE user_id = \(userID.rawValue) AND method = \(method.rawValue) AND revoked_at IS NULL
+            """, logger: logger)
     }
 
     /// Stores what a login changed, in one statement, inside the caller's transaction (see

@@ -12,6 +12,12 @@ extension PostgresStorage {
         }
     }
 
+    public func metadataBLOBNumber() async throws -> Int? {
+        try await autocommit { db in
+            try await db.row("SELECT number FROM metadata_blob WHERE id = 1", logger: self.logger).map { Int(try $0.integer("number")) }
+        }
+    }
+
     /// One conditional upsert: a BLOB replaces the stored one only with a higher serial
     /// number, so two instances storing different BLOBs at once end with the higher.
     public func saveMetadataBLOB(_ blob: StoredMetadataBLOB) async throws -> MetadataBLOBSave {

@@ -7,7 +7,9 @@ extension PostgresStorage {
     public func saveRefreshToken(_ record: RefreshTokenRecord) async throws {
         try Self.requireStorable(record)
         try await transaction { db in
-            try await self.insertFamilyIfNew(id: record.familyID, userID: record.userID, clientID: record.clientID, credentialID: nil, at: record.issuedAt, db)
+            try await self.insertFamilyIfNew(
+                id: record.familyID, userID: record.userID, clientID: record.clientID, credentialID: nil, method: record.method, at: record.issuedAt, db
+            )
             try await self.insertToken(record, db)
         }
     }
@@ -74,7 +76,7 @@ extension PostgresStorage {
     public func startSession(familyID: String, userID: UserID, clientID: String, at time: Date) async throws {
         try PostgresText.requireStorable(familyID, userID.rawValue, clientID, in: "startSession")
         try await transaction { db in
-            try await self.insertFamilyIfNew(id: familyID, userID: userID, clientID: clientID, credentialID: nil, at: time, db)
+            try await self.insertFamilyIfNew(id: familyID, userID: userID, clientID: clientID, credentialID: nil, method: .passkey, at: time, db)
         }
     }
 
@@ -100,11 +102,13 @@ extension PostgresStorage {
         }
     }
 
-    /// Whether a family exists and has not been revoked.
-    public func isSessionActive(familyID: String) async throws -> Bool {
-        guard !StoredText.containsNUL([familyID]) else { return false }
+    /// Whether a family of `userID` exists and has not been revoked.
+    public func isSessionActive(familyID: String, userID: UserID) async throws -> Bool {
+        guard !StoredText.containsNUL([familyID, userID.rawValue]) else { return false }
         return try await autocommit { db in
-            try await db.row("SELECT 1 FROM refresh_token_families WHERE id = \(familyID) AND revoked_at IS NULL", logger: self.logger) != nil
+            try await db.row(
+                "SELECT 1 FROM refresh_token_families WHERE id = \(familyID) AND user_id = \(userID.rawValue) AND revoked_at IS NULL", logger: self.logger
+            ) != nil
         }
     }
 
@@ -137,15 +141,19 @@ extension PostgresStorage {
     /// Starts a session, with its first refresh token when it has one, inside the caller's
     /// transaction.
     func startSession(_ start: TokenSessionStart, _ db: PostgresConnection) async throws {
-        try await insertFamilyIfNew(id: start.familyID, userID: start.userID, clientID: start.clientID, credentialID: start.credentialID, at: start.startedAt, db)
+        try await insertFamilyIfNew(
+            id: start.familyID, userID: start.userID, clientID: start.clientID, credentialID: start.credentialID, method: start.method, at: start.startedAt, db
+        )
         if let record = start.refreshToken { try await insertToken(record, db) }
     }
 
-    private func insertFamilyIfNew(id familyID: String, userID: UserID, clientID: String, credentialID: [UInt8]?, at time: Date, _ db: PostgresConnection) async throws {
+    private func insertFamilyIfNew(
+        id familyID: String, userID: UserID, clientID: String, credentialID: [UInt8]?, method: SignInMethod, at time: Date, _ db: PostgresConnection
+    ) async throws {
         let inserted = try await db.rows(
             """
-            INSERT INTO refresh_token_families (id, user_id, client_id, created_at, revoked_at, credential_id)
-            VALUES (\(familyID), \(userID.rawValue), \(clientID), \(time.seconds), NULL, \(credentialID?.bytea))
+            INSERT INTO refresh_token_families (id, user_id, client_id, created_at, revoked_at, credential_id, method)
+            VALUES (\(familyID), \(userID.rawValue), \(clientID), \(time.seconds), NULL, \(credentialID?.bytea), \(method.rawValue))
             ON CONFLICT (id) DO NOTHING RETURNING 1
             """, logger: logger)
         guard inserted.isEmpty else { return }

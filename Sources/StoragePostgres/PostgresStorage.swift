@@ -13,17 +13,41 @@ import Synchronization
 /// so under any interleaving of instances exactly one request wins. Connections come from a
 /// pool of `pool_size`; an operation that cannot get an answer within the statement timeout
 /// (plus the time to connect) fails with ``StorageUnavailable``, which the faces answer
-/// with 503 and `Retry-After`, and the pool reconnects by itself when the server is back.
+/// with 503 and `Retry-After`.
+///
+/// Once a connection to the server has been lost (or none can be made), the store knows
+/// the server is gone: each later operation first tries one direct connection for at most a
+/// second (one at a time; the others answer at once), so a request during an outage gets
+/// its 503 within a second instead of the full deadline; and the first connection that
+/// succeeds replaces the pool, whose own retries back off to a minute, so the first request
+/// after the server is back succeeds.
 public final class PostgresStorage: IdentityStorage, Sendable {
-    let client: PostgresClient
     let logger: Logger
     let settings: PostgresSettings
     /// How long an operation may take, waiting for a connection included.
     let deadline: Duration
-    private let runner: Task<Void, Never>
-    /// Whether the last operation found the database unavailable, so that the change is
-    /// logged once each way rather than once per request.
-    private let unavailable = Mutex(false)
+    /// The pool and the task that runs it; replaced when the server comes back.
+    private let pool: Mutex<Pool>
+    private let configuration: PostgresClient.Configuration
+    private let backgroundLogger: Logger
+    /// Set while the server is known to be gone: since when, and whether an operation is
+    /// trying a connection now.
+    private let outage = Mutex<Outage?>(nil)
+    /// How long a connection attempt during an outage may take.
+    static let outageProbeTimeout: Duration = .seconds(1)
+
+    private struct Pool: Sendable {
+        let client: PostgresClient
+        let runner: Task<Void, Never>
+    }
+
+    private struct Outage: Sendable {
+        var reason: String
+        var isProbing = false
+    }
+
+    /// The connection pool in use.
+    var client: PostgresClient { pool.withLock { $0.client } }
     /// Where the audit events this store commits are announced, after their commit.
     public let securityEvents = SecurityEventFeed()
 
@@ -60,12 +84,9 @@ public final class PostgresStorage: IdentityStorage, Sendable {
         // database is down; this store says it once, as a warning (see `run`).
         var background = logger
         background.logLevel = max(logger.logLevel, .warning)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: background)
-        self.client = client
-        runner = Task { await client.run() }
-        // The pool takes requests only once run() has begun (before, it logs a warning and
-        // holds them); give the new task a moment to get there.
-        try? await Task.sleep(for: .milliseconds(5))
+        self.configuration = configuration
+        self.backgroundLogger = background
+        pool = Mutex(await Self.startPool(configuration, logger: background))
         do {
             // Reachable at all, within the deadline (the pool would otherwise keep a request
             // waiting while it retries); the migrations themselves may then take their time.
@@ -81,7 +102,7 @@ public final class PostgresStorage: IdentityStorage, Sendable {
                 _ = try await appliedMigrations()
             }
         } catch {
-            runner.cancel()
+            close()
             if let known = error as? PostgresStorageError { throw known }
             var reason = (error as? StorageUnavailable)?.reason ?? Self.describe(error)
             if error is StorageUnavailable, let why = await Self.connectionFailure(settings, logger: logger) { reason = why }
@@ -89,10 +110,21 @@ public final class PostgresStorage: IdentityStorage, Sendable {
         }
     }
 
+    /// A new pool, running: it takes requests only once `run()` has begun (before, it logs a
+    /// warning and holds them), so the new task gets a moment to get there.
+    private static func startPool(_ configuration: PostgresClient.Configuration, logger: Logger) async -> Pool {
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let runner = Task { await client.run() }
+        try? await Task.sleep(for: .milliseconds(5))
+        return Pool(client: client, runner: runner)
+    }
+
     /// Why one connection of its own cannot be made, or `nil` when it can. The pool keeps
     /// retrying a failed connection (a refused certificate, a wrong password) until the
     /// deadline and then reports only the timeout; at start-up the operator needs the cause.
-    private static func connectionFailure(_ settings: PostgresSettings, logger: Logger) async -> String? {
+    /// - Parameter timeout: How long connecting may take; the configured `connect_timeout`
+    ///   when `nil`.
+    private static func connectionFailure(_ settings: PostgresSettings, logger: Logger, timeout: Duration? = nil) async -> String? {
         do {
             var tls = PostgresConnection.Configuration.TLS.disable
             if let configuration = tlsConfiguration(settings) {
@@ -102,7 +134,8 @@ public final class PostgresStorage: IdentityStorage, Sendable {
             var configuration = PostgresConnection.Configuration(
                 host: settings.host, port: settings.port, username: settings.username, password: settings.password, database: settings.database, tls: tls
             )
-            configuration.options.connectTimeout = .seconds(Int64(settings.connectTimeout))
+            configuration.options.connectTimeout = timeout.map { TimeAmount.nanoseconds(Int64($0.components.seconds * 1_000_000_000 + $0.components.attoseconds / 1_000_000_000)) }
+                ?? .seconds(Int64(settings.connectTimeout))
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
             try? await connection.close()
             return nil
@@ -140,7 +173,7 @@ public final class PostgresStorage: IdentityStorage, Sendable {
 
     /// Closes the pool. Later operations fail.
     public func close() {
-        runner.cancel()
+        pool.withLock { $0.runner.cancel() }
     }
 
     /// Space is returned by PostgreSQL's autovacuum; nothing to do here.
@@ -172,8 +205,14 @@ public final class PostgresStorage: IdentityStorage, Sendable {
         }
     }
 
-    /// Runs an operation within the deadline, translating what the database said.
+    /// Runs an operation within the deadline, translating what the database said. During an
+    /// outage, the operation runs only once a connection attempt of its own succeeds.
     private func run<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        if let reason = outage.withLock({ $0?.reason }) {
+            guard await reconnected() else {
+                throw StorageUnavailable("PostgreSQL at \(settings.redacted) is unavailable (\(reason)); answering at once until it is back")
+            }
+        }
         do {
             let result = try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask { try await operation() }
@@ -182,32 +221,63 @@ public final class PostgresStorage: IdentityStorage, Sendable {
                     return nil
                 }
                 defer { group.cancelAll() }
-                guard let first = try await group.next(), let value = first else {
-                    throw StorageUnavailable("PostgreSQL at \(self.settings.redacted) gave no answer within \(self.deadline)")
-                }
+                guard let first = try await group.next(), let value = first else { throw NoAnswer() }
                 return value
             }
-            if unavailable.withLock({ $0 }) { noteAvailability(nil) }
             return result
+        } catch is NoAnswer {
+            let failure = StorageUnavailable("PostgreSQL at \(settings.redacted) gave no answer within \(deadline)")
+            await checkForOutage(failure)
+            throw failure
         } catch {
             let translated = PostgresFailure.translate(error)
-            if let failure = translated as? StorageUnavailable { noteAvailability(failure) }
+            if let failure = translated as? StorageUnavailable, PostgresFailure.isConnectionLoss(error) { await checkForOutage(failure) }
             throw translated
         }
     }
 
-    /// Logs the database becoming unavailable, and available again, once each.
-    private func noteAvailability(_ failure: StorageUnavailable?) {
-        let changed = unavailable.withLock { state in
-            defer { state = failure != nil }
-            return state != (failure != nil)
+    /// An operation that got no answer within the deadline.
+    private struct NoAnswer: Error {}
+
+    /// After an operation got no answer or lost its connection: the server is gone when a
+    /// connection of its own cannot be made either (a busy pool or a slow server is not an
+    /// outage: the pool keeps its connections). Logged once.
+    private func checkForOutage(_ failure: StorageUnavailable) async {
+        guard outage.withLock({ $0 == nil }) else { return }
+        guard let reason = await Self.connectionFailure(settings, logger: logger, timeout: Self.outageProbeTimeout) else { return }
+        let began = outage.withLock { state in
+            guard state == nil else { return false }
+            state = Outage(reason: reason)
+            return true
         }
-        guard changed else { return }
-        if let failure {
-            logger.warning("database unavailable, answering 503 until it is back: \(failure.reason)")
-        } else {
-            logger.notice("database available again at \(settings.redacted)")
+        if began { logger.warning("database unavailable, answering 503 until it is back: \(failure.reason) (\(reason))") }
+    }
+
+    /// Whether the server answers again, found by one direct connection within a second.
+    /// One operation tries at a time; the others answer at once. When it answers, a fresh
+    /// pool replaces the one whose retries have backed off, and the outage ends.
+    private func reconnected() async -> Bool {
+        let tries = outage.withLock { state -> Bool in
+            guard state != nil, state?.isProbing == false else { return state == nil }
+            state?.isProbing = true
+            return true
         }
+        guard tries else { return false }
+        guard outage.withLock({ $0 != nil }) else { return true }
+        if let failure = await Self.connectionFailure(settings, logger: logger, timeout: Self.outageProbeTimeout) {
+            outage.withLock { $0?.isProbing = false }
+            logger.debug("database still unavailable: \(failure)")
+            return false
+        }
+        let fresh = await Self.startPool(configuration, logger: backgroundLogger)
+        let previous = pool.withLock { pool in
+            defer { pool = fresh }
+            return pool
+        }
+        previous.runner.cancel()
+        outage.withLock { $0 = nil }
+        logger.notice("database available again at \(settings.redacted)")
+        return true
     }
 
     private static func tls(_ settings: PostgresSettings) -> PostgresClient.Configuration.TLS {

@@ -128,10 +128,13 @@ private struct FinishTail {
     let events: [AuditEvent]
     let start: TokenSessionStart?
 
-    /// `nil` when the completion starts a browser session, which the functions do not write.
+    /// `nil` when the completion starts a browser session, or a session a passkey did not
+    /// start, which the functions do not write.
     init?(_ completion: CeremonyCompletion) {
         switch completion.session {
-        case .tokens(let tokens)?: start = tokens
+        // The functions write the family's sign-in method as its default, a passkey's.
+        case .tokens(let tokens)? where tokens.method == .passkey: start = tokens
+        case .tokens?: return nil
         case nil: start = nil
         case .browser?: return nil
         }

@@ -9,7 +9,9 @@
 /// library earlier builds used, so that their databases upgrade in place.
 enum Migrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10)]
+    static let all: [(name: String, sql: String)] = [
+        ("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11),
+    ]
 
     /// The applied migrations: the known ones in order, then any only a newer build knows,
     /// sorted.
@@ -341,5 +343,22 @@ enum Migrations {
     private static let v10 = """
         DROP INDEX refresh_token_families_credential_id;
         DROP INDEX browser_sessions_credential_id;
+        """
+
+    /// Every session records how its person signed in, so that removing a password ends the
+    /// sessions a password started (and tokens say `pwd` truly); a passkey an administrator
+    /// turned off says so, so that its owner cannot turn it on again. Existing sessions are
+    /// marked as a password's where nothing shows a passkey started them: a refresh family
+    /// with a password token or without a passkey, a browser session without a passkey (the
+    /// hosted pages' password sign-ins); ending one of those early is the safe mistake.
+    private static let v11 = """
+        ALTER TABLE refresh_token_families ADD COLUMN method TEXT NOT NULL DEFAULT 'passkey' CHECK (method IN ('passkey', 'password'));
+        ALTER TABLE browser_sessions ADD COLUMN method TEXT NOT NULL DEFAULT 'passkey' CHECK (method IN ('passkey', 'password'));
+        ALTER TABLE authorization_codes ADD COLUMN method TEXT NOT NULL DEFAULT 'passkey' CHECK (method IN ('passkey', 'password'));
+        ALTER TABLE credentials ADD COLUMN disabled_by_admin INTEGER NOT NULL DEFAULT 0 CHECK (disabled_by_admin IN (0, 1));
+        UPDATE refresh_token_families SET method = 'password'
+            WHERE credential_id IS NULL OR id IN (SELECT family_id FROM refresh_tokens WHERE password_sign_in = 1);
+        UPDATE browser_sessions SET method = 'password' WHERE credential_id IS NULL;
+        UPDATE authorization_codes SET method = 'password' WHERE credential_id IS NULL;
         """
 }

@@ -13,12 +13,13 @@ extension SQLiteStorage {
             try db.execute("""
                     INSERT INTO authorization_codes (
                         code_hash, client_id, user_id, redirect_uri, code_challenge, scopes, audience, nonce,
-                        session_id, authenticated_at, user_verified, expires_at, used_at, credential_id
-                    ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
+                        session_id, authenticated_at, user_verified, expires_at, used_at, credential_id, method
+                    ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
                     """, [
                     code.codeHash, code.clientID, code.userID.rawValue, code.redirectURI, code.codeChallenge,
                     try JSONColumn.encode(code.scopes), code.audience, code.nonce, code.sessionID,
                     code.authenticatedAt.databaseSeconds, code.userVerified, code.expiresAt.databaseSeconds, code.credentialID,
+                    code.method.rawValue,
                 ])
         }
     }

@@ -13,12 +13,12 @@ extension SQLiteStorage {
         try TextBinding.requireStorable(session.userID.rawValue, in: "saveBrowserSession")
         try db.execute(
             """
-            INSERT INTO browser_sessions (token_hash, user_id, authenticated_at, user_verified, expires_at, revoked_at, credential_id)
-            VALUES (?, ?, ?, ?, ?, NULL, ?)
+            INSERT INTO browser_sessions (token_hash, user_id, authenticated_at, user_verified, expires_at, revoked_at, credential_id, method)
+            VALUES (?, ?, ?, ?, ?, NULL, ?, ?)
             """,
             [
                 session.tokenHash, session.userID.rawValue, session.authenticatedAt.databaseSeconds, session.userVerified, session.expiresAt.databaseSeconds,
-                session.credentialID,
+                session.credentialID, session.method.rawValue,
             ]
         )
     }
@@ -26,13 +26,8 @@ extension SQLiteStorage {
     /// The session with this token hash, if it is neither revoked nor expired at `time`.
     public func browserSession(hash: [UInt8], at time: Date) async throws -> BrowserSession? {
         try database.read { db in
-            try db.row("SELECT * FROM browser_sessions WHERE token_hash = ? AND revoked_at IS NULL AND expires_at > ?", [hash, time.databaseSeconds]).map { row in
-                BrowserSession(
-                    tokenHash: try row.bytes("token_hash"), userID: UserID(rawValue: try row.text("user_id")),
-                    authenticatedAt: try row.date("authenticated_at"), userVerified: try row.bool("user_verified"),
-                    expiresAt: try row.date("expires_at"), credentialID: try row.optionalBytes("credential_id")
-                )
-            }
+            try db.row("SELECT * FROM browser_sessions WHERE token_hash = ? AND revoked_at IS NULL AND expires_at > ?", [hash, time.databaseSeconds])
+                .map(BrowserSession.init(stored:))
         }
     }
 

@@ -36,13 +36,24 @@ extension SQLiteStorage {
         }
     }
 
-    /// Turns a user's credential off or on again.
-    public func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool, at time: Date) async throws -> Bool {
-        guard TextBinding.canMatch(userID.rawValue) else { return false }
+    /// Turns a user's credential off or on again; an administrator's turning it off holds
+    /// until an administrator turns it on.
+    public func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool, byAdministrator: Bool, at time: Date) async throws -> CredentialStateChange {
+        guard TextBinding.canMatch(userID.rawValue) else { return .notFound }
         return try database.write { db in
-            guard try db.execute("UPDATE credentials SET disabled = ? WHERE id = ? AND user_id = ?", [disabled, id, userID.rawValue]) > 0 else { return false }
+            let changed = try db.execute(
+                """
+                UPDATE credentials SET disabled = ?1, disabled_by_admin = CASE WHEN ?1 THEN (disabled_by_admin OR ?2) ELSE 0 END
+                WHERE id = ?3 AND user_id = ?4 AND (?1 OR ?2 OR disabled_by_admin = 0)
+                """,
+                [disabled, byAdministrator, id, userID.rawValue]
+            )
+            guard changed > 0 else {
+                let exists = try db.row("SELECT 1 FROM credentials WHERE id = ? AND user_id = ?", [id, userID.rawValue]) != nil
+                return exists ? .heldByAdministrator : .notFound
+            }
             if disabled { try Self.revokeSessions(startedBy: id, of: userID, at: time, db) }
-            return true
+            return .changed
         }
     }
 
@@ -53,6 +64,14 @@ extension SQLiteStorage {
         let values: [any SQLiteBindable] = [time.databaseSeconds, userID.rawValue, credentialID]
         try db.execute("UPDATE refresh_token_families SET revoked_at = ? WHERE user_id = ? AND credential_id = ? AND revoked_at IS NULL", values)
         try db.execute("UPDATE browser_sessions SET revoked_at = ? WHERE user_id = ? AND credential_id = ? AND revoked_at IS NULL", values)
+    }
+
+    /// Revokes, inside the caller's transaction, every login session and browser session of
+    /// `userID` that a sign-in by `method` started.
+    static func revokeSessions(signedInWith method: SignInMethod, of userID: UserID, at time: Date, _ db: SQLiteConnection) throws {
+        let values: [any SQLiteBindable] = [time.databaseSeconds, userID.rawValue, method.rawValue]
+        try db.execute("UPDATE refresh_token_families SET revoked_at = ? WHERE user_id = ? AND method = ? AND revoked_at IS NULL", values)
+        try db.execute("UPDATE browser_sessions SET revoked_at = ? WHERE user_id = ? AND method = ? AND revoked_at IS NULL", values)
     }
 
     /// Adds a credential to an existing user.

@@ -11,6 +11,12 @@ extension SQLiteStorage {
         }
     }
 
+    public func metadataBLOBNumber() async throws -> Int? {
+        try database.read { db in
+            try db.row("SELECT number FROM metadata_blob WHERE id = 1").map { Int(try $0.integer("number")) }
+        }
+    }
+
     /// Compares and writes in one transaction, so that two instances storing different
     /// BLOBs at once end with the higher serial number.
     public func saveMetadataBLOB(_ blob: StoredMetadataBLOB) async throws -> MetadataBLOBSave {

@@ -44,7 +44,9 @@ extension SQLiteStorage {
             let row = try db.row(
                 "UPDATE passwords SET hash = NULL, removed_at = ? WHERE user_id = ? RETURNING *", [time.databaseSeconds, userID.rawValue]
             )
-            return try row.map { .removed(try PasswordRecord(stored: $0)) } ?? .noPassword
+            guard let row else { return .noPassword }
+            try Self.revokeSessions(signedInWith: .password, of: userID, at: time, db)
+            return .removed(try PasswordRecord(stored: row))
         }
     }
 

@@ -9,7 +9,9 @@ extension SQLiteStorage {
         // Scopes are stored as JSON, which escapes U+0000.
         try TextBinding.requireStorable(record.familyID, record.userID.rawValue, record.clientID, record.audience, in: "saveRefreshToken")
         try database.write { db in
-            try Self.insertFamilyIfNew(id: record.familyID, userID: record.userID, clientID: record.clientID, credentialID: nil, at: record.issuedAt, db)
+            try Self.insertFamilyIfNew(
+                id: record.familyID, userID: record.userID, clientID: record.clientID, credentialID: nil, method: record.method, at: record.issuedAt, db
+            )
             try Self.insertToken(record, db)
         }
     }
@@ -79,7 +81,7 @@ extension SQLiteStorage {
     public func startSession(familyID: String, userID: UserID, clientID: String, at time: Date) async throws {
         try TextBinding.requireStorable(familyID, userID.rawValue, clientID, in: "startSession")
         try database.write { db in
-            try Self.insertFamilyIfNew(id: familyID, userID: userID, clientID: clientID, credentialID: nil, at: time, db)
+            try Self.insertFamilyIfNew(id: familyID, userID: userID, clientID: clientID, credentialID: nil, method: .passkey, at: time, db)
         }
     }
 
@@ -117,11 +119,11 @@ extension SQLiteStorage {
         }
     }
 
-    /// Whether a family exists and has not been revoked.
-    public func isSessionActive(familyID: String) async throws -> Bool {
-        guard TextBinding.canMatch(familyID) else { return false }
+    /// Whether a family of `userID` exists and has not been revoked.
+    public func isSessionActive(familyID: String, userID: UserID) async throws -> Bool {
+        guard TextBinding.canMatch(familyID), TextBinding.canMatch(userID.rawValue) else { return false }
         return try database.read { db in
-            try db.row("SELECT 1 FROM refresh_token_families WHERE id = ? AND revoked_at IS NULL", [familyID]) != nil
+            try db.row("SELECT 1 FROM refresh_token_families WHERE id = ? AND user_id = ? AND revoked_at IS NULL", [familyID, userID.rawValue]) != nil
         }
     }
 
@@ -129,21 +131,25 @@ extension SQLiteStorage {
     /// transaction.
     static func startSession(_ start: TokenSessionStart, _ db: SQLiteConnection) throws {
         try TextBinding.requireStorable(start.familyID, start.userID.rawValue, start.clientID, in: "startSession")
-        try insertFamilyIfNew(id: start.familyID, userID: start.userID, clientID: start.clientID, credentialID: start.credentialID, at: start.startedAt, db)
+        try insertFamilyIfNew(
+            id: start.familyID, userID: start.userID, clientID: start.clientID, credentialID: start.credentialID, method: start.method, at: start.startedAt, db
+        )
         if let record = start.refreshToken {
             try TextBinding.requireStorable(record.familyID, record.userID.rawValue, record.clientID, record.audience, in: "saveRefreshToken")
             try insertToken(record, db)
         }
     }
 
-    private static func insertFamilyIfNew(id familyID: String, userID: UserID, clientID: String, credentialID: [UInt8]?, at time: Date, _ db: SQLiteConnection) throws {
+    private static func insertFamilyIfNew(
+        id familyID: String, userID: UserID, clientID: String, credentialID: [UInt8]?, method: SignInMethod, at time: Date, _ db: SQLiteConnection
+    ) throws {
         let inserted = try db.execute(
             """
-            INSERT INTO refresh_token_families (id, user_id, client_id, created_at, revoked_at, credential_id)
-            VALUES (?, ?, ?, ?, NULL, ?)
+            INSERT INTO refresh_token_families (id, user_id, client_id, created_at, revoked_at, credential_id, method)
+            VALUES (?, ?, ?, ?, NULL, ?, ?)
             ON CONFLICT (id) DO NOTHING
             """,
-            [familyID, userID.rawValue, clientID, time.databaseSeconds, credentialID]
+            [familyID, userID.rawValue, clientID, time.databaseSeconds, credentialID, method.rawValue]
         )
         guard inserted == 0 else { return }
         // A family is one login of one user at one client. A token claiming otherwise is a bug

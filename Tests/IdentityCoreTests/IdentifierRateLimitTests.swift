@@ -17,6 +17,8 @@ import WebAuthn
         )
         _ = try await passwords.signUp(client: fixture.client, email: "ada@example.com", password: "correct horse battery", name: nil)
         _ = try await passwords.signUp(client: fixture.client, email: "bob@example.com", password: "correct horse battery", name: nil)
+        // The sign-ups counted too (see below); their window passes first.
+        fixture.clock.advance(by: 120)
 
         for guess in ["wrong one", "wrong two"] {
             await #expect(throws: IdentityError.self) { _ = try await passwords.signIn(client: fixture.client, username: "ada@example.com", password: guess) }
@@ -31,5 +33,32 @@ import WebAuthn
         // Two windows later the count has slid away.
         fixture.clock.advance(by: 120)
         _ = try await passwords.signIn(client: fixture.client, username: "ada@example.com", password: "correct horse battery")
+    }
+
+    /// Sign-ups count toward the identifier's limit too, whether the address is free or
+    /// taken, so probing one address for an account stops at the limit.
+    @Test func signUpsPerIdentifierStopAtTheLimit() async throws {
+        let fixture = try await ServiceFixture()
+        let limits = RateLimits(startsPerWindow: 0, finishesPerWindow: 0, identifierAttemptsPerWindow: 3, store: fixture.storage, clock: fixture.clock)
+        let passwords = PasswordService(
+            storage: fixture.storage, hasher: PasswordHasher(logRounds: 4, blockSize: 8, parallelism: 1), clock: fixture.clock, random: SystemRandom(),
+            rateLimits: limits
+        )
+        _ = try await passwords.signUp(client: fixture.client, email: "ada@example.com", password: "correct horse battery", name: nil)
+        for _ in 0..<2 {
+            let taken = await #expect(throws: IdentityError.self) {
+                _ = try await passwords.signUp(client: fixture.client, email: "ADA@example.com", password: "correct horse battery", name: nil)
+            }
+            #expect(taken?.isUserExists == true, "\(String(describing: taken))")
+        }
+        let refused = await #expect(throws: IdentityError.self, "the fourth sign-up naming the address") {
+            _ = try await passwords.signUp(client: fixture.client, email: "ada@example.com", password: "correct horse battery", name: nil)
+        }
+        #expect(refused?.code == .tooManyRequests, "\(String(describing: refused))")
+        // A passkey sign-up naming it, at the start, is refused the same way.
+        let passkeys = try await fixture.passkeys(rateLimits: limits)
+        await #expect(throws: IdentityError(.tooManyRequests, "")) {
+            _ = try await passkeys.startSignup(client: fixture.client, profile: UserProfile(email: "ada@example.com"))
+        }
     }
 }

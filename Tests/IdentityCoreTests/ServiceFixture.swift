@@ -29,13 +29,22 @@ struct ServiceFixture {
         keys = SigningKeyRing(store: storage, clock: clock, random: SystemRandom(), publicationGrace: tokenConfiguration.longestSignedTokenLifetime, refreshInterval: 0)
         try await keys.prepare()
         tokens = TokenService(configuration: tokenConfiguration, keys: keys, users: storage, refreshTokens: storage, audit: storage, clock: clock, random: SystemRandom())
+        passkeys = try await Self.makePasskeys(storage: storage, tokens: tokens, clock: clock, rateLimits: nil)
+        accounts = AccountService(storage: storage, clock: clock)
+    }
+
+    /// The passkey service over this fixture's storage, with `rateLimits`.
+    func passkeys(rateLimits: RateLimits?) async throws -> PasskeyService {
+        try await Self.makePasskeys(storage: storage, tokens: tokens, clock: clock, rateLimits: rateLimits)
+    }
+
+    private static func makePasskeys(storage: InMemoryStorage, tokens: TokenService, clock: ManualClock, rateLimits: RateLimits?) async throws -> PasskeyService {
         let verifier = WebAuthnVerifier(policy: RelyingPartyPolicy(relyingPartyIDs: ["example.com"], origins: OriginPolicy(["https://example.com"]), signCountPolicy: .acceptAndFlag))
-        passkeys = PasskeyService(
+        return PasskeyService(
             configuration: PasskeyConfiguration(relyingPartyID: "example.com", relyingPartyName: "Example"),
             verifier: verifier, storage: storage, tokens: tokens,
-            secrets: try await InstanceSecrets.load(from: storage, random: SystemRandom()), clock: clock, random: SystemRandom()
+            secrets: try await InstanceSecrets.load(from: storage, random: SystemRandom()), clock: clock, random: SystemRandom(), rateLimits: rateLimits
         )
-        accounts = AccountService(storage: storage, clock: clock)
     }
 
     static let scopes = "openid profile email offline_access create:me:authentication_methods read:me:authentication_methods update:me:authentication_methods delete:me:authentication_methods"

@@ -98,7 +98,7 @@ struct PasskeyServiceTests {
         let error = await #expect(throws: IdentityError.self) {
             try await fixture.passkeys.startSignup(client: fixture.client, profile: UserProfile(email: "ADA@example.com"))
         }
-        #expect(error?.reason == .userExists)
+        #expect(error?.reason == .userExists(.email))
     }
 
     @Test func anEnrollmentSessionBelongsToOneUser() async throws {
@@ -110,7 +110,7 @@ struct PasskeyServiceTests {
         let challenge = try await fixture.passkeys.startEnrollment(userID: ada.userID, clientID: "app")
         let (response, _) = try fixture.authenticator.makeCredential(challenge.options, origin: fixture.origin)
         await #expect(throws: IdentityError(.invalidGrant, "")) {
-            try await fixture.passkeys.finishEnrollment(userID: bob.userID, clientID: "app", authSession: challenge.authSession, response: response)
+            try await fixture.passkeys.finishEnrollment(userID: bob.userID, clientID: "app", authSession: challenge.authSession, response: response, by: .owner(bob.signIn))
         }
         // An enrollment session cannot be redeemed at the token endpoint either.
         let second = try await fixture.passkeys.startEnrollment(userID: ada.userID, clientID: "app")
@@ -126,7 +126,7 @@ struct PasskeyServiceTests {
         let grant = try await fixture.tokens.authorize(tokens.access_token)
         let challenge = try await fixture.passkeys.startEnrollment(userID: grant.userID, clientID: "app")
         let (response, _) = try fixture.authenticator.makeCredential(challenge.options, origin: fixture.origin)
-        _ = try await fixture.passkeys.finishEnrollment(userID: grant.userID, clientID: "app", authSession: challenge.authSession, response: response)
+        _ = try await fixture.passkeys.finishEnrollment(userID: grant.userID, clientID: "app", authSession: challenge.authSession, response: response, by: .owner(grant.signIn))
         let methods = try await fixture.accounts.passkeys(of: grant.userID)
         #expect(methods.count == 2)
         _ = try await fixture.accounts.rename(of: grant.userID, methodID: methods[0].methodID, to: "  Laptop  ")

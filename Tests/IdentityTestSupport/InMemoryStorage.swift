@@ -79,6 +79,7 @@ public final class InMemoryStorage: IdentityStorage {
             guard state.credentials.contains(where: { $0.userID == userID && !$0.isDisabled }) else { return .lastMethod }
             let removed = PasswordRecord(userID: userID, hash: nil, createdAt: record.createdAt, lastUsedAt: record.lastUsedAt, removedAt: time)
             state.passwords[userID] = removed
+            state.revokeSessions(signedInWith: .password, of: userID, at: time)
             return .removed(removed)
         }
     }
@@ -113,13 +114,16 @@ public final class InMemoryStorage: IdentityStorage {
         state.withLock { state in state.credentials.first { $0.recordID == recordID } }
     }
 
-    /// Turns a user's credential off or on again.
-    public func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool, at time: Date) async throws -> Bool {
+    /// Turns a user's credential off or on again; an administrator's turning it off holds
+    /// until an administrator turns it on.
+    public func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool, byAdministrator: Bool, at time: Date) async throws -> CredentialStateChange {
         state.withLock { state in
-            guard let index = state.credentials.firstIndex(where: { $0.credentialID == id && $0.userID == userID }) else { return false }
+            guard let index = state.credentials.firstIndex(where: { $0.credentialID == id && $0.userID == userID }) else { return .notFound }
+            if !disabled, !byAdministrator, state.credentials[index].isDisabledByAdministrator { return .heldByAdministrator }
             state.credentials[index].isDisabled = disabled
+            state.credentials[index].isDisabledByAdministrator = disabled && (state.credentials[index].isDisabledByAdministrator || byAdministrator)
             if disabled { state.revokeSessions(startedBy: id, at: time) }
-            return true
+            return .changed
         }
     }
 
@@ -292,10 +296,10 @@ public final class InMemoryStorage: IdentityStorage {
         }
     }
 
-    /// Whether a family exists and has not been revoked.
-    public func isSessionActive(familyID: String) async throws -> Bool {
+    /// Whether a family of `userID` exists and has not been revoked.
+    public func isSessionActive(familyID: String, userID: UserID) async throws -> Bool {
         state.withLock { state in
-            guard let family = state.families[familyID] else { return false }
+            guard let family = state.families[familyID], family.userID == userID else { return false }
             return family.revokedAt == nil
         }
     }
@@ -551,6 +555,10 @@ extension InMemoryStorage {
         state.withLock { $0.metadataBLOB }
     }
 
+    public func metadataBLOBNumber() async throws -> Int? {
+        try await metadataBLOB()?.number
+    }
+
     public func saveMetadataBLOB(_ blob: StoredMetadataBLOB) async throws -> MetadataBLOBSave {
         state.withLock { state in
             if let stored = state.metadataBLOB {
@@ -584,6 +592,7 @@ private struct Family {
     let clientID: String
     var revokedAt: Date?
     var startedAt: Date = .distantPast
+    var method: SignInMethod = .passkey
 }
 
 private struct State {
@@ -673,7 +682,7 @@ private struct State {
         }
         try insertToken(record)
         if families[record.familyID] == nil {
-            families[record.familyID] = Family(userID: record.userID, clientID: record.clientID, revokedAt: nil, startedAt: record.issuedAt)
+            families[record.familyID] = Family(userID: record.userID, clientID: record.clientID, revokedAt: nil, startedAt: record.issuedAt, method: record.method)
         }
     }
 
@@ -689,9 +698,21 @@ private struct State {
     }
 
     mutating func startSession(_ start: TokenSessionStart) throws {
+        let isNew = families[start.familyID] == nil
         try startSession(familyID: start.familyID, userID: start.userID, clientID: start.clientID, at: start.startedAt)
+        if isNew { families[start.familyID]?.method = start.method }
         if let credentialID = start.credentialID, familyCredentials[start.familyID] == nil { familyCredentials[start.familyID] = credentialID }
         if let record = start.refreshToken { try saveRefreshToken(record) }
+    }
+
+    /// Revokes the families and browser sessions of `userID` that a sign-in by `method` started.
+    mutating func revokeSessions(signedInWith method: SignInMethod, of userID: UserID, at time: Date) {
+        for (familyID, family) in families where family.userID == userID && family.method == method && family.revokedAt == nil {
+            families[familyID]?.revokedAt = time
+        }
+        for (hash, stored) in browserSessions where stored.session.userID == userID && stored.session.method == method && stored.revokedAt == nil {
+            browserSessions[hash] = (stored.session, time)
+        }
     }
 
     /// Revokes the families and browser sessions a credential started.

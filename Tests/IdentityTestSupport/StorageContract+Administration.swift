@@ -15,13 +15,30 @@ extension StorageContract {
         #expect(try await storage.credential(recordID: "' OR 1=1 --") == nil)
         #expect(credential.origin == "https://example.com", "the origin round-trips")
 
-        #expect(try await storage.setCredentialDisabled(id: credential.credentialID, userID: bob.id, disabled: true, at: StorageFixtures.time(9)) == false, "only the owner's")
+        func set(_ disabled: Bool, _ user: User, byAdministrator: Bool = false, id: [UInt8]? = nil) async throws -> CredentialStateChange {
+            try await storage.setCredentialDisabled(
+                id: id ?? credential.credentialID, userID: user.id, disabled: disabled, byAdministrator: byAdministrator, at: StorageFixtures.time(9)
+            )
+        }
+        #expect(try await set(true, bob) == .notFound, "only the owner's")
         #expect(try await storage.credential(id: credential.credentialID)?.isDisabled == false)
-        #expect(try await storage.setCredentialDisabled(id: credential.credentialID, userID: alice.id, disabled: true, at: StorageFixtures.time(9)))
+        #expect(try await set(true, alice) == .changed)
         #expect(try await storage.credential(recordID: credential.recordID)?.isDisabled == true)
-        #expect(try await storage.setCredentialDisabled(id: credential.credentialID, userID: alice.id, disabled: false, at: StorageFixtures.time(9)))
+        #expect(try await storage.credential(recordID: credential.recordID)?.isDisabledByAdministrator == false)
+        #expect(try await set(false, alice) == .changed)
         #expect(try await storage.credential(id: credential.credentialID)?.isDisabled == false)
-        #expect(try await storage.setCredentialDisabled(id: [1, 2, 3], userID: alice.id, disabled: true, at: StorageFixtures.time(9)) == false)
+        #expect(try await set(true, alice, id: [1, 2, 3]) == .notFound)
+
+        // An administrator's decision stands against the owner, and only an administrator
+        // undoes it; the owner turning it off again does not take it over.
+        #expect(try await set(true, alice, byAdministrator: true) == .changed)
+        #expect(try await storage.credential(id: credential.credentialID)?.isDisabledByAdministrator == true)
+        #expect(try await set(false, alice) == .heldByAdministrator)
+        #expect(try await storage.credential(id: credential.credentialID)?.isDisabled == true, "still off")
+        #expect(try await set(true, alice) == .changed)
+        #expect(try await set(false, alice) == .heldByAdministrator, "still the administrator's")
+        #expect(try await set(false, alice, byAdministrator: true) == .changed)
+        #expect(try await storage.credential(id: credential.credentialID).map { !$0.isDisabled && !$0.isDisabledByAdministrator } == true)
 
         // Another credential carrying an existing record ID is refused as a duplicate.
         let clash = PasskeyCredential(

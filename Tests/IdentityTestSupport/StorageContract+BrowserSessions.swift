@@ -44,10 +44,10 @@ extension StorageContract {
             refreshToken: StorageFixtures.refreshToken("code-token", familyID: "family-1", userID: alice.id)
         )
         #expect(try await storage.consumeAuthorizationCode(hash: code.codeHash, at: StorageFixtures.time(1), starting: start) == .consumed(code))
-        #expect(try await storage.isSessionActive(familyID: "family-1"))
+        #expect(try await storage.isSessionActive(familyID: "family-1", userID: alice.id))
         #expect(try await storage.refreshToken(hash: StorageFixtures.refreshToken("code-token", familyID: "family-1", userID: alice.id).tokenHash) != nil)
         #expect(try await storage.consumeAuthorizationCode(hash: code.codeHash, at: StorageFixtures.time(120), starting: nil) == .reused(code))
-        #expect(try await storage.isSessionActive(familyID: "family-1") == false, "reuse revokes the tokens of the first exchange")
+        #expect(try await storage.isSessionActive(familyID: "family-1", userID: alice.id) == false, "reuse revokes the tokens of the first exchange")
 
         let expired = AuthorizationCode(
             codeHash: StorageFixtures.tokenHash("c3"), clientID: "client-a", userID: alice.id, redirectURI: "https://app.example/cb",
@@ -65,16 +65,16 @@ extension StorageContract {
     static func sessionWithoutRefreshToken(_ storage: any IdentityStorage) async throws {
         let (alice, _) = try await signUp("alice", on: storage)
         let (bob, _) = try await signUp("bob", on: storage)
-        #expect(try await storage.isSessionActive(familyID: "family-1") == false)
+        #expect(try await storage.isSessionActive(familyID: "family-1", userID: alice.id) == false)
         try await storage.startSession(familyID: "family-1", userID: alice.id, clientID: "client-a", at: StorageFixtures.time(0))
         try await storage.startSession(familyID: "family-1", userID: alice.id, clientID: "client-a", at: StorageFixtures.time(5))
-        #expect(try await storage.isSessionActive(familyID: "family-1"))
+        #expect(try await storage.isSessionActive(familyID: "family-1", userID: alice.id))
         await #expect(throws: (any Error).self, "a family belongs to one user") {
             try await storage.startSession(familyID: "family-1", userID: bob.id, clientID: "client-a", at: StorageFixtures.time(5))
         }
         // A refresh token may join the session later.
         try await storage.saveRefreshToken(StorageFixtures.refreshToken("t1", familyID: "family-1", userID: alice.id))
-        #expect(try await storage.isSessionActive(familyID: "family-1"))
+        #expect(try await storage.isSessionActive(familyID: "family-1", userID: alice.id))
     }
 
     /// Changing the display name keeps everything else.

@@ -29,7 +29,7 @@ extension StorageContract {
         #expect(try await storage.user(id: alice.id) == alice)
         #expect(try await storage.credential(id: credential.credentialID) == credential)
         #expect(try await storage.refreshToken(hash: family.tokenHash) == family)
-        #expect(try await storage.isSessionActive(familyID: "family-1"))
+        #expect(try await storage.isSessionActive(familyID: "family-1", userID: alice.id))
 
         let use = CredentialUse(signCount: 9, isBackedUp: true, isUserVerified: true, usedAt: StorageFixtures.time(2), signCountRegressed: false)
         let browser = BrowserSession(
@@ -55,7 +55,7 @@ extension StorageContract {
             session: .tokens(TokenSessionStart(familyID: "family-2", userID: alice.id, clientID: "client-a", startedAt: StorageFixtures.time(3), refreshToken: nil))
         )))
         #expect(try await storage.credentials(userID: alice.id).map(\.credentialID) == [credential.credentialID, second.credentialID])
-        #expect(try await storage.isSessionActive(familyID: "family-2"), "a session without a refresh token")
+        #expect(try await storage.isSessionActive(familyID: "family-2", userID: alice.id), "a session without a refresh token")
     }
 
     /// A completion whose write fails writes nothing, not even its key: the same ceremony
@@ -74,7 +74,7 @@ extension StorageContract {
         #expect(try await storage.user(id: bob.id) == nil)
         #expect(try await storage.credential(id: StorageFixtures.credentialID("bob-1")) == nil)
         #expect(try await storage.events(userID: nil, limit: 10).isEmpty, "no event")
-        #expect(try await storage.isSessionActive(familyID: "family-bob") == false, "no session")
+        #expect(try await storage.isSessionActive(familyID: "family-bob", userID: bob.id) == false, "no session")
 
         let nobody = UserID(rawValue: "user-nobody")
         await #expect(throws: (any Error).self, "a session of a user that does not exist") {
@@ -118,9 +118,9 @@ extension StorageContract {
         }
         await #expect(throws: StaleRead(), "another counter") { _ = try await complete("counter", signCount: credential.signCount + 1, ownerUpdatedAt: alice.updatedAt) }
         await #expect(throws: StaleRead(), "another owner state") { _ = try await complete("owner", signCount: credential.signCount, ownerUpdatedAt: StorageFixtures.time(99)) }
-        #expect(try await storage.setCredentialDisabled(id: credential.credentialID, userID: alice.id, disabled: true, at: StorageFixtures.time(9)))
+        #expect(try await storage.setCredentialDisabled(id: credential.credentialID, userID: alice.id, disabled: true, byAdministrator: false, at: StorageFixtures.time(9)) == .changed)
         await #expect(throws: StaleRead(), "a disabled passkey") { _ = try await complete("disabled", signCount: credential.signCount, ownerUpdatedAt: alice.updatedAt) }
-        #expect(try await storage.setCredentialDisabled(id: credential.credentialID, userID: alice.id, disabled: false, at: StorageFixtures.time(9)))
+        #expect(try await storage.setCredentialDisabled(id: credential.credentialID, userID: alice.id, disabled: false, byAdministrator: false, at: StorageFixtures.time(9)) == .changed)
         #expect(try await storage.events(userID: nil, limit: 10).isEmpty, "nothing was written")
         #expect(try await storage.credential(id: credential.credentialID)?.signCount == credential.signCount)
 

@@ -79,7 +79,7 @@ extension StorageContract {
         let others = outcomes.filter { $0 != .rotated(previous: token) }
         #expect(others.allSatisfy { $0 == .reused(familyID: "family-1", userID: alice.id) || $0 == .invalid }, "\(others)")
         #expect(others.contains(.reused(familyID: "family-1", userID: alice.id)), "the first replay is detected as reuse")
-        #expect(try await storage.isSessionActive(familyID: "family-1") == false)
+        #expect(try await storage.isSessionActive(familyID: "family-1", userID: alice.id) == false)
     }
 
     /// Deleting a user's last two credentials at once removes exactly one.

@@ -28,9 +28,9 @@ extension StorageContract {
         }
         #expect(try await storage.revokeConsent(userID: ada.id, clientID: "client-b", at: StorageFixtures.time(4)))
         #expect(try await storage.consent(userID: ada.id, clientID: "client-b") == nil)
-        #expect(try await storage.isSessionActive(familyID: "ada-b") == false, "the client's sessions end with the consent")
-        #expect(try await storage.isSessionActive(familyID: "ada-a"), "another client's do not")
-        #expect(try await storage.isSessionActive(familyID: "bob-b"), "nor another person's")
+        #expect(try await storage.isSessionActive(familyID: "ada-b", userID: ada.id) == false, "the client's sessions end with the consent")
+        #expect(try await storage.isSessionActive(familyID: "ada-a", userID: ada.id), "another client's do not")
+        #expect(try await storage.isSessionActive(familyID: "bob-b", userID: bob.id), "nor another person's")
         #expect(try await storage.consent(userID: bob.id, clientID: "client-b") != nil)
         #expect(try await storage.revokeConsent(userID: ada.id, clientID: "client-b", at: StorageFixtures.time(5)) == false, "already gone")
 

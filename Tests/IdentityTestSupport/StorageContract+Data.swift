@@ -68,8 +68,8 @@ extension StorageContract {
         )
         #expect(outcome == .invalid)
         #expect(try await storage.revokeRefreshTokenFamily(hash: token.tokenHash, clientID: "client-a\u{0}", at: StorageFixtures.time(1)) == nil)
-        #expect(try await storage.isSessionActive(familyID: "family-1\u{0}") == false)
-        #expect(try await storage.isSessionActive(familyID: "family-1"))
+        #expect(try await storage.isSessionActive(familyID: "family-1\u{0}", userID: alice.id) == false)
+        #expect(try await storage.isSessionActive(familyID: "family-1", userID: alice.id))
 
         // The audit log keeps what it is given, whatever it contains.
         try await storage.record(AuditEvent(time: StorageFixtures.time(1), kind: .loginFailed, detail: "bad\u{0}input"))

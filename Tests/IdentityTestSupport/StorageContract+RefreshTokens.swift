@@ -7,7 +7,7 @@ extension StorageContract {
         let (alice, _) = try await signUp("alice", on: storage)
         let first = StorageFixtures.refreshToken("t1", familyID: "family-1", userID: alice.id)
         try await storage.saveRefreshToken(first)
-        #expect(try await storage.isSessionActive(familyID: "family-1"))
+        #expect(try await storage.isSessionActive(familyID: "family-1", userID: alice.id))
 
         let outcome = try await storage.rotateRefreshToken(
             hash: first.tokenHash, clientID: "client-a", newHash: StorageFixtures.tokenHash("t2"),
@@ -27,7 +27,7 @@ extension StorageContract {
             newExpiresAt: StorageFixtures.time(9000), at: StorageFixtures.time(4000)
         )
         #expect(next == .rotated(previous: second), "the replacement is current, and outlives the first token's expiry")
-        #expect(try await storage.isSessionActive(familyID: "family-1"))
+        #expect(try await storage.isSessionActive(familyID: "family-1", userID: alice.id))
         // Reading a token's grant works whatever its state, and finds nothing for an unknown hash.
         #expect(try await storage.refreshToken(hash: first.tokenHash) == first)
         #expect(try await storage.refreshToken(hash: StorageFixtures.tokenHash("unknown")) == nil)
@@ -50,7 +50,7 @@ extension StorageContract {
             newExpiresAt: StorageFixtures.time(3600), at: StorageFixtures.time(700)
         )
         #expect(replay == .reused(familyID: "family-1", userID: alice.id), "replayed after its own expiry")
-        #expect(try await storage.isSessionActive(familyID: "family-1") == false)
+        #expect(try await storage.isSessionActive(familyID: "family-1", userID: alice.id) == false)
 
         let current = try await storage.rotateRefreshToken(
             hash: StorageFixtures.tokenHash("t2"), clientID: "client-a", newHash: StorageFixtures.tokenHash("t4"),
@@ -62,7 +62,7 @@ extension StorageContract {
             newExpiresAt: StorageFixtures.time(3600), at: StorageFixtures.time(800)
         )
         #expect(never == .invalid, "a replay stores no replacement")
-        #expect(try await storage.isSessionActive(familyID: "family-2"), "other sessions are unaffected")
+        #expect(try await storage.isSessionActive(familyID: "family-2", userID: alice.id), "other sessions are unaffected")
     }
 
     /// Unknown, expired and other clients' tokens are invalid and change nothing.
@@ -80,7 +80,7 @@ extension StorageContract {
         #expect(try await present(StorageFixtures.tokenHash("unknown"), "client-a", at: 60, newLabel: "n1") == .invalid)
         #expect(try await present(token.tokenHash, "client-b", at: 60, newLabel: "n2") == .invalid, "another client")
         #expect(try await present(token.tokenHash, "client-a", at: 600, newLabel: "n3") == .invalid, "at expiresAt")
-        #expect(try await storage.isSessionActive(familyID: "family-1"), "no attempt above revokes the session")
+        #expect(try await storage.isSessionActive(familyID: "family-1", userID: alice.id), "no attempt above revokes the session")
         for label in ["n1", "n2", "n3"] {
             #expect(try await present(StorageFixtures.tokenHash(label), "client-a", at: 61, newLabel: "x-\(label)") == .invalid, "no replacement \(label)")
         }
@@ -94,18 +94,18 @@ extension StorageContract {
         try await storage.saveRefreshToken(token)
 
         #expect(try await storage.revokeRefreshTokenFamily(hash: token.tokenHash, clientID: "client-b", at: StorageFixtures.time(10)) == nil)
-        #expect(try await storage.isSessionActive(familyID: "family-1"), "another client cannot log the user out")
+        #expect(try await storage.isSessionActive(familyID: "family-1", userID: alice.id), "another client cannot log the user out")
         #expect(try await storage.revokeRefreshTokenFamily(hash: StorageFixtures.tokenHash("unknown"), clientID: "client-a", at: StorageFixtures.time(10)) == nil)
 
         #expect(try await storage.revokeRefreshTokenFamily(hash: token.tokenHash, clientID: "client-a", at: StorageFixtures.time(20)) == alice.id)
-        #expect(try await storage.isSessionActive(familyID: "family-1") == false)
+        #expect(try await storage.isSessionActive(familyID: "family-1", userID: alice.id) == false)
         #expect(try await storage.revokeRefreshTokenFamily(hash: token.tokenHash, clientID: "client-a", at: StorageFixtures.time(30)) == alice.id, "revoking twice")
         let outcome = try await storage.rotateRefreshToken(
             hash: token.tokenHash, clientID: "client-a", newHash: StorageFixtures.tokenHash("t2"),
             newExpiresAt: StorageFixtures.time(3600), at: StorageFixtures.time(40)
         )
         #expect(outcome == .invalid)
-        #expect(try await storage.isSessionActive(familyID: "family-unknown") == false)
+        #expect(try await storage.isSessionActive(familyID: "family-unknown", userID: alice.id) == false)
     }
 
     /// A family belongs to one user at one client.
@@ -132,6 +132,6 @@ extension StorageContract {
             )
             #expect(outcome == .invalid, "\(label) was not stored")
         }
-        #expect(try await storage.isSessionActive(familyID: "family-5") == false)
+        #expect(try await storage.isSessionActive(familyID: "family-5", userID: alice.id) == false)
     }
 }

@@ -19,18 +19,21 @@ extension StorageContract {
         }
         try await start("by-first", first)
         try await start("by-second", second)
-        try await start("by-password", nil)
+        try await storage.startSession(TokenSessionStart(
+            familyID: "by-password", userID: ada.id, clientID: "client-a", startedAt: StorageFixtures.time(2),
+            refreshToken: StorageFixtures.refreshToken("token-by-password", familyID: "by-password", userID: ada.id), method: .password
+        ))
         let browser = BrowserSession(
             tokenHash: Array("browser-first".utf8), userID: ada.id, authenticatedAt: StorageFixtures.time(2), userVerified: true,
             expiresAt: StorageFixtures.time(1000), credentialID: first.credentialID
         )
         try await storage.saveBrowserSession(browser)
 
-        #expect(try await storage.setCredentialDisabled(id: first.credentialID, userID: ada.id, disabled: true, at: StorageFixtures.time(3)))
-        #expect(try await storage.isSessionActive(familyID: "by-first") == false)
+        #expect(try await storage.setCredentialDisabled(id: first.credentialID, userID: ada.id, disabled: true, byAdministrator: false, at: StorageFixtures.time(3)) == .changed)
+        #expect(try await storage.isSessionActive(familyID: "by-first", userID: ada.id) == false)
         #expect(try await storage.browserSession(hash: browser.tokenHash, at: StorageFixtures.time(4)) == nil)
-        #expect(try await storage.isSessionActive(familyID: "by-second"))
-        #expect(try await storage.isSessionActive(familyID: "by-password"))
+        #expect(try await storage.isSessionActive(familyID: "by-second", userID: ada.id))
+        #expect(try await storage.isSessionActive(familyID: "by-password", userID: ada.id))
         // A revoked family's refresh token no longer rotates.
         let rotated = try await storage.rotateRefreshToken(
             hash: StorageFixtures.refreshToken("token-by-first", familyID: "by-first", userID: ada.id).tokenHash,
@@ -39,8 +42,8 @@ extension StorageContract {
         #expect(rotated == .invalid)
 
         #expect(try await storage.deleteCredential(id: second.credentialID, userID: ada.id, at: StorageFixtures.time(6)) == .deleted)
-        #expect(try await storage.isSessionActive(familyID: "by-second") == false)
-        #expect(try await storage.isSessionActive(familyID: "by-password"))
+        #expect(try await storage.isSessionActive(familyID: "by-second", userID: ada.id) == false)
+        #expect(try await storage.isSessionActive(familyID: "by-password", userID: ada.id))
     }
 
     /// "Sign out everywhere" ends every live session of one user, and only theirs.
@@ -59,10 +62,10 @@ extension StorageContract {
             ))
         }
         #expect(try await storage.revokeAllSessions(userID: ada.id, at: StorageFixtures.time(2)) == 3)
-        #expect(try await storage.isSessionActive(familyID: "ada-1") == false)
-        #expect(try await storage.isSessionActive(familyID: "ada-2") == false)
+        #expect(try await storage.isSessionActive(familyID: "ada-1", userID: ada.id) == false)
+        #expect(try await storage.isSessionActive(familyID: "ada-2", userID: ada.id) == false)
         #expect(try await storage.browserSession(hash: Array("ada-browser".utf8), at: StorageFixtures.time(3)) == nil)
-        #expect(try await storage.isSessionActive(familyID: "bob-1"))
+        #expect(try await storage.isSessionActive(familyID: "bob-1", userID: bob.id))
         #expect(try await storage.browserSession(hash: Array("bob-browser".utf8), at: StorageFixtures.time(3)) != nil)
         // Nothing is left to revoke.
         #expect(try await storage.revokeAllSessions(userID: ada.id, at: StorageFixtures.time(4)) == 0)
@@ -89,8 +92,77 @@ extension StorageContract {
             ))
         }
         #expect(try await storage.purgeRefreshTokenFamilies(startedBefore: StorageFixtures.time(50), limit: 10) == 1)
-        #expect(try await storage.isSessionActive(familyID: "old") == false)
+        #expect(try await storage.isSessionActive(familyID: "old", userID: ada.id) == false)
         #expect(try await storage.refreshToken(hash: StorageFixtures.refreshToken("token-old", familyID: "old", userID: ada.id).tokenHash) == nil)
-        #expect(try await storage.isSessionActive(familyID: "new"))
+        #expect(try await storage.isSessionActive(familyID: "new", userID: ada.id))
+    }
+
+    /// Removing the password ends, in the same transaction, every session a password sign-in
+    /// started (login sessions with or without a refresh token, browser sessions), and none
+    /// that a passkey started; another account's are untouched.
+    static func passwordRemovalRevokesItsSessions(_ storage: any IdentityStorage) async throws {
+        try await storage.createUser(
+            User(id: UserID(rawValue: "user-cy"), userHandle: Array("cy-handle".utf8), profile: UserProfile(email: "cy@example.com"),
+                 createdAt: StorageFixtures.time(0), updatedAt: StorageFixtures.time(0)),
+            password: PasswordRecord(userID: UserID(rawValue: "user-cy"), hash: "$scrypt$cy", createdAt: StorageFixtures.time(0))
+        )
+        // Dee signed up with a password and has added a passkey since.
+        try await storage.createUser(
+            User(id: UserID(rawValue: "user-dee"), userHandle: Array("dee-handle".utf8), profile: UserProfile(email: "dee@example.com"),
+                 createdAt: StorageFixtures.time(0), updatedAt: StorageFixtures.time(0)),
+            password: PasswordRecord(userID: UserID(rawValue: "user-dee"), hash: "$scrypt$dee", createdAt: StorageFixtures.time(0))
+        )
+        let dee = UserID(rawValue: "user-dee")
+        let deesPasskey = StorageFixtures.credential("dee-1", userID: dee, createdAt: StorageFixtures.time(1))
+        try await storage.addCredential(deesPasskey)
+        func family(_ id: String, _ user: UserID, _ method: SignInMethod, token: Bool = true) async throws {
+            try await storage.startSession(TokenSessionStart(
+                familyID: id, userID: user, clientID: "client-a", startedAt: StorageFixtures.time(2),
+                refreshToken: token ? StorageFixtures.refreshToken("token-\(id)", familyID: id, userID: user) : nil,
+                credentialID: method == .passkey ? deesPasskey.credentialID : nil, method: method
+            ))
+        }
+        func browser(_ label: String, _ user: UserID, _ method: SignInMethod) async throws -> BrowserSession {
+            let session = BrowserSession(
+                tokenHash: Array(label.utf8), userID: user, authenticatedAt: StorageFixtures.time(2), userVerified: method == .passkey,
+                expiresAt: StorageFixtures.time(1000), credentialID: method == .passkey ? deesPasskey.credentialID : nil, method: method
+            )
+            try await storage.saveBrowserSession(session)
+            return session
+        }
+        try await family("dee-password", dee, .password)
+        try await family("dee-password-no-token", dee, .password, token: false)
+        try await family("dee-passkey", dee, .passkey)
+        let passwordBrowser = try await browser("dee-password-browser", dee, .password)
+        let passkeyBrowser = try await browser("dee-passkey-browser", dee, .passkey)
+        #expect(try await storage.browserSession(hash: passwordBrowser.tokenHash, at: StorageFixtures.time(3))?.method == .password, "the method round-trips")
+        try await family("cy-password", UserID(rawValue: "user-cy"), .password)
+
+        guard case .removed = try await storage.removePassword(userID: dee, at: StorageFixtures.time(4)) else {
+            Issue.record("the password was not removed")
+            return
+        }
+        #expect(try await storage.isSessionActive(familyID: "dee-password", userID: dee) == false)
+        #expect(try await storage.isSessionActive(familyID: "dee-password-no-token", userID: dee) == false)
+        #expect(try await storage.browserSession(hash: passwordBrowser.tokenHash, at: StorageFixtures.time(5)) == nil)
+        #expect(try await storage.isSessionActive(familyID: "dee-passkey", userID: dee), "a passkey's session stays")
+        #expect(try await storage.browserSession(hash: passkeyBrowser.tokenHash, at: StorageFixtures.time(5)) != nil)
+        #expect(try await storage.isSessionActive(familyID: "cy-password", userID: UserID(rawValue: "user-cy")), "another account's stays")
+        let rotated = try await storage.rotateRefreshToken(
+            hash: StorageFixtures.refreshToken("token-dee-password", familyID: "dee-password", userID: dee).tokenHash,
+            clientID: "client-a", newHash: Array("new".utf8), newExpiresAt: StorageFixtures.time(500), at: StorageFixtures.time(6)
+        )
+        #expect(rotated == .invalid, "the password session's refresh token no longer rotates")
+    }
+
+    /// A login session is active only for the user it belongs to: an access token whose
+    /// `sid` names another account's session is refused.
+    static func sessionBelongsToItsUser(_ storage: any IdentityStorage) async throws {
+        let (ada, _) = try await signUp("ada", on: storage)
+        let (bob, _) = try await signUp("bob", on: storage)
+        try await storage.startSession(TokenSessionStart(familyID: "ada-1", userID: ada.id, clientID: "client-a", startedAt: StorageFixtures.time(1), refreshToken: nil))
+        #expect(try await storage.isSessionActive(familyID: "ada-1", userID: ada.id))
+        #expect(try await storage.isSessionActive(familyID: "ada-1", userID: bob.id) == false)
+        #expect(try await storage.isSessionActive(familyID: "ada-1", userID: UserID(rawValue: "user-ada\u{0}")) == false)
     }
 }

@@ -53,6 +53,8 @@ public enum StorageContract {
         case refreshTokenFamilyOwnership
         case sessionWithoutRefreshToken
         case passkeyRemovalRevokesItsSessions
+        case passwordRemovalRevokesItsSessions
+        case sessionBelongsToItsUser
         case signOutEverywhere
         case consentLifecycle
         case retentionPurges
@@ -115,6 +117,8 @@ public enum StorageContract {
         case .refreshTokenFamilyOwnership: try await refreshTokenFamilyOwnership(storage)
         case .sessionWithoutRefreshToken: try await sessionWithoutRefreshToken(storage)
         case .passkeyRemovalRevokesItsSessions: try await passkeyRemovalRevokesItsSessions(storage)
+        case .passwordRemovalRevokesItsSessions: try await passwordRemovalRevokesItsSessions(storage)
+        case .sessionBelongsToItsUser: try await sessionBelongsToItsUser(storage)
         case .signOutEverywhere: try await signOutEverywhere(storage)
         case .consentLifecycle: try await consentLifecycle(storage)
         case .retentionPurges: try await retentionPurges(storage)

@@ -204,15 +204,20 @@ struct PasswordJourneyTests {
         let signals = try await client.removePassword(userID: userID, accessToken: token)
         #expect(signals.unusedPassword == AccountSignals.UnusedPassword(domain: "localhost", username: "kim@example.com"))
         #expect(signals.allAcceptedCredentialIDs == [Base64URL.encode(kim.credentials[0].credentialID)])
-        #expect(try await client.signals(accessToken: token) == signals)
-        #expect(try await client.authenticationMethods(accessToken: token).map(\.type) == ["passkey"])
+        // The password's sessions end with it, this one too: its refresh and access tokens.
+        await expectAPIError(status: 401) { try await client.signals(accessToken: token) }
+        await expectAPIError(status: 403) { try await client.refresh(refreshToken: try #require(session.refreshToken)) }
+        // The passkey signs in, to a session that says so.
+        let fresh = try await kim.signIn().accessToken
+        #expect(try await client.signals(accessToken: fresh) == signals)
+        #expect(try await client.authenticationMethods(accessToken: fresh).map(\.type) == ["passkey"])
         // Gone: the password signs in no more, with the one answer; removing it again is a 404.
         let refused = await expectAPIError(status: 403) { try await client.signIn(username: "kim@example.com", password: "kim@example.com's long password") }
         #expect(refused?.detail == "Wrong email or password.")
-        await expectAPIError(status: 404) { try await client.removePassword(userID: userID, accessToken: token) }
+        await expectAPIError(status: 404) { try await client.removePassword(userID: userID, accessToken: fresh) }
         // The passkey is now the last way in.
-        let methods = try await client.authenticationMethods(accessToken: token)
-        await expectAPIError(status: 409) { try await client.deleteAuthenticationMethod(id: methods[0].id, accessToken: token) }
+        let methods = try await client.authenticationMethods(accessToken: fresh)
+        await expectAPIError(status: 409) { try await client.deleteAuthenticationMethod(id: methods[0].id, accessToken: fresh) }
     }
 
     /// While the account has a password, its only passkey may go.

@@ -85,7 +85,7 @@ import Testing
             let stored = try #require(try await reopened.credential(id: credential.credentialID))
             #expect(stored.signCount == 9 && stored.isBackedUp && stored.isUserVerified && stored.lastUsedAt == StorageFixtures.time(30))
             #expect(try await reopened.completeCeremony(CeremonyCompletion(key: StorageFixtures.ceremonyKey("c1"))) == false, "the finished ceremony stays finished")
-            #expect(try await reopened.isSessionActive(familyID: "family-1"))
+            #expect(try await reopened.isSessionActive(familyID: "family-1", userID: token.userID))
             let outcome = try await reopened.rotateRefreshToken(
                 hash: token.tokenHash, clientID: "client-a", newHash: [9], newExpiresAt: StorageFixtures.time(9000), at: StorageFixtures.time(60)
             )
@@ -187,7 +187,7 @@ import Testing
             let credential = try #require(try await storage.credential(id: [0x0a, 0x0b]))
             #expect(credential.name == "Laptop" && credential.signCount == 3 && credential.transports == ["internal"])
             #expect(try await storage.user(identifier: .email("ada@example.com"))?.id.rawValue == "user-ada")
-            #expect(try await storage.isSessionActive(familyID: "family-1"))
+            #expect(try await storage.isSessionActive(familyID: "family-1", userID: UserID(rawValue: "user-ada")))
             let rotated = try await storage.rotateRefreshToken(hash: [0xaa], clientID: "demo", newHash: [0xbb], newExpiresAt: StorageFixtures.time(99_999), at: StorageFixtures.time(2))
             guard case .rotated(let previous) = rotated else { throw TestFailure("the old refresh token did not rotate: \(rotated)") }
             #expect(previous.scopes == ["openid"])

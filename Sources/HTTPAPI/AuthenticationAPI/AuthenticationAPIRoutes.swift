@@ -7,27 +7,30 @@ extension Router where Context == BasicRequestContext {
     /// Adds the Authentication API in Auth0's shapes: `/passkey/register`,
     /// `/passkey/challenge`, `/dbconnections/signup`, `/oauth/token` and `/oauth/revoke`.
     public func addAuthenticationAPI(_ services: AuthenticationAPIServices) {
-        let api = group().add(middleware: ErrorRenderingMiddleware(AuthenticationAPIErrors())).add(middleware: RateLimitMiddleware(services.passkeys.rateLimits))
-        api.post("/passkey/register") { request, context in
+        let renderer = AuthenticationAPIErrors()
+        let api = group().add(middleware: ErrorRenderingMiddleware(renderer))
+        let starts = api.ceremonyStarts(services.passkeys.rateLimits, renderer: renderer)
+        let finishes = api.ceremonyFinishes(services.passkeys.rateLimits, renderer: renderer)
+        starts.post("/passkey/register") { request, context in
             let body = try await services.body.json(SignupRequest.self, from: request)
             let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
             let challenge = try await services.passkeys.startSignup(client: client, profile: body.user_profile?.input)
             return JSONResponse.make(ChallengeResponse(authn_params_public_key: challenge.options, auth_session: challenge.authSession))
         }
-        api.post("/passkey/challenge") { request, context in
+        starts.post("/passkey/challenge") { request, context in
             let body = try await services.body.json(LoginChallengeRequest.self, from: request)
             let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
             let challenge = try await services.passkeys.startLogin(client: client, username: body.username)
             return JSONResponse.make(ChallengeResponse(authn_params_public_key: challenge.options, auth_session: challenge.authSession))
         }
-        api.post("/dbconnections/signup") { request, context in
+        starts.post("/dbconnections/signup") { request, context in
             let body = try await services.body.json(PasswordSignupRequest.self, from: request)
             let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .password)
             try Self.requireDatabaseConnection(body.connection, field: "connection")
             let user = try await services.passwords.signUp(client: client, email: body.email, password: body.password, name: body.name)
             return JSONResponse.make(PasswordSignupResponse(_id: user.id.rawValue, email: user.profile.email ?? ""))
         }
-        api.post("/oauth/token") { request, context in
+        finishes.post("/oauth/token") { request, context in
             var body = try await services.body.jsonOrForm(TokenRequest.self, from: request, form: TokenRequest.init(form:))
             let basic = try ClientCredentials.basic(request)
             if let basic {
@@ -74,7 +77,7 @@ extension Router where Context == BasicRequestContext {
             let scopes = try Scopes.grant(body.scope, to: client)
             let audience = try services.tokens.resolveAudience(body.audience)
             let user = try await services.passwords.signIn(client: client, username: body.username, password: body.password)
-            return try await services.tokens.issue(for: user, client: client, scopes: scopes, audience: audience, userVerified: false, passwordSignIn: true)
+            return try await services.tokens.issue(for: user, client: client, scopes: scopes, audience: audience, userVerified: false, method: .password)
         case .webauthn:
             let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
             guard let authSession = body.auth_session, !authSession.isEmpty else {

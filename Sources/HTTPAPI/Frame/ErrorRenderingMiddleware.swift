@@ -17,6 +17,34 @@ public protocol FaceErrorRenderer: Sendable {
 
 extension FaceErrorRenderer {
     public func faceResponse(for error: any Error) -> Response? { nil }
+
+    /// The face's answer to anything a handler (or a middleware inside the face) threw: a
+    /// typed failure in the face's envelope with the headers its reason calls for, an
+    /// unavailable database as a `503` with `Retry-After`, the router's own refusals as the
+    /// face's `404`, the face's own error types, and anything else as a logged `500`.
+    public func render(_ error: any Error, logger: Logger) -> Response {
+        switch error {
+        case let error as IdentityError:
+            var response = response(for: error)
+            // The rest of a body that was too large or unreadable is never read: the
+            // connection closes once the answer is written (ConnectionCloseHandler).
+            if error.reason == .bodyTooLarge || error.reason == .unreadableBody { response.headers[.connection] = "close" }
+            if case .rateLimited(let retryAfter) = error.reason { response.headers[.retryAfter] = String(retryAfter) }
+            if error.code == .methodNotAllowed { response.headers[.allow] = "GET" }
+            return response
+        case let error as StorageUnavailable:
+            // Busy, locked, full or unreachable: nothing was written, and a retry may work.
+            logger.warning("storage unavailable", metadata: ["reason": "\(error.reason)"])
+            var response = response(for: IdentityError(.temporarilyUnavailable, "the service is busy; nothing was changed; try again in a few seconds"))
+            response.headers[.retryAfter] = "5"
+            return response
+        case let error as any HTTPResponseError where error.status == .notFound || error.status == .methodNotAllowed:
+            // The router's own refusals (an unmatched sub-route) keep the face's envelope.
+            return response(for: IdentityError(.notFound, "no such endpoint"))
+        default:
+            return faceResponse(for: error) ?? unexpected(error, logger: logger)
+        }
+    }
 }
 
 /// Renders whatever a face's handlers throw in that face's envelope. Installed once per
@@ -30,48 +58,8 @@ public struct ErrorRenderingMiddleware<Context: RequestContext, Renderer: FaceEr
     @concurrent public func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let error as IdentityError {
-            var response = renderer.response(for: error)
-            // The rest of a body that was too large or unreadable is never read: the
-            // connection closes once the answer is written (ConnectionCloseHandler).
-            if error.reason == .bodyTooLarge || error.reason == .unreadableBody { response.headers[.connection] = "close" }
-            if case .rateLimited(let retryAfter) = error.reason { response.headers[.retryAfter] = String(retryAfter) }
-            return response
-        } catch let error as StorageUnavailable {
-            // Busy, locked, full or unreachable: nothing was written, and a retry may work.
-            context.logger.warning("storage unavailable", metadata: ["reason": "\(error.reason)"])
-            var response = renderer.response(for: IdentityError(.temporarilyUnavailable, "the service is busy; nothing was changed; try again in a few seconds"))
-            response.headers[.retryAfter] = "5"
-            return response
-        } catch let error as any HTTPResponseError where error.status == .notFound || error.status == .methodNotAllowed {
-            // The router's own refusals (an unmatched sub-route) keep the face's envelope.
-            return renderer.response(for: IdentityError(.notFound, "no such endpoint"))
         } catch {
-            return renderer.faceResponse(for: error) ?? renderer.unexpected(error, logger: context.logger)
-        }
-    }
-}
-
-/// Renders, in a face's envelope, the router's own refusal of a path under the face's
-/// prefix that no route matches (or a method its route does not take): such requests
-/// never reach the face's route groups, so their error middleware cannot. Added to the
-/// router as a whole, it lets every other path pass untouched.
-public struct UnroutedPathMiddleware<Context: RequestContext, Renderer: FaceErrorRenderer>: RouterMiddleware {
-    let prefix: String
-    let renderer: Renderer
-
-    /// Creates the middleware for paths starting with `prefix`.
-    public init(prefix: String, renderer: Renderer) {
-        self.prefix = prefix
-        self.renderer = renderer
-    }
-
-    @concurrent public func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.uri.path.hasPrefix(prefix) else { return try await next(request, context) }
-        do {
-            return try await next(request, context)
-        } catch let error as any HTTPResponseError where error.status == .notFound || error.status == .methodNotAllowed {
-            return renderer.response(for: IdentityError(.notFound, "no endpoint has this path and method"))
+            return renderer.render(error, logger: context.logger)
         }
     }
 }

@@ -42,7 +42,7 @@ struct IDaaSAuthentication {
         let started: RequestChallenge
         do {
             started = try await services.passkeys.startLogin(client: client, username: userID)
-        } catch let failure as IdentityError where failure.field == "username" {
+        } catch let failure as IdentityError where failure.reason == .malformedIdentifier {
             throw IDaaSError.invalidRequest("userId is not a valid email, phone number or username", field: "userId")
         }
         let now = services.clock.now()

@@ -10,16 +10,23 @@ import WebAuthn
 struct IDaaSEnrollment {
     let services: IDaaSServices
 
-    /// Starts an enrollment for `user`.
-    func start(for user: User, clientID: String) async throws -> Response {
-        let started = try await services.passkeys.startEnrollment(userID: user.id, clientID: clientID, addressedByChallenge: true)
+    /// Starts an enrollment for `user`: by the signed-in owner (whose sign-in must be
+    /// recent) or by an administration application for them.
+    func start(for user: User, clientID: String, by actor: Actor) async throws -> Response {
+        let started: CreationChallenge
+        switch actor {
+        case .owner(let signIn):
+            started = try await services.passkeys.startEnrollment(for: signIn, clientID: clientID, addressedByChallenge: true)
+        case .administrator:
+            started = try await services.passkeys.startEnrollment(userID: user.id, clientID: clientID, addressedByChallenge: true)
+        }
         let existing = try await services.accounts.passkeys(of: user.id)
         return JSONResponse.make(IDaaSFIDORegisterChallenge(started, existing: existing, names: services.authenticatorNames))
     }
 
     /// Finishes an enrollment for `user` from the request body.
-    /// - Parameter actor: The administration application, when one acts for the user.
-    func complete(_ request: Request, for user: User, clientID: String, actor: AdminApplication?) async throws -> Response {
+    /// - Parameter actor: The signed-in owner, or the administration application acting for them.
+    func complete(_ request: Request, for user: User, clientID: String, by actor: Actor) async throws -> Response {
         let body = try await services.body.json(IDaaSFIDORegisterResponse.self, from: request)
         try services.checkRelyingPartyID(body.rpId)
         guard let authSession = PasskeyService.ceremonyID(clientDataJSON: body.clientDataJSON.bytes) else {
@@ -42,7 +49,7 @@ struct IDaaSEnrollment {
         let credential: PasskeyCredential
         do {
             credential = try await services.passkeys.finishEnrollment(
-                userID: user.id, clientID: clientID, authSession: authSession, response: response, name: body.name, actor: actor?.id
+                userID: user.id, clientID: clientID, authSession: authSession, response: response, name: body.name, by: actor
             )
         } catch let failure as IdentityError where failure.code == .invalidGrant {
             if failure.reason == .invalidAuthSession {
@@ -78,7 +85,7 @@ struct IDaaSTokenManagement {
     }
 
     /// `PUT`: `FIDOTokenParms` with a new `name`, a new `state` (`ACTIVE` or `INACTIVE`), or both.
-    func update(_ request: Request, _ found: (PasskeyCredential, User), actor: AdminApplication?) async throws -> Response {
+    func update(_ request: Request, _ found: (PasskeyCredential, User), by actor: Actor) async throws -> Response {
         let parms = try await services.body.json(IDaaSFIDOTokenParms.self, from: request)
         var disabled: Bool?
         switch parms.state?.uppercased() {
@@ -91,17 +98,17 @@ struct IDaaSTokenManagement {
         var credential = found.0
         if let name = parms.name {
             guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw IDaaSError.invalidRequest("name must not be empty", field: "name") }
-            credential = try await services.accounts.rename(credential, to: name, actor: actor?.id)
+            credential = try await services.accounts.rename(credential, to: name, actor: actor.administratorID)
         }
         if let disabled {
-            credential = try await services.accounts.setDisabled(credential, disabled, actor: actor?.id)
+            credential = try await services.accounts.setDisabled(credential, disabled, by: actor)
         }
         return JSONResponse.make(IDaaSFIDOToken(credential, user: found.1, names: services.authenticatorNames))
     }
 
     /// `DELETE`: removes the passkey, unless it is the account's last.
-    func delete(_ found: (PasskeyCredential, User), actor: AdminApplication?) async throws -> Response {
-        try await services.accounts.delete(found.0, actor: actor?.id)
+    func delete(_ found: (PasskeyCredential, User), by actor: Actor) async throws -> Response {
+        try await services.accounts.delete(found.0, by: actor)
         return Response(status: .noContent, headers: [.cacheControl: "no-store"])
     }
 }

@@ -72,6 +72,9 @@ public struct IDaaSErrors: FaceErrorRenderer {
         }
         switch (failure.code, failure.reason) {
         case (_, .bodyTooLarge): return error(.contentTooLarge, "body_too_large")
+        // Before invalid_token: the token is good, the sign-in behind it too old.
+        case (_, .insufficientUserAuthentication?): return error(.forbidden, "reauthentication_required")
+        case (_, .disabledByAdministrator?): return error(.forbidden, "fido_token_disabled_by_administrator")
         case (_, .unsupportedMediaType): return error(.unsupportedMediaType, "unsupported_media_type")
         case (.invalidClient, _): return error(.unauthorized, "admin_authentication_failed")
         case (.invalidToken, _): return error(.unauthorized, "invalid_token")
@@ -93,6 +96,7 @@ public struct IDaaSErrors: FaceErrorRenderer {
         case (.invalidRequest, _), (.unsupportedGrantType, _), (.invalidPassword, _), (.invalidScope, _): return error(.badRequest, "invalid_request")
         case (.temporarilyUnavailable, _): return error(.serviceUnavailable, "service_unavailable")
         case (.tooManyRequests, _): return error(.tooManyRequests, "too_many_requests")
+        case (.methodNotAllowed, _): return error(.methodNotAllowed, "method_not_allowed")
         }
     }
 }

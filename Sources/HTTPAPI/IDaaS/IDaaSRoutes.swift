@@ -7,89 +7,97 @@ extension Router where Context == BasicRequestContext {
     /// and FIDO token operations; the signed-in user's own FIDO tokens; and passkey sign-in
     /// through the Authentication API. Every error is an `ErrorInfo`.
     public func addIDaaS(_ services: IDaaSServices) {
-        let open = group("/api/web").add(middleware: ErrorRenderingMiddleware<BasicRequestContext, IDaaSErrors>(IDaaSErrors()))
-            .add(middleware: RateLimitMiddleware(services.passkeys.rateLimits))
-        let admin = group("/api/web", context: IDaaSAdminContext.self)
-            .add(middleware: ErrorRenderingMiddleware<IDaaSAdminContext, IDaaSErrors>(IDaaSErrors()))
-            .add(middleware: RateLimitMiddleware(services.passkeys.rateLimits))
-            .add(middleware: IDaaSAdminMiddleware(administration: services.administration))
-        let signedIn = group("/api/web/v1/self", context: IDaaSUserContext.self)
-            .add(middleware: ErrorRenderingMiddleware<IDaaSUserContext, IDaaSErrors>(IDaaSErrors()))
-            .add(middleware: IDaaSSessionMiddleware(sessions: services.sessions))
+        let renderer = IDaaSErrors()
+        let limits = services.passkeys.rateLimits
+        let open = group("/api/web").add(middleware: ErrorRenderingMiddleware<BasicRequestContext, IDaaSErrors>(renderer))
+        let starts = open.ceremonyStarts(limits, renderer: renderer)
+        let finishes = open.ceremonyFinishes(limits, renderer: renderer)
+        /// The Administration API's routes of `parent`: an administration token is required.
+        func administration(_ parent: RouterGroup<BasicRequestContext>) -> RouterGroup<IDaaSAdminContext> {
+            parent.group(context: IDaaSAdminContext.self).add(middleware: IDaaSAdminAuthenticator(administration: services.administration))
+        }
+        /// The signed-in user's routes of `parent`, under `v1/self`: a sign-in token is required.
+        func signedIn(_ parent: RouterGroup<BasicRequestContext>) -> RouterGroup<IDaaSUserContext> {
+            parent.group("v1/self", context: IDaaSUserContext.self).add(middleware: IDaaSSessionAuthenticator(sessions: services.sessions))
+        }
         let enrollment = IDaaSEnrollment(services: services)
         let management = IDaaSTokenManagement(services: services)
         let authentication = IDaaSAuthentication(services: services)
 
         // Administration API.
-        open.post("v1/adminapi/authenticate") { request, _ in
+        starts.post("v1/adminapi/authenticate") { request, _ in
             let body = try await services.body.json(IDaaSAdminAuthenticateRequest.self, from: request)
             let (token, record) = try await services.administration.authenticate(applicationID: body.applicationId, sharedSecret: body.sharedSecret)
             return JSONResponse.make(IDaaSAdminAuthenticateResponse(
                 authToken: token, creationTime: WireTime.text(record.createdAt), expirationTime: WireTime.text(record.expiresAt)
             ))
         }
+        let admin = administration(open)
         admin.post("v3/users/userid") { request, _ in
             let body = try await services.body.json(IDaaSUserLookupRequest.self, from: request)
             guard let user = try await services.accounts.user(identifiedBy: body.userId) else { throw IDaaSError.userNotFound }
             return JSONResponse.make(IDaaSUser(user))
         }
-        admin.get("v1/fidotokens/challenge/:id") { _, context in
-            try await enrollment.start(for: try await Self.idaasUser(services, context), clientID: IDaaSServices.adminClientID(try context.requireApplication()))
+        administration(starts).get("v1/fidotokens/challenge/:id") { _, context in
+            let application = try context.caller()
+            return try await enrollment.start(for: try await Self.idaasUser(services, context), clientID: IDaaSServices.adminClientID(application), by: .administrator(application.id))
         }
-        admin.post("v1/fidotokens/complete/:id") { request, context in
-            let application = try context.requireApplication()
+        administration(finishes).post("v1/fidotokens/complete/:id") { request, context in
+            let application = try context.caller()
             return try await enrollment.complete(
-                request, for: try await Self.idaasUser(services, context), clientID: IDaaSServices.adminClientID(application), actor: application
+                request, for: try await Self.idaasUser(services, context), clientID: IDaaSServices.adminClientID(application), by: .administrator(application.id)
             )
         }
         admin.get("v1/fidotokens/:fidoid") { request, context in
             management.read(try await management.credential(request, context: context))
         }
         admin.put("v1/fidotokens/:fidoid") { request, context in
-            try await management.update(request, try await management.credential(request, context: context), actor: try context.requireApplication())
+            try await management.update(request, try await management.credential(request, context: context), by: .administrator(context.caller().id))
         }
         admin.delete("v1/fidotokens/:fidoid") { request, context in
-            try await management.delete(try await management.credential(request, context: context), actor: try context.requireApplication())
+            try await management.delete(try await management.credential(request, context: context), by: .administrator(context.caller().id))
         }
 
-        // The signed-in user's own tokens.
-        signedIn.get("fidotokens") { _, context in
-            try await enrollment.start(for: try await services.accounts.user(context.requireSession().userID), clientID: IDaaSServices.selfServiceClientID)
+        // The signed-in user's own tokens. Adding, turning off and deleting one need a
+        // recent sign-in, which the core checks; an administrator's turning one off holds.
+        signedIn(starts).get("fidotokens") { _, context in
+            let signIn = try context.caller().signIn
+            return try await enrollment.start(for: try await services.accounts.user(signIn.userID), clientID: IDaaSServices.selfServiceClientID, by: .owner(signIn))
         }
-        signedIn.post("fidotokens") { request, context in
-            try await enrollment.complete(
-                request, for: try await services.accounts.user(context.requireSession().userID), clientID: IDaaSServices.selfServiceClientID, actor: nil
+        signedIn(finishes).post("fidotokens") { request, context in
+            let signIn = try context.caller().signIn
+            return try await enrollment.complete(
+                request, for: try await services.accounts.user(signIn.userID), clientID: IDaaSServices.selfServiceClientID, by: .owner(signIn)
             )
         }
-        signedIn.get("fidotokens/:fidoid") { request, context in
-            management.read(try await management.credential(request, context: context, owner: context.requireSession().userID))
+        let own = signedIn(open)
+        own.get("fidotokens/:fidoid") { request, context in
+            management.read(try await management.credential(request, context: context, owner: context.caller().userID))
         }
-        signedIn.put("fidotokens/:fidoid") { request, context in
-            try await management.update(request, try await management.credential(request, context: context, owner: context.requireSession().userID), actor: nil)
+        own.put("fidotokens/:fidoid") { request, context in
+            let signIn = try context.caller().signIn
+            return try await management.update(request, try await management.credential(request, context: context, owner: signIn.userID), by: .owner(signIn))
         }
-        signedIn.delete("fidotokens/:fidoid") { request, context in
-            try await management.delete(try await management.credential(request, context: context, owner: context.requireSession().userID), actor: nil)
+        own.delete("fidotokens/:fidoid") { request, context in
+            let signIn = try context.caller().signIn
+            return try await management.delete(try await management.credential(request, context: context, owner: signIn.userID), by: .owner(signIn))
         }
 
         // Authentication API.
-        open.post("v2/authentication/users/authenticate/:authenticator") { request, context in
+        starts.post("v2/authentication/users/authenticate/:authenticator") { request, context in
             try await authentication.challenge(request, try IDaaSAuthentication.Authenticator(request, context: context))
         }
         // The deprecated form of the PASSKEY challenge, which older clients still call.
-        open.post("v1/authentication/passkey") { request, _ in
+        starts.post("v1/authentication/passkey") { request, _ in
             try await authentication.challenge(request, .passkey)
         }
-        open.post("v1/authentication/users/authenticate/:authenticator/complete") { request, context in
+        finishes.post("v1/authentication/users/authenticate/:authenticator/complete") { request, context in
             _ = try IDaaSAuthentication.Authenticator(request, context: context)
             return try await authentication.complete(request)
         }
         open.post("v1/authentication/logout") { request, _ in
             try await authentication.logout(request)
         }
-
-        // A path under /api/web that no route answers, or a method a route does not take,
-        // gets IDaaS's ErrorInfo too, not the router's bare 404.
-        add(middleware: UnroutedPathMiddleware(prefix: "/api/web/", renderer: IDaaSErrors()))
     }
 
     /// The user a path's `{id}` (a user UUID) names.

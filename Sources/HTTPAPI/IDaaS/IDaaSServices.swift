@@ -1,5 +1,6 @@
 import Foundation
 public import Hummingbird
+public import HummingbirdAuth
 public import IdentityCore
 
 /// What the IDaaS face calls.
@@ -78,62 +79,33 @@ enum IDaaSAuthorization {
     }
 }
 
-/// The request context of Administration API routes: the middleware fills ``application``.
-public struct IDaaSAdminContext: ChildRequestContext {
-    public var coreContext: CoreRequestContextStorage
-    /// The administration application whose token authenticated the request.
-    public var application: AdminApplication?
-
-    public init(context: BasicRequestContext) throws {
-        self.coreContext = context.coreContext
-    }
-
-    func requireApplication() throws -> AdminApplication {
-        guard let application else { throw IdentityError(.invalidToken, "an administration token is required") }
-        return application
-    }
-}
+/// The request context of Administration API routes: the authenticator puts the
+/// administration application here.
+public typealias IDaaSAdminContext = AuthenticatedRequestContext<AdminApplication>
 
 /// Refuses Administration API calls without a live administration token (`401 invalid_token`).
 /// A signed-in user's token is never one: the two live in different stores.
-public struct IDaaSAdminMiddleware: RouterMiddleware {
+public struct IDaaSAdminAuthenticator: AuthenticatorMiddleware {
     public typealias Context = IDaaSAdminContext
     let administration: AdministrationService
 
-    @concurrent public func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
-        var context = context
-        context.application = try await administration.application(token: IDaaSAuthorization.token(request))
-        return try await next(request, context)
+    @concurrent public func authenticate(request: Request, context: Context) async throws -> AdminApplication? {
+        try await administration.application(token: IDaaSAuthorization.token(request))
     }
 }
 
-/// The request context of the signed-in user's routes: the middleware fills ``session``.
-public struct IDaaSUserContext: ChildRequestContext {
-    public var coreContext: CoreRequestContextStorage
-    /// The signed-in user's session.
-    public var session: BrowserSession?
-
-    public init(context: BasicRequestContext) throws {
-        self.coreContext = context.coreContext
-    }
-
-    func requireSession() throws -> BrowserSession {
-        guard let session else { throw IdentityError(.invalidToken, "a signed-in user's token is required") }
-        return session
-    }
-}
+/// The request context of the signed-in user's routes: the authenticator puts the session here.
+public typealias IDaaSUserContext = AuthenticatedRequestContext<BrowserSession>
 
 /// Refuses self-service calls without a live sign-in token (`401 invalid_token`).
-public struct IDaaSSessionMiddleware: RouterMiddleware {
+public struct IDaaSSessionAuthenticator: AuthenticatorMiddleware {
     public typealias Context = IDaaSUserContext
     let sessions: BrowserSessionService
 
-    @concurrent public func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent public func authenticate(request: Request, context: Context) async throws -> BrowserSession? {
         guard let session = try await sessions.session(token: IDaaSAuthorization.token(request)) else {
             throw IdentityError(.invalidToken, "the token from a completed sign-in is required in Authorization; it is missing, expired or signed out")
         }
-        var context = context
-        context.session = session
-        return try await next(request, context)
+        return session
     }
 }

@@ -110,9 +110,10 @@ struct KratosSessionBody: Encodable, Sendable {
         active = true
         expires_at = WireTime.text(session.expiresAt)
         authenticated_at = WireTime.text(session.authenticatedAt)
-        // A passkey is one factor, whatever its user verification (Kratos counts it as aal1).
+        // A passkey is one factor, whatever its user verification (Kratos counts it as aal1),
+        // and so is a password.
         authenticator_assurance_level = "aal1"
-        authentication_methods = [Method(method: "passkey", aal: "aal1", completed_at: authenticated_at)]
+        authentication_methods = [Method(method: session.method.rawValue, aal: "aal1", completed_at: authenticated_at)]
         issued_at = authenticated_at
         identity = KratosIdentityBody(user, publicURL: publicURL)
         devices = []

@@ -37,11 +37,7 @@ struct KratosBrowser {
     /// can set neither. An `Origin` that is not one of the relying party's web origins is
     /// refused too.
     static func checkCSRF(_ flow: InteractiveFlow, _ submission: KratosSubmission, _ request: Request, services: KratosServices) throws {
-        let violation = KratosError(
-            status: .forbidden, id: "security_csrf_violation",
-            reason: "Please retry the flow and optionally clear your cookies. The request was rejected to protect you from Cross-Site-Request-Forgery (CSRF) which could cause account takeover, leaking personal information, and other serious security issues.",
-            message: "the request was rejected to protect you from Cross-Site-Request-Forgery"
-        )
+        let violation = KratosError.csrfViolation
         if let origin = request.headers[.origin], !services.browserOrigins.contains(origin.lowercased()) { throw violation }
         guard let expected = flow.csrfToken, let form = submission["csrf_token"], let cookie = Cookies.value(KratosServices.csrfCookie, in: request),
             sameSecret(form, expected), sameSecret(cookie, expected)

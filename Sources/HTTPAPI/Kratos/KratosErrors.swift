@@ -38,6 +38,32 @@ struct KratosError: Error {
     static let sessionInactive = KratosError(
         status: .unauthorized, id: "session_inactive", reason: "No valid session credentials found in the request.", message: "request does not have a valid authentication session"
     )
+
+    /// A browser request that failed the CSRF checks (`x/nosurf.go`'s `ErrInvalidCSRFToken`).
+    static let csrfViolation = KratosError(
+        status: .forbidden, id: "security_csrf_violation",
+        reason: "Please retry the flow and optionally clear your cookies. The request was rejected to protect you from Cross-Site-Request-Forgery (CSRF) which could cause account takeover, leaking personal information, and other serious security issues.",
+        message: "the request was rejected to protect you from Cross-Site-Request-Forgery"
+    )
+
+    /// A privileged settings change with a session older than a sensitive action allows
+    /// (`selfservice/flow/settings`'s `FlowNeedsReAuth`): sign in again, with `refresh=true`,
+    /// then submit the flow again. `redirectTo` is where a browser goes for that.
+    static func sessionRefreshRequired(redirectTo: String?) -> KratosError {
+        var error = KratosError(
+            status: .forbidden, id: "session_refresh_required",
+            reason: "The login session is too old and thus not allowed to update these fields. Please re-authenticate.",
+            message: "The requested action was forbidden"
+        )
+        if let redirectTo {
+            error.extra = { body in
+                var body = body
+                body.redirect_browser_to = redirectTo
+                return body
+            }
+        }
+        return error
+    }
 }
 
 /// Renders what the Kratos face's handlers throw: flows with messages, Kratos's own errors,
@@ -47,6 +73,7 @@ public struct KratosErrors: FaceErrorRenderer {
     public init() {}
 
     public func response(for failure: IdentityError) -> Response {
+        if case .insufficientUserAuthentication = failure.reason { return render(KratosError.sessionRefreshRequired(redirectTo: nil)) }
         switch failure.code {
         case .invalidToken: return render(KratosError.sessionInactive)
         case .notFound:

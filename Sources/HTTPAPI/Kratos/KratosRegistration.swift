@@ -126,9 +126,9 @@ struct KratosSettings {
                 throw try await reader.reject(flow, [KratosMessages.generic("You tried to remove a passkey which does not exist.")])
             }
             do {
-                try await services.flows.removePasskey(flow, userID: session.userID, credentialID: credentialID)
+                try await services.flows.removePasskey(flow, by: session.signIn, credentialID: credentialID)
             } catch let failure as InteractiveFlowService.FailedAttempt {
-                throw try await reader.reject(failure.flow, [Self.message(for: failure.error)])
+                throw try await refusal(failure, reader)
             }
             return finished(flow, request, try await body(flow, userID: session.userID, messages: [KratosMessages.saved], state: "success"))
         }
@@ -138,13 +138,24 @@ struct KratosSettings {
             }
             let renewed: InteractiveFlow
             do {
-                (_, renewed) = try await services.flows.addPasskey(flow, userID: session.userID, response: response)
+                (_, renewed) = try await services.flows.addPasskey(flow, by: session.signIn, response: response)
             } catch let failure as InteractiveFlowService.FailedAttempt {
-                throw try await reader.reject(failure.flow, [Self.message(for: failure.error)])
+                throw try await refusal(failure, reader)
             }
             return finished(renewed, request, try await body(renewed, userID: session.userID, messages: [KratosMessages.saved], state: "success"))
         }
         throw try await reader.reject(flow, [KratosMessages.noSettingsStrategy])
+    }
+
+    /// A refused change: a session too old for it is sent to sign in again (Kratos's
+    /// `session_refresh_required`, with where a browser signs in again and comes back to
+    /// the flow); anything else is the flow again with its message.
+    private func refusal(_ failure: InteractiveFlowService.FailedAttempt, _ reader: KratosSubmissionReader) async throws -> any Error {
+        if case .insufficientUserAuthentication = failure.error.reason {
+            let returnTo = failure.flow.requestURL.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
+            return KratosError.sessionRefreshRequired(redirectTo: services.publicURL + "/self-service/login/browser?refresh=true&return_to=" + returnTo)
+        }
+        return try await reader.reject(failure.flow, [Self.message(for: failure.error)])
     }
 
     /// The saved flow: JSON for an app or a script, a redirect for a browser's form post.

@@ -10,44 +10,71 @@ extension Router where Context == BasicRequestContext {
     /// settings flows, `/sessions/whoami` and API logout. Every flow ends in the one passkey
     /// pipeline; errors use Kratos's envelopes.
     public func addKratosAPI(_ services: KratosServices) {
-        let errors = ErrorRenderingMiddleware<BasicRequestContext, KratosErrors>(KratosErrors())
-        let open = group("/self-service").add(middleware: errors).add(middleware: RateLimitMiddleware(services.flows.rateLimits))
-        let signedIn = group(context: KratosRequestContext.self)
-            .add(middleware: ErrorRenderingMiddleware<KratosRequestContext, KratosErrors>(KratosErrors()))
-            .add(middleware: RateLimitMiddleware(services.flows.rateLimits))
-            .add(middleware: KratosSessionMiddleware(sessions: services.sessions))
+        let renderer = KratosErrors()
+        let limits = services.flows.rateLimits
+        let open = group("/self-service").add(middleware: ErrorRenderingMiddleware<BasicRequestContext, KratosErrors>(renderer))
+        let starts = open.ceremonyStarts(limits, renderer: renderer)
+        let finishes = open.ceremonyFinishes(limits, renderer: renderer)
+        /// The routes of `parent` that need a live session.
+        func signedIn(_ parent: RouterGroup<BasicRequestContext>) -> RouterGroup<KratosRequestContext> {
+            parent.group(context: KratosRequestContext.self).add(middleware: KratosSessionAuthenticator(sessions: services.sessions))
+        }
 
         get("/.well-known/ory/webauthn.js") { _, _ in KratosScript.response() }
-        open.get("registration/browser") { request, _ in try await KratosBrowser(services: services).start(.registration, request) }
-        open.get("login/browser") { request, _ in try await KratosBrowser(services: services).start(.login, request) }
-        signedIn.get("/self-service/logout/browser") { request, _ in
-            // The middleware found a session; browsers send it only as the cookie.
-            guard let token = Cookies.value(KratosServices.sessionCookie, in: request) else { throw KratosError.sessionInactive }
-            return JSONResponse.make(KratosBrowser(services: services).logoutURL(session: token))
-        }
-        open.get("logout") { request, _ in try await KratosBrowser(services: services).logout(request) }
-        signedIn.get("/self-service/settings/browser") { request, context in
-            try await KratosBrowser(services: services).start(.settings, request, userID: context.requireSession().userID)
-        }
-        open.get("registration/api") { request, _ in
+
+        // Starting flows: each GET creates one.
+        starts.get("registration/browser") { request, _ in try await KratosBrowser(services: services).start(.registration, request) }
+        starts.get("login/browser") { request, _ in try await KratosBrowser(services: services).start(.login, request) }
+        starts.get("registration/api") { request, _ in
             let flow = try await services.flows.start(.registration, isBrowser: false, userID: nil, csrfToken: nil, requestURL: services.requestURL(request))
             return JSONResponse.make(try services.renderer.body(flow, options: services.flows.options(of: flow)))
         }
-        open.get("login/api") { request, _ in
+        starts.get("login/api") { request, _ in
             let flow = try await services.flows.start(.login, isBrowser: false, userID: nil, csrfToken: nil, requestURL: services.requestURL(request))
             return JSONResponse.make(try services.renderer.body(flow, options: services.flows.options(of: flow)))
         }
+        let signedInStarts = signedIn(starts)
+        signedInStarts.get("settings/browser") { request, context in
+            try await KratosBrowser(services: services).start(.settings, request, userID: context.caller().userID)
+        }
+        signedInStarts.get("settings/api") { request, context in
+            let session = try context.caller()
+            let flow = try await services.flows.start(.settings, isBrowser: false, userID: session.userID, csrfToken: nil, requestURL: services.requestURL(request))
+            return JSONResponse.make(try await KratosSettings(services: services).body(flow, userID: session.userID))
+        }
+
+        // Reading flows.
         for kind in [InteractiveFlow.Kind.registration, .login] {
             open.get("\(kind.rawValue)/flows") { request, _ in
                 let flow = try await Self.existingFlow(services, request, kind: kind, userID: nil)
                 return JSONResponse.make(try services.renderer.body(flow, options: services.flows.options(of: flow)))
             }
         }
-        open.post("registration") { request, _ in
+        signedIn(open).get("settings/flows") { request, context in
+            let session = try context.caller()
+            let flow = try await Self.existingFlow(services, request, kind: .settings, userID: session.userID)
+            return JSONResponse.make(try await KratosSettings(services: services).body(flow, userID: session.userID))
+        }
+
+        // Submitting flows.
+        finishes.post("registration") { request, _ in
             try await KratosRegistration(services: services).submit(request)
         }
-        open.post("login") { request, _ in
+        finishes.post("login") { request, _ in
             try await KratosLogin(services: services).submit(request)
+        }
+        signedIn(finishes).post("settings") { request, context in
+            try await KratosSettings(services: services).submit(request, session: context.caller())
+        }
+
+        // Signing out. The browser's GET ends its session, so its HEAD is refused.
+        signedIn(open).get("logout/browser") { request, _ in
+            // The authenticator found a session; browsers send it only as the cookie.
+            guard let token = Cookies.value(KratosServices.sessionCookie, in: request) else { throw KratosError.sessionInactive }
+            return JSONResponse.make(KratosBrowser(services: services).logoutURL(session: token))
+        }
+        open.group().add(middleware: StateCreatingRoutesMiddleware<BasicRequestContext>()).get("logout") { request, _ in
+            try await KratosBrowser(services: services).logout(request)
         }
         open.delete("logout/api") { request, _ in
             let body = try await services.body.json(KratosLogoutRequest.self, from: request)
@@ -61,34 +88,28 @@ extension Router where Context == BasicRequestContext {
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
 
-        signedIn.get("/sessions/whoami") { _, context in
-            let session = try context.requireSession()
+        signedIn(group("/sessions").add(middleware: ErrorRenderingMiddleware<BasicRequestContext, KratosErrors>(renderer))).get("whoami") { _, context in
+            let session = try context.caller()
             let user = try await services.accounts.user(session.userID)
             var response = JSONResponse.make(KratosSessionBody(session, user: user, publicURL: services.publicURL))
             response.headers[HTTPField.Name("X-Kratos-Authenticated-Identity-Id")!] = KratosIDs.identity(user.id)
             return response
         }
-        signedIn.get("/self-service/settings/api") { request, context in
-            let session = try context.requireSession()
-            let flow = try await services.flows.start(.settings, isBrowser: false, userID: session.userID, csrfToken: nil, requestURL: services.requestURL(request))
-            return JSONResponse.make(try await KratosSettings(services: services).body(flow, userID: session.userID))
-        }
-        signedIn.get("/self-service/settings/flows") { request, context in
-            let session = try context.requireSession()
-            let flow = try await Self.existingFlow(services, request, kind: .settings, userID: session.userID)
-            return JSONResponse.make(try await KratosSettings(services: services).body(flow, userID: session.userID))
-        }
-        signedIn.post("/self-service/settings") { request, context in
-            try await KratosSettings(services: services).submit(request, session: context.requireSession())
-        }
     }
 
-    /// A flow named by `?id=`, readable while it has not expired.
+    /// A flow named by `?id=`, readable while it has not expired. A browser flow is shown
+    /// only to the browser that holds its CSRF cookie: its nodes carry the CSRF token, which
+    /// another page must never learn.
     private static func existingFlow(_ services: KratosServices, _ request: Request, kind: InteractiveFlow.Kind, userID: UserID?) async throws -> InteractiveFlow {
         guard let id = request.uri.queryParameters.get("id"), let flow = try await services.flows.flow(id: id), flow.kind == kind else {
             throw InteractiveFlowService.Refusal.unknown
         }
         guard flow.userID == userID else { throw InteractiveFlowService.Refusal.wrongOwner(flow) }
+        if flow.isBrowser {
+            guard let expected = flow.csrfToken, let cookie = Cookies.value(KratosServices.csrfCookie, in: request),
+                KratosBrowser.sameSecret(cookie, expected)
+            else { throw KratosError.csrfViolation }
+        }
         return flow
     }
 }

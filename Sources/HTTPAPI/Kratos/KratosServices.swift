@@ -1,5 +1,6 @@
 import Foundation
 public import Hummingbird
+public import HummingbirdAuth
 import HTTPTypes
 public import IdentityCore
 
@@ -51,35 +52,20 @@ public struct KratosServices: Sendable {
     var secureCookies: Bool { publicURL.lowercased().hasPrefix("https://") }
 }
 
-/// The request context of Kratos routes that need a session: the session middleware fills
-/// ``session`` from `X-Session-Token` or `Authorization: Bearer`.
-public struct KratosRequestContext: ChildRequestContext {
-    public var coreContext: CoreRequestContextStorage
-    /// The caller's live session.
-    public var session: BrowserSession?
+/// The request context of Kratos routes that need a session: the authenticator puts it
+/// here.
+public typealias KratosRequestContext = AuthenticatedRequestContext<BrowserSession>
 
-    public init(context: BasicRequestContext) throws {
-        self.coreContext = context.coreContext
-    }
-
-    /// The session, which the middleware guarantees on the routes it guards.
-    func requireSession() throws -> BrowserSession {
-        guard let session else { throw KratosError.sessionInactive }
-        return session
-    }
-}
-
-/// Refuses a request without a live Kratos session token with `401 session_inactive`.
-public struct KratosSessionMiddleware: RouterMiddleware {
+/// Finds the session of `X-Session-Token`, `Authorization: Bearer` (apps) or the session
+/// cookie (browsers of browser flows); refuses a request without a live one with
+/// `401 session_inactive`.
+public struct KratosSessionAuthenticator: AuthenticatorMiddleware {
     public typealias Context = KratosRequestContext
     let sessions: BrowserSessionService
 
-    @concurrent public func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
-        // Apps send the token; browsers of browser flows send the cookie.
+    @concurrent public func authenticate(request: Request, context: Context) async throws -> BrowserSession? {
         let token = request.headers[HTTPField.Name("X-Session-Token")!] ?? BearerToken.from(request) ?? Cookies.value(KratosServices.sessionCookie, in: request)
         guard let session = try await sessions.session(token: token) else { throw KratosError.sessionInactive }
-        var context = context
-        context.session = session
-        return try await next(request, context)
+        return session
     }
 }

@@ -8,10 +8,17 @@ extension Router where Context == BasicRequestContext {
     /// authentication methods (enroll, list, read, rename and delete passkeys), the
     /// account's signals for credential managers, and its display name.
     public func addMyAccountAPI(_ services: MyAccountServices) {
-        let me = group("/me/v1", context: BearerRequestContext.self)
-            .add(middleware: ErrorRenderingMiddleware(MyAccountErrors()))
-            .add(middleware: RateLimitMiddleware(services.passkeys.rateLimits))
-            .add(middleware: BearerAuthenticationMiddleware(tokens: services.tokens, audience: services.tokens.issuer + "me/"))
+        let renderer = MyAccountErrors()
+        let open = group("/me/v1").add(middleware: ErrorRenderingMiddleware<BasicRequestContext, MyAccountErrors>(renderer))
+        // Every route needs a token for the My Account audience; the ceremony routes are
+        // counted against their limits before the token is checked.
+        func signedIn(_ parent: RouterGroup<BasicRequestContext>) -> RouterGroup<BearerRequestContext> {
+            parent.group(context: BearerRequestContext.self)
+                .add(middleware: BearerAuthenticator(tokens: services.tokens, audience: services.tokens.issuer + "me/"))
+        }
+        let me = signedIn(open)
+        let starts = signedIn(open.ceremonyStarts(services.passkeys.rateLimits, renderer: renderer))
+        let finishes = signedIn(open.ceremonyFinishes(services.passkeys.rateLimits, renderer: renderer))
         me.get("signals") { _, context in
             let grant = try context.grant(requiring: Scopes.readAuthenticationMethods)
             return JSONResponse.make(SignalsBody(try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)))
@@ -28,10 +35,9 @@ extension Router where Context == BasicRequestContext {
         }
 
         // "Sign out everywhere": every session and refresh family of the account, this one too.
+        // It changes the account, so a token that may only read is refused.
         me.delete("sessions") { _, context in
-            let grant = try context.grant(requiringAnyOf: [
-                Scopes.readAuthenticationMethods, Scopes.createAuthenticationMethods, Scopes.updateAuthenticationMethods, Scopes.deleteAuthenticationMethods,
-            ])
+            let grant = try context.grant(requiringAnyOf: [Scopes.updateAuthenticationMethods, Scopes.deleteAuthenticationMethods])
             _ = try await services.accounts.signOutEverywhere(userID: grant.userID, clientID: grant.clientID)
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
@@ -39,7 +45,7 @@ extension Router where Context == BasicRequestContext {
         let base = "/me/v1/authentication-methods"
         let methods = me.group("authentication-methods")
 
-        methods.post { request, context in
+        starts.post("authentication-methods") { request, context in
             let grant = try context.grant(requiring: Scopes.createAuthenticationMethods)
             let body = try await services.body.json(CreateMethodRequest.self, from: request)
             guard body.type == "passkey" else {
@@ -51,8 +57,7 @@ extension Router where Context == BasicRequestContext {
             let challenge: CreationChallenge
             switch body.mediation {
             case nil, "required", "optional":
-                try services.sensitiveActions.requireRecentSignIn(grant.authenticatedAt, for: "Adding a passkey")
-                challenge = try await services.passkeys.startEnrollment(userID: grant.userID, clientID: grant.clientID)
+                challenge = try await services.passkeys.startEnrollment(for: grant.signIn, clientID: grant.clientID)
             case "conditional":
                 challenge = try await services.passkeys.startConditionalEnrollment(grant: grant)
             case let other?:
@@ -64,7 +69,7 @@ extension Router where Context == BasicRequestContext {
                 headers: [.location: services.publicURL + base + "/passkey%7Cnew"]
             )
         }
-        methods.post(":id/verify") { request, context in
+        finishes.post("authentication-methods/:id/verify") { request, context in
             let grant = try context.grant(requiring: Scopes.createAuthenticationMethods)
             guard Self.methodID(context) == "passkey|new" else {
                 throw IdentityError(.notFound, "only passkey|new can be verified")
@@ -77,7 +82,7 @@ extension Router where Context == BasicRequestContext {
                 throw IdentityError(.invalidRequest, "authn_response is required", field: "authn_response")
             }
             let credential = try await services.passkeys.finishEnrollment(
-                userID: grant.userID, clientID: grant.clientID, authSession: authSession, response: response
+                userID: grant.userID, clientID: grant.clientID, authSession: authSession, response: response, by: .owner(grant.signIn)
             )
             let user = try await services.accounts.user(grant.userID)
             let method = AuthenticationMethodBody(credential, user: user, names: services.authenticatorNames)
@@ -112,15 +117,15 @@ extension Router where Context == BasicRequestContext {
         }
         methods.delete(":id") { _, context in
             let grant = try context.grant(requiring: Scopes.deleteAuthenticationMethods)
-            try services.sensitiveActions.requireRecentSignIn(grant.authenticatedAt, for: "Removing a way to sign in")
             // Removing the password answers with the signals, whose unused_password is what
-            // reportUnusedPasswordCredential(domain:userName:) needs.
+            // reportUnusedPasswordCredential(domain:userName:) needs. It ends every session a
+            // password started, this token's own when a password started it.
             if Self.methodID(context) == PasswordRecord.methodID(of: grant.userID) {
-                try await services.passwords.remove(userID: grant.userID)
+                try await services.passwords.remove(by: grant.signIn)
                 let signals = try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)
                 return JSONResponse.make(SignalsEnvelope(signals: SignalsBody(signals)))
             }
-            try await services.accounts.delete(of: grant.userID, methodID: Self.methodID(context))
+            try await services.accounts.delete(methodID: Self.methodID(context), by: grant.signIn)
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
     }

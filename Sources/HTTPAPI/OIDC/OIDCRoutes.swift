@@ -63,7 +63,7 @@ extension Router where Context == BasicRequestContext {
         }
         let userinfo = group("/userinfo", context: BearerRequestContext.self)
             .add(middleware: ErrorRenderingMiddleware(AuthenticationAPIErrors()))
-            .add(middleware: BearerAuthenticationMiddleware(tokens: services.tokens, audience: nil))
+            .add(middleware: BearerAuthenticator(tokens: services.tokens, audience: nil))
         let claims: @Sendable (Request, BearerRequestContext) async throws -> Response = { _, context in
             let grant = try context.grant(requiring: Scopes.openID)
             let user = try await services.accounts.user(grant.userID)

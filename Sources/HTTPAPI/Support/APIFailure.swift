@@ -20,6 +20,7 @@ extension IdentityError {
         case .conflict: return .conflict
         case .temporarilyUnavailable: return .serviceUnavailable
         case .tooManyRequests: return .tooManyRequests
+        case .methodNotAllowed: return .methodNotAllowed
         }
     }
 

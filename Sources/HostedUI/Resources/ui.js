@@ -372,7 +372,9 @@
     if (removePassword) {
       removePassword.addEventListener("click", function () {
         busy(removePassword, async function () {
-          await call("DELETE", "/ui/password");
+          var result = await call("DELETE", "/ui/password");
+          // Removing the password ends the sessions it signed in, this one when it did.
+          if (result.redirect_to) { location.assign(result.redirect_to); return; }
           $("#password-section").remove();
           updateRevokeButtons();
           setStatus("Password removed. Sign in with your passkey from now on.");

@@ -31,6 +31,8 @@ public struct AuthorizationCode: Sendable, Hashable {
     /// The passkey that started the browser session the code was issued from, when one did;
     /// the session the code starts ends with it.
     public let credentialID: [UInt8]?
+    /// How the person signed in to that browser session; the tokens say the same.
+    public let method: SignInMethod
 
     /// Creates a record.
     public init(
@@ -46,9 +48,11 @@ public struct AuthorizationCode: Sendable, Hashable {
         authenticatedAt: Date,
         userVerified: Bool,
         expiresAt: Date,
-        credentialID: [UInt8]? = nil
+        credentialID: [UInt8]? = nil,
+        method: SignInMethod = .passkey
     ) {
         self.credentialID = credentialID
+        self.method = method
         self.codeHash = codeHash
         self.clientID = clientID
         self.userID = userID

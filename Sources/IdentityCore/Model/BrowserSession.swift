@@ -16,10 +16,16 @@ public struct BrowserSession: Sendable, Hashable {
     /// The passkey that signed the user in, when one did: removing or turning it off ends
     /// the session.
     public let credentialID: [UInt8]?
+    /// How the person signed in: removing their password ends the sessions a password started.
+    public let method: SignInMethod
 
     /// Creates a session.
-    public init(tokenHash: [UInt8], userID: UserID, authenticatedAt: Date, userVerified: Bool, expiresAt: Date, credentialID: [UInt8]? = nil) {
+    public init(
+        tokenHash: [UInt8], userID: UserID, authenticatedAt: Date, userVerified: Bool, expiresAt: Date, credentialID: [UInt8]? = nil,
+        method: SignInMethod = .passkey
+    ) {
         self.credentialID = credentialID
+        self.method = method
         self.tokenHash = tokenHash
         self.userID = userID
         self.authenticatedAt = authenticatedAt

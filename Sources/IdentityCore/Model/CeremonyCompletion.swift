@@ -106,10 +106,16 @@ public struct TokenSessionStart: Sendable, Hashable {
     /// The passkey that signed the user in, when one did: removing or turning it off
     /// revokes the session.
     public let credentialID: [UInt8]?
+    /// How the person signed in: removing their password ends the sessions a password started.
+    public let method: SignInMethod
 
     /// Creates the start of a session.
-    public init(familyID: String, userID: UserID, clientID: String, startedAt: Date, refreshToken: RefreshTokenRecord?, credentialID: [UInt8]? = nil) {
+    public init(
+        familyID: String, userID: UserID, clientID: String, startedAt: Date, refreshToken: RefreshTokenRecord?, credentialID: [UInt8]? = nil,
+        method: SignInMethod = .passkey
+    ) {
         self.credentialID = credentialID
+        self.method = method
         self.familyID = familyID
         self.userID = userID
         self.clientID = clientID

@@ -47,6 +47,8 @@ public struct PasskeyCredential: Sendable, Hashable {
     /// Whether an administrator or the user turned this passkey off: it stays registered
     /// (so devices are not asked to create it again) but cannot sign in.
     public var isDisabled: Bool
+    /// Whether an administrator turned it off: the owner cannot turn it on again.
+    public var isDisabledByAdministrator: Bool
     /// The origin the passkey was registered from, when known.
     public let origin: String?
 
@@ -72,8 +74,10 @@ public struct PasskeyCredential: Sendable, Hashable {
         hasSignCountRegressed: Bool = false,
         recordID: String? = nil,
         isDisabled: Bool = false,
+        isDisabledByAdministrator: Bool = false,
         origin: String? = nil
     ) {
+        self.isDisabledByAdministrator = isDisabledByAdministrator
         self.credentialID = credentialID
         self.userID = userID
         self.publicKey = publicKey

@@ -21,6 +21,8 @@ public struct RefreshTokenRecord: Sendable, Hashable {
     public let userVerified: Bool
     /// Whether that authentication was a password rather than a passkey (`amr` `pwd`).
     public let isPasswordSignIn: Bool
+    /// How the person signed in.
+    public var method: SignInMethod { isPasswordSignIn ? .password : .passkey }
     /// When it was issued.
     public let issuedAt: Date
     /// When it expires.

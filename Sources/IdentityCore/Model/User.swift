@@ -74,6 +74,15 @@ public enum Identifier: Sendable, Hashable {
         case .email(let value), .phoneNumber(let value), .username(let value): return value
         }
     }
+
+    /// Which kind of identifier this is.
+    public var kind: ProfileValidation.IdentifierKind {
+        switch self {
+        case .email: return .email
+        case .phoneNumber: return .phoneNumber
+        case .username: return .username
+        }
+    }
 }
 
 /// An account.

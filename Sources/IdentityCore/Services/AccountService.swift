@@ -1,15 +1,21 @@
 import Foundation
 import WebAuthn
 
-/// The signed-in user's own passkeys: list, read, rename, delete.
+/// The signed-in user's own passkeys: list, read, rename, turn off, delete. Turning a
+/// passkey off or deleting it needs a recent sign-in of its owner (``SensitiveActions``);
+/// an administrator's turning it off holds against the owner.
 public struct AccountService: Sendable {
     private let storage: any IdentityStorage
     private let clock: any WallClock
+    private let sensitiveActions: SensitiveActions
 
     /// Creates the service.
-    public init(storage: any IdentityStorage, clock: any WallClock) {
+    /// - Parameter sensitiveActions: The recent sign-in that removing a way to sign in needs;
+    ///   15 minutes when `nil`.
+    public init(storage: any IdentityStorage, clock: any WallClock, sensitiveActions: SensitiveActions? = nil) {
         self.storage = storage
         self.clock = clock
+        self.sensitiveActions = sensitiveActions ?? SensitiveActions(clock: clock)
     }
 
     /// The user's account.
@@ -63,9 +69,10 @@ public struct AccountService: Sendable {
         try await rename(try passkey(of: userID, methodID: methodID), to: name)
     }
 
-    /// Deletes a passkey unless it is the account's last way to sign in.
-    public func delete(of userID: UserID, methodID: String) async throws {
-        try await delete(try passkey(of: userID, methodID: methodID))
+    /// Deletes one of the signed-in owner's passkeys unless it is the account's last way to
+    /// sign in; the sign-in must be recent.
+    public func delete(methodID: String, by signIn: SignIn) async throws {
+        try await delete(try passkey(of: signIn.userID, methodID: methodID), by: .owner(signIn))
     }
 
     /// A passkey by its record ID (``PasskeyCredential/recordID``), whoever owns it: for
@@ -77,7 +84,8 @@ public struct AccountService: Sendable {
         return try await storage.credential(recordID: lowered)
     }
 
-    /// Renames a passkey; names are unique per user, and an empty name clears it.
+    /// Renames a passkey; names are unique per user, and an empty name clears it. Not a
+    /// sensitive action: a name changes nothing about signing in.
     /// - Parameter actor: The administration application acting, for the audit event.
     public func rename(_ credential: PasskeyCredential, to name: String?, actor: String? = nil) async throws -> PasskeyCredential {
         let newName = try ProfileValidation.optionalName(name, field: "name")
@@ -95,28 +103,39 @@ public struct AccountService: Sendable {
         return try await reloaded(credential)
     }
 
-    /// Turns a passkey off (it can no longer sign in) or on again.
-    /// - Parameter actor: The administration application acting, for the audit event.
-    public func setDisabled(_ credential: PasskeyCredential, _ disabled: Bool, actor: String? = nil) async throws -> PasskeyCredential {
-        guard try await storage.setCredentialDisabled(id: credential.credentialID, userID: credential.userID, disabled: disabled, at: clock.now()) else {
-            throw Self.gone(credential)
+    /// Turns a passkey off (it can no longer sign in) or on again. Its owner needs a recent
+    /// sign-in to do either, and cannot turn on a passkey an administrator turned off.
+    public func setDisabled(_ credential: PasskeyCredential, _ disabled: Bool, by actor: Actor) async throws -> PasskeyCredential {
+        try sensitiveActions.requireRecent(actor, for: disabled ? "Turning a passkey off" : "Turning a passkey on")
+        let change = try await storage.setCredentialDisabled(
+            id: credential.credentialID, userID: credential.userID, disabled: disabled, byAdministrator: actor.administratorID != nil, at: clock.now()
+        )
+        switch change {
+        case .changed: break
+        case .notFound: throw Self.gone(credential)
+        case .heldByAdministrator:
+            throw IdentityError(
+                .accessDenied, "an administrator turned this passkey off; only an administrator can turn it on again", reason: .disabledByAdministrator
+            )
         }
         if disabled != credential.isDisabled {
             try await storage.record(AuditEvent(
-                time: clock.now(), kind: disabled ? .credentialDisabled : .credentialEnabled, userID: credential.userID, clientID: actor,
+                time: clock.now(), kind: disabled ? .credentialDisabled : .credentialEnabled, userID: credential.userID, clientID: actor.administratorID,
                 credentialID: Base64URL.encode(credential.credentialID)
             ))
         }
         return try await reloaded(credential)
     }
 
-    /// Deletes a passkey unless it is the account's last way to sign in.
-    /// - Parameter actor: The administration application acting, for the audit event.
-    public func delete(_ credential: PasskeyCredential, actor: String? = nil) async throws {
+    /// Deletes a passkey unless it is the account's last way to sign in; its owner needs a
+    /// recent sign-in.
+    public func delete(_ credential: PasskeyCredential, by actor: Actor) async throws {
+        try sensitiveActions.requireRecent(actor, for: "Removing a way to sign in")
         switch try await storage.deleteCredential(id: credential.credentialID, userID: credential.userID, at: clock.now()) {
         case .deleted:
             try await storage.record(AuditEvent(
-                time: clock.now(), kind: .credentialDeleted, userID: credential.userID, clientID: actor, credentialID: Base64URL.encode(credential.credentialID)
+                time: clock.now(), kind: .credentialDeleted, userID: credential.userID, clientID: actor.administratorID,
+                credentialID: Base64URL.encode(credential.credentialID)
             ))
         case .notFound:
             throw Self.gone(credential)

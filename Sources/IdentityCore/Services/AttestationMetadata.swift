@@ -95,6 +95,9 @@ public struct MetadataUpdater: Sendable {
     /// the last good one, until a newer one arrives.
     /// - Returns: The BLOB installed now, or `nil` when nothing newer is stored.
     public func installStored() async throws -> MetadataBLOB? {
+        // The number first: polled every few seconds, this reads a whole BLOB (megabytes)
+        // only when there is a newer one.
+        guard let number = try await storage.metadataBLOBNumber(), number > (metadata.blob?.number ?? 0) else { return nil }
         guard let stored = try await storage.metadataBLOB(), stored.number > (metadata.blob?.number ?? 0) else { return nil }
         let blob = try MetadataBLOB.verify(stored.bytes, roots: metadata.roots, at: clock.now(), requireCurrent: false)
         let (installed, _) = metadata.install(blob)

@@ -108,7 +108,7 @@ public struct AuthorizationService: Sendable {
             redirectURI: request.redirectURI, codeChallenge: request.codeChallenge, scopes: request.scopes,
             audience: request.audience, nonce: request.nonce, sessionID: SessionID.new(at: clock.now(), random: random),
             authenticatedAt: session.authenticatedAt, userVerified: session.userVerified,
-            expiresAt: clock.now().addingTimeInterval(codeLifetime), credentialID: session.credentialID
+            expiresAt: clock.now().addingTimeInterval(codeLifetime), credentialID: session.credentialID, method: session.method
         ))
         return Self.url(request.redirectURI, adding: [("code", code), ("state", request.state), ("iss", tokens.issuer)])
     }
@@ -215,7 +215,8 @@ public struct AuthorizationService: Sendable {
         }
         let pending = tokens.prepare(
             for: user.id, client: client, scopes: record.scopes, audience: record.audience, userVerified: record.userVerified,
-            authenticatedAt: record.authenticatedAt, sessionID: record.sessionID, nonce: record.nonce, credentialID: record.credentialID
+            authenticatedAt: record.authenticatedAt, sessionID: record.sessionID, nonce: record.nonce, method: record.method,
+            credentialID: record.credentialID
         )
         let now = clock.now()
         // Using the code and starting its session are one transaction, so a replay at any

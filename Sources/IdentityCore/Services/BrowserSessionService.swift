@@ -50,17 +50,22 @@ public struct BrowserSessionService: Sendable {
         let session = BrowserSession(
             tokenHash: TokenService.hash(token), userID: signedIn.user.id, authenticatedAt: now,
             userVerified: signedIn.userVerified, expiresAt: now.addingTimeInterval(lifetime),
-            credentialID: signedIn.credentialID.isEmpty ? nil : signedIn.credentialID
+            credentialID: signedIn.credentialID.isEmpty ? nil : signedIn.credentialID, method: .passkey
         )
         return (.browser(session), (token, session))
     }
 
-    /// Starts and writes a session for a user who signed in without a ceremony (a password).
+    /// Starts and writes a session for a user who signed in with a password.
     /// - Returns: The token to hand out once, and the session.
-    public func start(for user: User) async throws -> (token: String, session: BrowserSession) {
-        let (_, started) = begin(SignedIn(user: user, userVerified: false, credentialID: [], isNewAccount: false))
-        try await store.saveBrowserSession(started.session)
-        return started
+    public func startAfterPassword(for user: User) async throws -> (token: String, session: BrowserSession) {
+        let now = clock.now()
+        let token = newToken()
+        let session = BrowserSession(
+            tokenHash: TokenService.hash(token), userID: user.id, authenticatedAt: now, userVerified: false,
+            expiresAt: now.addingTimeInterval(lifetime), credentialID: nil, method: .password
+        )
+        try await store.saveBrowserSession(session)
+        return (token, session)
     }
 
     /// The live session a cookie's token names, or `nil`.

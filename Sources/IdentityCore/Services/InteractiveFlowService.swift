@@ -128,23 +128,26 @@ public struct InteractiveFlowService: Sendable {
         }
     }
 
-    /// Adds a passkey in a settings flow. The flow stays open with a fresh challenge, so
-    /// another passkey can be added.
-    public func addPasskey(_ flow: InteractiveFlow, userID: UserID, response: RegistrationResponseJSON) async throws -> (PasskeyCredential, InteractiveFlow) {
+    /// Adds a passkey in a settings flow, for the signed-in owner, whose sign-in must be
+    /// recent. The flow stays open with a fresh challenge, so another passkey can be added;
+    /// a stale sign-in keeps the flow as it is, to be submitted again after signing in.
+    public func addPasskey(_ flow: InteractiveFlow, by signIn: SignIn, response: RegistrationResponseJSON) async throws -> (PasskeyCredential, InteractiveFlow) {
         do {
             let credential = try await passkeys.finishEnrollment(
-                userID: userID, clientID: OAuthClient.selfService.clientID, authSession: flow.ceremonyID, response: response
+                userID: signIn.userID, clientID: OAuthClient.selfService.clientID, authSession: flow.ceremonyID, response: response, by: .owner(signIn)
             )
             return (credential, try await renew(flow))
         } catch let error as IdentityError {
+            if case .insufficientUserAuthentication = error.reason { throw FailedAttempt(error: error, flow: flow) }
             throw FailedAttempt(error: error, flow: try await renew(flow))
         }
     }
 
-    /// Removes a passkey in a settings flow; the last one is kept.
-    public func removePasskey(_ flow: InteractiveFlow, userID: UserID, credentialID: [UInt8]) async throws {
+    /// Removes a passkey in a settings flow, for the signed-in owner, whose sign-in must be
+    /// recent; the last one is kept.
+    public func removePasskey(_ flow: InteractiveFlow, by signIn: SignIn, credentialID: [UInt8]) async throws {
         do {
-            try await accounts.delete(of: userID, methodID: "passkey|" + Base64URL.encode(credentialID))
+            try await accounts.delete(methodID: "passkey|" + Base64URL.encode(credentialID), by: signIn)
         } catch let error as IdentityError {
             throw FailedAttempt(error: error, flow: flow)
         }

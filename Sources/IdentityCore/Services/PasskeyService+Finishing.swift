@@ -24,7 +24,7 @@ extension PasskeyService {
         let (signedIn, pending) = try await finishCeremony(client: client, authSession: authSession, response: response, profile: profile) { signedIn in
             let pending = tokens.prepare(
                 for: signedIn.user.id, client: client, scopes: scopes, audience: resolvedAudience, userVerified: signedIn.userVerified,
-                credentialID: signedIn.credentialID
+                method: .passkey, credentialID: signedIn.credentialID
             )
             return (.tokens(pending.session), pending)
         }
@@ -55,6 +55,9 @@ extension PasskeyService {
     ) async throws -> (SignedIn, Started) {
         // Validated before the ceremony is touched, so that a typo does not burn the challenge.
         let lateProfile = try profile.map { try ProfileValidation.validate($0, allowed: configuration.signupIdentifiers) }
+        // A sign-up that names its identifier only now counts against the identifier's limit
+        // as one that named it at the start does, whatever the answer will be.
+        for identifier in lateProfile?.identifiers ?? [] { try await rateLimits?.admit(identifier: identifier) }
         let ceremony = try open(authSession, clientID: client.clientID)
         switch (ceremony.kind, response) {
         case (.signup, .registration(let registration)):
@@ -76,18 +79,21 @@ extension PasskeyService {
         }
     }
 
-    /// Finishes adding a passkey to a signed-in account.
+    /// Finishes adding a passkey to an account.
     /// - Parameters:
     ///   - name: A name for the passkey, unique among the user's. A taken name writes
     ///     nothing and leaves the ceremony open, so the same response can be sent again
     ///     under another name.
-    ///   - actor: Who enrolled it, when not the user (an administration application), for
-    ///     the audit event.
+    ///   - actor: Who adds it: the signed-in owner, whose sign-in must be recent (unless the
+    ///     ceremony is the automatic upgrade right after a password sign-in), or an
+    ///     administration application, named in the audit event. A stale sign-in is refused
+    ///     before the ceremony is used, so it can be finished after signing in again.
     public func finishEnrollment(
-        userID: UserID, clientID: String, authSession: String, response: RegistrationResponseJSON, name: String? = nil, actor: String? = nil
+        userID: UserID, clientID: String, authSession: String, response: RegistrationResponseJSON, name: String? = nil, by actor: Actor
     ) async throws -> PasskeyCredential {
         let newName = try ProfileValidation.optionalName(name, field: "name")
         let ceremony = try open(authSession, clientID: clientID)
+        if ceremony.kind == .enrollment { try sensitiveActions.requireRecent(actor, for: "Adding a passkey") }
         guard ceremony.kind == .enrollment || ceremony.kind == .conditionalEnrollment, ceremony.userID == userID else {
             try await refuse(ceremony)
             throw IdentityError(.invalidGrant, "this auth_session was not started for adding a passkey to this account", reason: .invalidAuthSession)
@@ -97,7 +103,7 @@ extension PasskeyService {
         credential.name = newName
         let event = AuditEvent(
             time: clock.now(), kind: .enrollment, userID: userID, clientID: clientID, credentialID: Base64URL.encode(credential.credentialID),
-            detail: actor.map { "by administration application \($0)" } ?? ""
+            detail: actor.administratorID.map { "by administration application \($0)" } ?? ""
         )
         do {
             try await complete(CeremonyCompletion(key: ceremony.key, newCredential: credential, events: [event]))
@@ -150,7 +156,7 @@ extension PasskeyService {
             switch conflict.kind {
             case .identifier:
                 // The device has just saved this passkey: the app can signal it unknown.
-                throw IdentityError(.invalidRequest, "a user with this identifier already exists; sign in instead", reason: .userExists, credentialID: encodedID)
+                throw IdentityError(.invalidRequest, "a user with this identifier already exists; sign in instead", reason: .userExists(nil), credentialID: encodedID)
             case .credentialID, .credentialName:
                 throw IdentityError(.invalidGrant, "this passkey is already registered", credentialID: encodedID)
             }

@@ -22,6 +22,8 @@ public struct PasskeyService: Sendable {
     let openCeremonies: OpenCeremonies?
     /// The per-address rate limits every face applies to its ceremony endpoints.
     public let rateLimits: RateLimits?
+    /// The recent sign-in that adding a passkey needs.
+    let sensitiveActions: SensitiveActions
 
     /// Creates the service.
     public init(
@@ -34,9 +36,11 @@ public struct PasskeyService: Sendable {
         random: any RandomSource,
         metadata: AttestationMetadata? = nil,
         openCeremonies: OpenCeremonies? = nil,
-        rateLimits: RateLimits? = nil
+        rateLimits: RateLimits? = nil,
+        sensitiveActions: SensitiveActions? = nil
     ) {
         self.rateLimits = rateLimits
+        self.sensitiveActions = sensitiveActions ?? SensitiveActions(clock: clock)
         self.configuration = configuration
         self.verifier = verifier
         self.metadata = metadata
@@ -86,7 +90,7 @@ public struct PasskeyService: Sendable {
         var allowed: [CredentialDescriptor] = []
         if let username {
             guard let identifier = ProfileValidation.identifier(forLogin: username) else {
-                throw IdentityError(.invalidRequest, "username is not a valid email, phone number or username", field: "username")
+                throw IdentityError(.invalidRequest, "username is not a valid email, phone number or username", reason: .malformedIdentifier, field: "username")
             }
             try await rateLimits?.admit(identifier: identifier)
             // The same reads whether or not the account exists, so that timing tells nothing.
@@ -122,7 +126,7 @@ public struct PasskeyService: Sendable {
     /// that a password sign-in started less than ``passwordUpgradeWindow`` ago, the moment
     /// the platform's own checks expect it.
     public func startConditionalEnrollment(grant: AccessGrant) async throws -> CreationChallenge {
-        guard grant.methods.contains("pwd") else {
+        guard grant.method == .password else {
             throw IdentityError(.accessDenied, "a conditional passkey creation follows a password sign-in; this session did not start with a password")
         }
         return try await startConditionalEnrollment(userID: grant.userID, clientID: grant.clientID, passwordSignInAt: grant.authenticatedAt)
@@ -140,7 +144,16 @@ public struct PasskeyService: Sendable {
         return try await startEnrollment(userID: userID, clientID: clientID, kind: .conditionalEnrollment)
     }
 
-    /// Starts adding a passkey to a signed-in account; the options exclude the passkeys the
+    /// Starts adding a passkey to the signed-in owner's account, whose sign-in must be
+    /// recent; the options exclude the passkeys the account already has.
+    public func startEnrollment(for signIn: SignIn, clientID: String, addressedByChallenge: Bool = false) async throws -> CreationChallenge {
+        try sensitiveActions.requireRecent(signIn, for: "Adding a passkey")
+        return try await startEnrollment(userID: signIn.userID, clientID: clientID, addressedByChallenge: addressedByChallenge)
+    }
+
+    /// Starts adding a passkey to an account, without judging the sign-in: for an
+    /// administrator acting for the owner, and for a settings flow, which judges the sign-in
+    /// when its submission finishes the enrollment. The options exclude the passkeys the
     /// account already has.
     /// - Parameter addressedByChallenge: For faces whose finishing request carries no
     ///   `auth_session`, only the client data: the challenge is then the sealed ceremony
@@ -247,14 +260,14 @@ public struct PasskeyService: Sendable {
     private func refuseExisting(_ profile: UserProfile) async throws {
         for identifier in profile.identifiers where try await storage.user(identifier: identifier) != nil {
             throw IdentityError(
-                .invalidRequest, "a user with this \(Self.name(of: identifier)) already exists; sign in instead",
-                reason: .userExists, field: "user_profile"
+                .invalidRequest, "a user with this \(Self.name(of: identifier.kind)) already exists; sign in instead",
+                reason: .userExists(identifier.kind), field: "user_profile"
             )
         }
     }
 
-    private static func name(of identifier: Identifier) -> String {
-        switch identifier {
+    private static func name(of kind: ProfileValidation.IdentifierKind) -> String {
+        switch kind {
         case .email: return "email"
         case .phoneNumber: return "phone number"
         case .username: return "username"

@@ -9,14 +9,18 @@ public struct PasswordService: Sendable {
     private let hasher: PasswordHasher
     private let clock: any WallClock
     private let random: any RandomSource
-    /// Limits password guesses per identifier (`limits.identifier_attempts_per_minute`).
+    /// Limits password guesses and sign-ups per identifier (`limits.identifier_attempts_per_minute`).
     private let rateLimits: RateLimits?
+    /// The recent sign-in that removing the password needs.
+    private let sensitiveActions: SensitiveActions
 
     /// Creates the service.
     public init(
-        storage: any IdentityStorage, hasher: PasswordHasher = .standard, clock: any WallClock, random: any RandomSource, rateLimits: RateLimits? = nil
+        storage: any IdentityStorage, hasher: PasswordHasher = .standard, clock: any WallClock, random: any RandomSource, rateLimits: RateLimits? = nil,
+        sensitiveActions: SensitiveActions? = nil
     ) {
         self.rateLimits = rateLimits
+        self.sensitiveActions = sensitiveActions ?? SensitiveActions(clock: clock)
         self.storage = storage
         self.hasher = hasher
         self.clock = clock
@@ -30,17 +34,20 @@ public struct PasswordService: Sendable {
     /// - Throws: `invalid_request` for a missing or malformed email or name (`user_exists`
     ///   when the email is taken), `invalid_password` naming the broken rule.
     public func signUp(client: OAuthClient, email: String?, password: String?, name: String?) async throws -> User {
-        guard let email, !email.isEmpty else { throw IdentityError(.invalidRequest, "email is required", field: "email") }
-        guard let password else { throw IdentityError(.invalidRequest, "password is required", field: "password") }
+        guard let email, !email.isEmpty else { throw IdentityError(.invalidRequest, "email is required", reason: .required, field: "email") }
+        guard let password else { throw IdentityError(.invalidRequest, "password is required", reason: .required, field: "password") }
         let profile = try ProfileValidation.validate(UserProfile(email: email, name: name), allowed: [.email])
         try PasswordPolicy.check(password)
+        // Counted before the account is created or found taken, so that probing an address
+        // stops at the limit whatever the answer would have been.
+        for identifier in profile.identifiers { try await rateLimits?.admit(identifier: identifier) }
         let now = clock.now()
         let user = User(id: UserID(rawValue: Base64URL.encode(random.bytes(16))), userHandle: random.bytes(32), profile: profile, createdAt: now, updatedAt: now)
         let hash = try await Self.offloaded { [hasher, salt = random.bytes(16)] in try hasher.hash(password, salt: salt) }
         do {
             try await storage.createUser(user, password: PasswordRecord(userID: user.id, hash: hash, createdAt: now))
         } catch is StoreConflict {
-            throw IdentityError(.invalidRequest, "a user with this email already exists; sign in instead", reason: .userExists, field: "email")
+            throw IdentityError(.invalidRequest, "a user with this email already exists; sign in instead", reason: .userExists(.email), field: "email")
         }
         try await storage.record(AuditEvent(time: now, kind: .signup, userID: user.id, clientID: client.clientID, detail: "password"))
         return user
@@ -51,8 +58,8 @@ public struct PasswordService: Sendable {
     ///   password (passkey-only, or one that removed it) and a wrong password alike, after
     ///   the same hashing work, so neither the answer nor its time tells them apart.
     public func signIn(client: OAuthClient, username: String?, password: String?) async throws -> User {
-        guard let username, !username.isEmpty else { throw IdentityError(.invalidRequest, "username is required", field: "username") }
-        guard let password, !password.isEmpty else { throw IdentityError(.invalidRequest, "password is required", field: "password") }
+        guard let username, !username.isEmpty else { throw IdentityError(.invalidRequest, "username is required", reason: .required, field: "username") }
+        guard let password, !password.isEmpty else { throw IdentityError(.invalidRequest, "password is required", reason: .required, field: "password") }
         var user: User?
         var stored: String?
         if let identifier = ProfileValidation.identifier(forLogin: username), password.count <= PasswordPolicy.maximumLength {
@@ -79,13 +86,17 @@ public struct PasswordService: Sendable {
         return record
     }
 
-    /// Removes the account's password once it has a passkey.
-    /// - Throws: `not_found` without a password, `conflict` (`last_authentication_method`)
-    ///   while the password is the only way to sign in.
-    public func remove(userID: UserID) async throws {
+    /// Removes the signed-in owner's password once the account has a passkey, ending every
+    /// session a password sign-in started (the caller's own, when a password started it).
+    /// - Throws: `invalid_token` (`insufficient_user_authentication`) for a sign-in that is
+    ///   not recent, `not_found` without a password, `conflict`
+    ///   (`last_authentication_method`) while the password is the only way to sign in.
+    public func remove(by signIn: SignIn) async throws {
+        try sensitiveActions.requireRecent(signIn, for: "Removing your password")
+        let userID = signIn.userID
         switch try await storage.removePassword(userID: userID, at: clock.now()) {
         case .removed:
-            try await storage.record(AuditEvent(time: clock.now(), kind: .passwordRemoved, userID: userID))
+            try await storage.record(AuditEvent(time: clock.now(), kind: .passwordRemoved, userID: userID, detail: "sessions a password started are revoked"))
         case .noPassword:
             throw IdentityError(.notFound, "this account has no password")
         case .lastMethod:

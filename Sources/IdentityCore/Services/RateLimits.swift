@@ -44,6 +44,8 @@ public struct RateLimits: Sendable {
     public let failuresPerWindow: Int
     /// The window, in seconds.
     public let window: TimeInterval
+    /// How many leading bits of an IPv6 address are one client (`limits.ipv6_prefix_length`).
+    public let ipv6PrefixLength: Int
     let store: any RateLimitStore
     let clock: any WallClock
     /// Told of each refusal (the server counts them as a metric).
@@ -52,8 +54,9 @@ public struct RateLimits: Sendable {
     /// Creates the limits.
     public init(
         startsPerWindow: Int, finishesPerWindow: Int, identifierAttemptsPerWindow: Int = 0, failuresPerWindow: Int = 0, window: TimeInterval = 60,
-        store: any RateLimitStore, clock: any WallClock, refused: (@Sendable (Kind) -> Void)? = nil
+        ipv6PrefixLength: Int = 64, store: any RateLimitStore, clock: any WallClock, refused: (@Sendable (Kind) -> Void)? = nil
     ) {
+        self.ipv6PrefixLength = ipv6PrefixLength
         self.failuresPerWindow = failuresPerWindow
         self.startsPerWindow = startsPerWindow
         self.finishesPerWindow = finishesPerWindow
@@ -81,19 +84,25 @@ public struct RateLimits: Sendable {
     /// Counts a request from `client`, refusing it with `429` and the seconds until the
     /// window ends when the limit is passed.
     public func admit(_ kind: Kind, from client: String) async throws {
-        try await count(kind, key: "\(kind.rawValue):\(client)", refusal: "too many requests from this address")
+        try await count(kind, key: "\(kind.rawValue):\(clientKey(client))", refusal: "too many requests from this address")
     }
 
     /// Refuses a finish from `client` while its failures in the window are over the limit
     /// (without counting this one: only its outcome counts, through ``noteFailure(from:)``).
     public func admitAfterFailures(from client: String) async throws {
-        try await count(.failure, key: "failure:\(client)", adding: 0, refusal: "too many failed attempts from this address")
+        try await count(.failure, key: "failure:\(clientKey(client))", adding: 0, refusal: "too many failed attempts from this address")
     }
 
     /// Counts a finish from `client` that failed.
     public func noteFailure(from client: String) async throws {
         guard failuresPerWindow > 0 else { return }
-        _ = try await store.countRequests(key: "failure:\(client)", adding: 1, window: window, at: clock.now())
+        _ = try await store.countRequests(key: "failure:\(clientKey(client))", adding: 1, window: window, at: clock.now())
+    }
+
+    /// What `client` is counted under: an IPv6 address by its prefix, so that one host's
+    /// many addresses are one client.
+    func clientKey(_ client: String) -> String {
+        AddressRange.limitKey(client, ipv6PrefixLength: ipv6PrefixLength)
     }
 
     /// Counts an attempt that names `identifier`, whether or not an account has it (so the

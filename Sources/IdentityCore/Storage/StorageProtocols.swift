@@ -30,7 +30,9 @@ public protocol PasswordStore: Sendable {
     func createUser(_ user: User, password: PasswordRecord) async throws
     /// Records that the password signed the user in.
     func recordPasswordUse(userID: UserID, at time: Date) async throws
-    /// Removes the password, only while the account has a passkey to sign in with.
+    /// Removes the password, only while the account has a passkey to sign in with. In the
+    /// same transaction, every session a password sign-in started (refresh families,
+    /// browser sessions) is revoked at `time`, so a phished password keeps nothing.
     func removePassword(userID: UserID, at time: Date) async throws -> PasswordRemoval
 }
 
@@ -56,9 +58,21 @@ public protocol CredentialStore: Sendable {
     /// session that credential started is revoked at `time`.
     func deleteCredential(id: [UInt8], userID: UserID, at time: Date) async throws -> CredentialDeletion
     /// Turns a user's credential off or on again. Turning it off revokes, in the same
-    /// transaction, every session it started.
-    /// - Returns: `false` when the user has no such credential.
-    func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool, at time: Date) async throws -> Bool
+    /// transaction, every session it started, and an administrator's turning it off is
+    /// recorded (``PasskeyCredential/isDisabledByAdministrator``); turning it on again is then
+    /// done only by an administrator, decided in the same statement.
+    /// - Parameter byAdministrator: Whether an administrator, not the owner, makes the change.
+    func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool, byAdministrator: Bool, at time: Date) async throws -> CredentialStateChange
+}
+
+/// What turning a credential off or on did, decided atomically with the change.
+public enum CredentialStateChange: Sendable, Hashable {
+    /// The credential is now as asked.
+    case changed
+    /// The user has no such credential.
+    case notFound
+    /// An administrator turned it off, and only an administrator may turn it on again.
+    case heldByAdministrator
 }
 
 /// The result of deleting a credential, decided atomically with the deletion.
@@ -117,8 +131,9 @@ public protocol RefreshTokenStore: Sendable {
     /// Ends every login session and browser session of a user ("sign out everywhere").
     /// - Returns: How many were active and are now revoked.
     func revokeAllSessions(userID: UserID, at time: Date) async throws -> Int
-    /// Whether a family (a login session) is still active.
-    func isSessionActive(familyID: String) async throws -> Bool
+    /// Whether a family (a login session) of `userID` is still active: a family of another
+    /// user is not, so that a token naming it is refused.
+    func isSessionActive(familyID: String, userID: UserID) async throws -> Bool
     /// Deletes up to `limit` families started before `time`, with their tokens. Called with
     /// the absolute refresh lifetime behind, so no family deleted can still refresh, and a
     /// rotated token stays recognised as reused for as long as its family could live.
@@ -224,6 +239,9 @@ public protocol SecretStore: Sendable {
 public protocol MetadataStore: Sendable {
     /// The stored BLOB, if any.
     func metadataBLOB() async throws -> StoredMetadataBLOB?
+    /// The stored BLOB's serial number, if one is stored: what running instances poll, at
+    /// the cost of one small read, to pick up a BLOB another process stored.
+    func metadataBLOBNumber() async throws -> Int?
     /// Stores `blob` unless the stored one has a higher serial number; one with the same
     /// number is left as it is.
     func saveMetadataBLOB(_ blob: StoredMetadataBLOB) async throws -> MetadataBLOBSave

@@ -60,6 +60,7 @@ extension PasskeyCredential {
             hasSignCountRegressed: try row.bool("sign_count_regressed"),
             recordID: try row.text("record_id"),
             isDisabled: try row.bool("disabled"),
+            isDisabledByAdministrator: try row.bool("disabled_by_admin"),
             origin: try row.optionalText("origin")
         )
     }
@@ -80,6 +81,18 @@ extension RefreshTokenRecord {
             isPasswordSignIn: try row.bool("password_sign_in"),
             issuedAt: try row.date("issued_at"),
             expiresAt: try row.date("expires_at")
+        )
+    }
+}
+
+extension BrowserSession {
+    /// Reads a session from a `browser_sessions` row.
+    public init(stored row: some StoredRow) throws {
+        self.init(
+            tokenHash: try row.bytes("token_hash"), userID: UserID(rawValue: try row.text("user_id")),
+            authenticatedAt: try row.date("authenticated_at"), userVerified: try row.bool("user_verified"),
+            expiresAt: try row.date("expires_at"), credentialID: try row.optionalBytes("credential_id"),
+            method: try row.enumeration(SignInMethod.self, "method")
         )
     }
 }
@@ -113,7 +126,8 @@ extension AuthorizationCode {
             authenticatedAt: try row.date("authenticated_at"),
             userVerified: try row.bool("user_verified"),
             expiresAt: try row.date("expires_at"),
-            credentialID: try row.optionalBytes("credential_id")
+            credentialID: try row.optionalBytes("credential_id"),
+            method: try row.enumeration(SignInMethod.self, "method")
         )
     }
 }

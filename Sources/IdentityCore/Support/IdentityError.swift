@@ -30,6 +30,9 @@ public struct IdentityError: Error, Hashable, Sendable, CustomStringConvertible 
         case invalidPassword = "invalid_password"
         /// Too many requests from one client address (429, with `Retry-After`).
         case tooManyRequests = "too_many_requests"
+        /// The route does not take this method (405): a `HEAD` of a route whose `GET` starts
+        /// something, which answers nothing rather than start it unseen.
+        case methodNotAllowed = "method_not_allowed"
         /// A requested scope is not one the client may receive (400, RFC 6749 §5.2).
         case invalidScope = "invalid_scope"
         /// The database is busy, locked, full or unreachable (503, with `Retry-After`):
@@ -60,9 +63,11 @@ public struct IdentityError: Error, Hashable, Sendable, CustomStringConvertible 
 
     public var description: String { "\(code.rawValue): \(message)" }
 
-    /// Whether the request failed for the client's reasons (a 4xx other than 429): what the
-    /// failure rate limit counts. A refusal by a limit or an unavailable database is not one.
-    public var isClientFailure: Bool { code != .tooManyRequests && code != .temporarilyUnavailable }
+    /// Whether the reason is ``Reason/userExists(_:)``, whichever identifier it names.
+    public var isUserExists: Bool {
+        if case .userExists = reason { return true }
+        return false
+    }
 
     public static func == (lhs: IdentityError, rhs: IdentityError) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
@@ -79,8 +84,14 @@ extension IdentityError {
         case unreadableBody
         /// The request body's media type is not one the endpoint reads (415).
         case unsupportedMediaType
-        /// The identifier already belongs to an account.
-        case userExists
+        /// The identifier already belongs to an account: which kind, when known.
+        case userExists(ProfileValidation.IdentifierKind?)
+        /// A value the request must carry is missing.
+        case required
+        /// The identifier a sign-in named is not an email, a phone number or a username.
+        case malformedIdentifier
+        /// An administrator turned the passkey off; only an administrator can turn it on.
+        case disabledByAdministrator
         /// The passkey is not registered with any account here.
         case unknownCredential
         /// The ceremony is unknown, expired, used, or another client's.
@@ -120,6 +131,9 @@ extension IdentityError {
             case .unreadableBody: return "unreadable_body"
             case .unsupportedMediaType: return "unsupported_media_type"
             case .userExists: return "user_exists"
+            case .required: return "required"
+            case .malformedIdentifier: return "malformed_identifier"
+            case .disabledByAdministrator: return "disabled_by_administrator"
             case .unknownCredential: return "unknown_credential"
             case .invalidAuthSession: return "invalid_auth_session"
             case .wrongResponseKind: return "wrong_response_kind"

@@ -52,7 +52,7 @@ public struct IssuedTokens: Codable, Sendable, Hashable {
     public let scope: String
 }
 
-/// Tokens decided by ``TokenService/prepare(for:client:scopes:audience:userVerified:authenticatedAt:sessionID:nonce:passwordSignIn:)``
+/// Tokens decided by ``TokenService/prepare(for:client:scopes:audience:userVerified:authenticatedAt:sessionID:nonce:method:credentialID:)``
 /// and not yet signed.
 public struct PendingTokens: Sendable {
     /// The login session to write before signing.
@@ -63,7 +63,7 @@ public struct PendingTokens: Sendable {
     let audience: String
     let authenticatedAt: Date
     let userVerified: Bool
-    let isPasswordSignIn: Bool
+    let method: SignInMethod
     let nonce: String?
 }
 
@@ -82,6 +82,8 @@ public struct AccessGrant: Sendable, Hashable {
     /// How they signed in (`amr`, RFC 8176): `pwd` for a password, `pop` (with `user`
     /// when verified) for a passkey.
     public let methods: [String]
+    /// How they signed in, as the `amr` claim says.
+    public var method: SignInMethod { SignInMethod(authenticationMethodReferences: methods) }
 }
 
 /// Issues, refreshes, revokes and checks tokens.
@@ -136,8 +138,9 @@ public struct TokenService: Sendable {
     ///   - sessionID: The login session's ID, when the caller decided it up front (an
     ///     authorization code does, so that replaying the code can revoke these tokens).
     ///   - nonce: The OpenID Connect `nonce` to echo in the ID token.
-    ///   - passwordSignIn: Whether a password, not a passkey, signed the user in: the tokens
-    ///     then say `amr: ["pwd"]`, which a conditional passkey creation requires.
+    ///   - method: How the user signed in: a password makes the tokens say `amr: ["pwd"]`,
+    ///     which a conditional passkey creation requires, and removing the password ends the
+    ///     session.
     ///   - credentialID: The passkey that signed the user in: removing it ends the session.
     public func issue(
         for user: User,
@@ -148,12 +151,12 @@ public struct TokenService: Sendable {
         authenticatedAt: Date? = nil,
         sessionID: String? = nil,
         nonce: String? = nil,
-        passwordSignIn: Bool = false,
+        method: SignInMethod,
         credentialID: [UInt8]? = nil
     ) async throws -> IssuedTokens {
         let pending = prepare(
             for: user.id, client: client, scopes: scopes, audience: audience, userVerified: userVerified,
-            authenticatedAt: authenticatedAt, sessionID: sessionID, nonce: nonce, passwordSignIn: passwordSignIn, credentialID: credentialID
+            authenticatedAt: authenticatedAt, sessionID: sessionID, nonce: nonce, method: method, credentialID: credentialID
         )
         // Every access token belongs to a session row, with or without a refresh token, so
         // that revoking the session revokes it. Saving a refresh token starts its session in
@@ -174,7 +177,7 @@ public struct TokenService: Sendable {
         authenticatedAt: Date? = nil,
         sessionID: String? = nil,
         nonce: String? = nil,
-        passwordSignIn: Bool = false,
+        method: SignInMethod,
         credentialID: [UInt8]? = nil
     ) -> PendingTokens {
         let now = clock.now()
@@ -185,17 +188,17 @@ public struct TokenService: Sendable {
             let token = TimeOrderedToken.new(at: now, random: random)
             refreshToken = (token, RefreshTokenRecord(
                 tokenHash: TimeOrderedToken.storageKey(of: token), familyID: familyID, userID: userID, clientID: client.clientID, scopes: scopes,
-                audience: audience, authenticatedAt: authenticatedAt, userVerified: userVerified, isPasswordSignIn: passwordSignIn,
+                audience: audience, authenticatedAt: authenticatedAt, userVerified: userVerified, isPasswordSignIn: method == .password,
                 issuedAt: now, expiresAt: now.addingTimeInterval(configuration.refreshTokenLifetime)
             ))
         }
         return PendingTokens(
             session: TokenSessionStart(
                 familyID: familyID, userID: userID, clientID: client.clientID, startedAt: now, refreshToken: refreshToken?.record,
-                credentialID: credentialID.flatMap { $0.isEmpty ? nil : $0 }
+                credentialID: credentialID.flatMap { $0.isEmpty ? nil : $0 }, method: method
             ),
             refreshToken: refreshToken?.token, scopes: scopes, audience: audience, authenticatedAt: authenticatedAt,
-            userVerified: userVerified, isPasswordSignIn: passwordSignIn, nonce: nonce
+            userVerified: userVerified, method: method, nonce: nonce
         )
     }
 
@@ -203,7 +206,7 @@ public struct TokenService: Sendable {
     public func sign(_ pending: PendingTokens, for user: User) async throws -> IssuedTokens {
         try await signedTokens(
             user: user, clientID: pending.session.clientID, scopes: pending.scopes, audience: pending.audience, sessionID: pending.session.familyID,
-            authenticatedAt: pending.authenticatedAt, userVerified: pending.userVerified, passwordSignIn: pending.isPasswordSignIn,
+            authenticatedAt: pending.authenticatedAt, userVerified: pending.userVerified, method: pending.method,
             refreshToken: pending.refreshToken, nonce: pending.nonce
         )
     }
@@ -258,7 +261,7 @@ public struct TokenService: Sendable {
             return try await signedTokens(
                 user: user, clientID: client.clientID, scopes: requested.scopes ?? previous.scopes,
                 audience: requested.audience ?? previous.audience, sessionID: previous.familyID,
-                authenticatedAt: previous.authenticatedAt, userVerified: previous.userVerified, passwordSignIn: previous.isPasswordSignIn,
+                authenticatedAt: previous.authenticatedAt, userVerified: previous.userVerified, method: previous.method,
                 refreshToken: newToken, nonce: nil
             )
         }
@@ -297,7 +300,9 @@ public struct TokenService: Sendable {
         if let scope, !scopes.contains(scope) {
             throw IdentityError(.insufficientScope, "the access token lacks the \(scope) scope", reason: .missingScope(scope))
         }
-        guard try await refreshTokens.isSessionActive(familyID: claims.sid) else {
+        // The session must be the token's own user's: a token whose `sid` names another
+        // account's session is refused, whatever signed it (defence in depth).
+        guard try await refreshTokens.isSessionActive(familyID: claims.sid, userID: UserID(rawValue: claims.sub)) else {
             throw IdentityError(.invalidToken, "the session of this access token has been revoked")
         }
         return AccessGrant(
@@ -321,13 +326,13 @@ public struct TokenService: Sendable {
         sessionID: String,
         authenticatedAt: Date,
         userVerified: Bool,
-        passwordSignIn: Bool,
+        method: SignInMethod,
         refreshToken: String?,
         nonce: String?
     ) async throws -> IssuedTokens {
         let now = Int64(clock.now().timeIntervalSince1970)
         let signing = try await keys.activeKey()
-        let methods = passwordSignIn ? ["pwd"] : userVerified ? ["pop", "user"] : ["pop"]
+        let methods = method.authenticationMethodReferences(userVerified: userVerified)
         let access = AccessTokenClaims(
             iss: configuration.issuer, sub: user.id.rawValue, aud: audience, iat: now,
             exp: now + Int64(configuration.accessTokenLifetime), jti: Base64URL.encode(random.bytes(16)),

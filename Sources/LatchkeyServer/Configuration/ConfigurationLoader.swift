@@ -190,7 +190,8 @@ public enum ConfigurationLoader {
             return .init(
                 startsPerMinute: try limit("ceremony_starts_per_minute", 300), finishesPerMinute: try limit("ceremony_finishes_per_minute", 600),
                 identifierAttemptsPerMinute: try limit("identifier_attempts_per_minute", 20),
-                failuresPerMinute: try limit("ceremony_failures_per_minute", 60)
+                failuresPerMinute: try limit("ceremony_failures_per_minute", 60),
+                ipv6PrefixLength: try ipv6PrefixLength(node.child("ipv6_prefix_length"))
             )
         }
         let trustedProxies = collector.read { () throws(ConfigurationError) -> [AddressRange] in
@@ -601,12 +602,22 @@ public enum ConfigurationLoader {
     }
 
     private static func parseLimits(_ node: YAMLReader) throws(ConfigurationError) -> Int {
-        try node.requireKeys(["max_body_bytes", "ceremony_starts_per_minute", "ceremony_finishes_per_minute", "identifier_attempts_per_minute", "ceremony_failures_per_minute"])
+        try node.requireKeys([
+            "max_body_bytes", "ceremony_starts_per_minute", "ceremony_finishes_per_minute", "identifier_attempts_per_minute", "ceremony_failures_per_minute",
+            "ipv6_prefix_length",
+        ])
         let bytes = try node.child("max_body_bytes").int() ?? 64 * 1024
         guard (4096...(16 * 1024 * 1024)).contains(bytes) else {
             throw node.child("max_body_bytes").error("must be between 4096 and 16777216, found \(bytes)")
         }
         return bytes
+    }
+
+    /// How many leading bits of an IPv6 address the per-address limits count as one client.
+    private static func ipv6PrefixLength(_ node: YAMLReader) throws(ConfigurationError) -> Int {
+        let length = try node.int() ?? 64
+        guard (1...128).contains(length) else { throw node.error("must be between 1 and 128 (64: a host's usual share), found \(length)") }
+        return length
     }
 
     /// `metrics:` with a mapping (even `{}`) turns the listener on.

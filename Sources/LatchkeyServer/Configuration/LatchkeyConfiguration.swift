@@ -224,6 +224,9 @@ public struct LatchkeyConfiguration: Sendable {
         /// `ceremony_failures_per_minute`: failed finishes per client address before its
         /// finishes are refused for the rest of the window.
         public var failuresPerMinute: Int
+        /// `ipv6_prefix_length`: how many leading bits of an IPv6 address are one client, for
+        /// these limits and `server.max_connections_per_ip` (64: one host commonly holds a /64).
+        public var ipv6PrefixLength: Int = 64
     }
     /// The `Cache-Control` of the association files and other well-known documents.
     public var wellKnownCacheControl: String

@@ -1,0 +1,73 @@
+public import HTTPAPI
+import HTTPTypes
+public import Hummingbird
+public import HummingbirdAuth
+public import IdentityCore
+import Logging
+
+/// The request context of the hosted pages and their JSON calls: the browser session, when
+/// the request carries a live one, put here by ``BrowserSessionAuthenticator``.
+public typealias HostedPageContext = AuthenticatedRequestContext<BrowserSession>
+
+/// Finds the browser session of the hosted pages' cookie. A request without one goes on
+/// without it (the sign-in pages show themselves); the groups that need one add
+/// ``SignInRequiredMiddleware``.
+struct BrowserSessionAuthenticator: AuthenticatorMiddleware {
+    typealias Context = HostedPageContext
+    let pages: HostedPages
+
+    @concurrent func authenticate(request: Request, context: Context) async throws -> BrowserSession? {
+        try await pages.sessions.session(token: Cookies.value(pages.sessionCookie, in: request))
+    }
+}
+
+/// Routes that need a signed-in browser: a page sends the person to sign in and come back;
+/// a JSON call is refused with `invalid_token`, which the page's script answers the same way.
+struct SignInRequiredMiddleware: RouterMiddleware {
+    typealias Context = HostedPageContext
+    /// Whether the routes are pages (else JSON calls).
+    let isPage: Bool
+
+    @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+        guard context.identity == nil else { return try await next(request, context) }
+        guard isPage else { throw IdentityError(.invalidToken, "you are not signed in, or your session has ended; sign in again") }
+        return PageResponses.redirect(ReturnTo.loginURL(returningTo: request.uri.path))
+    }
+}
+
+/// Renders what a page handler throws as the error page, in the pages' layout: a busy
+/// database as a `503` that says nothing changed, a typed failure with its own words and
+/// status, anything else as a logged, generic `500`. No page handler catches for itself.
+struct PageErrorMiddleware: RouterMiddleware {
+    typealias Context = HostedPageContext
+    let pages: HostedPages
+
+    @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as StorageUnavailable {
+            context.logger.warning("storage unavailable", metadata: ["path": "\(request.uri.path)", "reason": "\(error.reason)"])
+            var response = page(
+                request, title: "Busy right now", message: "The service is busy. Nothing was changed; try again in a few seconds.", code: "temporarily_unavailable",
+                status: .serviceUnavailable
+            )
+            response.headers[.retryAfter] = "5"
+            return response
+        } catch let error as IdentityError {
+            context.logger.notice("hosted page refused", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            var response = page(request, title: "Something went wrong", message: error.message, code: error.code.rawValue, status: error.status)
+            if error.code == .methodNotAllowed { response.headers[.allow] = "GET" }
+            return response
+        } catch {
+            context.logger.error("hosted page failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            return page(
+                request, title: "Something went wrong", message: "The server could not show this page. Try again in a moment.", code: "server_error",
+                status: .internalServerError
+            )
+        }
+    }
+
+    private func page(_ request: Request, title: String, message: String, code: String, status: HTTPResponse.Status) -> Response {
+        PageResponses.errorPage(pages, csrfToken: pages.csrfToken(for: request).token, title: title, message: message, code: code, status: status)
+    }
+}
