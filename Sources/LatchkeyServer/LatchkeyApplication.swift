@@ -28,9 +28,9 @@ public enum LatchkeyApplication {
     ///   `LATCHKEY_DATABASE` or `database`) when it cannot be opened.
     public static func openStorage(_ configuration: LatchkeyConfiguration, logger: Logger = Logger(label: "latchkey")) async throws -> any ServerStorage {
         switch configuration.database {
-        case .sqlite(let path):
+        case .sqlite(let path, let durability):
             do {
-                return try SQLiteStorage(path: path)
+                return try SQLiteStorage(path: path, durability: durability)
             } catch {
                 let reason = (error as? SQLiteStorageError)?.reason ?? "\(error)"
                 let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -54,7 +54,7 @@ public enum LatchkeyApplication {
     /// - Returns: The names of the migrations applied now.
     public static func migrate(_ configuration: LatchkeyConfiguration) async throws -> [String] {
         switch configuration.database {
-        case .sqlite(let path): return try SQLiteStorage.migrate(path: path)
+        case .sqlite(let path, _): return try SQLiteStorage.migrate(path: path)
         case .postgres(let settings): return try await PostgresStorage.migrate(settings)
         }
     }
@@ -81,6 +81,7 @@ public enum LatchkeyApplication {
             auditRetention: configuration.auditRetention, familyLifetime: configuration.tokens.refreshTokenAbsoluteLifetime, logger: logger
         )]
         if let source = routes.metadata { services.append(MetadataRefreshService(source: source, logger: logger)) }
+        services.append(DecoyCensusService(passkeys: routes.passkeys, interval: .seconds(600), logger: logger))
         if let metrics, let listener = configuration.metrics {
             MetricsListener.count(routes.storage.securityEvents)
             services.append(MetricsListener.application(registry: metrics, host: listener.host, port: listener.port, logger: logger))
@@ -143,8 +144,9 @@ public enum LatchkeyApplication {
             attestation: AttestationPolicy(
                 trustAnchors: anchors, revocationLists: revocationLists, requirement: configuration.passkeys.attestationRequirement
             ),
-            // IdentityCore applies the configured policy itself, after recording the regression.
-            signCountPolicy: .acceptAndFlag,
+            // The verifier decides what a counter that did not increase means (its one owner);
+            // IdentityCore records the regression either way.
+            signCountPolicy: configuration.passkeys.signCountPolicy,
             registration: RegistrationPolicy(
                 allowedAAGUIDs: configuration.passkeys.allowedAAGUIDs,
                 deniedAAGUIDs: configuration.passkeys.deniedAAGUIDs,
@@ -159,7 +161,8 @@ public enum LatchkeyApplication {
             refreshTokenAbsoluteLifetime: configuration.tokens.refreshTokenAbsoluteLifetime,
             apiAudiences: configuration.tokens.audiences
         )
-        let keys = SigningKeyRing(store: storage, clock: clock, random: random, publicationGrace: tokenConfiguration.longestSignedTokenLifetime)
+        let keyStore = try await keyStore(configuration, storage: storage, random: random, logger: logger)
+        let keys = SigningKeyRing(store: keyStore, clock: clock, random: random, publicationGrace: tokenConfiguration.longestSignedTokenLifetime)
         try await keys.prepare()
         let tokens = TokenService(
             configuration: tokenConfiguration, keys: keys, users: storage, refreshTokens: storage, audit: storage, clock: clock, random: random,
@@ -182,16 +185,16 @@ public enum LatchkeyApplication {
                 ceremonyLifetime: configuration.passkeys.ceremonyLifetime,
                 userVerification: configuration.passkeys.userVerification,
                 signupIdentifiers: Set(configuration.passkeys.signupIdentifiers),
-                signCountPolicy: configuration.passkeys.signCountPolicy,
                 attestationConveyance: configuration.passkeys.asksForAttestation ? "direct" : nil
             ),
             verifier: verifier, storage: storage, tokens: tokens,
-            secrets: try await InstanceSecrets.load(from: storage, random: random), clock: clock, random: random,
+            secrets: try await InstanceSecrets.load(from: keyStore, random: random), clock: clock, random: random,
             metadata: metadata?.metadata,
             openCeremonies: measured ? MetricsListener.openCeremonies() : nil,
             rateLimits: rateLimits,
             sensitiveActions: sensitiveActions
         )
+        try await passkeys.refreshDecoys()
         let clients = ClientRegistry(configuration.clients.map {
             OAuthClient(
                 clientID: $0.id, name: $0.name, secret: $0.secret, grantTypes: Set($0.grantTypes), redirectURIs: $0.redirectURIs,
@@ -275,7 +278,7 @@ public enum LatchkeyApplication {
         router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }
         router.get("/ready") { _, _ in await Readiness.check(keys: storage) }
 
-        return Routes(router: router, storage: storage, authenticatorNames: names, metadata: metadata)
+        return Routes(router: router, storage: storage, authenticatorNames: names, metadata: metadata, passkeys: passkeys)
     }
 
     /// Every face's routes and what they write to.
@@ -288,15 +291,17 @@ public enum LatchkeyApplication {
         public let authenticatorNames: AuthenticatorNames
         /// The FIDO metadata source, when configured.
         public let metadata: MetadataSource?
+        /// The passkey ceremonies every face runs.
+        public let passkeys: PasskeyService
     }
 
     /// Says where everything is, so a newcomer knows what is running.
     private static func logStartup(_ configuration: LatchkeyConfiguration, names: AuthenticatorNames, logger: Logger) {
         logger.info("configuration from \(configuration.sources.joined(separator: ", "))")
         switch configuration.database {
-        case .sqlite(let path):
+        case .sqlite(let path, let durability):
             let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-            logger.info("database: SQLite at \(absolute)")
+            logger.info("database: SQLite at \(absolute) (synchronous=\(durability == .full ? "full" : "normal"))")
         case .postgres(let settings):
             logger.info("database: PostgreSQL at \(settings.redacted) (sslmode \(settings.tls.rawValue), pool \(settings.poolSize), statement timeout \(settings.statementTimeout) ms)")
         }
@@ -336,11 +341,35 @@ public enum LatchkeyApplication {
 }
 
 extension LatchkeyApplication {
+    /// The signing keys and instance secrets of `storage`, sealed under the configured
+    /// key-encryption key. With one, keys still stored in the clear are sealed now; without
+    /// one, keys that are sealed stop start-up. A key that does not open them stops start-up
+    /// too, naming the setting (a ``ConfigurationError``, exit 78).
+    static func keyStore(_ configuration: LatchkeyConfiguration, storage: any ServerStorage, random: any RandomSource, logger: Logger) async throws -> SealedKeyStore {
+        let encryption = configuration.secrets.keyEncryption
+        do {
+            let sealed = try await SealedKeyStore.reseal(storage, from: encryption, to: encryption, secretNames: InstanceSecrets.names, random: random)
+            if let encryption, sealed > 0 { logger.notice("sealed \(sealed) stored key(s) under key-encryption key \(encryption.keyID)") }
+        } catch let failure as KeyEncryption.Failure {
+            throw ConfigurationError(key: configuration.secrets.source, failure.description)
+        }
+        return SealedKeyStore(storage, encryption: encryption)
+    }
+
+    /// Seals the stored signing keys and instance secrets again: opened with `old` (or taken
+    /// as they are, when stored in the clear), sealed under `new` (or stored in the clear,
+    /// when `nil`): `latchkey keys rewrap`.
+    /// - Returns: How many values were rewritten.
+    public static func rewrapKeys(_ configuration: LatchkeyConfiguration, old: KeyEncryption?, new: KeyEncryption?, random: any RandomSource = SystemRandom()) async throws -> Int {
+        let storage = try await openStorage(configuration)
+        return try await SealedKeyStore.reseal(storage, from: old, to: new, secretNames: InstanceSecrets.names, random: random)
+    }
+
     /// Adds a token signing key to the configured database and returns its key ID.
     public static func rotateSigningKey(_ configuration: LatchkeyConfiguration, clock: any WallClock = SystemClock(), random: any RandomSource = SystemRandom()) async throws -> String {
         let storage = try await openStorage(configuration)
         let keys = SigningKeyRing(
-            store: storage, clock: clock, random: random,
+            store: try await keyStore(configuration, storage: storage, random: random, logger: Logger(label: "latchkey")), clock: clock, random: random,
             publicationGrace: max(configuration.tokens.accessTokenLifetime, configuration.tokens.idTokenLifetime)
         )
         return try await keys.rotate()

@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
 import Synchronization
+import WebAuthn
 
 /// The server's log lines, in the two `logging.format`s:
 /// - `text`: `2026-11-25T07:44:00Z info latchkey: key=value … [source] message`, the layout
@@ -51,7 +52,7 @@ public struct LatchkeyLogHandler: LogHandler {
             for key in merged.keys.sorted() where !["time", "level", "label", "source", "message"].contains(key) {
                 members.append((key, "\(merged[key]!)"))
             }
-            line = "{" + members.map { JSONText.quoted($0.0) + ":" + JSONText.quoted($0.1) }.joined(separator: ",") + "}\n"
+            line = "{" + members.map { JSONString.quoted($0.0) + ":" + JSONString.quoted($0.1) }.joined(separator: ",") + "}\n"
         }
         writer.append(line)
     }
@@ -130,27 +131,6 @@ enum Timestamps {
         let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down) .truncatingRemainder(dividingBy: 1000))
         let fraction = String(milliseconds)
         return String(text.dropLast()) + "." + String(repeating: "0", count: 3 - fraction.count) + fraction + "Z"
-    }
-}
-
-/// JSON string literals for the log lines (RFC 8259 §7).
-enum JSONText {
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
 

@@ -60,15 +60,3 @@ extension Array where Element == UInt8 {
     /// The bound form of bytes: `bytea`. (A `[UInt8]` bind would be sent as a `"char"[]`.)
     var bytea: ByteBuffer { ByteBuffer(bytes: self) }
 }
-
-/// Text containing U+0000 is refused on writes and matches nothing on reads: PostgreSQL's
-/// `text` cannot hold it, and every backend follows the same rule (see IdentityCore's
-/// ``StoredText``).
-enum PostgresText {
-    /// Throws unless every text can be stored exactly.
-    static func requireStorable(_ texts: String?..., in operation: String) throws {
-        if StoredText.containsNUL(texts) {
-            throw PostgresStorageError(.invalidArgument, "\(operation): text containing U+0000 cannot be stored")
-        }
-    }
-}

@@ -5,7 +5,7 @@ import PostgresNIO
 extension PostgresStorage {
     /// Stores a new code.
     public func saveAuthorizationCode(_ code: AuthorizationCode) async throws {
-        try PostgresText.requireStorable(
+        try StoredText.requireStorable(
             code.clientID, code.userID.rawValue, code.redirectURI, code.codeChallenge, code.audience, code.nonce, code.sessionID,
             in: "saveAuthorizationCode"
         )

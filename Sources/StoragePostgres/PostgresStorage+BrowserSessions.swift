@@ -10,7 +10,7 @@ extension PostgresStorage {
 
     /// Stores a new session inside the caller's transaction.
     func insert(_ session: BrowserSession, _ db: PostgresConnection) async throws {
-        try PostgresText.requireStorable(session.userID.rawValue, in: "saveBrowserSession")
+        try StoredText.requireStorable(session.userID.rawValue, in: "saveBrowserSession")
         _ = try await db.rows(
             """
             INSERT INTO browser_sessions (token_hash, user_id, authenticated_at, user_verified, expires_at, revoked_at, credential_id, method)

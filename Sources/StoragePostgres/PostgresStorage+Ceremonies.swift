@@ -10,7 +10,7 @@ extension PostgresStorage {
     /// the passkey's use, the events and the session.
     public func completeCeremony(_ completion: CeremonyCompletion) async throws -> Bool {
         if let account = completion.newAccount { try Self.requireAccount(account.user, credential: account.credential) }
-        if let credential = completion.newCredential { try Self.requireStorable(credential) }
+        if let credential = completion.newCredential { try credential.requireStorable() }
         if case .tokens(let start)? = completion.session { try Self.requireStorable(start) }
         let completed: Bool
         // A login's and a sign-up's finish are one function call each; anything else (an

@@ -15,7 +15,7 @@ extension PostgresStorage {
 
     /// Stores a consent in place of the earlier one.
     public func saveConsent(_ consent: Consent) async throws {
-        try PostgresText.requireStorable(consent.userID.rawValue, consent.clientID, in: "saveConsent")
+        try StoredText.requireStorable(consent.userID.rawValue, consent.clientID, in: "saveConsent")
         try await autocommit { db in
             _ = try await db.rows(
                 """

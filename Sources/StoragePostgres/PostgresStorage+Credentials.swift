@@ -45,14 +45,14 @@ extension PostgresStorage {
 
     /// Adds a credential to an existing user.
     public func addCredential(_ credential: PasskeyCredential) async throws {
-        try Self.requireStorable(credential)
+        try credential.requireStorable()
         try await autocommit { db in try await self.insertCredential(credential, db) }
     }
 
     /// Renames a user's credential; `nil` clears the name.
     public func renameCredential(id: [UInt8], userID: UserID, name: String?) async throws -> Bool {
         guard !StoredText.containsNUL([userID.rawValue]) else { return false }
-        try PostgresText.requireStorable(name, in: "renameCredential")
+        try StoredText.requireStorable(name, in: "renameCredential")
         return try await autocommit { db in
             try await !db.rows("UPDATE credentials SET name = \(name) WHERE id = \(id.bytea) AND user_id = \(userID.rawValue) RETURNING 1", logger: self.logger).isEmpty
         }
@@ -76,6 +76,20 @@ extension PostgresStorage {
             _ = try await db.rows("DELETE FROM credentials WHERE id = \(id.bytea) AND user_id = \(userID.rawValue) RETURNING 1", logger: self.logger)
             try await self.revokeSessions(startedBy: id, at: time, db)
             return .deleted
+        }
+    }
+
+    /// The shapes of the usable passkeys of the oldest `limit` accounts that have one.
+    public func allowListShapes(limit: Int) async throws -> [[CredentialShape]] {
+        try await autocommit { db in
+            let rows = try await db.rows(
+                """
+                SELECT c.user_id, octet_length(c.id)::bigint AS id_length, c.transports FROM credentials c
+                JOIN (SELECT user_id, min(seq) AS first FROM credentials WHERE NOT disabled GROUP BY user_id ORDER BY first LIMIT \(Int64(max(0, limit)))) o
+                    ON o.user_id = c.user_id
+                WHERE NOT c.disabled ORDER BY o.first, c.created_at, c.seq
+                """, logger: self.logger)
+            return try CredentialShape.grouped(rows)
         }
     }
 
@@ -158,18 +172,6 @@ extension PostgresStorage {
             RETURNING 1
             """, logger: logger)
         if checks, changed.isEmpty { throw StaleRead() }
-    }
-
-    static func requireStorable(_ credential: PasskeyCredential) throws {
-        try PostgresText.requireStorable(
-            credential.userID.rawValue, credential.attestationFormat, credential.relyingPartyID, credential.name,
-            credential.recordID, credential.origin, credential.attestationMetadata?.entry,
-            credential.attestationMetadata?.description, credential.attestationMetadata?.status,
-            in: "credential"
-        )
-        if StoredText.containsNUL(credential.transports) {
-            throw PostgresStorageError(.invalidArgument, "credential: text containing U+0000 cannot be stored")
-        }
     }
 
     /// Inserts a credential inside the caller's transaction.

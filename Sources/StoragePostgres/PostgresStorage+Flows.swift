@@ -5,7 +5,7 @@ import PostgresNIO
 extension PostgresStorage {
     /// Stores a new flow.
     public func saveFlow(_ flow: InteractiveFlow) async throws {
-        try PostgresText.requireStorable(flow.id, flow.ceremonyID, flow.requestURL, flow.userID?.rawValue, flow.csrfToken, in: "saveFlow")
+        try StoredText.requireStorable(flow.id, flow.ceremonyID, flow.requestURL, flow.userID?.rawValue, flow.csrfToken, in: "saveFlow")
         try await autocommit { db in
             _ = try await db.rows(
                 """
@@ -28,7 +28,7 @@ extension PostgresStorage {
 
     /// Gives an uncompleted flow a new ceremony and options.
     public func renewFlow(id: String, ceremonyID: String, options: [UInt8]) async throws -> Bool {
-        try PostgresText.requireStorable(ceremonyID, in: "renewFlow")
+        try StoredText.requireStorable(ceremonyID, in: "renewFlow")
         guard !StoredText.containsNUL([id]) else { return false }
         return try await autocommit { db in
             try await db.rows(

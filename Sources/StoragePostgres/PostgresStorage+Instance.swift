@@ -21,7 +21,7 @@ extension PostgresStorage {
     /// advisory lock, so that exactly one key signs at any moment even when two instances
     /// rotate at once.
     public func addSigningKey(_ key: SigningKeyRecord, at time: Date) async throws {
-        try PostgresText.requireStorable(key.keyID, in: "addSigningKey")
+        try StoredText.requireStorable(key.keyID, in: "addSigningKey")
         try await transaction { db in
             try await self.lockSigningKeys(db)
             _ = try await db.rows(
@@ -33,7 +33,7 @@ extension PostgresStorage {
     /// Adds the key unless an unretired key exists, under the same advisory lock, so that
     /// instances starting together on an empty database create one key.
     public func addFirstSigningKey(_ key: SigningKeyRecord) async throws -> Bool {
-        try PostgresText.requireStorable(key.keyID, in: "addFirstSigningKey")
+        try StoredText.requireStorable(key.keyID, in: "addFirstSigningKey")
         return try await transaction { db in
             try await self.lockSigningKeys(db)
             guard try await db.row("SELECT 1 FROM signing_keys WHERE retired_at IS NULL LIMIT 1", logger: self.logger) == nil else { return false }
@@ -54,10 +54,31 @@ extension PostgresStorage {
             """, logger: logger)
     }
 
+    /// Replaces a key's private key while it is still `current`.
+    public func replaceSigningKeyMaterial(keyID: String, with privateKey: [UInt8], replacing current: [UInt8]) async throws -> Bool {
+        guard !StoredText.containsNUL([keyID]) else { return false }
+        return try await autocommit { db in
+            try await !db.rows(
+                "UPDATE signing_keys SET private_key = \(privateKey.bytea) WHERE key_id = \(keyID) AND private_key = \(current.bytea) RETURNING 1",
+                logger: self.logger
+            ).isEmpty
+        }
+    }
+
+    /// Replaces a secret's value while it is still `current`.
+    public func replaceSecret(named name: String, with value: [UInt8], replacing current: [UInt8]) async throws -> Bool {
+        guard !StoredText.containsNUL([name]) else { return false }
+        return try await autocommit { db in
+            try await !db.rows(
+                "UPDATE secrets SET value = \(value.bytea) WHERE name = \(name) AND value = \(current.bytea) RETURNING 1", logger: self.logger
+            ).isEmpty
+        }
+    }
+
     /// The secret named `name`, storing `candidate` if there is none yet. The insert waits
     /// for a concurrent one of the same name to commit; the read after it sees the winner.
     public func secret(named name: String, orStore candidate: [UInt8]) async throws -> [UInt8] {
-        try PostgresText.requireStorable(name, in: "secret")
+        try StoredText.requireStorable(name, in: "secret")
         return try await transaction { db in
             _ = try await db.rows("INSERT INTO secrets (name, value) VALUES (\(name), \(candidate.bytea)) ON CONFLICT (name) DO NOTHING", logger: self.logger)
             guard let row = try await db.row("SELECT value FROM secrets WHERE name = \(name)", logger: self.logger) else {
@@ -69,7 +90,7 @@ extension PostgresStorage {
 
     /// Stores a newly issued administration token.
     public func saveAdminToken(_ token: AdminToken) async throws {
-        try PostgresText.requireStorable(token.applicationID, in: "saveAdminToken")
+        try StoredText.requireStorable(token.applicationID, in: "saveAdminToken")
         try await autocommit { db in
             _ = try await db.rows(
                 """

@@ -16,8 +16,8 @@ extension PostgresStorage {
         guard password.userID == user.id, let hash = password.hash else {
             throw PostgresStorageError(.invalidArgument, "the password must be set and belong to the new user \(user.id)")
         }
-        try Self.requireStorable(user)
-        try PostgresText.requireStorable(hash, in: "createUser")
+        try user.requireStorable(in: "createUser")
+        try StoredText.requireStorable(hash, in: "createUser")
         try await transaction { db in
             try await self.insertUser(user, db)
             _ = try await db.rows(

@@ -74,7 +74,7 @@ extension PostgresStorage {
 
     /// Starts a family with no token yet; an existing family is left as it is.
     public func startSession(familyID: String, userID: UserID, clientID: String, at time: Date) async throws {
-        try PostgresText.requireStorable(familyID, userID.rawValue, clientID, in: "startSession")
+        try StoredText.requireStorable(familyID, userID.rawValue, clientID, in: "startSession")
         try await transaction { db in
             try await self.insertFamilyIfNew(id: familyID, userID: userID, clientID: clientID, credentialID: nil, method: .passkey, at: time, db)
         }
@@ -127,14 +127,14 @@ extension PostgresStorage {
     }
 
     static func requireStorable(_ record: RefreshTokenRecord) throws {
-        try PostgresText.requireStorable(record.familyID, record.userID.rawValue, record.clientID, record.audience, in: "saveRefreshToken")
+        try StoredText.requireStorable(record.familyID, record.userID.rawValue, record.clientID, record.audience, in: "saveRefreshToken")
         if StoredText.containsNUL(record.scopes) {
             throw PostgresStorageError(.invalidArgument, "saveRefreshToken: text containing U+0000 cannot be stored")
         }
     }
 
     static func requireStorable(_ start: TokenSessionStart) throws {
-        try PostgresText.requireStorable(start.familyID, start.userID.rawValue, start.clientID, in: "startSession")
+        try StoredText.requireStorable(start.familyID, start.userID.rawValue, start.clientID, in: "startSession")
         if let record = start.refreshToken { try requireStorable(record) }
     }
 

@@ -42,7 +42,7 @@ extension PostgresStorage {
 
     /// Sets a user's display name and `updated_at`.
     public func updateName(userID: UserID, name: String?, at time: Date) async throws -> User? {
-        try PostgresText.requireStorable(name, in: "updateName")
+        try StoredText.requireStorable(name, in: "updateName")
         guard !StoredText.containsNUL([userID.rawValue]) else { return nil }
         return try await autocommit { db in
             try await db.row("UPDATE users SET name = \(name), updated_at = \(time.seconds) WHERE id = \(userID.rawValue) RETURNING *", logger: self.logger)
@@ -56,16 +56,8 @@ extension PostgresStorage {
         guard credential.userID == user.id else {
             throw PostgresStorageError(.invalidArgument, "the credential belongs to \(credential.userID), not to the new user \(user.id)")
         }
-        try requireStorable(user)
-        try requireStorable(credential)
-    }
-
-    static func requireStorable(_ user: User) throws {
-        let profile = user.profile
-        try PostgresText.requireStorable(
-            user.id.rawValue, profile.email, profile.phoneNumber, profile.username, profile.name, profile.givenName,
-            profile.familyName, profile.nickname, profile.picture, in: "createUser"
-        )
+        try user.requireStorable(in: "createUser")
+        try credential.requireStorable()
     }
 
     /// Inserts an account and its first passkey inside the caller's transaction.

@@ -1,3 +1,4 @@
+import IdentityCore
 /// The schema's history. Migrations are append-only: a released migration never changes,
 /// because databases in the field have already run it; a schema change is a new migration.
 ///

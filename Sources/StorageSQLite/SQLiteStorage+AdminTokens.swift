@@ -4,7 +4,7 @@ public import IdentityCore
 extension SQLiteStorage {
     /// Stores a newly issued administration token.
     public func saveAdminToken(_ token: AdminToken) async throws {
-        try TextBinding.requireStorable(token.applicationID, in: "saveAdminToken")
+        try StoredText.requireStorable(token.applicationID, in: "saveAdminToken")
         try database.write { db in
             try db.execute("INSERT INTO admin_tokens (token_hash, application_id, created_at, expires_at) VALUES (?, ?, ?, ?)", [token.tokenHash, token.applicationID, token.createdAt.databaseSeconds, token.expiresAt.databaseSeconds])
         }

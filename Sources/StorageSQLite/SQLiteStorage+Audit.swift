@@ -3,7 +3,7 @@ public import IdentityCore
 
 extension SQLiteStorage {
     /// Records an event. Its text is kept whatever it contains, with U+0000 replaced (see
-    /// `TextBinding`): an audit record must not fail because of what an attacker sent.
+    /// `StoredText`): an audit record must not fail because of what an attacker sent.
     public func record(_ event: AuditEvent) async throws {
         try database.write { db in try Self.record(event, db) }
         securityEvents.announce(event)
@@ -14,9 +14,9 @@ extension SQLiteStorage {
         try db.execute(
             "INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail) VALUES (?, ?, ?, ?, ?, ?)",
             [
-                event.time.databaseSeconds, event.kind.rawValue, event.userID.map { TextBinding.sanitized($0.rawValue) },
-                event.clientID.map(TextBinding.sanitized), event.credentialID.map(TextBinding.sanitized),
-                TextBinding.sanitized(event.detail),
+                event.time.databaseSeconds, event.kind.rawValue, event.userID.map { StoredText.sanitized($0.rawValue) },
+                event.clientID.map(StoredText.sanitized), event.credentialID.map(StoredText.sanitized),
+                StoredText.sanitized(event.detail),
             ]
         )
     }
@@ -34,7 +34,7 @@ extension SQLiteStorage {
     /// The most recent events, newest first (by time, then by insertion), optionally for one
     /// user. A `limit` of zero or less returns nothing.
     public func events(userID: UserID?, limit: Int) async throws -> [AuditEvent] {
-        guard limit > 0, TextBinding.canMatch(userID?.rawValue) else { return [] }
+        guard limit > 0, StoredText.canMatch(userID?.rawValue) else { return [] }
         return try database.read { db in
             let rows: [SQLiteRow]
             if let userID {

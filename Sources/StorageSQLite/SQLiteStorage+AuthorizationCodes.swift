@@ -5,7 +5,7 @@ extension SQLiteStorage {
     /// Stores a new code.
     /// - Throws: a foreign key error when the user does not exist.
     public func saveAuthorizationCode(_ code: AuthorizationCode) async throws {
-        try TextBinding.requireStorable(
+        try StoredText.requireStorable(
             code.clientID, code.userID.rawValue, code.redirectURI, code.codeChallenge, code.audience, code.nonce, code.sessionID,
             in: "saveAuthorizationCode"
         )

@@ -10,7 +10,7 @@ extension SQLiteStorage {
 
     /// Stores a new session inside the caller's transaction.
     static func insert(_ session: BrowserSession, _ db: SQLiteConnection) throws {
-        try TextBinding.requireStorable(session.userID.rawValue, in: "saveBrowserSession")
+        try StoredText.requireStorable(session.userID.rawValue, in: "saveBrowserSession")
         try db.execute(
             """
             INSERT INTO browser_sessions (token_hash, user_id, authenticated_at, user_verified, expires_at, revoked_at, credential_id, method)

@@ -15,7 +15,7 @@ extension SQLiteStorage {
                 try Self.insertAccount(account.user, credential: account.credential, db)
             }
             if let credential = completion.newCredential {
-                try Self.requireStorable(credential)
+                try credential.requireStorable()
                 try Self.insertCredential(credential, db)
             }
             if let update = completion.credentialUse {

@@ -4,7 +4,7 @@ public import IdentityCore
 extension SQLiteStorage {
     /// The consent `userID` gave `clientID`, if any.
     public func consent(userID: UserID, clientID: String) async throws -> Consent? {
-        guard TextBinding.canMatch(userID.rawValue), TextBinding.canMatch(clientID) else { return nil }
+        guard StoredText.canMatch(userID.rawValue), StoredText.canMatch(clientID) else { return nil }
         return try database.read { db in
             try db.row("SELECT * FROM consents WHERE user_id = ? AND client_id = ?", [userID.rawValue, clientID]).map(Consent.init(stored:))
         }
@@ -12,7 +12,7 @@ extension SQLiteStorage {
 
     /// Stores a consent in place of the earlier one.
     public func saveConsent(_ consent: Consent) async throws {
-        try TextBinding.requireStorable(consent.userID.rawValue, consent.clientID, in: "saveConsent")
+        try StoredText.requireStorable(consent.userID.rawValue, consent.clientID, in: "saveConsent")
         try database.write { db in
             try db.execute(
                 """
@@ -26,7 +26,7 @@ extension SQLiteStorage {
 
     /// The user's consents, by client ID.
     public func consents(userID: UserID) async throws -> [Consent] {
-        guard TextBinding.canMatch(userID.rawValue) else { return [] }
+        guard StoredText.canMatch(userID.rawValue) else { return [] }
         return try database.read { db in
             try db.rows("SELECT * FROM consents WHERE user_id = ? ORDER BY client_id", [userID.rawValue]).map(Consent.init(stored:))
         }
@@ -34,7 +34,7 @@ extension SQLiteStorage {
 
     /// Withdraws a consent and revokes the user's families at that client.
     public func revokeConsent(userID: UserID, clientID: String, at time: Date) async throws -> Bool {
-        guard TextBinding.canMatch(userID.rawValue), TextBinding.canMatch(clientID) else { return false }
+        guard StoredText.canMatch(userID.rawValue), StoredText.canMatch(clientID) else { return false }
         return try database.write { db in
             try db.execute(
                 "UPDATE refresh_token_families SET revoked_at = ? WHERE user_id = ? AND client_id = ? AND revoked_at IS NULL",

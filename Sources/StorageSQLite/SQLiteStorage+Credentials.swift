@@ -22,7 +22,7 @@ extension SQLiteStorage {
 
     /// A user's credentials, oldest first (registration order among equal times).
     public func credentials(userID: UserID) async throws -> [PasskeyCredential] {
-        guard TextBinding.canMatch(userID.rawValue) else { return [] }
+        guard StoredText.canMatch(userID.rawValue) else { return [] }
         return try database.read { db in
             try db.rows("SELECT * FROM credentials WHERE user_id = ? ORDER BY created_at, rowid", [userID.rawValue]).map(PasskeyCredential.init(stored:))
         }
@@ -30,16 +30,31 @@ extension SQLiteStorage {
 
     /// The credential with this record ID.
     public func credential(recordID: String) async throws -> PasskeyCredential? {
-        guard TextBinding.canMatch(recordID) else { return nil }
+        guard StoredText.canMatch(recordID) else { return nil }
         return try database.read { db in
             try db.row("SELECT * FROM credentials WHERE record_id = ?", [recordID]).map(PasskeyCredential.init(stored:))
+        }
+    }
+
+    /// The shapes of the usable passkeys of the oldest `limit` accounts that have one.
+    public func allowListShapes(limit: Int) async throws -> [[CredentialShape]] {
+        try database.read { db in
+            let rows = try db.rows(
+                """
+                SELECT c.user_id, length(c.id) AS id_length, c.transports FROM credentials c
+                JOIN (SELECT user_id, min(rowid) AS first FROM credentials WHERE disabled = 0 GROUP BY user_id ORDER BY first LIMIT ?) o
+                    ON o.user_id = c.user_id
+                WHERE c.disabled = 0 ORDER BY o.first, c.created_at, c.rowid
+                """, [Int64(max(0, limit))]
+            )
+            return try CredentialShape.grouped(rows)
         }
     }
 
     /// Turns a user's credential off or on again; an administrator's turning it off holds
     /// until an administrator turns it on.
     public func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool, byAdministrator: Bool, at time: Date) async throws -> CredentialStateChange {
-        guard TextBinding.canMatch(userID.rawValue) else { return .notFound }
+        guard StoredText.canMatch(userID.rawValue) else { return .notFound }
         return try database.write { db in
             let changed = try db.execute(
                 """
@@ -79,7 +94,7 @@ extension SQLiteStorage {
     ///   `StoreConflict(.credentialName)` when the user has a credential with its name; a
     ///   foreign key error when the user does not exist.
     public func addCredential(_ credential: PasskeyCredential) async throws {
-        try Self.requireStorable(credential)
+        try credential.requireStorable()
         try database.write { db in
             try Self.insertCredential(credential, db)
         }
@@ -90,8 +105,8 @@ extension SQLiteStorage {
     /// - Throws: `StoreConflict(.credentialName)` when another of the user's credentials has
     ///   that name.
     public func renameCredential(id: [UInt8], userID: UserID, name: String?) async throws -> Bool {
-        guard TextBinding.canMatch(userID.rawValue) else { return false }
-        try TextBinding.requireStorable(name, in: "renameCredential")
+        guard StoredText.canMatch(userID.rawValue) else { return false }
+        try StoredText.requireStorable(name, in: "renameCredential")
         return try database.write { db in
             try reportingConflicts({ $0.involves("credentials.name") ? .credentialName : nil }) {
                 try db.execute("UPDATE credentials SET name = ? WHERE id = ? AND user_id = ?", [name, id, userID.rawValue]) > 0
@@ -102,7 +117,7 @@ extension SQLiteStorage {
     /// Deletes a user's credential unless it is their only one, deciding and deleting in one
     /// transaction so that two concurrent deletions cannot remove both of the last two.
     public func deleteCredential(id: [UInt8], userID: UserID, at time: Date) async throws -> CredentialDeletion {
-        guard TextBinding.canMatch(userID.rawValue) else { return .notFound }
+        guard StoredText.canMatch(userID.rawValue) else { return .notFound }
         return try database.write { db in
             guard try db.row("SELECT 1 FROM credentials WHERE id = ? AND user_id = ?", [id, userID.rawValue]) != nil else { return .notFound }
             let count = try db.row("SELECT COUNT(*) AS count FROM credentials WHERE user_id = ?", [userID.rawValue])?.integer("count") ?? 0
@@ -145,17 +160,6 @@ extension SQLiteStorage {
                 update.verifiedAgainst?.ownerUpdatedAt.databaseSeconds,
             ])
         if update.verifiedAgainst != nil, changes == 0 { throw StaleRead() }
-    }
-
-    /// Throws unless the credential's text can be stored exactly (see `TextBinding`).
-    /// Transports are stored as JSON, which escapes U+0000.
-    static func requireStorable(_ credential: PasskeyCredential) throws {
-        try TextBinding.requireStorable(
-            credential.userID.rawValue, credential.attestationFormat, credential.relyingPartyID, credential.name,
-            credential.recordID, credential.origin, credential.attestationMetadata?.entry,
-            credential.attestationMetadata?.description, credential.attestationMetadata?.status,
-            in: "credential"
-        )
     }
 
     /// Inserts a credential inside the caller's transaction.

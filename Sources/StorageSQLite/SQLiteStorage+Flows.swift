@@ -5,7 +5,7 @@ extension SQLiteStorage {
     /// Stores a new flow.
     public func saveFlow(_ flow: InteractiveFlow) async throws {
         for text in [flow.id, flow.ceremonyID, flow.requestURL] + [flow.userID?.rawValue, flow.csrfToken].compactMap({ $0 }) {
-            try TextBinding.requireStorable(text, in: "saveFlow")
+            try StoredText.requireStorable(text, in: "saveFlow")
         }
         try database.write { db in
             try db.execute("""
@@ -30,7 +30,7 @@ extension SQLiteStorage {
 
     /// Gives an uncompleted flow a new ceremony and options.
     public func renewFlow(id: String, ceremonyID: String, options: [UInt8]) async throws -> Bool {
-        try TextBinding.requireStorable(ceremonyID, in: "renewFlow")
+        try StoredText.requireStorable(ceremonyID, in: "renewFlow")
         return try database.write { db in
             try db.execute("UPDATE interactive_flows SET ceremony_id = ?, options = ? WHERE id = ? AND completed_at IS NULL", [ceremonyID, options, id]) == 1
         }

@@ -4,7 +4,7 @@ public import IdentityCore
 extension SQLiteStorage {
     /// The account's password record, removed or not.
     public func password(userID: UserID) async throws -> PasswordRecord? {
-        guard TextBinding.canMatch(userID.rawValue) else { return nil }
+        guard StoredText.canMatch(userID.rawValue) else { return nil }
         return try database.read { db in
             try db.row("SELECT * FROM passwords WHERE user_id = ?", [userID.rawValue]).map { try PasswordRecord(stored: $0) }
         }
@@ -16,8 +16,8 @@ extension SQLiteStorage {
         guard password.userID == user.id, let hash = password.hash else {
             throw SQLiteStorageError(.invalidArgument, "the password must be set and belong to the new user \(user.id)")
         }
-        try Self.requireStorable(user, in: "createUser")
-        try TextBinding.requireStorable(hash, in: "createUser")
+        try user.requireStorable(in: "createUser")
+        try StoredText.requireStorable(hash, in: "createUser")
         try database.write { db in
             try Self.insertUserReportingConflicts(user, db)
             try db.execute(
@@ -28,7 +28,7 @@ extension SQLiteStorage {
 
     /// Records a password sign-in.
     public func recordPasswordUse(userID: UserID, at time: Date) async throws {
-        guard TextBinding.canMatch(userID.rawValue) else { return }
+        guard StoredText.canMatch(userID.rawValue) else { return }
         try database.write { db in
             try db.execute("UPDATE passwords SET last_used_at = ? WHERE user_id = ? AND hash IS NOT NULL", [time.databaseSeconds, userID.rawValue])
         }
@@ -37,7 +37,7 @@ extension SQLiteStorage {
     /// Removes the password while the account has a passkey, in one transaction, so a
     /// passkey deleted at the same moment cannot leave the account with neither.
     public func removePassword(userID: UserID, at time: Date) async throws -> PasswordRemoval {
-        guard TextBinding.canMatch(userID.rawValue) else { return .noPassword }
+        guard StoredText.canMatch(userID.rawValue) else { return .noPassword }
         return try database.write { db in
             guard try Self.hasPassword(userID, db) else { return .noPassword }
             guard try db.row("SELECT 1 FROM credentials WHERE user_id = ? AND disabled = 0", [userID.rawValue]) != nil else { return .lastMethod }

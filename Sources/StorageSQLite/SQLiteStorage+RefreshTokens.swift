@@ -7,7 +7,7 @@ extension SQLiteStorage {
     ///   user or client; a foreign key error when the user does not exist.
     public func saveRefreshToken(_ record: RefreshTokenRecord) async throws {
         // Scopes are stored as JSON, which escapes U+0000.
-        try TextBinding.requireStorable(record.familyID, record.userID.rawValue, record.clientID, record.audience, in: "saveRefreshToken")
+        try StoredText.requireStorable(record.familyID, record.userID.rawValue, record.clientID, record.audience, in: "saveRefreshToken")
         try database.write { db in
             try Self.insertFamilyIfNew(
                 id: record.familyID, userID: record.userID, clientID: record.clientID, credentialID: nil, method: record.method, at: record.issuedAt, db
@@ -35,7 +35,7 @@ extension SQLiteStorage {
     ///   expiring at `newExpiresAt`) is stored in the same family, and the outcome is
     ///   `.rotated(previous:)`.
     public func rotateRefreshToken(hash: [UInt8], clientID: String, newHash: [UInt8], newExpiresAt: Date, at time: Date) async throws -> RefreshOutcome {
-        guard TextBinding.canMatch(clientID) else { return .invalid }
+        guard StoredText.canMatch(clientID) else { return .invalid }
         return try database.write { db in
             guard
                 let row = try db.row("""
@@ -65,7 +65,7 @@ extension SQLiteStorage {
     /// keeps its first revocation time.
     /// - Returns: The family's user, or `nil` when `clientID` has no token with this hash.
     public func revokeRefreshTokenFamily(hash: [UInt8], clientID: String, at time: Date) async throws -> UserID? {
-        guard TextBinding.canMatch(clientID) else { return nil }
+        guard StoredText.canMatch(clientID) else { return nil }
         return try database.write { db in
             guard
                 let row = try db.row("SELECT family_id, user_id FROM refresh_tokens WHERE token_hash = ? AND client_id = ?", [hash, clientID])
@@ -79,7 +79,7 @@ extension SQLiteStorage {
     /// - Throws: ``SQLiteStorageError`` `.invalidArgument` when the family exists for another
     ///   user or client; a foreign key error when the user does not exist.
     public func startSession(familyID: String, userID: UserID, clientID: String, at time: Date) async throws {
-        try TextBinding.requireStorable(familyID, userID.rawValue, clientID, in: "startSession")
+        try StoredText.requireStorable(familyID, userID.rawValue, clientID, in: "startSession")
         try database.write { db in
             try Self.insertFamilyIfNew(id: familyID, userID: userID, clientID: clientID, credentialID: nil, method: .passkey, at: time, db)
         }
@@ -92,7 +92,7 @@ extension SQLiteStorage {
 
     /// Revokes every family and browser session of a user in one transaction.
     public func revokeAllSessions(userID: UserID, at time: Date) async throws -> Int {
-        guard TextBinding.canMatch(userID.rawValue) else { return 0 }
+        guard StoredText.canMatch(userID.rawValue) else { return 0 }
         return try database.write { db in
             let families = try db.execute(
                 "UPDATE refresh_token_families SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL", [time.databaseSeconds, userID.rawValue]
@@ -121,7 +121,7 @@ extension SQLiteStorage {
 
     /// Whether a family of `userID` exists and has not been revoked.
     public func isSessionActive(familyID: String, userID: UserID) async throws -> Bool {
-        guard TextBinding.canMatch(familyID), TextBinding.canMatch(userID.rawValue) else { return false }
+        guard StoredText.canMatch(familyID), StoredText.canMatch(userID.rawValue) else { return false }
         return try database.read { db in
             try db.row("SELECT 1 FROM refresh_token_families WHERE id = ? AND user_id = ? AND revoked_at IS NULL", [familyID, userID.rawValue]) != nil
         }
@@ -130,12 +130,12 @@ extension SQLiteStorage {
     /// Starts a session, with its first refresh token when it has one, inside the caller's
     /// transaction.
     static func startSession(_ start: TokenSessionStart, _ db: SQLiteConnection) throws {
-        try TextBinding.requireStorable(start.familyID, start.userID.rawValue, start.clientID, in: "startSession")
+        try StoredText.requireStorable(start.familyID, start.userID.rawValue, start.clientID, in: "startSession")
         try insertFamilyIfNew(
             id: start.familyID, userID: start.userID, clientID: start.clientID, credentialID: start.credentialID, method: start.method, at: start.startedAt, db
         )
         if let record = start.refreshToken {
-            try TextBinding.requireStorable(record.familyID, record.userID.rawValue, record.clientID, record.audience, in: "saveRefreshToken")
+            try StoredText.requireStorable(record.familyID, record.userID.rawValue, record.clientID, record.audience, in: "saveRefreshToken")
             try insertToken(record, db)
         }
     }

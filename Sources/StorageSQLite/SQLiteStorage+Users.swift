@@ -4,7 +4,7 @@ public import IdentityCore
 extension SQLiteStorage {
     /// The user with this ID.
     public func user(id: UserID) async throws -> User? {
-        guard TextBinding.canMatch(id.rawValue) else { return nil }
+        guard StoredText.canMatch(id.rawValue) else { return nil }
         return try database.read { db in
             try db.row("SELECT * FROM users WHERE id = ?", [id.rawValue]).map { try User(stored: $0) }
         }
@@ -19,7 +19,7 @@ extension SQLiteStorage {
         case .phoneNumber: column = "phone_number"
         case .username: column = "username"
         }
-        guard TextBinding.canMatch(identifier.value) else { return nil }
+        guard StoredText.canMatch(identifier.value) else { return nil }
         return try database.read { db in
             try db.row("SELECT * FROM users WHERE \(column) = ?", [identifier.value]).map { try User(stored: $0) }
         }
@@ -45,8 +45,8 @@ extension SQLiteStorage {
 
     /// Sets a user's display name and `updated_at`.
     public func updateName(userID: UserID, name: String?, at time: Date) async throws -> User? {
-        try TextBinding.requireStorable(name, in: "updateName")
-        guard TextBinding.canMatch(userID.rawValue) else { return nil }
+        try StoredText.requireStorable(name, in: "updateName")
+        guard StoredText.canMatch(userID.rawValue) else { return nil }
         return try database.write { db in
             try db.row("UPDATE users SET name = ?, updated_at = ? WHERE id = ? RETURNING *", [name, time.databaseSeconds, userID.rawValue])
                 .map { try User(stored: $0) }
@@ -62,19 +62,10 @@ extension SQLiteStorage {
         guard credential.userID == user.id else {
             throw SQLiteStorageError(.invalidArgument, "the credential belongs to \(credential.userID), not to the new user \(user.id)")
         }
-        try requireStorable(user, in: "createUser")
-        try requireStorable(credential)
+        try user.requireStorable(in: "createUser")
+        try credential.requireStorable()
         try insertUserReportingConflicts(user, db)
         try insertCredential(credential, db)
-    }
-
-    /// Refuses a user whose texts SQLite cannot store as given.
-    static func requireStorable(_ user: User, in operation: String) throws {
-        let profile = user.profile
-        try TextBinding.requireStorable(
-            user.id.rawValue, profile.email, profile.phoneNumber, profile.username, profile.name, profile.givenName,
-            profile.familyName, profile.nickname, profile.picture, in: operation
-        )
     }
 
     /// Inserts a user inside the caller's transaction.

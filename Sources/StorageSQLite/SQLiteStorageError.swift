@@ -1,29 +1,4 @@
-/// The one error type of `StorageSQLite`, for failures that are not a plain SQLite error.
-/// Uniqueness violations are reported as IdentityCore's `StoreConflict` instead.
-public struct SQLiteStorageError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// What kind of failure this is.
-    public enum Code: String, Sendable, Hashable {
-        /// The schema lacks migrations this build needs.
-        case schemaOutOfDate = "schema_out_of_date"
-        /// The database file could not be created.
-        case cannotCreateFile = "cannot_create_file"
-        /// A stored value cannot be read back as the model type: written by another
-        /// program, or by a newer build with values this one does not know.
-        case unreadableRow = "unreadable_row"
-        /// The caller passed values that contradict each other.
-        case invalidArgument = "invalid_argument"
-    }
+public import IdentityCore
 
-    /// The kind of failure; tests match on it.
-    public let code: Code
-    /// What failed, for operators.
-    public let reason: String
-
-    /// Creates an error.
-    public init(_ code: Code, _ reason: String) {
-        self.code = code
-        self.reason = reason
-    }
-
-    public var description: String { "\(code.rawValue): \(reason)" }
-}
+/// This backend's errors: the storage backends' one error type.
+public typealias SQLiteStorageError = StorageError

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import IdentityCore
 import LatchkeyServer
 import Logging
 import NIOCore
@@ -78,13 +79,51 @@ struct MigrateCommand: AsyncParsableCommand {
     }
 }
 
-/// `latchkey keys rotate`: adds a token signing key.
+/// `latchkey keys rotate`: adds a token signing key; `latchkey keys rewrap`: seals the
+/// stored keys under another key-encryption key.
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
-        abstract: "Manage token signing keys.",
-        subcommands: [Rotate.self]
+        abstract: "Manage token signing keys and the key that seals them.",
+        subcommands: [Rotate.self, Rewrap.self]
     )
+
+    struct Rewrap: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rewrap",
+            abstract: "Seal the stored signing keys and instance secrets under a new key-encryption key.",
+            discussion: """
+                Opens each stored key with --old-key-file (or takes it as it is, when it is stored in \
+                the clear) and seals it under --new-key-file (or stores it in the clear, without one). \
+                Then configure the new key (secrets.key_encryption_key_file or \
+                LATCHKEY_KEY_ENCRYPTION_KEY) and restart the servers. Each key file holds 32 bytes in \
+                base64 or hex, for example from `openssl rand -base64 32`.
+                """
+        )
+
+        @OptionGroup var options: ServerOptions
+        @Option(help: "The file of the key the stored keys are sealed with now.") var oldKeyFile: String?
+        @Option(help: "The file of the key to seal them with.") var newKeyFile: String?
+
+        func run() async throws {
+            let configuration = try options.load()
+            guard oldKeyFile != nil || newKeyFile != nil else {
+                throw ValidationError("give --old-key-file, --new-key-file, or both")
+            }
+            do {
+                let old = try oldKeyFile.map { path throws(ConfigurationError) in try ConfigurationLoader.keyEncryptionKey(file: path, key: "--old-key-file") }
+                let new = try newKeyFile.map { path throws(ConfigurationError) in try ConfigurationLoader.keyEncryptionKey(file: path, key: "--new-key-file") }
+                let count = try await LatchkeyApplication.rewrapKeys(configuration, old: old, new: new)
+                print("rewrapped \(count) stored key(s)\(new.map { " under key \($0.keyID)" } ?? " into the clear")")
+            } catch let error as ConfigurationError {
+                FileHandle.standardError.write(Data("latchkey: \(error)\n".utf8))
+                throw ExitCode(78)
+            } catch let failure as KeyEncryption.Failure {
+                FileHandle.standardError.write(Data("latchkey: --old-key-file: \(failure.description)\n".utf8))
+                throw ExitCode(78)
+            }
+        }
+    }
 
     struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -39,7 +39,7 @@ struct ServiceFixture {
     }
 
     private static func makePasskeys(storage: InMemoryStorage, tokens: TokenService, clock: ManualClock, rateLimits: RateLimits?) async throws -> PasskeyService {
-        let verifier = WebAuthnVerifier(policy: RelyingPartyPolicy(relyingPartyIDs: ["example.com"], origins: OriginPolicy(["https://example.com"]), signCountPolicy: .acceptAndFlag))
+        let verifier = WebAuthnVerifier(policy: RelyingPartyPolicy(relyingPartyIDs: ["example.com"], origins: OriginPolicy(["https://example.com"])))
         return PasskeyService(
             configuration: PasskeyConfiguration(relyingPartyID: "example.com", relyingPartyName: "Example"),
             verifier: verifier, storage: storage, tokens: tokens,

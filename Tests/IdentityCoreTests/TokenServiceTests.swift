@@ -70,26 +70,81 @@ struct TokenServiceTests {
 
 @Suite("Passkey ceremonies")
 struct PasskeyServiceTests {
+    /// What an allow list shows of a passkey: its ID's length and its transports.
+    struct Shape: Hashable, CustomStringConvertible {
+        let idLength: Int
+        let transports: [String]?
+        var description: String { "\(idLength):\(transports?.joined(separator: ",") ?? "-")" }
+    }
+
+    static func shapes(_ challenge: RequestChallenge) -> [Shape] {
+        (challenge.options.allowCredentials ?? []).map { Shape(idLength: $0.id.bytes.count, transports: $0.transports) }
+    }
+
+    /// A login for an unknown identifier gets the allow list of a real account of this
+    /// deployment, stable per identifier: decoys are distributed as real lists are, including
+    /// passkeys registered without transports (some Android backends forward none) and
+    /// accounts with two passkeys.
     @Test func unknownUsernamesGetTheSameShapeAsKnownOnes() async throws {
         let fixture = try await ServiceFixture()
-        _ = try await fixture.signUp(email: "ada@example.com")
-        let known = try await fixture.passkeys.startLogin(client: fixture.client, username: "ada@example.com")
+        var real: [[Shape]] = []
+        for index in 0..<8 {
+            let email = "person\(index)@example.com"
+            let challenge = try await fixture.passkeys.startSignup(client: fixture.client, profile: UserProfile(email: email))
+            var (response, _) = try fixture.authenticator.makeCredential(challenge.options, origin: fixture.origin)
+            if index % 2 == 0 { response.response.transports = nil }
+            let tokens = try await fixture.passkeys.finishWebAuthnGrant(
+                client: fixture.client, authSession: challenge.authSession, response: .registration(response), scope: ServiceFixture.scopes, audience: nil
+            )
+            if index % 4 == 3 {
+                let grant = try await fixture.tokens.authorize(tokens.access_token)
+                let enrollment = try await fixture.passkeys.startEnrollment(for: grant.signIn, clientID: fixture.client.clientID)
+                let (second, _) = try fixture.authenticator.makeCredential(enrollment.options, origin: fixture.origin)
+                _ = try await fixture.passkeys.finishEnrollment(
+                    userID: grant.userID, clientID: fixture.client.clientID, authSession: enrollment.authSession, response: second, by: .owner(grant.signIn)
+                )
+            }
+            real.append(Self.shapes(try await fixture.passkeys.startLogin(client: fixture.client, username: email)))
+        }
+        try await fixture.passkeys.refreshDecoys()
+
         let unknown = try await fixture.passkeys.startLogin(client: fixture.client, username: "nobody@example.com")
         let again = try await fixture.passkeys.startLogin(client: fixture.client, username: "nobody@example.com")
-        #expect(known.options.allowCredentials?.count == unknown.options.allowCredentials?.count)
         #expect(unknown.options.allowCredentials == again.options.allowCredentials, "stable, so that asking twice tells nothing")
+        var decoys: [[Shape]] = []
+        for index in 0..<120 {
+            decoys.append(Self.shapes(try await fixture.passkeys.startLogin(client: fixture.client, username: "nobody\(index)@example.com")))
+        }
+        let realLists = Set(real), decoyLists = Set(decoys)
+        #expect(decoyLists.isSubset(of: realLists), "every decoy is shaped like a real list: \(decoyLists.subtracting(realLists))")
+        #expect(realLists.isSubset(of: decoyLists), "every real shape shows among the decoys: \(realLists.subtracting(decoyLists))")
+        func withoutTransports(_ lists: [[Shape]]) -> Double {
+            let shapes = lists.flatMap { $0 }
+            return Double(shapes.filter { $0.transports == nil }.count) / Double(shapes.count)
+        }
+        func twoPasskeys(_ lists: [[Shape]]) -> Double { Double(lists.filter { $0.count == 2 }.count) / Double(lists.count) }
+        #expect(abs(withoutTransports(decoys) - withoutTransports(real)) < 0.2, "passkeys without transports: \(withoutTransports(decoys)) of decoys, \(withoutTransports(real)) of real")
+        #expect(abs(twoPasskeys(decoys) - twoPasskeys(real)) < 0.2, "lists of two: \(twoPasskeys(decoys)) of decoys, \(twoPasskeys(real)) of real")
+        // IDs differ between identifiers and from every real passkey's.
         let other = try await fixture.passkeys.startLogin(client: fixture.client, username: "someone@example.com")
-        #expect(other.options.allowCredentials != unknown.options.allowCredentials)
-        // Shaped like real passkeys: IDs of the lengths authenticators make, in more than one
-        // length across accounts, and transports in the order browsers report them.
+        #expect(other.options.allowCredentials?.first?.id != unknown.options.allowCredentials?.first?.id)
+    }
+
+    /// Before any account exists, decoys take the shapes of common platform passkeys, with
+    /// transports and without.
+    @Test func decoysOfANewDeploymentVaryAsPlatformPasskeysDo() async throws {
+        let fixture = try await ServiceFixture()
+        try await fixture.passkeys.refreshDecoys()
         var lengths: Set<Int> = []
-        for index in 0..<40 {
-            let decoy = try #require(try await fixture.passkeys.startLogin(client: fixture.client, username: "nobody\(index)@example.com").options.allowCredentials?.first)
-            #expect([16, 20, 32, 48, 64].contains(decoy.id.bytes.count))
-            #expect(decoy.transports == ["hybrid", "internal"] || decoy.transports == ["internal"], "\(String(describing: decoy.transports))")
-            lengths.insert(decoy.id.bytes.count)
+        var transports: Set<[String]?> = []
+        for index in 0..<60 {
+            let decoy = try #require(Self.shapes(try await fixture.passkeys.startLogin(client: fixture.client, username: "nobody\(index)@example.com")).first)
+            #expect([16, 20, 32, 48, 64].contains(decoy.idLength))
+            lengths.insert(decoy.idLength)
+            transports.insert(decoy.transports)
         }
         #expect(lengths.count >= 3)
+        #expect(transports == [["hybrid", "internal"], ["internal"], nil])
     }
 
     @Test func existingIdentifiersAreRefusedAtSignup() async throws {

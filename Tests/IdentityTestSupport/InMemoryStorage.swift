@@ -114,6 +114,19 @@ public final class InMemoryStorage: IdentityStorage {
         state.withLock { state in state.credentials.first { $0.recordID == recordID } }
     }
 
+    /// The shapes of the usable passkeys of the oldest `limit` accounts that have one.
+    public func allowListShapes(limit: Int) async throws -> [[CredentialShape]] {
+        state.withLock { state in
+            var order: [UserID] = []
+            var lists: [UserID: [CredentialShape]] = [:]
+            for credential in state.credentials where !credential.isDisabled {
+                if lists[credential.userID] == nil { order.append(credential.userID) }
+                lists[credential.userID, default: []].append(CredentialShape(idLength: credential.credentialID.count, transports: credential.transports))
+            }
+            return order.prefix(max(0, limit)).compactMap { lists[$0] }
+        }
+    }
+
     /// Turns a user's credential off or on again; an administrator's turning it off holds
     /// until an administrator turns it on.
     public func setCredentialDisabled(id: [UInt8], userID: UserID, disabled: Bool, byAdministrator: Bool, at time: Date) async throws -> CredentialStateChange {
@@ -534,6 +547,25 @@ public final class InMemoryStorage: IdentityStorage {
             if let existing = state.secrets[name] { return existing }
             state.secrets[name] = candidate
             return candidate
+        }
+    }
+
+    /// Replaces a secret's value while it is still `current`.
+    public func replaceSecret(named name: String, with value: [UInt8], replacing current: [UInt8]) async throws -> Bool {
+        state.withLock { state in
+            guard state.secrets[name] == current else { return false }
+            state.secrets[name] = value
+            return true
+        }
+    }
+
+    /// Replaces a key's private key while it is still `current`.
+    public func replaceSigningKeyMaterial(keyID: String, with privateKey: [UInt8], replacing current: [UInt8]) async throws -> Bool {
+        state.withLock { state in
+            guard let index = state.signingKeys.firstIndex(where: { $0.keyID == keyID && $0.privateKey == current }) else { return false }
+            let key = state.signingKeys[index]
+            state.signingKeys[index] = SigningKeyRecord(keyID: key.keyID, privateKey: privateKey, createdAt: key.createdAt, retiredAt: key.retiredAt)
+            return true
         }
     }
 }

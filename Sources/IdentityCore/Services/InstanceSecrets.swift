@@ -9,6 +9,9 @@ public struct InstanceSecrets: Sendable {
     /// Derives the stable decoy credential IDs shown for unknown usernames.
     let loginDecoyKey: SymmetricKey
 
+    /// The names the secrets are stored under.
+    public static let names = ["ceremony-seal", "login-decoy"]
+
     /// Reads the secrets from the store, creating those that do not exist yet.
     public static func load(from store: any SecretStore, random: any RandomSource) async throws -> InstanceSecrets {
         InstanceSecrets(

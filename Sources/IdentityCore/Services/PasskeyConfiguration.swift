@@ -15,8 +15,6 @@ public struct PasskeyConfiguration: Sendable {
     public var algorithms: [COSEAlgorithmIdentifier]
     /// The identifier kinds accepted at sign-up.
     public var signupIdentifiers: Set<ProfileValidation.IdentifierKind>
-    /// What a signature counter that does not increase means for the login.
-    public var signCountPolicy: SignCountPolicy
     /// The creation options' `attestation`: `direct` when registrations must be judged by
     /// their attestation (browsers strip it, and zero the AAGUID, under the default `none`);
     /// `nil` leaves the member out.
@@ -30,7 +28,6 @@ public struct PasskeyConfiguration: Sendable {
         userVerification: UserVerificationRequirement = .preferred,
         algorithms: [COSEAlgorithmIdentifier] = [.edDSA, .es256, .rs256],
         signupIdentifiers: Set<ProfileValidation.IdentifierKind> = Set(ProfileValidation.IdentifierKind.allCases),
-        signCountPolicy: SignCountPolicy = .reject,
         attestationConveyance: String? = nil
     ) {
         self.relyingPartyID = relyingPartyID
@@ -39,7 +36,6 @@ public struct PasskeyConfiguration: Sendable {
         self.userVerification = userVerification
         self.algorithms = algorithms
         self.signupIdentifiers = signupIdentifiers
-        self.signCountPolicy = signCountPolicy
         self.attestationConveyance = attestationConveyance
     }
 }

@@ -248,13 +248,27 @@ extension PasskeyService {
                 challenge: ceremony.challenge, userVerification: ceremony.userVerification, allowedCredentialIDs: ceremony.allowedCredentialIDs
             )
             verified = try verifier.verifyAuthentication(response, for: expectations, credential: record)
+        } catch let error as WebAuthnError where error.code == .signCountRegressed {
+            // The verifier's policy refused a counter that did not increase: the passkey may
+            // be cloned. Recorded on the passkey and in the audit log, with the refusal.
+            let event = AuditEvent(
+                time: clock.now(), kind: .signCountRegressed, userID: credential.userID, clientID: ceremony.clientID, credentialID: encodedID,
+                detail: "\(error.reason); policy reject"
+            )
+            let refusedUse = CredentialUse(
+                signCount: credential.signCount, isBackedUp: credential.isBackedUp, isUserVerified: credential.isUserVerified, usedAt: nil, signCountRegressed: true
+            )
+            try await refuse(ceremony, events: [event], use: .init(credentialID: credentialID, use: refusedUse))
+            throw IdentityError(
+                .invalidGrant, "\(error.reason): the passkey may be cloned", reason: .verification(.signCountRegressed), credentialID: encodedID
+            )
         } catch {
             try await refuse(ceremony, event: failed(error.description, userID: user.id))
             throw IdentityError(.invalidGrant, error.reason, reason: .verification(error.code), credentialID: encodedID)
         }
 
-        // A counter that did not increase is recorded on the credential and in the audit
-        // log, then handled by the configured policy.
+        // A counter the verifier's policy let through (accept and flag) is recorded the same
+        // way, and the login goes on.
         let now = clock.now()
         var events: [AuditEvent] = []
         var regressed = false
@@ -262,18 +276,8 @@ extension PasskeyService {
             regressed = true
             events.append(AuditEvent(
                 time: now, kind: .signCountRegressed, userID: credential.userID, clientID: ceremony.clientID, credentialID: encodedID,
-                detail: "counter \(received) after \(stored); policy \(configuration.signCountPolicy == .reject ? "reject" : "accept and flag")"
+                detail: "counter \(received) after \(stored); policy accept and flag"
             ))
-            if configuration.signCountPolicy == .reject {
-                let refusedUse = CredentialUse(
-                    signCount: credential.signCount, isBackedUp: credential.isBackedUp, isUserVerified: credential.isUserVerified, usedAt: nil, signCountRegressed: true
-                )
-                try await refuse(ceremony, events: events, use: .init(credentialID: credentialID, use: refusedUse))
-                throw IdentityError(
-                    .invalidGrant, "the signature counter is \(received), not greater than the stored \(stored): the passkey may be cloned",
-                    reason: .verification(.signCountRegressed), credentialID: encodedID
-                )
-            }
         }
         events.append(AuditEvent(time: now, kind: .login, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID))
         let use = CredentialUse(

@@ -16,6 +16,8 @@ public struct PasskeyService: Sendable {
     let random: any RandomSource
     let publicKeys = PublicKeyCache()
     let signInRecords = CredentialCache()
+    /// The allow lists unknown identifiers get.
+    let decoys = LoginDecoys()
     /// The FIDO metadata registrations are verified with, when configured.
     let metadata: AttestationMetadata?
     /// The count of open ceremonies, when something watches it.
@@ -84,8 +86,9 @@ public struct PasskeyService: Sendable {
 
     /// Starts a login. Without a username the options allow any discoverable credential;
     /// with one they list that user's credentials. An unknown username, and a user whose
-    /// passkeys are all turned off, get the same shape with a credential ID derived from a
-    /// server secret, so responses do not reveal whether an account exists.
+    /// passkeys are all turned off, get a real account's shape of list with credential IDs
+    /// derived from a server secret (``LoginDecoys``), so responses do not reveal whether
+    /// an account exists.
     public func startLogin(client: OAuthClient, username: String?, lifetime: TimeInterval? = nil) async throws -> RequestChallenge {
         var allowed: [CredentialDescriptor] = []
         if let username {
@@ -103,7 +106,7 @@ public struct PasskeyService: Sendable {
             if allowed.isEmpty {
                 // Also for an account without a usable passkey: an empty list would let any
                 // discoverable passkey sign in to a ceremony started for this user.
-                allowed = [decoyCredential(for: identifier)]
+                allowed = decoys.decoy(for: identifier, key: secrets.loginDecoyKey)
             }
         }
         let ceremony = makeCeremony(kind: .login, clientID: client.clientID, allowedCredentialIDs: allowed.map(\.id.bytes), lifetime: lifetime)
@@ -242,18 +245,10 @@ public struct PasskeyService: Sendable {
     /// A user ID no account has, for the read an unknown identifier still makes.
     private static let nobody = UserID(rawValue: "")
 
-    /// A stable, secret-derived passkey for an unknown login identifier, shaped like real
-    /// ones: an ID of a length real authenticators produce (16 to 64 bytes, chosen by the
-    /// secret), and transports in the order browsers report them (alphabetical).
-    private func decoyCredential(for identifier: Identifier) -> CredentialDescriptor {
-        func mac(_ counter: UInt8) -> [UInt8] {
-            Array(HMAC<SHA256>.authenticationCode(for: Data(identifier.value.utf8) + [counter], using: secrets.loginDecoyKey))
-        }
-        let lengths = [16, 20, 32, 48, 64]
-        let material = mac(0) + mac(1) + mac(2)
-        let length = lengths[Int(material[0]) % lengths.count]
-        let transports = material[1] % 2 == 0 ? ["hybrid", "internal"] : ["internal"]
-        return CredentialDescriptor(id: Base64URLBytes(Array(material[2..<(2 + length)])), transports: transports)
+    /// Reads again the real allow lists that decoys imitate (``LoginDecoys``): at start-up
+    /// and every few minutes, in the background.
+    public func refreshDecoys() async throws {
+        try await decoys.refresh(from: storage)
     }
 
     /// Refuses a profile whose identifier already belongs to an account.

@@ -46,6 +46,10 @@ public protocol CredentialStore: Sendable {
     func credentials(userID: UserID) async throws -> [PasskeyCredential]
     /// The credential with this record ID (``PasskeyCredential/recordID``).
     func credential(recordID: String) async throws -> PasskeyCredential?
+    /// What the allow lists of up to `limit` accounts show, for ``LoginDecoys``: for each of
+    /// the oldest accounts with a usable passkey, the shapes of its usable passkeys, oldest
+    /// first (registration order among equal times).
+    func allowListShapes(limit: Int) async throws -> [[CredentialShape]]
     /// Adds a credential to an existing user.
     /// - Throws: ``StoreConflict`` when the credential ID is already registered.
     func addCredential(_ credential: PasskeyCredential) async throws
@@ -215,6 +219,10 @@ public protocol SigningKeyStore: Sendable {
     /// end with one key that all of them sign with.
     /// - Returns: Whether `key` was stored.
     func addFirstSigningKey(_ key: SigningKeyRecord) async throws -> Bool
+    /// Replaces a key's stored private key (when it is sealed, or resealed under another
+    /// key-encryption key), only while it is still `current`.
+    /// - Returns: Whether it was replaced.
+    func replaceSigningKeyMaterial(keyID: String, with privateKey: [UInt8], replacing current: [UInt8]) async throws -> Bool
 }
 
 /// Audit events.
@@ -232,6 +240,9 @@ public protocol AuditLog: Sendable {
 public protocol SecretStore: Sendable {
     /// The secret named `name`, storing `candidate` if there is none yet.
     func secret(named name: String, orStore candidate: [UInt8]) async throws -> [UInt8]
+    /// Replaces a secret's stored value, only while it is still `current`.
+    /// - Returns: Whether it was replaced.
+    func replaceSecret(named name: String, with value: [UInt8], replacing current: [UInt8]) async throws -> Bool
 }
 
 /// The FIDO metadata BLOB every instance verifies registrations with, and the passkeys a

@@ -166,3 +166,21 @@ extension Consent {
         )
     }
 }
+
+extension CredentialShape {
+    /// Reads allow-list shapes from rows of `user_id`, `id_length` and `transports`, one
+    /// list per run of rows of one user.
+    public static func grouped(_ rows: [some StoredRow]) throws -> [[CredentialShape]] {
+        var lists: [[CredentialShape]] = []
+        var current: String?
+        for row in rows {
+            let user = try row.text("user_id")
+            if user != current {
+                lists.append([])
+                current = user
+            }
+            lists[lists.count - 1].append(CredentialShape(idLength: Int(try row.integer("id_length")), transports: try row.strings("transports")))
+        }
+        return lists
+    }
+}

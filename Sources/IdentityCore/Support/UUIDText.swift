@@ -36,6 +36,28 @@ public enum UUIDText {
 }
 
 extension UUIDText {
+    /// The bytes an even number of hex digits (either case) write, at most 2048 digits, or
+    /// `nil` for anything else.
+    public static func bytes(hex text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard !digits.isEmpty, digits.count % 2 == 0, digits.count <= 2048 else { return nil }
+        func nibble(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
     /// The 16 bytes of a UUID in the 8-4-4-4-12 form (either case), or `nil`.
     public static func bytes(_ text: String) -> [UInt8]? {
         let lowered = text.lowercased()

@@ -37,6 +37,10 @@ public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
         self.problems = problems
     }
 
+    /// A part that cannot be read because another part it depends on has a problem, which
+    /// was reported there: it adds no problem of its own.
+    static let reportedElsewhere = ConfigurationError(combining: [])
+
     public var description: String {
         guard problems.count > 1 else { return "\(key): \(message)" }
         return "\(problems.count) problems:\n" + problems.map { "  \($0)" }.joined(separator: "\n")

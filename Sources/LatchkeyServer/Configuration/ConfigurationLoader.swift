@@ -2,7 +2,8 @@ import AppAssociation
 import HostedUI
 public import Foundation
 import StoragePostgres
-import IdentityCore
+import StorageSQLite
+public import IdentityCore
 import WebAuthn
 
 /// Values given on the command line; each overrides the same value from the environment
@@ -34,10 +35,12 @@ public enum ConfigurationLoader {
     /// Every top-level key of the configuration file.
     static let topLevelKeys = [
         "server", "database", "relying_party", "clients", "tokens", "passkeys", "limits", "logging", "metrics", "audit", "authenticator_names", "well_known",
-        "hosted_pages", "faces",
+        "hosted_pages", "faces", "secrets",
     ]
 
-    /// Loads the configuration.
+    /// Loads the configuration: reads the file, then parses each section on its own (each in
+    /// a function of its own that names every key at fault), so that one run reports every
+    /// problem; then composes them.
     /// - Parameters:
     ///   - overrides: Command-line values.
     ///   - environment: The process environment (`LATCHKEY_*` variables are read).
@@ -47,37 +50,105 @@ public enum ConfigurationLoader {
         environment: [String: String],
         readFile: (String) throws -> String = { try String(contentsOfFile: $0, encoding: .utf8) }
     ) throws(ConfigurationError) -> LatchkeyConfiguration {
-        var sources: [String] = []
-        var yaml = YAMLReader(node: nil, path: "")
-        if let file = overrides.configFile ?? environment["LATCHKEY_CONFIG"] {
-            let text: String
-            do {
-                text = try readFile(file)
-            } catch {
-                throw ConfigurationError(key: file, "cannot be read: \(error.localizedDescription)")
-            }
-            yaml = try YAMLReader.parse(text, file: file)
-            sources.append("file \(file)")
-        }
         let env = Environment(values: environment)
-        if !env.used.isEmpty { sources.append("environment") }
-        if overrides.host != nil || overrides.port != nil || overrides.database != nil || overrides.relyingPartyID != nil || !overrides.origins.isEmpty || overrides.publicURL != nil {
-            sources.append("command line")
-        }
-        if sources.isEmpty { sources.append("built-in defaults") }
-
-        // Each part is read on its own so that every problem is reported at once. A value's
-        // problem is named where the value came from: the flag, the variable or the key.
+        let (yaml, file) = try readYAML(overrides: overrides, environment: env, readFile: readFile)
+        let input = Input(yaml: yaml, environment: env, overrides: overrides)
         var collector = ProblemCollector()
         _ = collector.read { () throws(ConfigurationError) in try yaml.requireKeys(topLevelKeys) }
+        var warnings: [String] = []
 
-        // server
-        let serverNode = yaml.child("server")
+        let server = collector.read { () throws(ConfigurationError) in try parseServer(input) }
+        let database = collector.read { () throws(ConfigurationError) in try parseDatabaseSetting(input) }
+        let relyingParty = collector.read { () throws(ConfigurationError) in try parseRelyingParty(input, publicURL: server?.publicURL, warnings: &warnings) }
+        let clients = collector.read { () throws(ConfigurationError) in try parseClients(yaml.child("clients")) }
+        let tokens = collector.read { () throws(ConfigurationError) in try parseTokens(yaml.child("tokens")) }
+        let passkeys = collector.read { () throws(ConfigurationError) in try parsePasskeys(yaml.child("passkeys")) }
+        let limits = collector.read { () throws(ConfigurationError) in try parseLimits(yaml.child("limits")) }
+        let wellKnownCacheControl = collector.read { () throws(ConfigurationError) in try parseWellKnown(yaml.child("well_known")) }
+        let logging = collector.read { () throws(ConfigurationError) in try parseLogging(yaml.child("logging"), environment: env) }
+        let metrics = collector.read { () throws(ConfigurationError) in try parseMetrics(yaml.child("metrics")) }
+        let auditRetention = collector.read { () throws(ConfigurationError) in try parseAudit(yaml.child("audit")) }
+        let authenticatorNamesFile = collector.read { () throws(ConfigurationError) in try yaml.child("authenticator_names").string() }
+        let hostedPages = collector.read { () throws(ConfigurationError) in try parseHostedPages(yaml.child("hosted_pages")) }
+        let faces = collector.read { () throws(ConfigurationError) in try parseFaces(yaml.child("faces")) }
+        let secrets = collector.read { () throws(ConfigurationError) in try parseSecrets(yaml.child("secrets"), variable: env["LATCHKEY_KEY_ENCRYPTION_KEY"]) }
+        try collector.throwIfAny()
+
+        // Every part that failed recorded a problem, so after the check above each is here.
+        guard let server, let database, let relyingParty, let clients, let tokens, let passkeys, let limits, let wellKnownCacheControl, let logging,
+            let metrics, let auditRetention, let authenticatorNamesFile, let hostedPages, let faces, let secrets
+        else {
+            throw ConfigurationError(key: "configuration", "could not be read")  // unreachable: every nil recorded a problem
+        }
+        return LatchkeyConfiguration(
+            server: server,
+            database: database.value,
+            relyingParty: relyingParty,
+            clients: clients,
+            tokens: tokens,
+            passkeys: passkeys,
+            maximumBodyBytes: limits.maximumBodyBytes,
+            rateLimits: limits.rates,
+            wellKnownCacheControl: wellKnownCacheControl,
+            logLevel: logging.level,
+            logging: logging,
+            auditRetention: auditRetention,
+            metrics: metrics,
+            authenticatorNamesFile: authenticatorNamesFile,
+            hostedPages: hostedPages,
+            faces: faces,
+            sources: sources(file: file, environment: env, overrides: overrides),
+            warnings: warnings,
+            databaseSource: database.source,
+            secrets: secrets
+        )
+    }
+
+    /// What every section reads from: the file's values, the environment and the flags.
+    private struct Input {
+        let yaml: YAMLReader
+        let environment: Environment
+        let overrides: ConfigurationOverrides
+    }
+
+    /// The configuration file, when `--config` or `LATCHKEY_CONFIG` names one.
+    private static func readYAML(
+        overrides: ConfigurationOverrides, environment: Environment, readFile: (String) throws -> String
+    ) throws(ConfigurationError) -> (YAMLReader, String?) {
+        guard let file = overrides.configFile ?? environment["LATCHKEY_CONFIG"] else { return (YAMLReader(node: nil, path: ""), nil) }
+        let text: String
+        do {
+            text = try readFile(file)
+        } catch {
+            throw ConfigurationError(key: file, "cannot be read: \(error.localizedDescription)")
+        }
+        return (try YAMLReader.parse(text, file: file), file)
+    }
+
+    /// Where the values came from, for the start-up log.
+    private static func sources(file: String?, environment: Environment, overrides: ConfigurationOverrides) -> [String] {
+        var sources: [String] = []
+        if let file { sources.append("file \(file)") }
+        if !environment.used.isEmpty { sources.append("environment") }
+        if overrides.host != nil || overrides.port != nil || overrides.database != nil || overrides.relyingPartyID != nil || !overrides.origins.isEmpty
+            || overrides.publicURL != nil
+        {
+            sources.append("command line")
+        }
+        return sources.isEmpty ? ["built-in defaults"] : sources
+    }
+
+    /// `server`, with `--host`, `--port`, `--public-url` and their variables. A value's
+    /// problem is named where the value came from: the flag, the variable or the key.
+    private static func parseServer(_ input: Input) throws(ConfigurationError) -> LatchkeyConfiguration.Server {
+        let node = input.yaml.child("server")
+        let env = input.environment
+        var collector = ProblemCollector()
         _ = collector.read { () throws(ConfigurationError) in
-            try serverNode.requireKeys(["host", "port", "public_url", "idle_timeout", "max_connections", "max_connections_per_ip", "trusted_proxies"])
+            try node.requireKeys(["host", "port", "public_url", "idle_timeout", "max_connections", "max_connections_per_ip", "trusted_proxies"])
         }
         let host = collector.read { () throws(ConfigurationError) -> String in
-            let (value, key) = try pick(overrides.host, "--host", env["LATCHKEY_HOST"], "LATCHKEY_HOST", try serverNode.child("host").string(), "server.host")
+            let (value, key) = try pick(input.overrides.host, "--host", env["LATCHKEY_HOST"], "LATCHKEY_HOST", try node.child("host").string(), "server.host")
             let host = value ?? "127.0.0.1"
             guard !host.isEmpty else { throw ConfigurationError(key: key, "must not be empty") }
             return host
@@ -85,71 +156,99 @@ public enum ConfigurationLoader {
         let port = collector.read { () throws(ConfigurationError) -> Int in
             let port: Int
             let key: String
-            if let value = overrides.port {
+            if let value = input.overrides.port {
                 (port, key) = (value, "--port")
             } else if let text = env["LATCHKEY_PORT"] {
                 guard let value = Int(text) else { throw ConfigurationError(key: "LATCHKEY_PORT", "must be a port number, found \"\(text.prefix(40))\"") }
                 (port, key) = (value, "LATCHKEY_PORT")
             } else {
-                (port, key) = (try serverNode.child("port").int() ?? 8080, "server.port")
+                (port, key) = (try node.child("port").int() ?? 8080, "server.port")
             }
             guard (0...65535).contains(port) else { throw ConfigurationError(key: key, "must be between 0 and 65535, found \(port)") }
             return port
         }
         let publicURL = collector.read { () throws(ConfigurationError) -> String in
             let (value, key) = try pick(
-                overrides.publicURL, "--public-url", env["LATCHKEY_PUBLIC_URL"], "LATCHKEY_PUBLIC_URL", try serverNode.child("public_url").string(), "server.public_url"
+                input.overrides.publicURL, "--public-url", env["LATCHKEY_PUBLIC_URL"], "LATCHKEY_PUBLIC_URL", try node.child("public_url").string(), "server.public_url"
             )
             return try validatePublicURL(value ?? "http://localhost:\(port == 0 || port == nil ? 8080 : port!)", key: key)
         }
         let idleTimeout = collector.read { () throws(ConfigurationError) -> TimeInterval in
-            let idleTimeout = try serverNode.child("idle_timeout").duration() ?? 30
+            let idleTimeout = try node.child("idle_timeout").duration() ?? 30
             guard (1...3600).contains(idleTimeout) else {
                 throw ConfigurationError(key: "server.idle_timeout", "must be between 1s and 1h, found \(Int(idleTimeout))s")
             }
             return idleTimeout
         }
         let maximumConnections = collector.read { () throws(ConfigurationError) -> Int in
-            let maximumConnections = try serverNode.child("max_connections").int() ?? 768
+            let maximumConnections = try node.child("max_connections").int() ?? 768
             guard (1...1_000_000).contains(maximumConnections) else {
                 throw ConfigurationError(key: "server.max_connections", "must be between 1 and 1000000, found \(maximumConnections)")
             }
             return maximumConnections
         }
         let maximumPerAddress = collector.read { () throws(ConfigurationError) -> Int in
-            let maximumPerAddress = try serverNode.child("max_connections_per_ip").int() ?? 128
+            let maximumPerAddress = try node.child("max_connections_per_ip").int() ?? 128
             guard (1...(maximumConnections ?? 1_000_000)).contains(maximumPerAddress) else {
-                throw ConfigurationError(key: "server.max_connections_per_ip", "must be between 1 and server.max_connections (\(maximumConnections ?? 768)), found \(maximumPerAddress)")
+                throw ConfigurationError(
+                    key: "server.max_connections_per_ip", "must be between 1 and server.max_connections (\(maximumConnections ?? 768)), found \(maximumPerAddress)"
+                )
             }
             return maximumPerAddress
         }
-
-        // database
-        var databaseSource = "database"
-        let database = collector.read { () throws(ConfigurationError) -> LatchkeyConfiguration.Database in
-            let (value, key) = try pick(overrides.database, "--database", env["LATCHKEY_DATABASE"], "LATCHKEY_DATABASE", try yaml.child("database").string(), "database")
-            databaseSource = key
-            return try parseDatabase(value ?? "sqlite:latchkey.sqlite", key: key)
+        let trustedProxies = collector.read { () throws(ConfigurationError) -> [AddressRange] in
+            var ranges: [AddressRange] = []
+            for element in try node.child("trusted_proxies").elements() ?? [] {
+                let text = try element.string() ?? ""
+                guard let range = AddressRange(text) else {
+                    throw element.error("must be an IP address or a CIDR range such as 10.0.0.0/8 or ::1, found \"\(text.prefix(60))\"")
+                }
+                ranges.append(range)
+            }
+            return ranges
         }
+        try collector.throwIfAny()
+        guard let host, let port, let publicURL, let idleTimeout, let maximumConnections, let maximumPerAddress, let trustedProxies else {
+            throw ConfigurationError(key: "server", "could not be read")  // unreachable: every nil recorded a problem
+        }
+        return .init(
+            host: host, port: port, publicURL: publicURL, idleTimeout: idleTimeout,
+            maximumConnections: maximumConnections, maximumConnectionsPerAddress: maximumPerAddress, trustedProxies: trustedProxies
+        )
+    }
 
-        // relying party
-        let rpNode = yaml.child("relying_party")
-        _ = collector.read { () throws(ConfigurationError) in try rpNode.requireKeys(["id", "name", "origins", "related_origins", "passkey_endpoints"]) }
+    /// `database`, `--database` or `LATCHKEY_DATABASE`, and which of them gave it.
+    private static func parseDatabaseSetting(_ input: Input) throws(ConfigurationError) -> (value: LatchkeyConfiguration.Database, source: String) {
+        let (value, key) = try pick(
+            input.overrides.database, "--database", input.environment["LATCHKEY_DATABASE"], "LATCHKEY_DATABASE", try input.yaml.child("database").string(), "database"
+        )
+        return (try parseDatabase(value ?? "sqlite:latchkey.sqlite", key: key), key)
+    }
+
+    /// `relying_party`, with `--rp-id`, `--origin` and their variables. The origins default
+    /// to the public URL's, when it could be read.
+    private static func parseRelyingParty(
+        _ input: Input, publicURL: String?, warnings: inout [String]
+    ) throws(ConfigurationError) -> LatchkeyConfiguration.RelyingParty {
+        let node = input.yaml.child("relying_party")
+        let env = input.environment
+        var collector = ProblemCollector()
+        _ = collector.read { () throws(ConfigurationError) in try node.requireKeys(["id", "name", "origins", "related_origins", "passkey_endpoints"]) }
         let rpID = collector.read { () throws(ConfigurationError) -> String in
-            let (value, key) = try pick(overrides.relyingPartyID, "--rp-id", env["LATCHKEY_RP_ID"], "LATCHKEY_RP_ID", try rpNode.child("id").string(), "relying_party.id")
+            let (value, key) = try pick(input.overrides.relyingPartyID, "--rp-id", env["LATCHKEY_RP_ID"], "LATCHKEY_RP_ID", try node.child("id").string(), "relying_party.id")
             let rpID = (value ?? "localhost").lowercased()
             try validateRelyingPartyID(rpID, key: key)
             return rpID
         }
         let origins = collector.read { () throws(ConfigurationError) -> [String] in
-            var origins = overrides.origins
+            var origins = input.overrides.origins
             var keyPrefix = "--origin"
             if origins.isEmpty, let text = env["LATCHKEY_ORIGINS"] {
                 origins = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
                 keyPrefix = "LATCHKEY_ORIGINS"
             }
             if origins.isEmpty {
-                origins = try rpNode.child("origins").strings() ?? []
+                origins = try node.child("origins").strings() ?? []
                 keyPrefix = "relying_party.origins"
             }
             if origins.isEmpty, let publicURL { origins = [originOf(publicURL)] }
@@ -168,95 +267,27 @@ public enum ConfigurationLoader {
             }
             return origins
         }
-        var warnings: [String] = []
-        let relatedOrigins = collector.read { () throws(ConfigurationError) in try parseRelatedOrigins(rpNode.child("related_origins"), warnings: &warnings) }
-        let rpName = collector.read { () throws(ConfigurationError) in try rpNode.child("name").string() ?? "Latchkey" }
+        let relatedOrigins = collector.read { () throws(ConfigurationError) in try parseRelatedOrigins(node.child("related_origins"), warnings: &warnings) }
+        let name = collector.read { () throws(ConfigurationError) in try node.child("name").string() ?? "Latchkey" }
         let passkeyEndpoints = collector.read { () throws(ConfigurationError) -> PasskeyEndpoints? in
             guard let rpID, let publicURL else { return nil }
-            return try parsePasskeyEndpoints(rpNode.child("passkey_endpoints"), relyingPartyID: rpID, publicURL: publicURL)
+            return try parsePasskeyEndpoints(node.child("passkey_endpoints"), relyingPartyID: rpID, publicURL: publicURL)
         }
-
-        let clients = collector.read { () throws(ConfigurationError) in try parseClients(yaml.child("clients")) }
-        let tokens = collector.read { () throws(ConfigurationError) in try parseTokens(yaml.child("tokens")) }
-        let passkeys = collector.read { () throws(ConfigurationError) in try parsePasskeys(yaml.child("passkeys")) }
-        let maximumBodyBytes = collector.read { () throws(ConfigurationError) in try parseLimits(yaml.child("limits")) }
-        let rateLimits = collector.read { () throws(ConfigurationError) -> LatchkeyConfiguration.RateLimits in
-            let node = yaml.child("limits")
-            func limit(_ key: String, _ fallback: Int) throws(ConfigurationError) -> Int {
-                let value = try node.child(key).int() ?? fallback
-                guard value >= 0 else { throw node.child(key).error("must be 0 (off) or more, found \(value)") }
-                return value
-            }
-            return .init(
-                startsPerMinute: try limit("ceremony_starts_per_minute", 300), finishesPerMinute: try limit("ceremony_finishes_per_minute", 600),
-                identifierAttemptsPerMinute: try limit("identifier_attempts_per_minute", 20),
-                failuresPerMinute: try limit("ceremony_failures_per_minute", 60),
-                ipv6PrefixLength: try ipv6PrefixLength(node.child("ipv6_prefix_length"))
-            )
-        }
-        let trustedProxies = collector.read { () throws(ConfigurationError) -> [AddressRange] in
-            var ranges: [AddressRange] = []
-            for element in try serverNode.child("trusted_proxies").elements() ?? [] {
-                let text = try element.string() ?? ""
-                guard let range = AddressRange(text) else {
-                    throw element.error("must be an IP address or a CIDR range such as 10.0.0.0/8 or ::1, found \"\(text.prefix(60))\"")
-                }
-                ranges.append(range)
-            }
-            return ranges
-        }
-        let wellKnownCacheControl = collector.read { () throws(ConfigurationError) in try parseWellKnown(yaml.child("well_known")) }
-        let logging = collector.read { () throws(ConfigurationError) in try parseLogging(yaml.child("logging"), environment: env) }
-        let metrics = collector.read { () throws(ConfigurationError) in try parseMetrics(yaml.child("metrics")) }
-        let auditRetention = collector.read { () throws(ConfigurationError) -> TimeInterval in
-            let node = yaml.child("audit")
-            try node.requireKeys(["retention"])
-            let retention = try node.child("retention").duration() ?? 90 * 86400
-            // Short windows are for test and soak runs; a minute keeps a typo in seconds from
-            // deleting events as they are written.
-            guard retention >= 60 else { throw node.child("retention").error("must be at least 1m, found \(Int(retention))s") }
-            return retention
-        }
-        let authenticatorNamesFile = collector.read { () throws(ConfigurationError) in try yaml.child("authenticator_names").string() }
-        let hostedPages = collector.read { () throws(ConfigurationError) in try parseHostedPages(yaml.child("hosted_pages")) }
-        let faces = collector.read { () throws(ConfigurationError) in try parseFaces(yaml.child("faces")) }
         try collector.throwIfAny()
+        // Without a public URL (whose problem the server section reported) there are no
+        // endpoints to derive.
+        guard let rpID, let origins, let relatedOrigins, let name, let endpoints = passkeyEndpoints ?? nil else { throw ConfigurationError.reportedElsewhere }
+        return .init(id: rpID, name: name, origins: origins, relatedOrigins: relatedOrigins, passkeyEndpoints: endpoints)
+    }
 
-        // Every part that failed recorded a problem, so after the check above each is here.
-        guard let host, let port, let publicURL, let idleTimeout, let maximumConnections, let maximumPerAddress, let database,
-            let rpID, let origins, let relatedOrigins, let rpName, let endpoints = passkeyEndpoints ?? nil,
-            let clients, let tokens, let passkeys, let maximumBodyBytes, let wellKnownCacheControl, let logging, let metrics, let auditRetention,
-            let rateLimits, let trustedProxies,
-            let authenticatorNamesFile, let hostedPages, let faces
-        else {
-            throw ConfigurationError(key: "configuration", "could not be read")  // unreachable: every nil recorded a problem
-        }
-        return LatchkeyConfiguration(
-            server: .init(
-                host: host, port: port, publicURL: publicURL, idleTimeout: idleTimeout,
-                maximumConnections: maximumConnections, maximumConnectionsPerAddress: maximumPerAddress, trustedProxies: trustedProxies
-            ),
-            database: database,
-            relyingParty: LatchkeyConfiguration.RelyingParty(
-                id: rpID, name: rpName, origins: origins, relatedOrigins: relatedOrigins, passkeyEndpoints: endpoints
-            ),
-            clients: clients,
-            tokens: tokens,
-            passkeys: passkeys,
-            maximumBodyBytes: maximumBodyBytes,
-            rateLimits: rateLimits,
-            wellKnownCacheControl: wellKnownCacheControl,
-            logLevel: logging.level,
-            logging: logging,
-            auditRetention: auditRetention,
-            metrics: metrics,
-            authenticatorNamesFile: authenticatorNamesFile,
-            hostedPages: hostedPages,
-            faces: faces,
-            sources: sources,
-            warnings: warnings,
-            databaseSource: databaseSource
-        )
+    /// `audit`: how long events are kept.
+    private static func parseAudit(_ node: YAMLReader) throws(ConfigurationError) -> TimeInterval {
+        try node.requireKeys(["retention"])
+        let retention = try node.child("retention").duration() ?? 90 * 86400
+        // Short windows are for test and soak runs; a minute keeps a typo in seconds from
+        // deleting events as they are written.
+        guard retention >= 60 else { throw node.child("retention").error("must be at least 1m, found \(Int(retention))s") }
+        return retention
     }
 
     /// The first value given, with the name it was given under: a flag, then an
@@ -601,16 +632,67 @@ public enum ConfigurationLoader {
         )
     }
 
-    private static func parseLimits(_ node: YAMLReader) throws(ConfigurationError) -> Int {
+    /// `limits`: the largest body, and the rate limits (0 turns one off).
+    private static func parseLimits(_ node: YAMLReader) throws(ConfigurationError) -> (maximumBodyBytes: Int, rates: LatchkeyConfiguration.RateLimits) {
         try node.requireKeys([
             "max_body_bytes", "ceremony_starts_per_minute", "ceremony_finishes_per_minute", "identifier_attempts_per_minute", "ceremony_failures_per_minute",
             "ipv6_prefix_length",
         ])
-        let bytes = try node.child("max_body_bytes").int() ?? 64 * 1024
-        guard (4096...(16 * 1024 * 1024)).contains(bytes) else {
-            throw node.child("max_body_bytes").error("must be between 4096 and 16777216, found \(bytes)")
+        var collector = ProblemCollector()
+        let bytes = collector.read { () throws(ConfigurationError) -> Int in
+            let bytes = try node.child("max_body_bytes").int() ?? 64 * 1024
+            guard (4096...(16 * 1024 * 1024)).contains(bytes) else {
+                throw node.child("max_body_bytes").error("must be between 4096 and 16777216, found \(bytes)")
+            }
+            return bytes
         }
-        return bytes
+        func limit(_ key: String, _ fallback: Int) -> Int? {
+            collector.read { () throws(ConfigurationError) -> Int in
+                let value = try node.child(key).int() ?? fallback
+                guard value >= 0 else { throw node.child(key).error("must be 0 (off) or more, found \(value)") }
+                return value
+            }
+        }
+        let starts = limit("ceremony_starts_per_minute", 300)
+        let finishes = limit("ceremony_finishes_per_minute", 600)
+        let identifiers = limit("identifier_attempts_per_minute", 20)
+        let failures = limit("ceremony_failures_per_minute", 60)
+        let prefix = collector.read { () throws(ConfigurationError) in try ipv6PrefixLength(node.child("ipv6_prefix_length")) }
+        try collector.throwIfAny()
+        guard let bytes, let starts, let finishes, let identifiers, let failures, let prefix else { throw ConfigurationError.reportedElsewhere }
+        return (bytes, .init(
+            startsPerMinute: starts, finishesPerMinute: finishes, identifierAttemptsPerMinute: identifiers, failuresPerMinute: failures, ipv6PrefixLength: prefix
+        ))
+    }
+
+    /// `secrets`: the key-encryption key, from `LATCHKEY_KEY_ENCRYPTION_KEY` (the key
+    /// itself) or, failing that, the file `key_encryption_key_file` names. Neither error
+    /// repeats a key.
+    private static func parseSecrets(_ node: YAMLReader, variable: String?) throws(ConfigurationError) -> LatchkeyConfiguration.Secrets {
+        try node.requireKeys(["key_encryption_key_file"])
+        if let variable {
+            guard let key = KeyEncryption(text: Array(variable.utf8)) else {
+                throw ConfigurationError(key: "LATCHKEY_KEY_ENCRYPTION_KEY", "must be 32 bytes in base64 or hex (for example from `openssl rand -base64 32`)")
+            }
+            return .init(keyEncryption: key, source: "LATCHKEY_KEY_ENCRYPTION_KEY")
+        }
+        guard let path = try node.child("key_encryption_key_file").string() else { return .init() }
+        return .init(keyEncryption: try keyEncryptionKey(file: path, key: node.child("key_encryption_key_file").path), source: "secrets.key_encryption_key_file")
+    }
+
+    /// Reads a key-encryption key file: 32 bytes, in base64 or hex or raw. `key` names the
+    /// setting or flag in errors.
+    public static func keyEncryptionKey(file path: String, key: String) throws(ConfigurationError) -> KeyEncryption {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ConfigurationError(key: key, "cannot read \(path): \(error.localizedDescription)")
+        }
+        guard let encryption = KeyEncryption(text: Array(data)) else {
+            throw ConfigurationError(key: key, "\(path) must hold a key of 32 bytes in base64 or hex (for example from `openssl rand -base64 32 > \(path)`)")
+        }
+        return encryption
     }
 
     /// How many leading bits of an IPv6 address the per-address limits count as one client.
@@ -660,9 +742,23 @@ public enum ConfigurationLoader {
 
     static func parseDatabase(_ text: String, key: String = "database") throws(ConfigurationError) -> LatchkeyConfiguration.Database {
         if text.hasPrefix("sqlite:") {
-            let path = String(text.dropFirst("sqlite:".count))
+            // `sqlite:PATH` or `sqlite:PATH?synchronous=full|normal`.
+            let parts = text.dropFirst("sqlite:".count).split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+            let path = String(parts[0])
             guard !path.isEmpty else { throw ConfigurationError(key: key, "sqlite: needs a file path, for example sqlite:latchkey.sqlite") }
-            return .sqlite(path: path)
+            var durability = SQLiteStorage.Durability.normal
+            for parameter in parts.count > 1 ? parts[1].split(separator: "&") : [] {
+                let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                switch (pair[0], pair.count > 1 ? pair[1] : "") {
+                case ("synchronous", "normal"): durability = .normal
+                case ("synchronous", "full"): durability = .full
+                case ("synchronous", let other):
+                    throw ConfigurationError(key: key, "synchronous must be normal or full, found \"\(other.prefix(20))\"")
+                case (let other, _):
+                    throw ConfigurationError(key: key, "the SQLite URL takes only synchronous=normal|full, found \"\(other.prefix(40))\"")
+                }
+            }
+            return .sqlite(path: path, durability: durability)
         }
         if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
             do {

@@ -1,6 +1,7 @@
 public import AppAssociation
 public import Foundation
 public import StoragePostgres
+public import StorageSQLite
 public import IdentityCore
 public import WebAuthn
 
@@ -30,15 +31,17 @@ public struct LatchkeyConfiguration: Sendable {
 
     /// Where data is stored.
     public enum Database: Sendable, Equatable, CustomStringConvertible {
-        /// A SQLite file.
-        case sqlite(path: String)
+        /// A SQLite file, and how hard a commit tries to reach the disk
+        /// (`sqlite:PATH?synchronous=full`; `normal` by default).
+        case sqlite(path: String, durability: SQLiteStorage.Durability = .normal)
         /// A PostgreSQL database, shared by any number of instances.
         case postgres(PostgresSettings)
 
         /// Never with the password.
         public var description: String {
             switch self {
-            case .sqlite(let path): return "sqlite:\(path)"
+            case .sqlite(let path, .normal): return "sqlite:\(path)"
+            case .sqlite(let path, .full): return "sqlite:\(path)?synchronous=full"
             case .postgres(let settings): return settings.redacted
             }
         }
@@ -269,6 +272,27 @@ public struct LatchkeyConfiguration: Sendable {
     /// Where the database setting came from (`--database`, `LATCHKEY_DATABASE` or
     /// `database`), so that a database that cannot be opened is blamed on the right one.
     public var databaseSource: String = "database"
+    /// `secrets`: the key-encryption key that seals the signing keys and instance secrets
+    /// in the database, when one is configured.
+    public var secrets = Secrets()
+
+    /// Keys kept outside the database.
+    public struct Secrets: Sendable {
+        /// The key-encryption key (`secrets.key_encryption_key_file` or
+        /// `LATCHKEY_KEY_ENCRYPTION_KEY`); `nil` stores keys in the clear.
+        public var keyEncryption: KeyEncryption?
+        /// Which of the two gave it, for errors that name it.
+        public var source = "secrets.key_encryption_key_file"
+
+        /// No key-encryption key.
+        public init() {}
+
+        /// A key-encryption key from `source`.
+        public init(keyEncryption: KeyEncryption, source: String) {
+            self.keyEncryption = keyEncryption
+            self.source = source
+        }
+    }
 }
 
 extension LatchkeyConfiguration {

@@ -152,10 +152,10 @@ final class BrowserFixture: @unchecked Sendable {
     }
 
     /// Waits until the page is `path` (and, optionally, has `query`).
-    func waitForPath(_ path: String, query: String? = nil) async throws {
+    func waitForPath(_ path: String, query: String? = nil, timeout: Duration = .seconds(10)) async throws {
         var condition = "location.origin === \(BrowserTab.literal(base)) && location.pathname === \(BrowserTab.literal(path)) && document.readyState === 'complete'"
         if let query { condition += " && location.search === \(BrowserTab.literal(query))" }
-        try await tab.waitUntil(condition)
+        try await tab.waitUntil(condition, timeout: timeout)
     }
 
     /// Saves a screenshot named `name` when screenshots were asked for.

@@ -50,7 +50,12 @@ struct PasswordUpgradeBrowserTests {
             // (The sign-in page's notice is checked over HTTP: autofill may leave it at once.)
             try await tab.click("#remove-password")
             _ = try await platform.waitForEvent("WebAuthn.credentialAsserted")
-            try await fixture.waitForPath("/account")
+            do {
+                try await fixture.waitForPath("/account", timeout: .seconds(20))
+            } catch {
+                let page = try? await tab.evaluate("location.href + ' | ' + (document.querySelector('#status') || {}).textContent")
+                throw TestFailure("\(error); the page: \(String(describing: page)); server: \(fixture.server.output.text.suffix(1500))")
+            }
             #expect(try await tab.evaluate("document.querySelector('#password-section')") == .null)
 
             // The password no longer works anywhere.
