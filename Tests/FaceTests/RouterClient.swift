@@ -36,11 +36,13 @@ struct RouterClient {
         return RouterClient(responder: routes.router.buildResponder(), directory: directory, clock: clock)
     }
 
-    func send(_ method: HTTPRequest.Method, _ path: String, body: String? = nil, headers: HTTPFields = [:]) async throws -> Reply {
+    func send(
+        _ method: HTTPRequest.Method, _ path: String, body: String? = nil, headers: HTTPFields = [:], authority: String? = "localhost:8080"
+    ) async throws -> Reply {
         var fields = headers
         if body != nil, fields[.contentType] == nil { fields[.contentType] = "application/json" }
         let request = Request(
-            head: HTTPRequest(method: method, scheme: "http", authority: "localhost:8080", path: path, headerFields: fields),
+            head: HTTPRequest(method: method, scheme: "http", authority: authority, path: path, headerFields: fields),
             body: RequestBody(buffer: ByteBuffer(string: body ?? ""))
         )
         var logger = Logger(label: "face-tests")

@@ -80,6 +80,8 @@ public struct KratosErrors: FaceErrorRenderer {
             return render(KratosError(status: .notFound, id: "not_found", reason: failure.message, message: "The requested resource could not be found"))
         case .accessDenied, .insufficientScope, .unauthorizedClient:
             return render(KratosError(status: .forbidden, id: "forbidden", reason: failure.message, message: "The requested action was forbidden"))
+        case .methodNotAllowed:
+            return render(KratosError(status: .methodNotAllowed, id: "method_not_allowed", reason: failure.message, message: "The requested method is not allowed"))
         default:
             return render(KratosError(status: failure.status, id: failure.reason?.rawValue ?? "bad_request", reason: failure.message, message: "The request was malformed or contained invalid parameters"))
         }

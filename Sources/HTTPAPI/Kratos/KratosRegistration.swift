@@ -30,6 +30,8 @@ struct KratosRegistration {
         do {
             (signedIn, (token, session)) = try await services.flows.register(flow, response: response, profile: profile, startSession: services.sessions.begin)
         } catch let failure as InteractiveFlowService.FailedAttempt {
+            // A limit is answered as Kratos answers one: 429, not a flow message.
+            if failure.error.code == .tooManyRequests { throw failure.error }
             throw try await reader.reject(failure.flow, Self.messages(for: failure.error, echo: &echo), echo: echo)
         }
         let body = KratosSessionBody(session, user: signedIn.user, publicURL: services.publicURL)
@@ -98,6 +100,7 @@ struct KratosLogin {
         do {
             (signedIn, (token, session)) = try await services.flows.login(flow, response: response, startSession: services.sessions.begin)
         } catch let failure as InteractiveFlowService.FailedAttempt {
+            if failure.error.code == .tooManyRequests { throw failure.error }
             let message = failure.error.reason == .unknownCredential ? KratosMessages.noSuchAccount : KratosMessages.loginInvalid
             throw try await reader.reject(failure.flow, [message])
         }
