@@ -127,6 +127,29 @@ struct MetadataEndToEndTests {
         #expect(!server.output.text.contains("metadata BLOB no 3"), "\(server.output.text)")
     }
 
+    /// `latchkey mds update` stores a BLOB; a running server whose own refresh is a day away
+    /// uses it within ten seconds, because every instance reads the stored BLOB's number
+    /// every few seconds.
+    @Test func aStoredBLOBReachesARunningServerWithinTenSeconds() async throws {
+        try write(try blob(1), to: "blob.jwt")
+        let daily = configuration.replacingOccurrences(of: "refresh: 1s", with: "refresh: 24h")
+        let server = try await ServerProcess.start(configuration: daily, in: directory)
+        defer { server.stop() }
+        var ada = user(server, aaguid: certified)
+        try await ada.signUp(SignupProfile(email: "ada@example.com"))
+
+        try write(try blob(2, certifiedStatus: "REVOKED"), to: "urgent.jwt")
+        let arguments = ["--config", directory.path("latchkey.yaml"), "--database", "sqlite:" + directory.path("latchkey.sqlite")]
+        let update = try await CommandRun.run(["mds", "update", "--blob", directory.path("urgent.jwt")] + arguments, workingDirectory: directory.url)
+        #expect(update.status == 0, "\(update.output)")
+        let stored = ContinuousClock.now
+        try await server.waitForOutput("metadata BLOB no 2 picked up from the database", timeout: 10)
+        #expect(ContinuousClock.now - stored < .seconds(10), "picked up in \(ContinuousClock.now - stored)")
+        #expect(server.output.text.contains("metadata BLOB no 2 picked up from the database"), "\(server.output.text.suffix(1500))")
+        var bob = user(server, aaguid: certified)
+        #expect(await signUpError(&bob, "bob@example.com")?.reason == "authenticator_status_refused", "the running server uses BLOB no 2")
+    }
+
     @Test func mdsUpdateStoresNewerBLOBsAndRefusesOlderAndTamperedOnes() async throws {
         try write(try blob(5), to: "blob.jwt")
         let arguments = ["--config", directory.path("latchkey.yaml"), "--database", "sqlite:" + directory.path("latchkey.sqlite")]
