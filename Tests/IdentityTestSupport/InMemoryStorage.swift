@@ -521,7 +521,12 @@ public final class InMemoryStorage: IdentityStorage {
 
     /// Records an event.
     public func record(_ event: AuditEvent) async throws {
-        state.withLock { $0.events.append(event) }
+        // As every backend keeps it: U+0000 replaced (see StoredText).
+        let kept = AuditEvent(
+            time: event.time, kind: event.kind, userID: event.userID.map { UserID(rawValue: StoredText.sanitized($0.rawValue)) },
+            clientID: event.clientID.map(StoredText.sanitized), credentialID: event.credentialID.map(StoredText.sanitized), detail: StoredText.sanitized(event.detail)
+        )
+        state.withLock { $0.events.append(kept) }
     }
 
     /// The most recent events, newest first (by time, then by insertion), optionally for one

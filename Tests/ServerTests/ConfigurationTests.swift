@@ -256,4 +256,40 @@ struct ConfigurationTests {
             #expect(error(yaml)?.key == key, "\(yaml)")
         }
     }
+
+    /// The keys the rules-every-face work added: IPv6 prefixes, SQLite's durability, the
+    /// key-encryption key from a file or a variable; each refused with its key named, never
+    /// repeating a key.
+    @Test func prefixesDurabilityAndTheKeyEncryptionKey() throws {
+        #expect(try load().rateLimits.ipv6PrefixLength == 64)
+        #expect(try load("limits: { ipv6_prefix_length: 48 }").rateLimits.ipv6PrefixLength == 48)
+        for bad in [0, 129] {
+            #expect(error("limits: { ipv6_prefix_length: \(bad) }")?.key == "limits.ipv6_prefix_length")
+        }
+
+        #expect(try load(environment: ["LATCHKEY_DATABASE": "sqlite:a.sqlite?synchronous=full"]).database == .sqlite(path: "a.sqlite", durability: .full))
+        #expect(try load(environment: ["LATCHKEY_DATABASE": "sqlite:a.sqlite?synchronous=normal"]).database == .sqlite(path: "a.sqlite"))
+        #expect(try load(environment: ["LATCHKEY_DATABASE": "sqlite:a.sqlite?synchronous=full"]).database.description == "sqlite:a.sqlite?synchronous=full")
+        #expect(error(environment: ["LATCHKEY_DATABASE": "sqlite:a.sqlite?synchronous=off"])?.message.contains("normal or full") == true)
+        #expect(error(environment: ["LATCHKEY_DATABASE": "sqlite:a.sqlite?journal=delete"])?.key == "LATCHKEY_DATABASE")
+
+        #expect(try load().secrets.keyEncryption == nil)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-kek-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = Data((0..<32).map { UInt8($0) }).base64EncodedString()
+        try key.write(to: directory.appendingPathComponent("kek"), atomically: true, encoding: .utf8)
+        let fromFile = try load("secrets: { key_encryption_key_file: \(directory.appendingPathComponent("kek").path) }").secrets
+        #expect(fromFile.keyEncryption?.keyID == KeyEncryption(key: (0..<32).map { UInt8($0) })?.keyID)
+        #expect(fromFile.source == "secrets.key_encryption_key_file")
+        let fromVariable = try load(environment: ["LATCHKEY_KEY_ENCRYPTION_KEY": key]).secrets
+        #expect(fromVariable.keyEncryption?.keyID == fromFile.keyEncryption?.keyID && fromVariable.source == "LATCHKEY_KEY_ENCRYPTION_KEY")
+        let missing = error("secrets: { key_encryption_key_file: \(directory.appendingPathComponent("absent").path) }")
+        #expect(missing?.key == "secrets.key_encryption_key_file" && missing?.message.contains("cannot read") == true)
+        try "not a key".write(to: directory.appendingPathComponent("bad"), atomically: true, encoding: .utf8)
+        #expect(error("secrets: { key_encryption_key_file: \(directory.appendingPathComponent("bad").path) }")?.message.contains("32 bytes") == true)
+        let badVariable = error(environment: ["LATCHKEY_KEY_ENCRYPTION_KEY": "short-secret-value"])
+        #expect(badVariable?.key == "LATCHKEY_KEY_ENCRYPTION_KEY" && badVariable?.message.contains("short-secret-value") == false)
+        #expect(error("secrets: { key_file: x }")?.key == "secrets.key_file")
+    }
 }

@@ -30,6 +30,7 @@ struct DiskFullTests {
         defer { server.stop() }
         // A step outside the refusal loop that fails names itself and shows the server's log,
         // which says which SQLite result the 503 stood for.
+        @discardableResult
         func step<T>(_ name: String, _ body: () async throws -> T) async throws -> T {
             do {
                 return try await body()

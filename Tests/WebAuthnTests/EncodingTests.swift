@@ -170,7 +170,10 @@ struct CredentialPublicKeyTests {
     @Test func coseKeyBytesAreKeptAsReceived() throws {
         // Unsorted keys, as some authenticators send them, are kept byte for byte.
         let generated = try CredentialPrivateKey.generate(.es256).coseKey
-        guard case .map(let entries) = generated else { return }
+        guard case .map(let entries) = generated else {
+            Issue.record("a generated COSE key is not a map: \(generated)")
+            return
+        }
         let reversed = CBOREncoder.encode(.map(entries.reversed())).count
         let bytes = [UInt8(0xa5)] + entries.reversed().flatMap { CBOREncoder.encode($0.key) + CBOREncoder.encode($0.value) }
         #expect(bytes.count == reversed)

@@ -126,7 +126,11 @@ struct HostedPagesUsabilityBrowserTests {
             let colours = try await tab.evaluate("""
                 [getComputedStyle(document.querySelector('#status')).color, getComputedStyle(document.querySelector('.alt')).color]
                 """)
-            if case .array(let pair) = colours { #expect(pair[0] != pair[1], "the error is not in the ordinary text colour") }
+            guard case .array(let pair) = colours, pair.count == 2 else {
+                Issue.record("the page's colours could not be read: \(colours)")
+                return
+            }
+            #expect(pair[0] != pair[1], "the error is not in the ordinary text colour")
 
             // An error page (an authorization request from a client nobody registered).
             try await fixture.open("/authorize?client_id=nobody&response_type=code")
