@@ -76,6 +76,7 @@ final class BrowserFixture: @unchecked Sendable {
             server: { public_url: \(base) }
             relying_party: { id: localhost, name: Latchkey Demo, origins: [\(base)\(appIsRelyingPartyOrigin ? ", " + appBase : "")] }
             authenticator_names: \(directory.path("aaguids.json"))
+            logging: { requests: true }
             clients:
               - client_id: demo
                 name: Demo app

@@ -22,10 +22,11 @@ struct PasswordUpgradeBrowserTests {
             try await tab.click("#password-form button")
             try await tab.waitUntil("document.querySelector('#status.is-error').textContent.includes('Wrong email or password.')")
 
-            // The right one signs in, and the page tries the automatic upgrade first.
+            // The right one signs in, and the page tries the automatic upgrade first (for at
+            // most 4 s: a busy machine may take a while over the password's hash and that).
             try await tab.fill("#password", "jo's long password")
             try await tab.click("#password-form button")
-            try await fixture.waitForPath("/account")
+            try await Self.waitForAccount(fixture)
             let upgraded = try await tab.evaluate("sessionStorage.getItem('latchkey.upgraded')")
             #expect(upgraded == .string("true") || upgraded == .string("false"), "the page tried the upgrade: \(upgraded)")
             // Chromium's virtual authenticator may not take part in conditional create; say which.
@@ -50,18 +51,24 @@ struct PasswordUpgradeBrowserTests {
             // (The sign-in page's notice is checked over HTTP: autofill may leave it at once.)
             try await tab.click("#remove-password")
             _ = try await platform.waitForEvent("WebAuthn.credentialAsserted")
-            do {
-                try await fixture.waitForPath("/account", timeout: .seconds(20))
-            } catch {
-                let page = try? await tab.evaluate("location.href + ' | ' + (document.querySelector('#status') || {}).textContent")
-                throw TestFailure("\(error); the page: \(String(describing: page)); server: \(fixture.server.output.text.suffix(1500))")
-            }
+            try await Self.waitForAccount(fixture)
             #expect(try await tab.evaluate("document.querySelector('#password-section')") == .null)
 
             // The password no longer works anywhere.
             let refused = try await http.json("POST", "/oauth/token", ["grant_type": "password", "client_id": "demo", "username": "jo@example.com", "password": "jo's long password"])
             #expect(refused.status == 403)
             #expect(refused.json["error_description"] as? String == "Wrong email or password.")
+        }
+    }
+
+    /// Waits for the account page, saying where the page is and what the server said when it
+    /// does not come.
+    static func waitForAccount(_ fixture: BrowserFixture) async throws {
+        do {
+            try await fixture.waitForPath("/account", timeout: .seconds(30))
+        } catch {
+            let page = try? await fixture.tab.evaluate("location.href + ' | ' + (document.querySelector('#status') || {}).textContent")
+            throw TestFailure("\(error); the page: \(String(describing: page)); server: \(fixture.server.output.text.suffix(1500))")
         }
     }
 
