@@ -63,14 +63,10 @@ extension Router where Context == BasicRequestContext {
     /// the person at the page. The rules (step-up, limits) live in the core and on the groups.
     func addHostedPageActions(_ pages: HostedPages) {
         let client = OAuthClient.hostedPages
-        let renderer = HostedPageErrors()
-        let limits = pages.passkeys.rateLimits
-        let actions = group("/ui", context: HostedPageContext.self)
-            .add(middleware: ErrorRenderingMiddleware<HostedPageContext, HostedPageErrors>(renderer))
-            .add(middleware: CSRFMiddleware(pages: pages))
-            .add(middleware: BrowserSessionAuthenticator(pages: pages))
-        let starts = actions.ceremonyStarts(limits, renderer: renderer)
-        let finishes = actions.ceremonyFinishes(limits, renderer: renderer)
+        let face = group("/ui", context: HostedPageContext.self).face(renderer: HostedPageErrors(), limits: pages.passkeys.rateLimits)
+        // Added to every call, before the start and finish groups' own middleware runs.
+        let actions = face.all.add(middleware: CSRFMiddleware(pages: pages)).add(middleware: BrowserSessionAuthenticator(pages: pages))
+        let starts = face.starts, finishes = face.finishes
         /// The calls of `parent` that need a signed-in browser.
         func signedIn(_ parent: RouterGroup<HostedPageContext>) -> RouterGroup<HostedPageContext> {
             parent.group().add(middleware: SignInRequiredMiddleware(isPage: false))

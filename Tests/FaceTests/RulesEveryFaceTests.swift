@@ -195,7 +195,7 @@ struct RulesEveryFaceTests {
         #expect(statuses == [200, 400, 400, 429], "\(statuses)")
 
         // The account creation API: the identifier comes with the finish.
-        var bob = Person(client)
+        let bob = Person(client)
         statuses = []
         for _ in 0..<4 {
             let start = try await client.send(.post, "/passkey/register", body: #"{"client_id":"demo"}"#)

@@ -8,13 +8,20 @@ import WebAuthn
 /// limit, the right password included, for any spelling of the identifier; the window
 /// slides on; another account is unaffected.
 @Suite struct IdentifierRateLimitTests {
-    @Test func passwordGuessesPerIdentifierStopAtTheLimit() async throws {
-        let fixture = try await ServiceFixture()
-        let limits = RateLimits(startsPerWindow: 0, finishesPerWindow: 0, identifierAttemptsPerWindow: 3, store: fixture.storage, clock: fixture.clock)
+    /// Limits of `attemptsPerWindow` per identifier, and a password service (with a cheap
+    /// hash) that applies them.
+    static func passwords(_ fixture: ServiceFixture, attemptsPerWindow: Int) -> (RateLimits, PasswordService) {
+        let limits = RateLimits(startsPerWindow: 0, finishesPerWindow: 0, identifierAttemptsPerWindow: attemptsPerWindow, store: fixture.storage, clock: fixture.clock)
         let passwords = PasswordService(
             storage: fixture.storage, hasher: PasswordHasher(logRounds: 4, blockSize: 8, parallelism: 1), clock: fixture.clock, random: SystemRandom(),
             rateLimits: limits
         )
+        return (limits, passwords)
+    }
+
+    @Test func passwordGuessesPerIdentifierStopAtTheLimit() async throws {
+        let fixture = try await ServiceFixture()
+        let (_, passwords) = Self.passwords(fixture, attemptsPerWindow: 3)
         _ = try await passwords.signUp(client: fixture.client, email: "ada@example.com", password: "correct horse battery", name: nil)
         _ = try await passwords.signUp(client: fixture.client, email: "bob@example.com", password: "correct horse battery", name: nil)
         // The sign-ups counted too (see below); their window passes first.
@@ -39,11 +46,7 @@ import WebAuthn
     /// taken, so probing one address for an account stops at the limit.
     @Test func signUpsPerIdentifierStopAtTheLimit() async throws {
         let fixture = try await ServiceFixture()
-        let limits = RateLimits(startsPerWindow: 0, finishesPerWindow: 0, identifierAttemptsPerWindow: 3, store: fixture.storage, clock: fixture.clock)
-        let passwords = PasswordService(
-            storage: fixture.storage, hasher: PasswordHasher(logRounds: 4, blockSize: 8, parallelism: 1), clock: fixture.clock, random: SystemRandom(),
-            rateLimits: limits
-        )
+        let (limits, passwords) = Self.passwords(fixture, attemptsPerWindow: 3)
         _ = try await passwords.signUp(client: fixture.client, email: "ada@example.com", password: "correct horse battery", name: nil)
         for _ in 0..<2 {
             let taken = await #expect(throws: IdentityError.self) {

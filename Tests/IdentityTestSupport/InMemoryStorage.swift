@@ -353,7 +353,7 @@ public final class InMemoryStorage: IdentityStorage {
     /// Stores a newly issued administration token.
     public func saveAdminToken(_ token: AdminToken) async throws {
         try state.withLock { state in
-            guard state.adminTokens[token.tokenHash] == nil else { throw InMemoryStorageError(.duplicateKey, "an administration token with this hash exists") }
+            guard state.adminTokens[token.tokenHash] == nil else { throw InMemoryStorageError(.invalidArgument, "an administration token with this hash exists") }
             state.adminTokens[token.tokenHash] = token
         }
     }
@@ -377,8 +377,8 @@ public final class InMemoryStorage: IdentityStorage {
     /// Stores a new flow.
     public func saveFlow(_ flow: InteractiveFlow) async throws {
         try state.withLock { state in
-            if let userID = flow.userID, state.users[userID] == nil { throw InMemoryStorageError(.missingReference, "no user \(userID)") }
-            guard state.flows[flow.id] == nil else { throw InMemoryStorageError(.duplicateKey, "a flow with this ID exists") }
+            if let userID = flow.userID, state.users[userID] == nil { throw InMemoryStorageError(.invalidArgument, "no user \(userID)") }
+            guard state.flows[flow.id] == nil else { throw InMemoryStorageError(.invalidArgument, "a flow with this ID exists") }
             state.flows[flow.id] = flow
         }
     }
@@ -423,8 +423,8 @@ public final class InMemoryStorage: IdentityStorage {
     /// Stores a new code.
     public func saveAuthorizationCode(_ code: AuthorizationCode) async throws {
         try state.withLock { state in
-            guard state.users[code.userID] != nil else { throw InMemoryStorageError(.missingReference, "no user \(code.userID)") }
-            guard state.codes[code.codeHash] == nil else { throw InMemoryStorageError(.duplicateKey, "a code with this hash exists") }
+            guard state.users[code.userID] != nil else { throw InMemoryStorageError(.invalidArgument, "no user \(code.userID)") }
+            guard state.codes[code.codeHash] == nil else { throw InMemoryStorageError(.invalidArgument, "a code with this hash exists") }
             state.codes[code.codeHash] = (code, nil)
         }
     }
@@ -498,7 +498,7 @@ public final class InMemoryStorage: IdentityStorage {
     public func addSigningKey(_ key: SigningKeyRecord, at time: Date) async throws {
         try state.withLock { state in
             guard !state.signingKeys.contains(where: { $0.keyID == key.keyID }) else {
-                throw InMemoryStorageError(.duplicateKey, "signing key \(key.keyID) exists")
+                throw InMemoryStorageError(.invalidArgument, "signing key \(key.keyID) exists")
             }
             state.signingKeys = state.signingKeys.map { existing in
                 guard existing.retiredAt == nil else { return existing }
@@ -675,7 +675,7 @@ private struct State {
 
     private func checkNewUser(_ user: User) throws {
         guard users[user.id] == nil else {
-            throw InMemoryStorageError(.duplicateKey, "user \(user.id) exists")
+            throw InMemoryStorageError(.invalidArgument, "user \(user.id) exists")
         }
         let taken = users.values.contains { existing in
             existing.userHandle == user.userHandle || !Set(existing.profile.identifiers).isDisjoint(with: user.profile.identifiers)
@@ -685,7 +685,7 @@ private struct State {
 
     mutating func addCredential(_ credential: PasskeyCredential) throws {
         guard users[credential.userID] != nil else {
-            throw InMemoryStorageError(.missingReference, "no user \(credential.userID)")
+            throw InMemoryStorageError(.invalidArgument, "no user \(credential.userID)")
         }
         try checkNewCredential(credential)
         credentials.append(credential)
@@ -712,7 +712,7 @@ private struct State {
 
     mutating func saveRefreshToken(_ record: RefreshTokenRecord) throws {
         guard users[record.userID] != nil else {
-            throw InMemoryStorageError(.missingReference, "no user \(record.userID)")
+            throw InMemoryStorageError(.invalidArgument, "no user \(record.userID)")
         }
         if let family = families[record.familyID], family.userID != record.userID || family.clientID != record.clientID {
             throw InMemoryStorageError(.invalidArgument, "refresh token family \(record.familyID) belongs to another user or client")
@@ -724,7 +724,7 @@ private struct State {
     }
 
     mutating func startSession(familyID: String, userID: UserID, clientID: String, at time: Date) throws {
-        guard users[userID] != nil else { throw InMemoryStorageError(.missingReference, "no user \(userID)") }
+        guard users[userID] != nil else { throw InMemoryStorageError(.invalidArgument, "no user \(userID)") }
         if let family = families[familyID] {
             guard family.userID == userID, family.clientID == clientID else {
                 throw InMemoryStorageError(.invalidArgument, "refresh token family \(familyID) belongs to another user or client")
@@ -763,8 +763,8 @@ private struct State {
     }
 
     mutating func saveBrowserSession(_ session: BrowserSession) throws {
-        guard users[session.userID] != nil else { throw InMemoryStorageError(.missingReference, "no user \(session.userID)") }
-        guard browserSessions[session.tokenHash] == nil else { throw InMemoryStorageError(.duplicateKey, "a session with this hash exists") }
+        guard users[session.userID] != nil else { throw InMemoryStorageError(.invalidArgument, "no user \(session.userID)") }
+        guard browserSessions[session.tokenHash] == nil else { throw InMemoryStorageError(.invalidArgument, "a session with this hash exists") }
         browserSessions[session.tokenHash] = (session, nil)
     }
 
@@ -780,7 +780,7 @@ private struct State {
 
     mutating func insertToken(_ record: RefreshTokenRecord) throws {
         guard refreshTokens[record.tokenHash] == nil else {
-            throw InMemoryStorageError(.duplicateKey, "a refresh token with this hash exists")
+            throw InMemoryStorageError(.invalidArgument, "a refresh token with this hash exists")
         }
         refreshTokens[record.tokenHash] = StoredToken(record: record, usedAt: nil)
     }

@@ -9,14 +9,10 @@ import WebAuthn
 /// are sealed under the operator's key.
 @Suite("Rules every face enforces: a real server process", .timeLimit(.minutes(5)))
 struct RulesEveryFaceProcessTests {
-    static let configuration = """
-        server: { public_url: http://localhost:8080 }
-        relying_party: { id: localhost, name: Latchkey Test, origins: [http://localhost:8080] }
-        clients:
-          - client_id: demo
-            name: Demo app
-            grant_types: [webauthn, refresh_token, password]
-            ios: { team_id: ABCDE12345, bundle_ids: [com.example.app] }
+    /// The password journey's clients, with the IDaaS samples' application (whose iOS app
+    /// gives the apps' origin), a first-party web app, and the IDaaS face's backend.
+    static let configuration = PasswordJourneyTests.configuration + """
+
           - client_id: \(IDaaSSampleApp.applicationID)
             name: IDaaS sample apps
             ios: { team_id: ABCDE12345, bundle_ids: [com.example.idaas] }

@@ -7,10 +7,8 @@ extension Router where Context == BasicRequestContext {
     /// Adds the Authentication API in Auth0's shapes: `/passkey/register`,
     /// `/passkey/challenge`, `/dbconnections/signup`, `/oauth/token` and `/oauth/revoke`.
     public func addAuthenticationAPI(_ services: AuthenticationAPIServices) {
-        let renderer = AuthenticationAPIErrors()
-        let api = group().add(middleware: ErrorRenderingMiddleware(renderer))
-        let starts = api.ceremonyStarts(services.passkeys.rateLimits, renderer: renderer)
-        let finishes = api.ceremonyFinishes(services.passkeys.rateLimits, renderer: renderer)
+        let api = face(renderer: AuthenticationAPIErrors(), limits: services.passkeys.rateLimits)
+        let starts = api.starts, finishes = api.finishes
         starts.post("/passkey/register") { request, context in
             let body = try await services.body.json(SignupRequest.self, from: request)
             let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
@@ -41,7 +39,7 @@ extension Router where Context == BasicRequestContext {
             }
             return JSONResponse.make(try await Self.grant(body, services: services))
         }
-        api.post("/oauth/revoke") { request, context in
+        api.all.post("/oauth/revoke") { request, context in
             var body = try await services.body.jsonOrForm(RevocationRequest.self, from: request, form: RevocationRequest.init(form:))
             if let basic = try ClientCredentials.basic(request) { (body.client_id, body.client_secret) = (basic.id, basic.secret) }
             let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret)

@@ -1,6 +1,26 @@
 public import Hummingbird
 public import IdentityCore
 
+/// A face's route groups: every route of the face, under its error renderer, and the
+/// sub-groups its ceremony routes are added to, limited by the group they are in.
+public struct FaceRoutes<Context: RequestContext> {
+    /// Every route of the face.
+    public let all: RouterGroup<Context>
+    /// Routes that start a ceremony (see ``RouterGroup/ceremonyStarts(_:renderer:)``).
+    public let starts: RouterGroup<Context>
+    /// Routes that finish one (see ``RouterGroup/ceremonyFinishes(_:renderer:)``).
+    public let finishes: RouterGroup<Context>
+}
+
+extension RouterMethods {
+    /// The route groups of a face under `path`: its errors rendered by `renderer`, its
+    /// ceremony steps counted against `limits`.
+    public func face<Renderer: FaceErrorRenderer>(_ path: RouterPath = "", renderer: Renderer, limits: RateLimits?) -> FaceRoutes<Context> {
+        let all = group(path).add(middleware: ErrorRenderingMiddleware<Context, Renderer>(renderer))
+        return FaceRoutes(all: all, starts: all.ceremonyStarts(limits, renderer: renderer), finishes: all.ceremonyFinishes(limits, renderer: renderer))
+    }
+}
+
 extension RouterGroup {
     /// A group for a face's routes that start ceremonies: counted against the start limit,
     /// and, because such a `GET` creates something (a flow, a challenge), its `HEAD` is

@@ -7,11 +7,8 @@ extension Router where Context == BasicRequestContext {
     /// and FIDO token operations; the signed-in user's own FIDO tokens; and passkey sign-in
     /// through the Authentication API. Every error is an `ErrorInfo`.
     public func addIDaaS(_ services: IDaaSServices) {
-        let renderer = IDaaSErrors()
-        let limits = services.passkeys.rateLimits
-        let open = group("/api/web").add(middleware: ErrorRenderingMiddleware<BasicRequestContext, IDaaSErrors>(renderer))
-        let starts = open.ceremonyStarts(limits, renderer: renderer)
-        let finishes = open.ceremonyFinishes(limits, renderer: renderer)
+        let face = face("/api/web", renderer: IDaaSErrors(), limits: services.passkeys.rateLimits)
+        let open = face.all, starts = face.starts, finishes = face.finishes
         /// The Administration API's routes of `parent`: an administration token is required.
         func administration(_ parent: RouterGroup<BasicRequestContext>) -> RouterGroup<IDaaSAdminContext> {
             parent.group(context: IDaaSAdminContext.self).add(middleware: IDaaSAdminAuthenticator(administration: services.administration))

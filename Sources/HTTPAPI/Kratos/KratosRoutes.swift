@@ -11,10 +11,8 @@ extension Router where Context == BasicRequestContext {
     /// pipeline; errors use Kratos's envelopes.
     public func addKratosAPI(_ services: KratosServices) {
         let renderer = KratosErrors()
-        let limits = services.flows.rateLimits
-        let open = group("/self-service").add(middleware: ErrorRenderingMiddleware<BasicRequestContext, KratosErrors>(renderer))
-        let starts = open.ceremonyStarts(limits, renderer: renderer)
-        let finishes = open.ceremonyFinishes(limits, renderer: renderer)
+        let face = face("/self-service", renderer: renderer, limits: services.flows.rateLimits)
+        let open = face.all, starts = face.starts, finishes = face.finishes
         /// The routes of `parent` that need a live session.
         func signedIn(_ parent: RouterGroup<BasicRequestContext>) -> RouterGroup<KratosRequestContext> {
             parent.group(context: KratosRequestContext.self).add(middleware: KratosSessionAuthenticator(sessions: services.sessions))

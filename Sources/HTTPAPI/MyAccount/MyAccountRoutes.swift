@@ -8,17 +8,14 @@ extension Router where Context == BasicRequestContext {
     /// authentication methods (enroll, list, read, rename and delete passkeys), the
     /// account's signals for credential managers, and its display name.
     public func addMyAccountAPI(_ services: MyAccountServices) {
-        let renderer = MyAccountErrors()
-        let open = group("/me/v1").add(middleware: ErrorRenderingMiddleware<BasicRequestContext, MyAccountErrors>(renderer))
+        let open = face("/me/v1", renderer: MyAccountErrors(), limits: services.passkeys.rateLimits)
         // Every route needs a token for the My Account audience; the ceremony routes are
         // counted against their limits before the token is checked.
         func signedIn(_ parent: RouterGroup<BasicRequestContext>) -> RouterGroup<BearerRequestContext> {
             parent.group(context: BearerRequestContext.self)
                 .add(middleware: BearerAuthenticator(tokens: services.tokens, audience: services.tokens.issuer + "me/"))
         }
-        let me = signedIn(open)
-        let starts = signedIn(open.ceremonyStarts(services.passkeys.rateLimits, renderer: renderer))
-        let finishes = signedIn(open.ceremonyFinishes(services.passkeys.rateLimits, renderer: renderer))
+        let me = signedIn(open.all), starts = signedIn(open.starts), finishes = signedIn(open.finishes)
         me.get("signals") { _, context in
             let grant = try context.grant(requiring: Scopes.readAuthenticationMethods)
             return JSONResponse.make(SignalsBody(try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)))

@@ -248,7 +248,7 @@ extension PasskeyService {
                 challenge: ceremony.challenge, userVerification: ceremony.userVerification, allowedCredentialIDs: ceremony.allowedCredentialIDs
             )
             verified = try verifier.verifyAuthentication(response, for: expectations, credential: record)
-        } catch let error as WebAuthnError where error.code == .signCountRegressed {
+        } catch where error.code == .signCountRegressed {
             // The verifier's policy refused a counter that did not increase: the passkey may
             // be cloned. Recorded on the passkey and in the audit log, with the refusal.
             let event = AuditEvent(

@@ -132,32 +132,10 @@ public struct TokenService: Sendable {
         return requested
     }
 
-    /// Issues tokens after a successful authentication, starting a new login session.
-    /// - Parameters:
-    ///   - authenticatedAt: When the user authenticated; now when `nil`.
-    ///   - sessionID: The login session's ID, when the caller decided it up front (an
-    ///     authorization code does, so that replaying the code can revoke these tokens).
-    ///   - nonce: The OpenID Connect `nonce` to echo in the ID token.
-    ///   - method: How the user signed in: a password makes the tokens say `amr: ["pwd"]`,
-    ///     which a conditional passkey creation requires, and removing the password ends the
-    ///     session.
-    ///   - credentialID: The passkey that signed the user in: removing it ends the session.
-    public func issue(
-        for user: User,
-        client: OAuthClient,
-        scopes: [String],
-        audience: String,
-        userVerified: Bool,
-        authenticatedAt: Date? = nil,
-        sessionID: String? = nil,
-        nonce: String? = nil,
-        method: SignInMethod,
-        credentialID: [UInt8]? = nil
-    ) async throws -> IssuedTokens {
-        let pending = prepare(
-            for: user.id, client: client, scopes: scopes, audience: audience, userVerified: userVerified,
-            authenticatedAt: authenticatedAt, sessionID: sessionID, nonce: nonce, method: method, credentialID: credentialID
-        )
+    /// Issues tokens after a sign-in that is not a ceremony (a password), starting and
+    /// writing a new login session.
+    public func issue(for user: User, client: OAuthClient, scopes: [String], audience: String, userVerified: Bool, method: SignInMethod) async throws -> IssuedTokens {
+        let pending = prepare(for: user.id, client: client, scopes: scopes, audience: audience, userVerified: userVerified, method: method)
         // Every access token belongs to a session row, with or without a refresh token, so
         // that revoking the session revokes it. Saving a refresh token starts its session in
         // the same transaction.
@@ -168,6 +146,15 @@ public struct TokenService: Sendable {
     /// Decides the tokens of a new login session without writing or signing anything: the
     /// caller writes ``PendingTokens/session`` (with the ceremony that signed the user in,
     /// in one transaction) and then calls ``sign(_:for:)``.
+    /// - Parameters:
+    ///   - authenticatedAt: When the user authenticated; now when `nil`.
+    ///   - sessionID: The login session's ID, when the caller decided it up front (an
+    ///     authorization code does, so that replaying the code can revoke these tokens).
+    ///   - nonce: The OpenID Connect `nonce` to echo in the ID token.
+    ///   - method: How the user signed in: a password makes the tokens say `amr: ["pwd"]`,
+    ///     which a conditional passkey creation requires, and removing the password ends the
+    ///     session.
+    ///   - credentialID: The passkey that signed the user in: removing it ends the session.
     public func prepare(
         for userID: UserID,
         client: OAuthClient,
