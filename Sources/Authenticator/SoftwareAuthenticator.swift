@@ -54,6 +54,9 @@ public struct SoftwareAuthenticator: Sendable {
     /// Whether the user is present (UP). A conditional create (an automatic passkey
     /// upgrade) makes its passkey without asking, so with UP clear.
     public var confirmsPresence = true
+    /// How many random bytes a new credential's ID has. Conforming authenticators make at
+    /// least 16; a test sets fewer to see a relying party refuse them.
+    public var credentialIDLength = 16
 
     /// Creates an authenticator.
     public init(aaguid: AAGUID = .zero, attestation: Attestation = .none, createsSyncedCredentials: Bool = false, verifiesUser: Bool = true) {
@@ -99,9 +102,9 @@ public struct SoftwareAuthenticator: Sendable {
         let relyingPartyID = options.rp.id ?? Self.host(of: origin)
         let excluded = Set((options.excludeCredentials ?? []).map(\.id.bytes))
         let privateKey = try CredentialPrivateKey.generate(chosen)
-        var credentialID = [UInt8](repeating: 0, count: 16)
+        var credentialID: [UInt8]
         repeat {
-            credentialID = (0..<16).map { _ in UInt8.random(in: .min ... .max) }
+            credentialID = (0..<credentialIDLength).map { _ in UInt8.random(in: .min ... .max) }
         } while excluded.contains(credentialID)
 
         var authenticatorData = AuthenticatorDataBuilder(relyingPartyID: relyingPartyID, flags: flags())

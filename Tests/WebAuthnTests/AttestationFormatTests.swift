@@ -55,6 +55,12 @@ struct AttestationFormatTests {
         }
         fixture.attest = AttestationBuilders.packed(chain: [caLeaf], key: batchKey)
         expectFailure(.attestationInvalid) { try fixture.verify() }
+
+        // §8.2.1: the certificate "MUST have" Basic Constraints with cA false; absent is refused.
+        let noConstraints = try TestPKI.leaf(subject: AttestationBuilders.packedSubject, publicKey: .init(batchKey.publicKey), issuer: root)
+        fixture.attest = AttestationBuilders.packed(chain: [noConstraints], key: batchKey)
+        let missing = expectFailure(.attestationInvalid) { try fixture.verify() }
+        #expect(missing?.reason.contains("no basicConstraints extension") == true, "\(missing?.reason ?? "accepted")")
     }
 
     @Test func packedAAGUIDExtensionMustMatch() throws {
@@ -62,6 +68,7 @@ struct AttestationFormatTests {
         let batchKey = P256.Signing.PrivateKey()
         let other = AAGUID(uuidString: "00000000-1111-2222-3333-444444444444")!
         let leaf = try TestPKI.leaf(subject: AttestationBuilders.packedSubject, publicKey: .init(batchKey.publicKey), issuer: root) {
+            Critical(BasicConstraints.notCertificateAuthority)
             AttestationBuilders.aaguidExtension(other)
         }
         var fixture = try fixture(trusting: root, for: .packed, attest: AttestationBuilders.packed(chain: [leaf], key: batchKey))
@@ -69,10 +76,12 @@ struct AttestationFormatTests {
         #expect(error?.reason.contains("1.3.6.1.4.1.45724.1.1.4") == true)
 
         let critical = try TestPKI.leaf(subject: AttestationBuilders.packedSubject, publicKey: .init(batchKey.publicKey), issuer: root) {
+            Critical(BasicConstraints.notCertificateAuthority)
             AttestationBuilders.aaguidExtension(fixture.aaguid, critical: true)
         }
         fixture.attest = AttestationBuilders.packed(chain: [critical], key: batchKey)
-        expectFailure(.attestationInvalid) { try fixture.verify() }
+        let criticalError = expectFailure(.attestationInvalid) { try fixture.verify() }
+        #expect(criticalError?.reason.contains("must not be critical") == true, "\(criticalError?.reason ?? "accepted")")
     }
 
     @Test func packedSignatureByAnotherKey() throws {
@@ -150,12 +159,41 @@ struct AttestationFormatTests {
         fixture.attest = AttestationBuilders.androidKey(issuer: root, softwareEnforced: AttestationBuilders.allApplications)
         let allApps = expectFailure(.attestationInvalid) { try fixture.verify() }
         #expect(allApps?.reason.contains("allApplications") == true)
+    }
 
-        fixture.attest = AttestationBuilders.androidKey(issuer: root, teeEnforced: AttestationBuilders.purpose(2) + AttestationBuilders.origin(2))
-        expectFailure(.attestationInvalid) { try fixture.verify() }
-
-        fixture.attest = AttestationBuilders.androidKey(issuer: root, teeEnforced: AttestationBuilders.purpose(3) + AttestationBuilders.origin(0))
-        expectFailure(.attestationInvalid) { try fixture.verify() }
+    /// §8.4: origin must equal KM_ORIGIN_GENERATED and purpose KM_PURPOSE_SIGN in the union
+    /// of both lists; a field neither list states equals neither, for every algorithm.
+    @Test(arguments: AttestationBuilders.androidKeyAlgorithms)
+    func androidKeyOriginAndPurpose(algorithm: COSEAlgorithmIdentifier) throws {
+        let root = try TestPKI.root("Android Attestation Root (test)")
+        var fixture = try RegistrationFixture(algorithm: algorithm)
+        fixture.policy.attestation.trustAnchors = [.androidKey: [root.anchor]]
+        typealias Lists = (software: [UInt8], tee: [UInt8])
+        let sign = AttestationBuilders.purpose(2), signAndVerify = AttestationBuilders.purpose(2, 3), verifyOnly = AttestationBuilders.purpose(3)
+        let generated = AttestationBuilders.origin(0), imported = AttestationBuilders.origin(2)
+        let accepted: [(String, Lists)] = [
+            ("both in the TEE list", ([], sign + generated)),
+            ("both in the software list", (sign + generated, [])),
+            ("one in each list", (generated, sign)),
+            ("SIGN among other purposes", ([], signAndVerify + generated)),
+        ]
+        for (name, lists) in accepted {
+            fixture.attest = AttestationBuilders.androidKey(issuer: root, softwareEnforced: lists.software, teeEnforced: lists.tee)
+            #expect(throws: Never.self, "\(algorithm), \(name)") { try fixture.verify() }
+        }
+        let refused: [(String, Lists, String)] = [
+            ("no origin", ([], sign), "origin is absent"),
+            ("no purpose", ([], generated), "purpose is absent"),
+            ("empty lists", ([], []), "origin is absent"),
+            ("purpose without SIGN", ([], verifyOnly + generated), "does not include KM_PURPOSE_SIGN"),
+            ("an imported key", ([], sign + imported), "is not KM_ORIGIN_GENERATED"),
+            ("an imported key in the software list", (imported, sign + generated), "is not KM_ORIGIN_GENERATED"),
+        ]
+        for (name, lists, reason) in refused {
+            fixture.attest = AttestationBuilders.androidKey(issuer: root, softwareEnforced: lists.software, teeEnforced: lists.tee)
+            let error = expectFailure(.attestationInvalid) { try fixture.verify() }
+            #expect(error?.reason.contains(reason) == true, "\(algorithm), \(name): \(error?.reason ?? "accepted")")
+        }
     }
 
     @Test func androidKeyTEEOnlyPolicy() throws {
@@ -166,7 +204,12 @@ struct AttestationFormatTests {
         )
         #expect(try fixture.verify().attestation.trust.isTrusted)
         fixture.policy.attestation.androidKeyRequiresTEEEnforced = true
-        expectFailure(.attestationInvalid) { try fixture.verify() }
+        let error = expectFailure(.attestationInvalid) { try fixture.verify() }
+        #expect(error?.reason.contains("origin is absent from the TEE-enforced list") == true, "\(error?.reason ?? "accepted")")
+
+        fixture.attest = AttestationBuilders.androidKey(issuer: root, softwareEnforced: AttestationBuilders.purpose(2), teeEnforced: AttestationBuilders.origin(0))
+        let purposeError = expectFailure(.attestationInvalid) { try fixture.verify() }
+        #expect(purposeError?.reason.contains("purpose is absent from the TEE-enforced list") == true, "\(purposeError?.reason ?? "accepted")")
     }
 
     // MARK: tpm
@@ -198,6 +241,13 @@ struct AttestationFormatTests {
         fixture.attest = AttestationBuilders.tpm(issuer: root, options: options)
         let error = expectFailure(.attestationInvalid) { try fixture.verify() }
         #expect(error?.reason.contains("2.23.133.8.3") == true)
+
+        // §8.3.1: the AIK certificate "MUST have" Basic Constraints with cA false.
+        options = .init()
+        options.includeBasicConstraints = false
+        fixture.attest = AttestationBuilders.tpm(issuer: root, options: options)
+        let missing = expectFailure(.attestationInvalid) { try fixture.verify() }
+        #expect(missing?.reason.contains("no basicConstraints extension") == true, "\(missing?.reason ?? "accepted")")
     }
 
     // MARK: android-safetynet

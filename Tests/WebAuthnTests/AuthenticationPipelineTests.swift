@@ -101,7 +101,7 @@ struct AuthenticationPipelineTests {
         fixture.responseCredentialID = randomBytes(length)
         fixture.ceremony.allowedCredentialIDs = []
         fixture.record.credentialID = fixture.responseCredentialID!
-        expectFailure(.credentialIDMismatch) { try fixture.verify() }
+        expectFailure(.credentialIDLength) { try fixture.verify() }
     }
 
     @Test func credentialNotInAllowCredentials() throws {

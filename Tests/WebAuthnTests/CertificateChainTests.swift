@@ -11,7 +11,9 @@ struct CertificateChainTests {
     private let batchKey = P256.Signing.PrivateKey()
 
     private func leaf(_ issuer: TestIssuer, notBefore: Date = TestPKI.now - TestPKI.day, notAfter: Date = TestPKI.now + 365 * TestPKI.day) throws -> [UInt8] {
-        try TestPKI.leaf(subject: AttestationBuilders.packedSubject, publicKey: .init(batchKey.publicKey), issuer: issuer, notBefore: notBefore, notAfter: notAfter)
+        try TestPKI.leaf(subject: AttestationBuilders.packedSubject, publicKey: .init(batchKey.publicKey), issuer: issuer, notBefore: notBefore, notAfter: notAfter) {
+            Critical(BasicConstraints.notCertificateAuthority)
+        }
     }
 
     private func fixture(chain: [[UInt8]], anchors: [TestIssuer]) throws -> RegistrationFixture {
@@ -84,6 +86,7 @@ struct CertificateChainTests {
     @Test func unhandledCriticalExtensionsBreakThePath() throws {
         let root = try TestPKI.root("Root")
         let leaf = try TestPKI.leaf(subject: AttestationBuilders.packedSubject, publicKey: .init(batchKey.publicKey), issuer: root) {
+            Critical(BasicConstraints.notCertificateAuthority)
             TestPKI.custom([1, 2, 3, 4, 5], critical: true, value: [0x05, 0x00])
         }
         let fixture = try fixture(chain: [leaf], anchors: [root])

@@ -146,14 +146,14 @@ struct RegistrationPipelineTests {
     func credentialIDsShorterThan16BytesAreRefused(length: Int) throws {
         var fixture = try RegistrationFixture()
         fixture.credentialID = randomBytes(length)
-        let error = expectFailure(.credentialIDMismatch) { try fixture.verify() }
+        let error = expectFailure(.credentialIDLength) { try fixture.verify() }
         #expect(error?.reason.contains("at least 16 bytes") == true)
     }
 
     @Test func credentialIDLongerThan1023BytesIsRejected() throws {
         var fixture = try RegistrationFixture()
         fixture.credentialID = randomBytes(1024)
-        expectFailure(.credentialIDMismatch) { try fixture.verify() }
+        expectFailure(.credentialIDLength) { try fixture.verify() }
         fixture.credentialID = randomBytes(1023)
         #expect(try fixture.verify().credentialID.count == 1023)
     }

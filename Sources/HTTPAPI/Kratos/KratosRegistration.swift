@@ -50,8 +50,8 @@ struct KratosRegistration {
         switch error.reason {
         case .userExists:
             return [KratosMessages.duplicateIdentifier]
-        case .verification:
-            return [KratosMessages.generic("Unable to create WebAuthn credential: " + error.message)]
+        case .verification(let check):
+            return [KratosMessages.credentialRefused(error.message, check: check.rawValue)]
         default:
             if let field = error.field, field.hasPrefix("user_profile") {
                 echo.emailMessages = [KratosMessages.generic(error.message.replacingOccurrences(of: "user_profile.", with: "traits."))]
@@ -174,8 +174,8 @@ struct KratosSettings {
             return KratosMessages.generic("You tried to remove a passkey which does not exist.")
         case (.conflict, _):
             return KratosMessages.generic("this security key or passkey is already registered with your account")
-        case (_, .verification):
-            return KratosMessages.generic("Unable to create WebAuthn credential: " + error.message)
+        case (_, .verification(let check)):
+            return KratosMessages.credentialRefused(error.message, check: check.rawValue)
         default:
             return KratosMessages.generic(error.message)
         }

@@ -45,6 +45,13 @@ enum KratosMessages {
     static let emailLabel = KratosMessage.info(1_070_002, "E-Mail", context: ["title": .text("E-Mail")])
 
     static func generic(_ reason: String) -> KratosMessage { .error(4_000_001, reason, context: ["reason": .text(reason)]) }
+    /// A passkey the verification pipeline refused. Latchkey's addition to the free-form
+    /// context: `check`, the stable code of the rule that refused it (`credential_id_length`,
+    /// `device_bound_required`, …), which the other faces carry too.
+    static func credentialRefused(_ reason: String, check: String) -> KratosMessage {
+        let text = "Unable to create WebAuthn credential: " + reason
+        return .error(4_000_001, text, context: ["reason": .text(text), "check": .text(check)])
+    }
     static func missingProperty(_ property: String) -> KratosMessage {
         .error(4_000_002, "Property \(property) is missing.", context: ["property": .text(property)])
     }

@@ -63,7 +63,7 @@ public struct AddressRange: Sendable, Equatable {
         withUnsafeMutableBytes(of: &address) { $0.copyBytes(from: bytes) }
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         guard inet_ntop(AF_INET6, &address, &text, socklen_t(text.count)) != nil else { return bytes.map { String($0, radix: 16) }.joined(separator: ":") }
-        return String(cString: text)
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The address's bytes: 4 for IPv4, 16 for IPv6 (inet_pton, so no hand-written parser).

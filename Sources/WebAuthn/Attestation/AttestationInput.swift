@@ -114,7 +114,11 @@ enum AttestationSteps {
     }
 
     /// If the leaf carries `id-fido-gen-ce-aaguid`, it must not be critical and must equal
-    /// the AAGUID in authenticator data (§8.2.1, §8.3.1).
+    /// the AAGUID in authenticator data. Conditional in the specification itself: §8.2 step
+    /// "If attestnCert contains an extension with OID 1.3.6.1.4.1.45724.1.1.4
+    /// (id-fido-gen-ce-aaguid) verify that the value of this extension matches the aaguid in
+    /// authenticatorData", and §8.2.1 requires the extension only of roots shared by several
+    /// models, which a verifier cannot tell.
     static func checkAAGUIDExtension(_ leaf: AttestationCertificate, _ input: AttestationInput, _ format: AttestationFormat) throws(WebAuthnError) {
         guard let ext = leaf.extension(KnownExtension.fidoAAGUID) else { return }
         guard !ext.isCritical else { throw invalid(format, "the AAGUID extension (1.3.6.1.4.1.45724.1.1.4) must not be critical") }
@@ -135,7 +139,10 @@ enum AttestationSteps {
         }
     }
 
-    /// Checks a leaf's Basic Constraints: present or not, it must not make the leaf a CA.
+    /// Checks a leaf's Basic Constraints. §8.2.1 (packed) and §8.3.1 (tpm): "The attestation
+    /// certificate MUST have the following fields/extensions: … The Basic Constraints
+    /// extension MUST have the CA component set to false." The extension is required, not
+    /// only "false if present"; an empty sequence (cA defaulting to false) satisfies it.
     static func checkNotCA(_ leaf: AttestationCertificate, _ format: AttestationFormat) throws(WebAuthnError) {
         let constraints: BasicConstraints?
         do {
@@ -143,7 +150,10 @@ enum AttestationSteps {
         } catch {
             throw invalid(format, "attestation certificate basicConstraints: \(error.reason)")
         }
-        if constraints?.isCertificateAuthority == true {
+        guard let constraints else {
+            throw invalid(format, "the attestation certificate has no basicConstraints extension; it must have one with cA false")
+        }
+        if constraints.isCertificateAuthority {
             throw invalid(format, "the attestation certificate must not be a CA (basicConstraints cA is true)")
         }
     }

@@ -122,11 +122,11 @@ enum CeremonySteps {
     /// before that rule keep working, and a short ID that names nothing fails the lookup.
     static func checkCredentialIDLength(_ credentialID: [UInt8]) throws(WebAuthnError) {
         guard !credentialID.isEmpty else {
-            throw WebAuthnError(.credentialIDMismatch, "the credential ID is empty; a credential ID is 1 to \(WebAuthnVerifier.maximumCredentialIDLength) bytes")
+            throw WebAuthnError(.credentialIDLength, "the credential ID is empty; a credential ID is 1 to \(WebAuthnVerifier.maximumCredentialIDLength) bytes")
         }
         guard credentialID.count <= WebAuthnVerifier.maximumCredentialIDLength else {
             throw WebAuthnError(
-                .credentialIDMismatch,
+                .credentialIDLength,
                 "the credential ID is \(credentialID.count) bytes; at most \(WebAuthnVerifier.maximumCredentialIDLength) are allowed"
             )
         }
@@ -155,13 +155,13 @@ enum CeremonySteps {
     static func checkRegisteredCredentialID(_ attested: [UInt8], rawId: [UInt8]) throws(WebAuthnError) {
         guard attested.count <= WebAuthnVerifier.maximumCredentialIDLength else {
             throw WebAuthnError(
-                .credentialIDMismatch,
+                .credentialIDLength,
                 "the credential ID is \(attested.count) bytes; at most \(WebAuthnVerifier.maximumCredentialIDLength) are allowed"
             )
         }
         guard attested.count >= WebAuthnVerifier.minimumRegisteredCredentialIDLength else {
             throw WebAuthnError(
-                .credentialIDMismatch,
+                .credentialIDLength,
                 "the attested credential ID is \(attested.count) bytes; authenticators make IDs of at least \(WebAuthnVerifier.minimumRegisteredCredentialIDLength) bytes"
             )
         }

@@ -62,9 +62,11 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let unsupportedAlgorithm: Code = "unsupported_algorithm"
         /// The RSA key is smaller than the configured minimum.
         public static let weakKey: Code = "weak_key"
-        /// `id`, `rawId` and the attested credential ID disagree, or the ID is empty, too long,
-        /// or (at registration) shorter than 16 bytes.
+        /// `id`, `rawId` and the attested credential ID disagree.
         public static let credentialIDMismatch: Code = "credential_id_mismatch"
+        /// The credential ID is empty, longer than 1023 bytes, or (at registration) shorter
+        /// than 16 bytes.
+        public static let credentialIDLength: Code = "credential_id_length"
         /// The assertion used a credential the relying party did not allow.
         public static let credentialNotAllowed: Code = "credential_not_allowed"
         /// The user handle is missing or does not belong to the credential's owner.

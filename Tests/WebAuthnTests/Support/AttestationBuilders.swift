@@ -50,7 +50,8 @@ enum AttestationBuilders {
         }
     }
 
-    /// `android-key`: the credential key's certificate carries a key description.
+    /// `android-key`: the credential key's certificate carries a key description. Any
+    /// credential algorithm an X.509 certificate can carry (EC, RSA, Ed25519).
     static func androidKey(
         issuer: TestIssuer,
         challengeOverride: [UInt8]? = nil,
@@ -58,7 +59,6 @@ enum AttestationBuilders {
         teeEnforced: [UInt8] = Self.teeGeneratedForSigning
     ) -> RegistrationFixture.Attest {
         { authData, clientDataHash, fixture in
-            guard case .es256(let credentialKey) = fixture.key else { throw TestFailure("android-key needs an ES256 credential") }
             let description = DERWriter.sequence(
                 DERWriter.integer(3), DERWriter.enumerated(1), DERWriter.integer(4), DERWriter.enumerated(1),
                 DERWriter.octetString(challengeOverride ?? clientDataHash), DERWriter.octetString([]),
@@ -66,19 +66,34 @@ enum AttestationBuilders {
             )
             let leaf = try TestPKI.leaf(
                 subject: TestPKI.name("Android Keystore Key"),
-                publicKey: Certificate.PublicKey(credentialKey.publicKey),
+                publicKey: try certificateKey(fixture.key),
                 issuer: issuer
             ) {
                 TestPKI.custom([1, 3, 6, 1, 4, 1, 11129, 2, 1, 17], value: description)
             }
             let signature = try fixture.key.signature(for: authData + clientDataHash)
-            return ("android-key", ["alg": -7, "sig": .bytes(signature), "x5c": [.bytes(leaf), .bytes(issuer.der)]])
+            return ("android-key", ["alg": .int(fixture.key.algorithm.rawValue), "sig": .bytes(signature), "x5c": [.bytes(leaf), .bytes(issuer.der)]])
         }
     }
 
+    /// The credential key as a certificate's subject public key.
+    static func certificateKey(_ key: CredentialPrivateKey) throws -> Certificate.PublicKey {
+        switch key {
+        case .es256(let key): return Certificate.PublicKey(key.publicKey)
+        case .es384(let key): return Certificate.PublicKey(key.publicKey)
+        case .es512(let key): return Certificate.PublicKey(key.publicKey)
+        case .rsa(let key, _): return Certificate.PublicKey(key.publicKey)
+        case .ed25519(let key, _): return Certificate.PublicKey(key.publicKey)
+        case .mldsa65, .mldsa87: throw TestFailure("X.509 certificates here cannot carry \(key.algorithm) keys")
+        }
+    }
+
+    /// The credential algorithms an `android-key` certificate can certify.
+    static let androidKeyAlgorithms: [COSEAlgorithmIdentifier] = [.es256, .es384, .es512, .rs256, .rs384, .rs512, .ps256, .ps384, .ps512, .edDSA, .ed25519]
+
     /// `[1] EXPLICIT SET { KM_PURPOSE_SIGN }` and `[702] EXPLICIT KM_ORIGIN_GENERATED`.
     static let teeGeneratedForSigning = purpose(2) + origin(0)
-    static func purpose(_ value: UInt8) -> [UInt8] { DERWriter.tlv([0xa1], DERWriter.set(DERWriter.integer(value))) }
+    static func purpose(_ values: UInt8...) -> [UInt8] { DERWriter.tlv([0xa1], DERWriter.set(values.flatMap { DERWriter.integer($0) })) }
     static func origin(_ value: UInt8) -> [UInt8] { DERWriter.tlv([0xbf, 0x85, 0x3e], DERWriter.integer(value)) }
     static let allApplications = DERWriter.tlv([0xbf, 0x84, 0x58], DERWriter.null)
 
@@ -87,6 +102,7 @@ enum AttestationBuilders {
         var extraDataOverride: [UInt8]?
         var subject = DistinguishedName()
         var includeEKU = true
+        var includeBasicConstraints = true
         var pubAreaKeyOverride: P256.Signing.PublicKey?
     }
 
@@ -113,7 +129,9 @@ enum AttestationBuilders {
                 ])
             ])
             let aik = try TestPKI.leaf(subject: options.subject, publicKey: Certificate.PublicKey(aikKey.publicKey), issuer: issuer) {
-                Critical(BasicConstraints.notCertificateAuthority)
+                if options.includeBasicConstraints {
+                    Critical(BasicConstraints.notCertificateAuthority)
+                }
                 if options.includeEKU {
                     try ExtendedKeyUsage([ExtendedKeyUsage.Usage(oid: [2, 23, 133, 8, 3])])
                 }

@@ -46,22 +46,34 @@ enum AndroidKeyAttestation {
         )
     }
 
-    /// The key must have been generated in the keystore for signing. With the union of
-    /// both lists (the default), a field that neither list carries is not evidence against
-    /// the key: the W3C §16 android-key vector has empty lists and verifies. With
-    /// TEE-only enforcement both fields must be present in the TEE list.
+    /// §8.4 step "Verify the following using the appropriate authorization list": "For the
+    /// following, use only the teeEnforced authorization list if the RP wants to accept only
+    /// keys from a trusted execution environment, otherwise use the union of teeEnforced and
+    /// softwareEnforced. The value in the AuthorizationList.origin field is equal to
+    /// KM_ORIGIN_GENERATED. The value in the AuthorizationList.purpose field is equal to
+    /// KM_PURPOSE_SIGN."
+    ///
+    /// The step is unconditional, so a field that the lists do not carry equals nothing and
+    /// the key is refused: the origin must be stated, and every stated origin must be
+    /// GENERATED; the purposes must be stated and include SIGN (`purpose` is a SET OF, and
+    /// Keystore keys may also carry VERIFY). The W3C §16 android-key vector at 146d0db has
+    /// empty lists; the specification corrected it (w3c/webauthn#2379) to state both.
     private static func checkOriginAndPurpose(_ description: KeyDescription, teeOnly: Bool) throws(WebAuthnError) {
         let lists = teeOnly ? [description.teeEnforced] : [description.teeEnforced, description.softwareEnforced]
+        let searched = teeOnly ? "the TEE-enforced list" : "both the TEE-enforced and the software-enforced list"
         let origins = lists.compactMap(\.origin)
         let purposes = lists.flatMap(\.purposes)
-        if teeOnly && (origins.isEmpty || purposes.isEmpty) {
-            throw AttestationSteps.invalid(.androidKey, "the TEE-enforced list must state the key's origin and purpose")
+        guard !origins.isEmpty else {
+            throw AttestationSteps.invalid(.androidKey, "origin is absent from \(searched); it must be KM_ORIGIN_GENERATED (0)")
         }
         guard origins.allSatisfy({ $0 == KeyDescription.originGenerated }) else {
-            throw AttestationSteps.invalid(.androidKey, "the key was not generated in the keystore (origin \(origins) is not KM_ORIGIN_GENERATED)")
+            throw AttestationSteps.invalid(.androidKey, "origin \(origins) is not KM_ORIGIN_GENERATED (0): the key was not generated in the keystore")
         }
-        guard purposes.isEmpty || purposes.contains(KeyDescription.purposeSign) else {
-            throw AttestationSteps.invalid(.androidKey, "the key's purposes \(purposes) do not include KM_PURPOSE_SIGN")
+        guard !purposes.isEmpty else {
+            throw AttestationSteps.invalid(.androidKey, "purpose is absent from \(searched); it must include KM_PURPOSE_SIGN (2)")
+        }
+        guard purposes.contains(KeyDescription.purposeSign) else {
+            throw AttestationSteps.invalid(.androidKey, "purpose \(purposes) does not include KM_PURPOSE_SIGN (2)")
         }
     }
 }
