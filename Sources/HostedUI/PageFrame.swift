@@ -1,7 +1,7 @@
 public import HTTPAPI
 import HTTPTypes
-public import Hummingbird
-public import HummingbirdAuth
+import Hummingbird
+import HummingbirdAuth
 public import IdentityCore
 import Logging
 

@@ -1,4 +1,4 @@
-public import Hummingbird
+import Hummingbird
 
 /// Which face's envelope answers a request that never reaches a face's route group: one
 /// refused at the edge (no `Host`) or one no route matches. Such a request has only its
