@@ -45,26 +45,28 @@ public struct BrowserSessionService: Sendable {
     /// `startSession`).
     /// - Returns: The session to write, and the token to hand out once (with the session).
     public func begin(_ signedIn: SignedIn) -> (SessionRecord?, (token: String, session: BrowserSession)) {
-        let now = clock.now()
-        let token = newToken()
-        let session = BrowserSession(
-            tokenHash: TokenService.hash(token), userID: signedIn.user.id, authenticatedAt: now,
-            userVerified: signedIn.userVerified, expiresAt: now.addingTimeInterval(lifetime),
-            credentialID: signedIn.credentialID.isEmpty ? nil : signedIn.credentialID, method: .passkey
+        let started = newSession(
+            for: signedIn.user.id, userVerified: signedIn.userVerified, credentialID: signedIn.credentialID.isEmpty ? nil : signedIn.credentialID, method: .passkey
         )
-        return (.browser(session), (token, session))
+        return (.browser(started.session), started)
     }
 
     /// Starts and writes a session for a user who signed in with a password.
     /// - Returns: The token to hand out once, and the session.
     public func startAfterPassword(for user: User) async throws -> (token: String, session: BrowserSession) {
+        let started = newSession(for: user.id, userVerified: false, credentialID: nil, method: .password)
+        try await store.saveBrowserSession(started.session)
+        return started
+    }
+
+    /// A session starting now, and its token.
+    private func newSession(for userID: UserID, userVerified: Bool, credentialID: [UInt8]?, method: SignInMethod) -> (token: String, session: BrowserSession) {
         let now = clock.now()
         let token = newToken()
         let session = BrowserSession(
-            tokenHash: TokenService.hash(token), userID: user.id, authenticatedAt: now, userVerified: false,
-            expiresAt: now.addingTimeInterval(lifetime), credentialID: nil, method: .password
+            tokenHash: TokenService.hash(token), userID: userID, authenticatedAt: now, userVerified: userVerified,
+            expiresAt: now.addingTimeInterval(lifetime), credentialID: credentialID, method: method
         )
-        try await store.saveBrowserSession(session)
         return (token, session)
     }
 

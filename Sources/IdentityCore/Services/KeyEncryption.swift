@@ -104,6 +104,13 @@ public struct KeyEncryption: Sendable {
         if let sealedUnder = sealingKeyID(of: stored) { throw .noKey(sealedUnder: sealedUnder) }
         return stored
     }
+
+    /// The value `stored` holds, opened under `key`, or checked to be unsealed when `key`
+    /// is `nil`.
+    public static func open(_ stored: [UInt8], under key: KeyEncryption?, name: String) throws(Failure) -> [UInt8] {
+        guard let key else { return try unsealed(stored) }
+        return try key.open(stored, name: name)
+    }
 }
 
 /// The token signing keys and instance secrets, sealed on their way into the store and
@@ -123,8 +130,7 @@ public struct SealedKeyStore: SigningKeyStore, SecretStore {
     static func secretName(_ name: String) -> String { "secret:" + name }
 
     private func open(_ stored: [UInt8], name: String) throws -> [UInt8] {
-        guard let encryption else { return try KeyEncryption.unsealed(stored) }
-        return try encryption.open(stored, name: name)
+        try KeyEncryption.open(stored, under: encryption, name: name)
     }
 
     private func seal(_ value: [UInt8], name: String) throws -> [UInt8] {
@@ -176,8 +182,7 @@ public struct SealedKeyStore: SigningKeyStore, SecretStore {
         _ base: any SigningKeyStore & SecretStore, from: KeyEncryption?, to: KeyEncryption?, secretNames: [String], random: any RandomSource
     ) async throws -> Int {
         func rewrap(_ stored: [UInt8], name: String) throws -> [UInt8]? {
-            let value: [UInt8]
-            if let from { value = try from.open(stored, name: name) } else { value = try KeyEncryption.unsealed(stored) }
+            let value = try KeyEncryption.open(stored, under: from, name: name)
             if let to, KeyEncryption.sealingKeyID(of: stored) == to.keyID { return nil }
             if to == nil, !KeyEncryption.isSealed(stored) { return nil }
             return try to?.seal(value, name: name) ?? value

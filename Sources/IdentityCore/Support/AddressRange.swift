@@ -20,19 +20,13 @@ public struct AddressRange: Sendable, Equatable {
         } else {
             prefixLength = bits
         }
-        network = bytes
+        network = Self.masked(bytes, prefixLength: prefixLength)
     }
 
     /// Whether `address` falls in the range.
     public func contains(_ address: String) -> Bool {
         guard let bytes = Self.bytes(address), bytes.count == network.count else { return false }
-        var remaining = prefixLength
-        for (byte, networkByte) in zip(bytes, network) where remaining > 0 {
-            let mask: UInt8 = remaining >= 8 ? 0xFF : ~(0xFF >> UInt8(remaining))
-            guard byte & mask == networkByte & mask else { return false }
-            remaining -= 8
-        }
-        return true
+        return Self.masked(bytes, prefixLength: prefixLength) == network
     }
 
     /// Whether `text` is an IPv4 or IPv6 address.
@@ -44,17 +38,21 @@ public struct AddressRange: Sendable, Equatable {
     /// An IPv4-mapped IPv6 address counts as its IPv4 address; anything else as written.
     public static func limitKey(_ address: String, ipv6PrefixLength: Int) -> String {
         // Most clients are IPv4: no parse for them.
-        guard address.utf8.contains(UInt8(ascii: ":")), var bytes = bytes(address), bytes.count == 16 else { return address }
+        guard address.utf8.contains(UInt8(ascii: ":")), let bytes = bytes(address), bytes.count == 16 else { return address }
         if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
             return bytes[12...].map(String.init).joined(separator: ".")
         }
         let length = min(max(ipv6PrefixLength, 0), 128)
         guard length < 128 else { return address }
-        for index in bytes.indices {
-            let bits = length - index * 8
-            bytes[index] &= bits >= 8 ? 0xFF : bits <= 0 ? 0 : ~(0xFF >> UInt8(bits))
+        return format(masked(bytes, prefixLength: length)) + "/\(length)"
+    }
+
+    /// `bytes` with every bit after the first `prefixLength` cleared.
+    private static func masked(_ bytes: [UInt8], prefixLength: Int) -> [UInt8] {
+        bytes.enumerated().map { index, byte in
+            let bits = prefixLength - index * 8
+            return byte & (bits >= 8 ? 0xFF : bits <= 0 ? 0 : ~(0xFF >> UInt8(bits)))
         }
-        return format(bytes) + "/\(length)"
     }
 
     /// An IPv6 address in its canonical text (inet_ntop).
