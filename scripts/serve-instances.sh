@@ -2,20 +2,21 @@
 # Several `latchkey serve` instances over one database, behind nginx as the load balancer:
 # what a scale-out deployment looks like, on one machine, for trying it and for benchmarks.
 #
-#   scripts/serve-instances.sh --instances N --port PORT (--database postgres://… | --postgres) [--config FILE] [--binary PATH]
+#   scripts/serve-instances.sh --instances N --port PORT (--database postgres://… | --postgres) [--config FILE] [--binary PATH] [--nginx]
 #
 # --postgres runs a new private PostgreSQL cluster (scripts/postgres.sh) as a child of this
 # script, so that a benchmark that measures this process tree counts the database's CPU too.
 # On exit the script prints each part's CPU seconds (instances, PostgreSQL, nginx).
 #
 # The instances listen on free loopback ports; nginx listens on 127.0.0.1:PORT and spreads
-# requests over them (round robin, keep-alive to each). Everything stops on SIGTERM or
-# SIGINT. nginx is the system's, $LATCHKEY_NGINX, or the copy scripts/test.sh unpacks into
-# .build/tools.
+# requests over them (round robin, keep-alive to each). One instance listens on PORT itself,
+# unless --nginx puts nginx in front of it too (to measure what the proxy costs). Everything
+# stops on SIGTERM or SIGINT. nginx is the system's, $LATCHKEY_NGINX, or the copy
+# scripts/test.sh unpacks into .build/tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-instances=2 port=8080 database="" config="" binary=".build/release/latchkey" postgres=0
+instances=2 port=8080 database="" config="" binary=".build/release/latchkey" postgres=0 proxy=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --instances) instances=$2; shift 2 ;;
@@ -24,13 +25,15 @@ while [ $# -gt 0 ]; do
     --config) config=$2; shift 2 ;;
     --binary) binary=$2; shift 2 ;;
     --postgres) postgres=1; shift ;;
+    --nginx) proxy=1; shift ;;
     *) echo "unknown argument $1" >&2; exit 64 ;;
     esac
 done
+[ "$instances" -gt 1 ] && proxy=1
 [ -n "$database" ] || [ "$postgres" = 1 ] || { echo "--database postgres://… or --postgres is required: instances share one database" >&2; exit 64; }
 [ -x "$binary" ] || { echo "$binary is missing: swift build -c release --product latchkey" >&2; exit 69; }
 nginx=${LATCHKEY_NGINX:-$(command -v nginx || echo .build/tools/nginx/usr/sbin/nginx)}
-[ "$instances" -eq 1 ] || [ -x "$nginx" ] || { echo "nginx is missing: install it, set LATCHKEY_NGINX, or run scripts/test.sh once" >&2; exit 69; }
+[ "$proxy" = 0 ] || [ -x "$nginx" ] || { echo "nginx is missing: install it, set LATCHKEY_NGINX, or run scripts/test.sh once" >&2; exit 69; }
 
 work=$(mktemp -d -t latchkey-instances.XXXXXX)
 [ "$(id -u)" -ne 0 ] || chmod 755 "$work"
@@ -75,7 +78,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 
 upstreams="" ports=()
 for index in $(seq 1 "$instances"); do
-    instance_port=$([ "$instances" -eq 1 ] && echo "$port" || free_port)
+    instance_port=$([ "$proxy" = 0 ] && echo "$port" || free_port)
     arguments=(serve --host 127.0.0.1 --port "$instance_port" --database "$database" --public-url "http://localhost:$port")
     [ -n "$config" ] && arguments+=(--config "$config")
     "$binary" "${arguments[@]}" >"$work/instance-$index.log" 2>&1 &
@@ -121,7 +124,7 @@ for index in $(seq 1 "$instances"); do
     done
     [ "$up" = 1 ] || { echo "instance $index did not start:" >&2; cat "$work/instance-$index.log" >&2; exit 70; }
 done
-if [ "$instances" -gt 1 ]; then
+if [ "$proxy" = 1 ]; then
     "$nginx" -c "$work/nginx.conf" -p "$work" -g "daemon off;" &
     pids+=($!) names+=(nginx)
     echo "$instances instances behind http://127.0.0.1:$port (logs in $work)"

@@ -11,7 +11,7 @@ import PostgresNIO
 /// uniqueness violation is told apart by its constraint's name (``PostgresFailure``).
 enum PostgresMigrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5)]
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6)]
 
     /// Serializes migrations across instances: whichever takes it first migrates, the
     /// others wait and then find nothing left to do. (The two-key form of the advisory
@@ -491,5 +491,213 @@ enum PostgresMigrations {
         UPDATE browser_sessions SET method = 'password' WHERE credential_id IS NULL
         ;
         UPDATE authorization_codes SET method = 'password' WHERE credential_id IS NULL
+        """
+
+    /// A login writes three rows, not five. The ceremony's single use is recorded by its first
+    /// audit event (`audit_events.ceremony_key`, unique) rather than a row of its own; a
+    /// completion without events still uses `finished_ceremonies`, and an advisory lock on the
+    /// key makes the two one decision. A session's first refresh token lives in its family's
+    /// row (the `token_hash` columns); the tokens rotated from it in `refresh_tokens`, and
+    /// `refresh_token_records` reads both. The failed-finish limit is checked in the finish's
+    /// own statement (`p_gate_*`, see `FailureCheck`), and credentials keep room on each page
+    /// for the login's update to stay on its page (HOT: no index entries written).
+    ///
+    /// The finish functions change their parameters, so instances older than this migration
+    /// cannot finish ceremonies against it: upgrade every instance together.
+    private static let v6 = """
+        ALTER TABLE audit_events ADD COLUMN ceremony_key bytea
+        ;
+        CREATE UNIQUE INDEX audit_events_ceremony_key ON audit_events(ceremony_key)
+        ;
+        ALTER TABLE refresh_token_families
+            ADD COLUMN token_hash bytea CONSTRAINT refresh_token_families_token_hash_key UNIQUE,
+            ADD COLUMN scopes text[], ADD COLUMN audience text, ADD COLUMN authenticated_at double precision,
+            ADD COLUMN user_verified boolean, ADD COLUMN password_sign_in boolean, ADD COLUMN issued_at double precision,
+            ADD COLUMN expires_at double precision, ADD COLUMN used_at double precision
+        ;
+        ALTER TABLE credentials SET (fillfactor = 80)
+        ;
+        CREATE VIEW refresh_token_records AS
+            SELECT token_hash, family_id, user_id, client_id, scopes, audience, authenticated_at, user_verified, password_sign_in,
+                issued_at, expires_at, used_at
+            FROM refresh_tokens
+            UNION ALL
+            SELECT token_hash, id, user_id, client_id, scopes, audience, authenticated_at, user_verified, password_sign_in,
+                issued_at, expires_at, used_at
+            FROM refresh_token_families WHERE token_hash IS NOT NULL
+        ;
+        DROP FUNCTION latchkey_finish_login
+        ;
+        DROP FUNCTION latchkey_finish_signup
+        ;
+        DROP FUNCTION latchkey_record_finish
+        ;
+        CREATE FUNCTION latchkey_claim_ceremony(
+            p_key bytea,
+            p_event_times double precision[], p_event_kinds text[], p_event_users text[], p_event_clients text[],
+            p_event_credentials text[], p_event_details text[],
+            p_gate_key text, p_gate_window bigint, p_gate_weight double precision, p_gate_limit bigint
+        ) RETURNS boolean LANGUAGE plpgsql AS $$
+        BEGIN
+            -- The failed-finish limit: refused (NULL) before anything is written.
+            IF p_gate_key IS NOT NULL AND
+                COALESCE((SELECT count FROM request_counts WHERE key = p_gate_key AND window_index = p_gate_window), 0)
+                + ceil(COALESCE((SELECT count FROM request_counts WHERE key = p_gate_key AND window_index = p_gate_window - 1), 0) * p_gate_weight)
+                >= p_gate_limit
+            THEN
+                RETURN NULL;
+            END IF;
+            PERFORM pg_advisory_xact_lock(hashtextextended(encode(p_key, 'hex'), 0));
+            PERFORM 1 FROM finished_ceremonies WHERE key = p_key;
+            IF FOUND THEN
+                RETURN false;
+            END IF;
+            IF cardinality(p_event_times) = 0 THEN
+                PERFORM 1 FROM audit_events WHERE ceremony_key = p_key;
+                IF FOUND THEN
+                    RETURN false;
+                END IF;
+                INSERT INTO finished_ceremonies (key) VALUES (p_key);
+                RETURN true;
+            END IF;
+            INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail, ceremony_key)
+                VALUES (p_event_times[1], p_event_kinds[1], NULLIF(p_event_users[1], ''), NULLIF(p_event_clients[1], ''),
+                    NULLIF(p_event_credentials[1], ''), p_event_details[1], p_key)
+                ON CONFLICT (ceremony_key) DO NOTHING;
+            IF NOT FOUND THEN
+                RETURN false;
+            END IF;
+            IF cardinality(p_event_times) > 1 THEN
+                INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail)
+                    SELECT t, k, NULLIF(u, ''), NULLIF(c, ''), NULLIF(cr, ''), d
+                    FROM unnest(p_event_times[2:], p_event_kinds[2:], p_event_users[2:], p_event_clients[2:],
+                        p_event_credentials[2:], p_event_details[2:]) AS e(t, k, u, c, cr, d);
+            END IF;
+            RETURN true;
+        END
+        $$
+        ;
+        CREATE FUNCTION latchkey_start_session(
+            p_family_id text, p_user_id text, p_client_id text, p_started_at double precision, p_session_credential bytea, p_method text,
+            p_token_hash bytea, p_scopes text[], p_audience text, p_authenticated_at double precision, p_token_user_verified boolean,
+            p_password_sign_in boolean, p_issued_at double precision, p_expires_at double precision
+        ) RETURNS void LANGUAGE plpgsql AS $$
+        BEGIN
+            IF p_family_id IS NULL THEN
+                RETURN;
+            END IF;
+            INSERT INTO refresh_token_families (
+                id, user_id, client_id, created_at, revoked_at, credential_id, method,
+                token_hash, scopes, audience, authenticated_at, user_verified, password_sign_in, issued_at, expires_at, used_at
+            ) VALUES (
+                p_family_id, p_user_id, p_client_id, p_started_at, NULL, p_session_credential, p_method,
+                p_token_hash, CASE WHEN p_token_hash IS NOT NULL THEN p_scopes END, p_audience, p_authenticated_at, p_token_user_verified,
+                p_password_sign_in, p_issued_at, p_expires_at, NULL
+            ) ON CONFLICT (id) DO NOTHING;
+            IF FOUND THEN
+                RETURN;
+            END IF;
+            -- A family is one login of one user at one client: a token claiming otherwise is a
+            -- bug in the caller, and storing it would let rotation hand out tokens across accounts.
+            PERFORM 1 FROM refresh_token_families WHERE id = p_family_id AND user_id = p_user_id AND client_id = p_client_id;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'refresh token family % belongs to another user or client', p_family_id USING ERRCODE = 'LK002';
+            END IF;
+            IF p_token_hash IS NOT NULL THEN
+                INSERT INTO refresh_tokens (
+                    token_hash, family_id, user_id, client_id, scopes, audience, authenticated_at,
+                    user_verified, password_sign_in, issued_at, expires_at, used_at
+                ) VALUES (
+                    p_token_hash, p_family_id, p_user_id, p_client_id, p_scopes, p_audience, p_authenticated_at,
+                    p_token_user_verified, p_password_sign_in, p_issued_at, p_expires_at, NULL
+                );
+            END IF;
+        END
+        $$
+        ;
+        CREATE FUNCTION latchkey_finish_login(
+            p_key bytea,
+            p_credential_id bytea, p_sign_count bigint, p_backed_up boolean, p_user_verified boolean, p_used_at double precision,
+            p_regressed boolean, p_checks boolean, p_verified_count bigint, p_owner_updated_at double precision,
+            p_event_times double precision[], p_event_kinds text[], p_event_users text[], p_event_clients text[],
+            p_event_credentials text[], p_event_details text[],
+            p_gate_key text, p_gate_window bigint, p_gate_weight double precision, p_gate_limit bigint,
+            p_family_id text, p_user_id text, p_client_id text, p_started_at double precision, p_session_credential bytea, p_method text,
+            p_token_hash bytea, p_scopes text[], p_audience text, p_authenticated_at double precision, p_token_user_verified boolean,
+            p_password_sign_in boolean, p_issued_at double precision, p_expires_at double precision
+        ) RETURNS boolean LANGUAGE plpgsql AS $$
+        DECLARE
+            claimed boolean;
+        BEGIN
+            claimed := latchkey_claim_ceremony(
+                p_key, p_event_times, p_event_kinds, p_event_users, p_event_clients, p_event_credentials, p_event_details,
+                p_gate_key, p_gate_window, p_gate_weight, p_gate_limit
+            );
+            IF claimed IS NOT TRUE THEN
+                RETURN claimed;
+            END IF;
+            UPDATE credentials SET
+                sign_count = p_sign_count, backed_up = p_backed_up, user_verified = (user_verified OR p_user_verified),
+                last_used_at = p_used_at, sign_count_regressed = (sign_count_regressed OR p_regressed)
+            WHERE id = p_credential_id AND (NOT p_checks OR (
+                sign_count = p_verified_count AND NOT disabled
+                AND (SELECT updated_at FROM users WHERE users.id = credentials.user_id) = p_owner_updated_at
+            ));
+            IF p_checks AND NOT FOUND THEN
+                RAISE EXCEPTION 'the passkey changed since the login was verified' USING ERRCODE = 'LK001';
+            END IF;
+            PERFORM latchkey_start_session(
+                p_family_id, p_user_id, p_client_id, p_started_at, p_session_credential, p_method, p_token_hash, p_scopes, p_audience,
+                p_authenticated_at, p_token_user_verified, p_password_sign_in, p_issued_at, p_expires_at
+            );
+            RETURN true;
+        END
+        $$
+        ;
+        CREATE FUNCTION latchkey_finish_signup(
+            p_key bytea,
+            u_id text, u_user_handle bytea, u_email text, u_phone_number text, u_username text, u_name text, u_given_name text,
+            u_family_name text, u_nickname text, u_picture text, u_created_at double precision, u_updated_at double precision,
+            c_id bytea, c_public_key bytea, c_algorithm bigint, c_sign_count bigint, c_backup_eligible boolean, c_backed_up boolean,
+            c_user_verified boolean, c_transports text[], c_aaguid text, c_attestation_format text, c_attestation_trusted boolean,
+            c_relying_party_id text, c_name text, c_created_at double precision, c_last_used_at double precision,
+            c_sign_count_regressed boolean, c_record_id text, c_disabled boolean, c_origin text, c_metadata_entry text,
+            c_metadata_description text, c_metadata_status text,
+            p_event_times double precision[], p_event_kinds text[], p_event_users text[], p_event_clients text[],
+            p_event_credentials text[], p_event_details text[],
+            p_gate_key text, p_gate_window bigint, p_gate_weight double precision, p_gate_limit bigint,
+            p_family_id text, p_user_id text, p_client_id text, p_started_at double precision, p_session_credential bytea, p_method text,
+            p_token_hash bytea, p_scopes text[], p_audience text, p_authenticated_at double precision, p_token_user_verified boolean,
+            p_password_sign_in boolean, p_issued_at double precision, p_expires_at double precision
+        ) RETURNS boolean LANGUAGE plpgsql AS $$
+        DECLARE
+            claimed boolean;
+        BEGIN
+            claimed := latchkey_claim_ceremony(
+                p_key, p_event_times, p_event_kinds, p_event_users, p_event_clients, p_event_credentials, p_event_details,
+                p_gate_key, p_gate_window, p_gate_weight, p_gate_limit
+            );
+            IF claimed IS NOT TRUE THEN
+                RETURN claimed;
+            END IF;
+            INSERT INTO users (id, user_handle, email, phone_number, username, name, given_name, family_name, nickname, picture, created_at, updated_at)
+                VALUES (u_id, u_user_handle, u_email, u_phone_number, u_username, u_name, u_given_name, u_family_name, u_nickname, u_picture,
+                    u_created_at, u_updated_at);
+            INSERT INTO credentials (
+                id, user_id, public_key, algorithm, sign_count, backup_eligible, backed_up, user_verified, transports, aaguid,
+                attestation_format, attestation_trusted, relying_party_id, name, created_at, last_used_at, sign_count_regressed,
+                record_id, disabled, origin, metadata_entry, metadata_description, metadata_status
+            ) VALUES (
+                c_id, u_id, c_public_key, c_algorithm, c_sign_count, c_backup_eligible, c_backed_up, c_user_verified, c_transports, c_aaguid,
+                c_attestation_format, c_attestation_trusted, c_relying_party_id, c_name, c_created_at, c_last_used_at, c_sign_count_regressed,
+                c_record_id, c_disabled, c_origin, c_metadata_entry, c_metadata_description, c_metadata_status
+            );
+            PERFORM latchkey_start_session(
+                p_family_id, p_user_id, p_client_id, p_started_at, p_session_credential, p_method, p_token_hash, p_scopes, p_audience,
+                p_authenticated_at, p_token_user_verified, p_password_sign_in, p_issued_at, p_expires_at
+            );
+            RETURN true;
+        END
+        $$
         """
 }

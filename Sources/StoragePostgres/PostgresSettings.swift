@@ -6,7 +6,8 @@ import Foundation
 /// Query parameters: `sslmode` (`disable`, `prefer`, `require`, `verify-ca`, `verify-full`;
 /// libpq's meanings, default `prefer`), `sslrootcert` (a PEM file of the roots that verify
 /// the server), `pool_size` (connections per instance, default 10), `statement_timeout`
-/// (milliseconds, default 5000), `connect_timeout` (seconds, default 5).
+/// (milliseconds, default 5000), `connect_timeout` (seconds, default 5), `pooler`
+/// (`transaction` when the URL names a pooler such as PgBouncer in transaction mode).
 public struct PostgresSettings: Sendable, Hashable {
     /// How the connection is protected.
     public enum TLSMode: String, Sendable, Hashable, CaseIterable {
@@ -35,6 +36,11 @@ public struct PostgresSettings: Sendable, Hashable {
     public var statementTimeout: Int
     /// Seconds to wait for a new connection.
     public var connectTimeout: Int
+    /// The connection goes through a pooler in transaction mode (PgBouncer's
+    /// `pool_mode = transaction`): each transaction may run on another server connection, so
+    /// nothing is prepared by name, and no startup parameter is sent (a pooler refuses those
+    /// it does not know; set `statement_timeout` on the database role instead).
+    public var throughTransactionPooler: Bool
     /// A schema to work in instead of `public` (created if missing); for tests that give
     /// each case an empty database.
     public var schema: String?
@@ -64,6 +70,7 @@ public struct PostgresSettings: Sendable, Hashable {
         poolSize = 10
         statementTimeout = 5000
         connectTimeout = 5
+        throughTransactionPooler = false
         for item in components.queryItems ?? [] {
             let value = item.value ?? ""
             switch item.name {
@@ -83,9 +90,12 @@ public struct PostgresSettings: Sendable, Hashable {
             case "connect_timeout":
                 guard let seconds = Int(value), (1...600).contains(seconds) else { throw PostgresSettingsError("connect_timeout must be seconds from 1 to 600") }
                 connectTimeout = seconds
+            case "pooler":
+                guard value == "transaction" || value == "none" else { throw PostgresSettingsError("pooler must be transaction or none") }
+                throughTransactionPooler = value == "transaction"
             default:
                 throw PostgresSettingsError(
-                    "unknown parameter \"\(item.name.prefix(40))\"; known: sslmode, sslrootcert, pool_size, statement_timeout, connect_timeout"
+                    "unknown parameter \"\(item.name.prefix(40))\"; known: sslmode, sslrootcert, pool_size, statement_timeout, connect_timeout, pooler"
                 )
             }
         }

@@ -3,29 +3,32 @@ public import IdentityCore
 import PostgresNIO
 
 extension PostgresStorage {
-    /// Finishes a ceremony in one transaction: its key is inserted first, and a key already
-    /// there (another request, on this instance or another, finished it) ends the
-    /// transaction with nothing written; the concurrent insert of the same key waits for
-    /// the first to commit or roll back, so exactly one wins. Then the account or passkey,
-    /// the passkey's use, the events and the session.
+    /// Finishes a ceremony in one statement or one transaction: the ceremony is claimed first
+    /// (`latchkey_claim_ceremony`: its first audit event carries its key, which is unique, or
+    /// a completion without events writes the key alone), and a ceremony claimed before (by
+    /// another request, on this instance or another) ends it with nothing written; the
+    /// concurrent claim of the same key waits for the first to commit or roll back, so exactly
+    /// one wins. Then the account or passkey, the passkey's use and the session.
+    ///
+    /// A login's and a sign-up's finish are one function call each, which also makes the
+    /// request's failed-finish check (``FailureCheck``); anything else (an enrollment, a
+    /// browser session) goes statement by statement, its check made before.
     public func completeCeremony(_ completion: CeremonyCompletion) async throws -> Bool {
         if let account = completion.newAccount { try Self.requireAccount(account.user, credential: account.credential) }
         if let credential = completion.newCredential { try credential.requireStorable() }
         if case .tokens(let start)? = completion.session { try Self.requireStorable(start) }
-        let completed: Bool
-        // A login's and a sign-up's finish are one function call each; anything else (an
-        // enrollment, a browser session) goes statement by statement.
-        if let login = LoginFinish(completion) {
-            completed = try await autocommit { db in
-                try await db.rows(login, logger: self.logger).first ?? false
-            }
-        } else if let signup = SignupFinish(completion) {
-            completed = try await autocommit { db in
-                try await db.rows(signup, logger: self.logger).first ?? false
-            }
+        // Claimed here, so that the statement below makes the check rather than `run`.
+        let check = FailureCheck.pending.flatMap { $0.claim() ? $0 : nil }
+        let completed: Bool?
+        if let login = LoginFinish(completion, check: check) {
+            completed = try await autocommit { db in try await db.rows(login, prepared: self.prepares, logger: self.logger).first ?? false }
+        } else if let signup = SignupFinish(completion, check: check) {
+            completed = try await autocommit { db in try await db.rows(signup, prepared: self.prepares, logger: self.logger).first ?? false }
         } else {
+            if let check { try await makeFailureCheck(check) }
             completed = try await completeInTransaction(completion)
         }
+        guard let completed else { throw check?.refuse() ?? PostgresStorageError(.invalidArgument, "a ceremony was refused without a check") }
         if completed { securityEvents.announce(completion.events) }
         return completed
     }
@@ -33,12 +36,9 @@ extension PostgresStorage {
     /// Any completion, statement by statement in one transaction.
     private func completeInTransaction(_ completion: CeremonyCompletion) async throws -> Bool {
         try await transaction { db in
-            guard
-                try await !db.rows(
-                    "INSERT INTO finished_ceremonies (key) VALUES (\(completion.key.bytes.bytea)) ON CONFLICT (key) DO NOTHING RETURNING 1",
-                    logger: self.logger
-                ).isEmpty
-            else { return false }
+            guard try await db.rows(CeremonyClaim(key: completion.key, events: completion.events), prepared: self.prepares, logger: self.logger).first == true else {
+                return false
+            }
             if let account = completion.newAccount {
                 try await self.insertAccount(account.user, credential: account.credential, db)
             }
@@ -48,9 +48,8 @@ extension PostgresStorage {
             if let update = completion.credentialUse {
                 try await self.recordUse(update, db)
             }
-            try await self.record(completion.events, db)
             switch completion.session {
-            case .tokens(let start)?: try await self.startSession(start, db)
+            case .tokens(let start)?: _ = try await db.rows(SessionStart(start), prepared: self.prepares, logger: self.logger)
             case .browser(let session)?: try await self.insert(session, db)
             case nil: break
             }

@@ -14,7 +14,7 @@ extension PostgresStorage {
     /// The credential with this ID and its owner, in one statement.
     public func credentialWithOwner(id: [UInt8]) async throws -> (credential: PasskeyCredential, owner: User)? {
         let found = try await autocommit { db -> Pair? in
-            guard let row = try await db.rows(CredentialWithOwnerStatement(credentialID: id), logger: self.logger).first else { return nil }
+            guard let row = try await db.rows(CredentialWithOwnerStatement(credentialID: id), prepared: self.prepares, logger: self.logger).first else { return nil }
             return Pair(credential: try PasskeyCredential(stored: row), owner: try User(stored: row, prefix: "u_"))
         }
         return found.map { ($0.credential, $0.owner) }

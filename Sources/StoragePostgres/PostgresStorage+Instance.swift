@@ -121,18 +121,36 @@ extension PostgresStorage {
 
     /// Counts a request in the database, where every instance counts: one upsert of this
     /// window's row, reading the previous window's count in the same statement, combined
-    /// into the sliding-window estimate the in-memory counters give.
+    /// into the sliding-window estimate the in-memory counters give. Adding nothing only
+    /// reads: a check writes no row.
     public func countRequests(key: String, adding count: Int, window: TimeInterval, at time: Date) async throws -> Int {
         let position = time.timeIntervalSince1970 / window
         let index = Int64(position.rounded(.down))
         let end = Double(index + 1) * window
-        let statement = RequestCountStatement(key: StoredText.sanitized(key), window: index, windowEnd: end, adding: Int64(max(0, count)))
+        let key = StoredText.sanitized(key)
         let row = try await autocommit { db in
-            try await db.rows(statement, logger: self.logger).first.map { (current: $0.0, previous: $0.1) }
+            if count > 0 {
+                try await db.rows(RequestCountStatement(key: key, window: index, windowEnd: end, adding: Int64(count)), prepared: self.prepares, logger: self.logger).first
+            } else {
+                try await db.rows(RequestCountReadStatement(key: key, window: index), prepared: self.prepares, logger: self.logger).first
+            }
         }
-        guard let row else { return count }
+        guard let (current, previous) = row else { return count }
         let overlap = 1 - (position - Double(index))
-        return Int(row.current) + Int((Double(row.previous) * overlap).rounded(.up))
+        return Int(current) + Int((Double(previous) * overlap).rounded(.up))
+    }
+
+    /// The counters are shared by every instance: a request's failed-finish check is made in
+    /// the request's first statement (see ``completeCeremony(_:)``), not in a round trip of
+    /// its own.
+    public var foldsFailureChecks: Bool { true }
+
+    /// Makes a request's failed-finish check with one read of its counters, when the
+    /// request's first statement cannot make it.
+    func makeFailureCheck(_ check: FailureCheck) async throws {
+        let statement = RequestCountReadStatement(key: StoredText.sanitized(check.key), window: check.windowIndex)
+        let row = try await autocommit { db in try await db.rows(statement, prepared: self.prepares, logger: self.logger).first }
+        if let (current, previous) = row, check.refuses(current: Int(current), previous: Int(previous)) { throw check.refuse() }
     }
 
     /// Deletes the counts of windows that ended before `time`.

@@ -3,21 +3,22 @@ public import IdentityCore
 import PostgresNIO
 
 extension PostgresStorage {
-    /// Stores a newly issued token, starting its family if the family is new.
+    // A family's first token is kept in the family's row, the tokens rotated from it in
+    // `refresh_tokens` (migration v6): a login writes one row for its session, not two.
+    // `refresh_token_records` reads both; a token is found by its hash in either.
+
+    /// Stores a newly issued token, starting its family (with the token in it) if the family
+    /// is new.
     public func saveRefreshToken(_ record: RefreshTokenRecord) async throws {
         try Self.requireStorable(record)
-        try await transaction { db in
-            try await self.insertFamilyIfNew(
-                id: record.familyID, userID: record.userID, clientID: record.clientID, credentialID: nil, method: record.method, at: record.issuedAt, db
-            )
-            try await self.insertToken(record, db)
-        }
+        _ = try await autocommit { db in try await db.rows(SessionStart(record, credentialID: nil), prepared: self.prepares, logger: self.logger) }
     }
 
     /// The stored record of a token, whatever its state.
     public func refreshToken(hash: [UInt8]) async throws -> RefreshTokenRecord? {
         try await autocommit { db in
-            try await db.row("SELECT * FROM refresh_tokens WHERE token_hash = \(hash.bytea)", logger: self.logger).map(RefreshTokenRecord.init(stored:))
+            try await db.row("SELECT * FROM refresh_token_records WHERE token_hash = \(hash.bytea)", logger: self.logger)
+                .map(RefreshTokenRecord.init(stored:))
         }
     }
 
@@ -30,25 +31,38 @@ extension PostgresStorage {
     public func rotateRefreshToken(hash: [UInt8], clientID: String, newHash: [UInt8], newExpiresAt: Date, at time: Date) async throws -> RefreshOutcome {
         guard !StoredText.containsNUL([clientID]) else { return .invalid }
         return try await transaction { db in
+            // The token is in one of the two places; both updates run, at most one matches.
             if let row = try await db.row(
                 """
-                UPDATE refresh_tokens t SET used_at = \(time.seconds)
-                FROM refresh_token_families f
-                WHERE t.token_hash = \(hash.bytea) AND f.id = t.family_id AND t.client_id = \(clientID)
-                    AND t.used_at IS NULL AND f.revoked_at IS NULL AND t.expires_at > \(time.seconds)
-                RETURNING t.*
+                WITH rotated AS (
+                    UPDATE refresh_tokens t SET used_at = \(time.seconds)
+                    FROM refresh_token_families f
+                    WHERE t.token_hash = \(hash.bytea) AND f.id = t.family_id AND t.client_id = \(clientID)
+                        AND t.used_at IS NULL AND f.revoked_at IS NULL AND t.expires_at > \(time.seconds)
+                    RETURNING t.token_hash, t.family_id, t.user_id, t.client_id, t.scopes, t.audience, t.authenticated_at, t.user_verified,
+                        t.password_sign_in, t.issued_at, t.expires_at, t.used_at
+                ), rotated_first AS (
+                    UPDATE refresh_token_families f SET used_at = \(time.seconds)
+                    WHERE f.token_hash = \(hash.bytea) AND f.client_id = \(clientID)
+                        AND f.used_at IS NULL AND f.revoked_at IS NULL AND f.expires_at > \(time.seconds)
+                    RETURNING f.token_hash, f.id AS family_id, f.user_id, f.client_id, f.scopes, f.audience, f.authenticated_at, f.user_verified,
+                        f.password_sign_in, f.issued_at, f.expires_at, f.used_at
+                )
+                SELECT * FROM rotated UNION ALL SELECT * FROM rotated_first
                 """, logger: self.logger)
             {
                 let previous = try RefreshTokenRecord(stored: row)
-                // A hash collision fails the insert and rolls the whole rotation back.
-                try await self.insertToken(previous.replacement(hash: newHash, issuedAt: time, expiresAt: newExpiresAt), db)
+                // The family exists and is this user's: the function adds the token beside it.
+                // (Hashes are SHA-256 of 32 random bytes: they do not collide.)
+                let replacement = previous.replacement(hash: newHash, issuedAt: time, expiresAt: newExpiresAt)
+                _ = try await db.rows(SessionStart(replacement, credentialID: nil), prepared: self.prepares, logger: self.logger)
                 return .rotated(previous: previous)
             }
             guard
                 let row = try await db.row(
                     """
                     SELECT t.family_id, t.user_id, t.client_id, t.used_at, f.revoked_at AS family_revoked_at
-                    FROM refresh_tokens t JOIN refresh_token_families f ON f.id = t.family_id
+                    FROM refresh_token_records t JOIN refresh_token_families f ON f.id = t.family_id
                     WHERE t.token_hash = \(hash.bytea)
                     """, logger: self.logger),
                 try row.text("client_id") == clientID, try row.optionalDate("family_revoked_at") == nil, try row.optionalDate("used_at") != nil
@@ -65,7 +79,7 @@ extension PostgresStorage {
         return try await transaction { db in
             guard
                 let row = try await db.row(
-                    "SELECT family_id, user_id FROM refresh_tokens WHERE token_hash = \(hash.bytea) AND client_id = \(clientID)", logger: self.logger)
+                    "SELECT family_id, user_id FROM refresh_token_records WHERE token_hash = \(hash.bytea) AND client_id = \(clientID)", logger: self.logger)
             else { return nil }
             try await self.revokeFamily(try row.text("family_id"), at: time, db)
             return UserID(rawValue: try row.text("user_id"))
@@ -75,15 +89,14 @@ extension PostgresStorage {
     /// Starts a family with no token yet; an existing family is left as it is.
     public func startSession(familyID: String, userID: UserID, clientID: String, at time: Date) async throws {
         try StoredText.requireStorable(familyID, userID.rawValue, clientID, in: "startSession")
-        try await transaction { db in
-            try await self.insertFamilyIfNew(id: familyID, userID: userID, clientID: clientID, credentialID: nil, method: .passkey, at: time, db)
-        }
+        let start = TokenSessionStart(familyID: familyID, userID: userID, clientID: clientID, startedAt: time, refreshToken: nil)
+        _ = try await autocommit { db in try await db.rows(SessionStart(start), prepared: self.prepares, logger: self.logger) }
     }
 
-    /// Starts a session (and stores its first refresh token) in one transaction.
+    /// Starts a session (and stores its first refresh token) in one statement.
     public func startSession(_ start: TokenSessionStart) async throws {
         try Self.requireStorable(start)
-        try await transaction { db in try await self.startSession(start, db) }
+        _ = try await autocommit { db in try await db.rows(SessionStart(start), prepared: self.prepares, logger: self.logger) }
     }
 
     /// Revokes every family and browser session of a user in one transaction.
@@ -141,42 +154,7 @@ extension PostgresStorage {
     /// Starts a session, with its first refresh token when it has one, inside the caller's
     /// transaction.
     func startSession(_ start: TokenSessionStart, _ db: PostgresConnection) async throws {
-        try await insertFamilyIfNew(
-            id: start.familyID, userID: start.userID, clientID: start.clientID, credentialID: start.credentialID, method: start.method, at: start.startedAt, db
-        )
-        if let record = start.refreshToken { try await insertToken(record, db) }
-    }
-
-    private func insertFamilyIfNew(
-        id familyID: String, userID: UserID, clientID: String, credentialID: [UInt8]?, method: SignInMethod, at time: Date, _ db: PostgresConnection
-    ) async throws {
-        let inserted = try await db.rows(
-            """
-            INSERT INTO refresh_token_families (id, user_id, client_id, created_at, revoked_at, credential_id, method)
-            VALUES (\(familyID), \(userID.rawValue), \(clientID), \(time.seconds), NULL, \(credentialID?.bytea), \(method.rawValue))
-            ON CONFLICT (id) DO NOTHING RETURNING 1
-            """, logger: logger)
-        guard inserted.isEmpty else { return }
-        // A family is one login of one user at one client. A token claiming otherwise is a bug
-        // in the caller, and storing it would let rotation hand out tokens across accounts.
-        let owner = try await db.row("SELECT user_id, client_id FROM refresh_token_families WHERE id = \(familyID)", logger: logger)
-        guard let owner, try owner.text("user_id") == userID.rawValue, try owner.text("client_id") == clientID else {
-            throw PostgresStorageError(.invalidArgument, "refresh token family \(familyID) belongs to another user or client")
-        }
-    }
-
-    private func insertToken(_ record: RefreshTokenRecord, _ db: PostgresConnection) async throws {
-        _ = try await db.rows(
-            """
-            INSERT INTO refresh_tokens (
-                token_hash, family_id, user_id, client_id, scopes, audience, authenticated_at,
-                user_verified, password_sign_in, issued_at, expires_at, used_at
-            ) VALUES (
-                \(record.tokenHash.bytea), \(record.familyID), \(record.userID.rawValue), \(record.clientID), \(record.scopes), \(record.audience),
-                \(record.authenticatedAt.seconds), \(record.userVerified), \(record.isPasswordSignIn), \(record.issuedAt.seconds),
-                \(record.expiresAt.seconds), NULL
-            )
-            """, logger: logger)
+        _ = try await db.rows(SessionStart(start), prepared: prepares, logger: logger)
     }
 
     func revokeFamily(_ familyID: String, at time: Date, _ db: PostgresConnection) async throws {

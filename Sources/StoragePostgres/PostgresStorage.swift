@@ -26,6 +26,9 @@ public final class PostgresStorage: IdentityStorage, Sendable {
     let settings: PostgresSettings
     /// How long an operation may take, waiting for a connection included.
     let deadline: Duration
+    /// Whether statements are prepared by name on each connection (not through a
+    /// transaction-mode pooler).
+    let prepares: Bool
     /// The pool and the task that runs it; replaced when the server comes back.
     private let pool: Mutex<Pool>
     private let configuration: PostgresClient.Configuration
@@ -68,6 +71,7 @@ public final class PostgresStorage: IdentityStorage, Sendable {
         self.settings = settings
         self.logger = logger
         deadline = .milliseconds(settings.statementTimeout) + .seconds(settings.connectTimeout)
+        prepares = !settings.throughTransactionPooler
         var configuration = PostgresClient.Configuration(
             host: settings.host, port: settings.port, username: settings.username, password: settings.password, database: settings.database,
             tls: Self.tls(settings)
@@ -75,11 +79,7 @@ public final class PostgresStorage: IdentityStorage, Sendable {
         configuration.options.maximumConnections = settings.poolSize
         configuration.options.minimumConnections = 0
         configuration.options.connectTimeout = .seconds(settings.connectTimeout)
-        // The server cancels a statement that runs longer, so a stuck query cannot hold a
-        // connection (and the request) for ever.
-        var parameters = [("statement_timeout", "\(settings.statementTimeout)")]
-        if let schema = settings.schema { parameters.append(("search_path", PostgresMigrations.quotedIdentifier(schema))) }
-        configuration.options.additionalStartupParameters = parameters
+        configuration.options.additionalStartupParameters = Self.startupParameters(settings)
         // The pool logs every failed reconnection attempt at info, twice a second while the
         // database is down; this store says it once, as a warning (see `run`).
         var background = logger
@@ -110,6 +110,16 @@ public final class PostgresStorage: IdentityStorage, Sendable {
         }
     }
 
+    /// What each connection asks of the server as it starts. The server cancels a statement
+    /// that runs longer than the timeout, so a stuck query cannot hold a connection (and the
+    /// request) for ever; through a transaction-mode pooler, which refuses startup parameters
+    /// it does not know, the role's setting applies instead.
+    private static func startupParameters(_ settings: PostgresSettings) -> [(String, String)] {
+        var parameters = settings.throughTransactionPooler ? [] : [("statement_timeout", "\(settings.statementTimeout)")]
+        if let schema = settings.schema { parameters.append(("search_path", PostgresMigrations.quotedIdentifier(schema))) }
+        return parameters
+    }
+
     /// A new pool, running: it takes requests only once `run()` has begun (before, it logs a
     /// warning and holds them), so the new task gets a moment to get there.
     private static func startPool(_ configuration: PostgresClient.Configuration, logger: Logger) async -> Pool {
@@ -134,13 +144,16 @@ public final class PostgresStorage: IdentityStorage, Sendable {
             var configuration = PostgresConnection.Configuration(
                 host: settings.host, port: settings.port, username: settings.username, password: settings.password, database: settings.database, tls: tls
             )
+            configuration.options.additionalStartupParameters = startupParameters(settings)
             configuration.options.connectTimeout = timeout.map { TimeAmount.nanoseconds(Int64($0.components.seconds * 1_000_000_000 + $0.components.attoseconds / 1_000_000_000)) }
                 ?? .seconds(Int64(settings.connectTimeout))
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
             try? await connection.close()
             return nil
         } catch {
-            return describe(error)
+            let reason = describe(error)
+            guard reason.contains("unsupported startup parameter") else { return reason }
+            return reason + " (is this a pooler in transaction mode, such as PgBouncer? add pooler=transaction to the URL)"
         }
     }
 
@@ -208,23 +221,16 @@ public final class PostgresStorage: IdentityStorage, Sendable {
     /// Runs an operation within the deadline, translating what the database said. During an
     /// outage, the operation runs only once a connection attempt of its own succeeds.
     private func run<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        // A request that owes its failed-finish check and reaches a statement that does not
+        // make it: made now, before anything is written.
+        if let check = FailureCheck.pending, check.claim() { try await makeFailureCheck(check) }
         if let reason = outage.withLock({ $0?.reason }) {
             guard await reconnected() else {
                 throw StorageUnavailable("PostgreSQL at \(settings.redacted) is unavailable (\(reason)); answering at once until it is back")
             }
         }
         do {
-            let result = try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask { try await operation() }
-                group.addTask {
-                    try await Task.sleep(for: self.deadline)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let value = first else { throw NoAnswer() }
-                return value
-            }
-            return result
+            return try await withDeadline(operation)
         } catch is NoAnswer {
             let failure = StorageUnavailable("PostgreSQL at \(settings.redacted) gave no answer within \(deadline)")
             await checkForOutage(failure)
@@ -238,6 +244,26 @@ public final class PostgresStorage: IdentityStorage, Sendable {
 
     /// An operation that got no answer within the deadline.
     private struct NoAnswer: Error {}
+
+    /// Runs `operation`, or answers ``NoAnswer`` when the deadline passes first (once the
+    /// cancelled operation has stopped). The deadline is a timer on an event loop (NIO's
+    /// `any()` is the caller's own when it runs on one), cancelled with the operation: a child
+    /// task sleeping with `Task.sleep` instead left a dispatch timer queued until the deadline
+    /// after every operation, thousands of them under load.
+    private func withDeadline<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        let nanoseconds = deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                let timer = PostgresClient.defaultEventLoopGroup.any().scheduleTask(in: .nanoseconds(nanoseconds)) {}
+                try await withTaskCancellationHandler { try await timer.futureResult.get() } onCancel: { timer.cancel() }
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else { throw NoAnswer() }
+            return value
+        }
+    }
 
     /// After an operation got no answer or lost its connection: the server is gone when a
     /// connection of its own cannot be made either (a busy pool or a slow server is not an

@@ -22,32 +22,41 @@ struct CredentialWithOwnerStatement: PostgresPreparedStatement {
 }
 
 extension PostgresConnection {
-    /// Runs a prepared statement and collects its rows.
-    func rows<Statement: PostgresPreparedStatement>(_ statement: Statement, logger: Logger) async throws -> [Statement.Row] {
+    /// Runs a statement and collects its rows: prepared once per connection, or, through a
+    /// transaction-mode pooler (`pooler=transaction`), sent whole each time as an unnamed
+    /// statement, because the server connection under this one changes between transactions
+    /// and a statement prepared on one is unknown on the next.
+    func rows<Statement: PostgresPreparedStatement>(_ statement: Statement, prepared: Bool, logger: Logger) async throws -> [Statement.Row] {
         var rows: [Statement.Row] = []
-        for try await row in try await execute(statement, logger: logger) {
-            rows.append(row)
+        if prepared {
+            for try await row in try await execute(statement, logger: logger) {
+                rows.append(row)
+            }
+        } else {
+            for try await row in try await query(PostgresQuery(unsafeSQL: Statement.sql, binds: try statement.makeBindings()), logger: logger) {
+                rows.append(try statement.decodeRow(row))
+            }
         }
         return rows
     }
 }
 
 /// A passkey sign-in's completion (a use of the passkey, events, at most a token session),
-/// as one call of `latchkey_finish_login` (migration v2): one round trip instead of one per
-/// statement.
+/// as one call of `latchkey_finish_login` (migration v6): one round trip instead of one per
+/// statement, the failed-finish limit included. It answers `NULL` when that limit refuses.
 struct LoginFinish: PostgresPreparedStatement {
-    static let sql = "SELECT latchkey_finish_login(" + (1...29).map { "$\($0)" }.joined(separator: ", ") + ")"
-    typealias Row = Bool
+    static let sql = "SELECT latchkey_finish_login(" + (1...34).map { "$\($0)" }.joined(separator: ", ") + ")"
+    typealias Row = Bool?
 
     private let bindings: PostgresBindings
 
     /// `nil` for any other shape of completion.
-    init?(_ completion: CeremonyCompletion) {
+    init?(_ completion: CeremonyCompletion, check: FailureCheck?) {
         guard completion.newAccount == nil, completion.newCredential == nil, let update = completion.credentialUse, let usedAt = update.use.usedAt,
-            let tail = FinishTail(completion)
+            let tail = FinishTail(completion, check: check)
         else { return nil }
         let use = update.use
-        var bindings = PostgresBindings(capacity: 29)
+        var bindings = PostgresBindings(capacity: 34)
         bindings.append(completion.key.bytes.bytea)
         bindings.append(update.credentialID.bytea)
         bindings.append(Int64(use.signCount))
@@ -64,25 +73,26 @@ struct LoginFinish: PostgresPreparedStatement {
 
     func makeBindings() throws -> PostgresBindings { bindings }
 
-    func decodeRow(_ row: PostgresRow) throws -> Bool { try row.decode(Bool.self) }
+    func decodeRow(_ row: PostgresRow) throws -> Bool? { try row.decode(Bool?.self) }
 }
 
 /// A passkey sign-up's completion (the account, its first passkey, events, at most a token
-/// session), as one call of `latchkey_finish_signup` (migration v3).
+/// session), as one call of `latchkey_finish_signup` (migration v6), answering as
+/// ``LoginFinish`` does.
 struct SignupFinish: PostgresPreparedStatement {
-    static let sql = "SELECT latchkey_finish_signup(" + (1...54).map { "$\($0)" }.joined(separator: ", ") + ")"
-    typealias Row = Bool
+    static let sql = "SELECT latchkey_finish_signup(" + (1...59).map { "$\($0)" }.joined(separator: ", ") + ")"
+    typealias Row = Bool?
 
     private let bindings: PostgresBindings
 
     /// `nil` for any other shape of completion.
-    init?(_ completion: CeremonyCompletion) {
+    init?(_ completion: CeremonyCompletion, check: FailureCheck?) {
         guard let account = completion.newAccount, completion.newCredential == nil, completion.credentialUse == nil,
-            let tail = FinishTail(completion)
+            let tail = FinishTail(completion, check: check)
         else { return nil }
         let user = account.user, profile = user.profile, credential = account.credential
         let metadata = credential.attestationMetadata
-        var bindings = PostgresBindings(capacity: 54)
+        var bindings = PostgresBindings(capacity: 59)
         bindings.append(completion.key.bytes.bytea)
         bindings.append(user.id.rawValue)
         bindings.append(user.userHandle.bytea)
@@ -119,44 +129,103 @@ struct SignupFinish: PostgresPreparedStatement {
 
     func makeBindings() throws -> PostgresBindings { bindings }
 
-    func decodeRow(_ row: PostgresRow) throws -> Bool { try row.decode(Bool.self) }
+    func decodeRow(_ row: PostgresRow) throws -> Bool? { try row.decode(Bool?.self) }
 }
 
-/// What every finish function takes last, for `latchkey_record_finish`: the audit events
-/// as parallel arrays, then the token session (all NULL when there is none).
+/// What every finish function takes last: the audit events and the failed-finish check, as
+/// `latchkey_claim_ceremony` takes them, then the token session, as `latchkey_start_session`
+/// takes it.
 private struct FinishTail {
     let events: [AuditEvent]
+    let check: FailureCheck?
     let start: TokenSessionStart?
 
-    /// `nil` when the completion starts a browser session, or a session a passkey did not
-    /// start, which the functions do not write.
-    init?(_ completion: CeremonyCompletion) {
+    /// `nil` when the completion starts a browser session, which the functions do not write.
+    init?(_ completion: CeremonyCompletion, check: FailureCheck?) {
         switch completion.session {
-        // The functions write the family's sign-in method as its default, a passkey's.
-        case .tokens(let tokens)? where tokens.method == .passkey: start = tokens
-        case .tokens?: return nil
+        case .tokens(let tokens)?: start = tokens
         case nil: start = nil
         case .browser?: return nil
         }
         events = completion.events
+        self.check = check
     }
 
-    /// Appends the 19 parameters.
+    /// Appends the 24 parameters.
     func append(to bindings: inout PostgresBindings) {
-        let token = start?.refreshToken
-        // NULL travels as the empty string in the text arrays (see the function).
+        CeremonyClaim.appendEvents(events, check: check, to: &bindings)
+        SessionStart.append(start, to: &bindings)
+    }
+}
+
+/// A completion's claim on its ceremony, with its audit events, for the completions written
+/// statement by statement: `latchkey_claim_ceremony` (migration v6).
+struct CeremonyClaim: PostgresPreparedStatement {
+    static let sql = "SELECT latchkey_claim_ceremony(" + (1...11).map { "$\($0)" }.joined(separator: ", ") + ")"
+    typealias Row = Bool?
+
+    private let bindings: PostgresBindings
+
+    init(key: CeremonyKey, events: [AuditEvent]) {
+        var bindings = PostgresBindings(capacity: 11)
+        bindings.append(key.bytes.bytea)
+        Self.appendEvents(events, check: nil, to: &bindings)
+        self.bindings = bindings
+    }
+
+    /// The events as parallel arrays (NULL travels as the empty string in the text arrays,
+    /// see the function), then the failed-finish check (all NULL without one): 10 parameters.
+    static func appendEvents(_ events: [AuditEvent], check: FailureCheck?, to bindings: inout PostgresBindings) {
         func texts(_ values: [String?]) -> [String] { values.map { $0.map(StoredText.sanitized) ?? "" } }
         bindings.append(events.map(\.time.seconds))
         bindings.append(events.map(\.kind.rawValue))
         bindings.append(texts(events.map { $0.userID?.rawValue }))
         bindings.append(texts(events.map(\.clientID)))
         bindings.append(texts(events.map(\.credentialID)))
-        bindings.append(texts(events.map(\.detail)))
+        bindings.append(events.map { StoredText.sanitized($0.detail) })
+        bindings.append(check.map { StoredText.sanitized($0.key) })
+        bindings.append(check?.windowIndex)
+        bindings.append(check?.previousWeight)
+        bindings.append(check.map { Int64($0.limit) })
+    }
+
+    func makeBindings() throws -> PostgresBindings { bindings }
+
+    func decodeRow(_ row: PostgresRow) throws -> Bool? { try row.decode(Bool?.self) }
+}
+
+/// A session's start with its first refresh token, if any: `latchkey_start_session`
+/// (migration v6), which keeps the first token in the family's row.
+struct SessionStart: PostgresPreparedStatement {
+    static let sql = "SELECT latchkey_start_session(" + (1...14).map { "$\($0)" }.joined(separator: ", ") + ")"
+    typealias Row = PostgresRandomAccessRow
+
+    private let bindings: PostgresBindings
+
+    /// A session's start.
+    init(_ start: TokenSessionStart) {
+        var bindings = PostgresBindings(capacity: 14)
+        Self.append(start, to: &bindings)
+        self.bindings = bindings
+    }
+
+    /// A token issued to a family that may exist already (a rotation, a saved token).
+    init(_ record: RefreshTokenRecord, credentialID: [UInt8]?) {
+        self.init(TokenSessionStart(
+            familyID: record.familyID, userID: record.userID, clientID: record.clientID, startedAt: record.issuedAt, refreshToken: record,
+            credentialID: credentialID, method: record.method
+        ))
+    }
+
+    /// The 14 parameters; all NULL without a session.
+    static func append(_ start: TokenSessionStart?, to bindings: inout PostgresBindings) {
+        let token = start?.refreshToken
         bindings.append(start?.familyID)
         bindings.append(start?.userID.rawValue)
         bindings.append(start?.clientID)
         bindings.append(start?.startedAt.seconds)
         bindings.append(start?.credentialID?.bytea)
+        bindings.append(start?.method.rawValue)
         bindings.append(token?.tokenHash.bytea)
         bindings.append(token?.scopes ?? [])
         bindings.append(token?.audience)
@@ -166,6 +235,10 @@ private struct FinishTail {
         bindings.append(token?.issuedAt.seconds)
         bindings.append(token?.expiresAt.seconds)
     }
+
+    func makeBindings() throws -> PostgresBindings { bindings }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { row.makeRandomAccess() }
 }
 
 /// A rate-limit count: this window's row counted up (by 0 to only read), the previous
@@ -193,6 +266,27 @@ struct RequestCountStatement: PostgresPreparedStatement {
         bindings.append(window)
         bindings.append(windowEnd)
         bindings.append(adding)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Int64, Int64).self) }
+}
+
+/// A rate-limit count read without counting: this window's and the previous window's.
+struct RequestCountReadStatement: PostgresPreparedStatement {
+    static let sql = """
+        SELECT COALESCE((SELECT count FROM request_counts WHERE key = $1 AND window_index = $2), 0)::bigint,
+            COALESCE((SELECT count FROM request_counts WHERE key = $1 AND window_index = $2 - 1), 0)::bigint
+        """
+    typealias Row = (Int64, Int64)
+
+    let key: String
+    let window: Int64
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(key)
+        bindings.append(window)
         return bindings
     }
 

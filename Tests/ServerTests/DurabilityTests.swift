@@ -54,7 +54,7 @@ struct DurabilityTests {
         // FoundationNetworking on Linux. After the kill every request fails at once anyway.
         acknowledged.stop()
         kill(server.process.processIdentifier, SIGKILL)
-        server.process.waitUntilExit()
+        server.waitForExit()
         for worker in workers { await worker.value }
 
         let (signUps, logins) = acknowledged.snapshot

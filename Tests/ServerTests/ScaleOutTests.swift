@@ -60,13 +60,7 @@ struct ScaleOutTests {
         // 64 concurrent finishes of one auth_session, split across A and B: exactly one succeeds.
         let (loginOptions, loginSession) = try await ada.client.loginChallenge()
         let assertion = try ada.authenticator.getAssertion(loginOptions, origin: ada.origin, credential: &ada.credentials[0])
-        let successes = await withTaskGroup(of: Bool.self) { group in
-            for index in 0..<64 {
-                let client = index.isMultiple(of: 2) ? ada.client : onB
-                group.addTask { (try? await client.finishLogin(authSession: loginSession, response: assertion, scope: "openid")) != nil }
-            }
-            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
-        }
+        let successes = await Self.successes(finishing: loginSession, with: assertion, times: 64, through: [ada.client, onB])
         #expect(successes == 1, "\(successes) of 64 concurrent finishes succeeded")
 
         // A refresh token rotated on A and replayed on B revokes the whole family.
@@ -98,6 +92,38 @@ struct ScaleOutTests {
         let refused = await expectAPIError(status: 429) { try await clients[0].loginChallenge() }
         #expect(refused?.code.rawValue == "too_many_requests", "\(String(describing: refused))")
         await expectAPIError(status: 429) { try await clients[1].loginChallenge() }
+    }
+
+    /// The failed-finish limit counts the failures of both instances, and a login's finish
+    /// over it is refused inside the finish's one statement (the instance holds the passkey
+    /// in its cache, so that statement is its first), with nothing written.
+    @Test func failedFinishesCountAcrossInstances() async throws {
+        let limited = Self.configuration.replacingOccurrences(of: "ceremony_failures_per_minute: 0", with: "ceremony_failures_per_minute: 3")
+        let database = try await PostgresFixture.freshDatabase()
+        let (_, a, b) = try await Self.startPair(database: database, configuration: limited)
+        defer { a.stop(); b.stop() }
+        var ada = PasskeyUser(server: a.baseURL)
+        _ = try await ada.signUp(SignupProfile(email: "ada@example.com"))
+        var throughB = PasskeyUser(server: b.baseURL, credentials: ada.credentials)
+        _ = try await throughB.signIn()
+        let (options, authSession) = try await throughB.client.loginChallenge()
+        let assertion = try throughB.authenticator.getAssertion(options, origin: throughB.origin, credential: &throughB.credentials[0])
+
+        let clients = [a, b].map { LatchkeyAPIClient(baseURL: $0.baseURL, clientID: "demo") }
+        for index in 0..<3 {
+            let failed = await expectAPIError(status: 403) {
+                try await clients[index % 2].finishLogin(authSession: "bm90LWEtc2Vzc2lvbg", response: assertion, scope: "openid")
+            }
+            #expect(failed?.code.rawValue == "invalid_grant")
+        }
+        let written = "SELECT (SELECT count(*) FROM audit_events) + (SELECT count(*) FROM refresh_token_families)"
+        let before = try await PostgresFixture.integer(written, in: database)
+        let refused = await expectAPIError(status: 429) {
+            try await throughB.client.finishLogin(authSession: authSession, response: assertion, scope: "openid")
+        }
+        #expect(refused?.code.rawValue == "too_many_requests", "\(String(describing: refused))")
+        #expect(try await PostgresFixture.integer(written, in: database) == before, "a refused finish writes nothing")
+        await expectAPIError(status: 429) { try await clients[0].finishLogin(authSession: authSession, response: assertion, scope: "openid") }
     }
 
     /// Killing one instance with SIGKILL during sign-ups loses no account it acknowledged:
@@ -186,6 +212,20 @@ struct ScaleOutTests {
         #expect(log.components(separatedBy: "database unavailable, answering 503").count == 2, "said once: \(log)")
         #expect(log.contains("database available again"), "and once that it is back")
         #expect(!log.contains("Connection creation failed"), "without the pool's retries")
+    }
+
+    /// How many of `times` concurrent finishes of one `auth_session`, spread over `clients`,
+    /// succeed.
+    static func successes(
+        finishing authSession: String, with assertion: AuthenticationResponseJSON, times: Int, through clients: [LatchkeyAPIClient]
+    ) async -> Int {
+        await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<times {
+                let client = clients[index % clients.count]
+                group.addTask { (try? await client.finishLogin(authSession: authSession, response: assertion, scope: "openid")) != nil }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
     }
 
     static func get(_ url: URL) async throws -> String {

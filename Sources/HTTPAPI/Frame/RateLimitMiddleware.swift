@@ -48,22 +48,44 @@ public struct RateLimitMiddleware<Context: RequestContext, Renderer: FaceErrorRe
         case .finish:
             do {
                 try await limits.admit(.finish, from: client)
-                // Refused while the address's failures are over their limit.
-                try await limits.admitAfterFailures(from: client)
             } catch {
                 return renderer.render(error, logger: context.logger)
             }
             guard limits.failuresPerWindow > 0 else { return try await next(request, context) }
             let response: Response
-            do {
-                response = try await next(request, context)
-            } catch {
-                response = renderer.render(error, logger: context.logger)
+            if let check = limits.deferredFailureCheck(from: client) {
+                // Refused while the address's failures are over their limit: checked by the
+                // store within the request's first statement, or here if it made none.
+                let answered = await FailureCheck.$pending.withValue(check) {
+                    await respond(request, context, next)
+                }
+                do {
+                    try await limits.settle(check)
+                } catch {
+                    return renderer.render(error, logger: context.logger)
+                }
+                response = answered
+            } else {
+                do {
+                    try await limits.admitAfterFailures(from: client)
+                } catch {
+                    return renderer.render(error, logger: context.logger)
+                }
+                response = await respond(request, context, next)
             }
             if (400..<500).contains(response.status.code), response.status != .tooManyRequests {
                 try await limits.noteFailure(from: client)
             }
             return response
+        }
+    }
+
+    /// The handler's answer, its error rendered in the face's format.
+    private func respond(_ request: Request, _ context: Context, _ next: @concurrent (Request, Context) async throws -> Response) async -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            return renderer.render(error, logger: context.logger)
         }
     }
 }

@@ -12,9 +12,15 @@ public protocol RateLimitStore: Sendable {
     /// - Returns: How many counters were deleted.
     @discardableResult
     func purgeRequestCounts(before time: Date) async throws -> Int
+    /// Whether the store makes a request's ``FailureCheck`` itself, inside the request's first
+    /// statement (counters in a shared database, where a check of its own is a round trip).
+    /// Stores that count in memory check at once, which costs nothing.
+    var foldsFailureChecks: Bool { get }
 }
 
 extension RateLimitStore {
+    public var foldsFailureChecks: Bool { false }
+
     /// Counts one request under `key` and returns the window's count, this one included.
     public func countRequest(key: String, window: TimeInterval, at time: Date) async throws -> Int {
         try await countRequests(key: key, adding: 1, window: window, at: time)
@@ -90,8 +96,28 @@ public struct RateLimits: Sendable {
     /// Refuses a finish from `client` while its failures in the window are over the limit
     /// (without counting this one: only its outcome counts, through ``noteFailure(from:)``).
     public func admitAfterFailures(from client: String) async throws {
-        try await count(.failure, key: "failure:\(clientKey(client))", adding: 0, refusal: "too many failed attempts from this address")
+        try await count(.failure, key: "failure:\(clientKey(client))", adding: 0, refusal: Self.failureRefusal)
     }
+
+    /// The same check as ``admitAfterFailures(from:)``, handed to a store that folds it into
+    /// the request's first statement (see ``FailureCheck``); `nil` when the store checks at
+    /// once or the limit is off, and ``admitAfterFailures(from:)`` applies.
+    public func deferredFailureCheck(from client: String) -> FailureCheck? {
+        guard failuresPerWindow > 0, store.foldsFailureChecks else { return nil }
+        let now = clock.now()
+        return FailureCheck(key: "failure:\(clientKey(client))", limit: failuresPerWindow, window: window, at: now) { [self] in
+            refusal(.failure, Self.failureRefusal, at: now)
+        }
+    }
+
+    /// Makes a deferred check that nothing in the request made: the request reached no
+    /// statement, so refusing it now undoes nothing.
+    public func settle(_ check: FailureCheck) async throws {
+        guard check.claim() else { return }
+        try await count(.failure, key: check.key, adding: 0, refusal: Self.failureRefusal)
+    }
+
+    private static let failureRefusal = "too many failed attempts from this address"
 
     /// Counts a finish from `client` that failed.
     public func noteFailure(from client: String) async throws {
@@ -132,9 +158,14 @@ public struct RateLimits: Sendable {
         // A read (adding nothing) refuses once the count has reached the limit; a count, once
         // this request passes it.
         guard adding == 0 ? count >= limit : count > limit else { return }
+        throw self.refusal(kind, refusal, at: now)
+    }
+
+    /// The refusal of a request over the `kind` limit, told to ``refused``.
+    private func refusal(_ kind: Kind, _ refusal: String, at now: Date) -> IdentityError {
         refused?(kind)
         let windowEnd = (now.timeIntervalSince1970 / window).rounded(.down) * window + window
         let retryAfter = max(1, Int((windowEnd - now.timeIntervalSince1970).rounded(.up)))
-        throw IdentityError(.tooManyRequests, "\(refusal); try again in \(retryAfter) s", reason: .rateLimited(retryAfter: retryAfter))
+        return IdentityError(.tooManyRequests, "\(refusal); try again in \(retryAfter) s", reason: .rateLimited(retryAfter: retryAfter))
     }
 }

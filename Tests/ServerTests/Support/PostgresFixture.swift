@@ -29,6 +29,20 @@ enum PostgresFixture {
         return components.string!
     }
 
+    /// The integer one query answers, in the database at `url`.
+    static func integer(_ sql: String, in url: String) async throws -> Int64 {
+        guard let components = URLComponents(string: url) else { throw TestFailure("not a database URL: \(url)") }
+        let configuration = PostgresConnection.Configuration(
+            host: components.host ?? "127.0.0.1", port: components.port ?? 5432, username: components.user ?? "latchkey",
+            password: components.password, database: String(components.path.dropFirst()), tls: .disable
+        )
+        let logger = Logger(label: "test.postgres")
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        defer { Task { try? await connection.close() } }
+        for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).decode(Int64.self) { return value }
+        throw TestFailure("no row from \(sql)")
+    }
+
     /// Runs `body` with a private cluster, and stops and removes the cluster before returning,
     /// whatever `body` does. (A `defer` could only schedule the removal in a task of its own,
     /// which the test process may exit before running, leaving PostgreSQL behind.)

@@ -125,7 +125,7 @@ final class ServerProcess: @unchecked Sendable {
             if let port = output.listeningPort() {
                 return ServerProcess(process: process, baseURL: URL(string: "http://127.0.0.1:\(port)")!, output: output)
             }
-            if !process.isRunning { break }
+            if !process.isRunning || !Self.isAlive(process.processIdentifier) { break }
             try await Task.sleep(for: .milliseconds(50))
         }
         process.terminate()
@@ -150,15 +150,35 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Stops the server with SIGTERM and waits for it to exit; SIGKILL after 10 seconds.
+    ///
+    /// Whether it has exited is read from `/proc` as well as from `Process`: with many child
+    /// processes starting and ending at once, Foundation can miss one's exit, and its
+    /// `isRunning` then stays true (and `waitUntilExit()` spins) for ever.
     func stop() {
-        guard process.isRunning else { return }
+        let pid = process.processIdentifier
+        guard process.isRunning, Self.isAlive(pid) else { return }
         process.terminate()
         let deadline = Date().addingTimeInterval(10)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        while process.isRunning && Self.isAlive(pid) && Date() < deadline { usleep(20_000) }
+        if process.isRunning && Self.isAlive(pid) {
+            kill(pid, SIGKILL)
+            waitForExit()
         }
+    }
+
+    /// Waits, at most `timeout` seconds, until the server has exited (see ``stop()`` for why
+    /// not `waitUntilExit()`).
+    func waitForExit(timeout: TimeInterval = 10) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Self.isAlive(process.processIdentifier) && Date() < deadline { usleep(20_000) }
+    }
+
+    /// Whether a process exists and has not exited (an exited one not yet reaped is a zombie).
+    static func isAlive(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let state = stat.split(separator: ")").last?.split(separator: " ").first
+        else { return false }
+        return state != "Z" && state != "X"
     }
 
     deinit { stop() }

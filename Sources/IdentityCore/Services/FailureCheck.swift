@@ -1,0 +1,50 @@
+import Foundation
+import Synchronization
+
+/// The failed-finish limit one request owes before it changes anything, when the counters
+/// live in a shared database (``RateLimitStore/foldsFailureChecks``): rather than a round trip
+/// of its own before the handler runs, the check travels with the request (``pending``) and
+/// the store makes it inside the request's first statement where it can (a login's or a
+/// sign-up's finish: one round trip, not two), or just before its first statement otherwise.
+/// A request that never reached the store is checked when it is answered (``RateLimits/settle(_:)``).
+///
+/// Exactly one of these makes the check (``claim()``), so it is made once, before anything is
+/// written, and against the count every instance shares.
+public final class FailureCheck: Sendable {
+    /// The check of the request this task serves, if it still owes one.
+    @TaskLocal public static var pending: FailureCheck?
+
+    /// The counter's key (`failure:<client>`).
+    public let key: String
+    /// Failed finishes in the window at which finishes are refused.
+    public let limit: Int
+    /// The fixed window the time falls in, counted from the epoch.
+    public let windowIndex: Int64
+    /// How much of the previous fixed window the sliding window still covers (0 to 1).
+    public let previousWeight: Double
+    private let refusal: @Sendable () -> IdentityError
+    private let claimed = Atomic<Bool>(false)
+
+    init(key: String, limit: Int, window: TimeInterval, at time: Date, refusal: @escaping @Sendable () -> IdentityError) {
+        let position = time.timeIntervalSince1970 / window
+        self.key = key
+        self.limit = limit
+        self.windowIndex = Int64(position.rounded(.down))
+        self.previousWeight = 1 - (position - Double(windowIndex))
+        self.refusal = refusal
+    }
+
+    /// Takes the check over: `true` for the first caller only, who then makes it.
+    public func claim() -> Bool {
+        claimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+    }
+
+    /// Whether these counts (this fixed window's and the previous one's) refuse the request:
+    /// the same sliding-window estimate as every ``RateLimitStore``.
+    public func refuses(current: Int, previous: Int) -> Bool {
+        current + Int((Double(previous) * previousWeight).rounded(.up)) >= limit
+    }
+
+    /// The `429` the request gets: thrown by the store that found the limit reached.
+    public func refuse() -> IdentityError { refusal() }
+}
