@@ -20,7 +20,9 @@ struct PasswordUpgradeBrowserTests {
             try await tab.fill("#password-username", "jo@example.com")
             try await tab.fill("#password", "not jo's password")
             try await tab.click("#password-form button")
-            try await tab.waitUntil("document.querySelector('#status.is-error').textContent.includes('Wrong email or password.')")
+            // (A password check is a deliberately slow hash: on a machine busy with the other
+            // suites it has taken over 10 s.)
+            try await tab.waitUntil("document.querySelector('#status.is-error')?.textContent.includes('Wrong email or password.')", timeout: .seconds(30))
 
             // The right one signs in, and the page tries the automatic upgrade first (for at
             // most 4 s: a busy machine may take a while over the password's hash and that).
