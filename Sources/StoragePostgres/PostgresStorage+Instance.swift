@@ -124,8 +124,8 @@ extension PostgresStorage {
     /// into the sliding-window estimate the in-memory counters give. Adding nothing only
     /// reads: a check writes no row.
     public func countRequests(key: String, adding count: Int, window: TimeInterval, at time: Date) async throws -> Int {
-        let position = time.timeIntervalSince1970 / window
-        let index = Int64(position.rounded(.down))
+        let sliding = SlidingWindow(window, at: time)
+        let index = sliding.index
         let end = Double(index + 1) * window
         let key = StoredText.sanitized(key)
         let row = try await autocommit { db in
@@ -136,8 +136,7 @@ extension PostgresStorage {
             }
         }
         guard let (current, previous) = row else { return count }
-        let overlap = 1 - (position - Double(index))
-        return Int(current) + Int((Double(previous) * overlap).rounded(.up))
+        return sliding.count(current: Int(current), previous: Int(previous))
     }
 
     /// The counters are shared by every instance: a request's failed-finish check is made in
@@ -148,7 +147,7 @@ extension PostgresStorage {
     /// Makes a request's failed-finish check with one read of its counters, when the
     /// request's first statement cannot make it.
     func makeFailureCheck(_ check: FailureCheck) async throws {
-        let statement = RequestCountReadStatement(key: StoredText.sanitized(check.key), window: check.windowIndex)
+        let statement = RequestCountReadStatement(key: StoredText.sanitized(check.key), window: check.window.index)
         let row = try await autocommit { db in try await db.rows(statement, prepared: self.prepares, logger: self.logger).first }
         if let (current, previous) = row, check.refuses(current: Int(current), previous: Int(previous)) { throw check.refuse() }
     }

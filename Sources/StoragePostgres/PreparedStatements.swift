@@ -184,8 +184,8 @@ struct CeremonyClaim: PostgresPreparedStatement {
         bindings.append(texts(events.map(\.credentialID)))
         bindings.append(events.map { StoredText.sanitized($0.detail) })
         bindings.append(check.map { StoredText.sanitized($0.key) })
-        bindings.append(check?.windowIndex)
-        bindings.append(check?.previousWeight)
+        bindings.append(check?.window.index)
+        bindings.append(check?.window.previousWeight)
         bindings.append(check.map { Int64($0.limit) })
     }
 

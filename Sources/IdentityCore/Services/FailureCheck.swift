@@ -18,19 +18,15 @@ public final class FailureCheck: Sendable {
     public let key: String
     /// Failed finishes in the window at which finishes are refused.
     public let limit: Int
-    /// The fixed window the time falls in, counted from the epoch.
-    public let windowIndex: Int64
-    /// How much of the previous fixed window the sliding window still covers (0 to 1).
-    public let previousWeight: Double
+    /// Where the request's moment falls.
+    public let window: SlidingWindow
     private let refusal: @Sendable () -> IdentityError
     private let claimed = Atomic<Bool>(false)
 
     init(key: String, limit: Int, window: TimeInterval, at time: Date, refusal: @escaping @Sendable () -> IdentityError) {
-        let position = time.timeIntervalSince1970 / window
         self.key = key
         self.limit = limit
-        self.windowIndex = Int64(position.rounded(.down))
-        self.previousWeight = 1 - (position - Double(windowIndex))
+        self.window = SlidingWindow(window, at: time)
         self.refusal = refusal
     }
 
@@ -42,7 +38,7 @@ public final class FailureCheck: Sendable {
     /// Whether these counts (this fixed window's and the previous one's) refuse the request:
     /// the same sliding-window estimate as every ``RateLimitStore``.
     public func refuses(current: Int, previous: Int) -> Bool {
-        current + Int((Double(previous) * previousWeight).rounded(.up)) >= limit
+        window.count(current: current, previous: previous) >= limit
     }
 
     /// The `429` the request gets: thrown by the store that found the limit reached.

@@ -20,8 +20,8 @@ public final class RequestCounters: Sendable {
     /// Adds `adding` requests under `key` (0 only reads) and returns the sliding-window
     /// count, these included (the previous window's share rounded up).
     public func count(key: String, adding: Int = 1, window: TimeInterval, at time: Date) -> Int {
-        let position = time.timeIntervalSince1970 / window
-        let index = Int64(position.rounded(.down))
+        let sliding = SlidingWindow(window, at: time)
+        let index = sliding.index
         return state.withLock { state in
             if state.window != index {
                 state.previous = index == state.window &+ 1 ? state.current : [:]
@@ -29,8 +29,7 @@ public final class RequestCounters: Sendable {
                 state.window = index
             }
             if adding > 0 { state.current[key, default: 0] += adding }
-            let overlap = 1 - (position - Double(index))
-            return (state.current[key] ?? 0) + Int((Double(state.previous[key] ?? 0) * overlap).rounded(.up))
+            return sliding.count(current: state.current[key] ?? 0, previous: state.previous[key] ?? 0)
         }
     }
 }
