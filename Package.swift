@@ -52,6 +52,9 @@ let package = Package(
         // AuthenticatorMiddleware): Hummingbird's own shape for "who is calling", instead of
         // one hand-written context per credential. Adds only swift-extras-base64.
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        // TLS for the SMTP client (STARTTLS and smtps://). Already in the graph through
+        // postgres-nio; named because Mail adds its handler to a connection itself.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // The WebAuthn engine and its foundations.
@@ -110,7 +113,7 @@ let package = Package(
             name: "LatchkeyServer",
             dependencies: [
                 // LatchkeyDoctor for its HTTPS fetcher, which downloads the FIDO metadata BLOB.
-                "AppAssociation", "IdentityCore", "HTTPAPI", "HostedUI", "StorageSQLite", "StoragePostgres", "WebAuthn", "LatchkeyDoctor",
+                "AppAssociation", "IdentityCore", "HTTPAPI", "HostedUI", "StorageSQLite", "StoragePostgres", "WebAuthn", "LatchkeyDoctor", "Mail",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -134,6 +137,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(name: "LatchkeyClient", dependencies: ["WebAuthn"], swiftSettings: strictSettings),
+        // The SMTP client the mail outbox sends with (see SMTPClient for why it is our own).
+        .target(
+            name: "Mail",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(name: "LatchkeyDoctor", dependencies: ["AppAssociation"], swiftSettings: strictSettings),
         // Throwaway PKIs and FIDO metadata BLOBs for tests, made with swift-certificates.
         .target(
@@ -180,7 +192,7 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "LatchkeyServer", "LatchkeyClient", "LatchkeyDoctor", "AppAssociation", "Authenticator", "IdentityCore", "StorageSQLite", "StoragePostgres",
-                "WebAuthn", "latchkey", "WebAuthnCorpus", "PKITestSupport", crypto, .product(name: "Hummingbird", package: "hummingbird"),
+                "WebAuthn", "latchkey", "WebAuthnCorpus", "PKITestSupport", "Mail", crypto, .product(name: "Hummingbird", package: "hummingbird"),
                 // A new database for each scale-out test.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]

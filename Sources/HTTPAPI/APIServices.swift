@@ -13,15 +13,18 @@ public struct AuthenticationAPIServices: Sendable {
     public let authorization: AuthorizationService
     /// Password sign-up and sign-in, for accounts that still have a password.
     public let passwords: PasswordService
+    /// Recovery (`/recovery/start` and the recovery grant).
+    public let recovery: AccountRecoveryService
     /// Request bodies.
     package let body: RequestBodyReader
 
     /// Creates the set.
     public init(
         passkeys: PasskeyService, tokens: TokenService, clients: ClientRegistry, authorization: AuthorizationService, passwords: PasswordService,
-        maximumBodyBytes: Int
+        recovery: AccountRecoveryService, maximumBodyBytes: Int
     ) {
         self.passwords = passwords
+        self.recovery = recovery
         self.passkeys = passkeys
         self.tokens = tokens
         self.clients = clients
@@ -38,6 +41,8 @@ public struct MyAccountServices: Sendable {
     public let accounts: AccountService
     /// The signed-in user's password.
     public let passwords: PasswordService
+    /// Email verification and saved recovery codes.
+    public let recovery: AccountRecoveryService
     /// Bearer token checks.
     public let tokens: TokenService
     /// Provider names by AAGUID.
@@ -49,10 +54,11 @@ public struct MyAccountServices: Sendable {
 
     /// Creates the set.
     public init(
-        passkeys: PasskeyService, accounts: AccountService, passwords: PasswordService, tokens: TokenService, authenticatorNames: AuthenticatorNames,
-        publicURL: String, maximumBodyBytes: Int
+        passkeys: PasskeyService, accounts: AccountService, passwords: PasswordService, recovery: AccountRecoveryService, tokens: TokenService,
+        authenticatorNames: AuthenticatorNames, publicURL: String, maximumBodyBytes: Int
     ) {
         self.passwords = passwords
+        self.recovery = recovery
         self.passkeys = passkeys
         self.accounts = accounts
         self.tokens = tokens

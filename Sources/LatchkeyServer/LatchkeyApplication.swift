@@ -4,6 +4,7 @@ import HTTPAPI
 import HostedUI
 public import Hummingbird
 public import IdentityCore
+import Mail
 public import Logging
 public import Prometheus
 import ServiceLifecycle
@@ -82,11 +83,20 @@ public enum LatchkeyApplication {
         )]
         if let source = routes.metadata { services.append(MetadataRefreshService(source: source, logger: logger)) }
         services.append(DecoyCensusService(passkeys: routes.passkeys, interval: .seconds(600), logger: logger))
+        services.append(MailSenderService(
+            outbox: routes.storage, transport: routes.mail.transport, clock: clock, wakeUps: routes.mail.wakeUps, logger: logger,
+            lease: Double(configuration.email.smtp?.timeout.components.seconds ?? 30) + 60
+        ))
+        services.append(AccountMailService(
+            events: AccountMailService.stream(from: routes.storage.securityEvents), storage: routes.storage, mailer: routes.mail.mailer,
+            recovery: routes.recovery, names: routes.authenticatorNames, logger: logger
+        ))
         if let metrics, let listener = configuration.metrics {
             MetricsListener.count(routes.storage.securityEvents)
             services.append(MetricsListener.application(registry: metrics, host: listener.host, port: listener.port, logger: logger))
         }
         logStartup(configuration, names: routes.authenticatorNames, logger: logger)
+        logger.info("email: \(routes.mail.transport.summary)")
         let host = configuration.server.host
         let connections = ConnectionLimiter(
             maximum: configuration.server.maximumConnections, maximumPerAddress: configuration.server.maximumConnectionsPerAddress,
@@ -204,6 +214,11 @@ public enum LatchkeyApplication {
         let accounts = AccountService(storage: storage, clock: clock, sensitiveActions: sensitiveActions)
         let authorization = AuthorizationService(clients: clients, tokens: tokens, storage: storage, clock: clock, random: random)
         let passwords = PasswordService(storage: storage, clock: clock, random: random, rateLimits: rateLimits, sensitiveActions: sensitiveActions)
+        let mail = MailSetup(configuration.email, storage: storage, serviceName: configuration.relyingParty.name, clock: clock, random: random, logger: logger)
+        let recovery = AccountRecoveryService(
+            storage: storage, mailer: mail.mailer, settings: configuration.verification, clock: clock, random: random, rateLimits: rateLimits,
+            sensitiveActions: sensitiveActions
+        )
         let hostedPages = HostedPages(
             passkeys: passkeys, accounts: accounts, passwords: passwords, authorization: authorization, authenticatorNames: names,
             publicURL: configuration.server.publicURL, maximumBodyBytes: configuration.maximumBodyBytes,
@@ -235,12 +250,12 @@ public enum LatchkeyApplication {
         if configuration.logging.logsRequests { router.add(middleware: RequestLogMiddleware()) }
         router.add(middleware: CORSMiddleware(allowedOrigins: configuration.corsOrigins, credentialedOrigins: configuration.browserFlowOrigins))
         router.addAuthenticationAPI(AuthenticationAPIServices(
-            passkeys: passkeys, tokens: tokens, clients: clients, authorization: authorization, passwords: passwords,
+            passkeys: passkeys, tokens: tokens, clients: clients, authorization: authorization, passwords: passwords, recovery: recovery,
             maximumBodyBytes: configuration.maximumBodyBytes
         ))
         router.addOpenIDConnect(OpenIDConnectServices(tokens: tokens, accounts: accounts))
         router.addMyAccountAPI(MyAccountServices(
-            passkeys: passkeys, accounts: accounts, passwords: passwords, tokens: tokens, authenticatorNames: names,
+            passkeys: passkeys, accounts: accounts, passwords: passwords, recovery: recovery, tokens: tokens, authenticatorNames: names,
             publicURL: configuration.server.publicURL, maximumBodyBytes: configuration.maximumBodyBytes
         ))
         if configuration.faces.kratos.enabled {
@@ -278,7 +293,7 @@ public enum LatchkeyApplication {
         router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }
         router.get("/ready") { _, _ in await Readiness.check(keys: storage) }
 
-        return Routes(router: router, storage: storage, authenticatorNames: names, metadata: metadata, passkeys: passkeys)
+        return Routes(router: router, storage: storage, authenticatorNames: names, metadata: metadata, passkeys: passkeys, mail: mail, recovery: recovery)
     }
 
     /// Every face's routes and what they write to.
@@ -293,6 +308,10 @@ public enum LatchkeyApplication {
         public let metadata: MetadataSource?
         /// The passkey ceremonies every face runs.
         public let passkeys: PasskeyService
+        /// The outbox's mailer, its transport and the sender's wake-ups.
+        let mail: MailSetup
+        /// Verification and recovery.
+        public let recovery: AccountRecoveryService
     }
 
     /// Says where everything is, so a newcomer knows what is running.

@@ -11,7 +11,7 @@ import PostgresNIO
 /// uniqueness violation is told apart by its constraint's name (``PostgresFailure``).
 enum PostgresMigrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6)]
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7)]
 
     /// Serializes migrations across instances: whichever takes it first migrates, the
     /// others wait and then find nothing left to do. (The two-key form of the advisory
@@ -699,5 +699,52 @@ enum PostgresMigrations {
             RETURN true;
         END
         $$
+        """
+
+    /// Getting people back in: the verified state of addresses, the mail outbox, emailed
+    /// one-time codes (a keyed hash, one per user and purpose) and saved recovery codes, as
+    /// SQLite's v12. A message's body is erased once it is sent or given up.
+    static let v7 = """
+        ALTER TABLE users ADD COLUMN email_verified_at double precision, ADD COLUMN phone_number_verified_at double precision
+        ;
+        CREATE TABLE mail_outbox (
+            id text PRIMARY KEY,
+            kind text NOT NULL,
+            recipient text NOT NULL,
+            recipient_name text,
+            subject text NOT NULL,
+            text_body text NOT NULL,
+            html_body text NOT NULL,
+            created_at double precision NOT NULL,
+            status text NOT NULL DEFAULT 'pending' CONSTRAINT mail_outbox_status_check CHECK (status IN ('pending', 'sent', 'failed')),
+            attempts integer NOT NULL DEFAULT 0,
+            due_at double precision NOT NULL,
+            last_error text,
+            finished_at double precision
+        )
+        ;
+        CREATE INDEX mail_outbox_due ON mail_outbox (due_at) WHERE status = 'pending'
+        ;
+        CREATE INDEX mail_outbox_created ON mail_outbox (created_at)
+        ;
+        CREATE TABLE one_time_codes (
+            user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            purpose text NOT NULL,
+            code_hash bytea NOT NULL,
+            address text NOT NULL,
+            created_at double precision NOT NULL,
+            expires_at double precision NOT NULL,
+            attempts integer NOT NULL DEFAULT 0,
+            CONSTRAINT one_time_codes_pkey PRIMARY KEY (user_id, purpose)
+        )
+        ;
+        CREATE TABLE recovery_codes (
+            user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            id text NOT NULL,
+            code_hash text NOT NULL,
+            created_at double precision NOT NULL,
+            used_at double precision,
+            CONSTRAINT recovery_codes_pkey PRIMARY KEY (user_id, id)
+        )
         """
 }

@@ -11,7 +11,7 @@ import IdentityCore
 enum Migrations {
     /// Every migration, in the order they apply.
     static let all: [(name: String, sql: String)] = [
-        ("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11),
+        ("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11), ("v12", v12),
     ]
 
     /// The applied migrations: the known ones in order, then any only a newer build knows,
@@ -361,5 +361,48 @@ enum Migrations {
             WHERE credential_id IS NULL OR id IN (SELECT family_id FROM refresh_tokens WHERE password_sign_in = 1);
         UPDATE browser_sessions SET method = 'password' WHERE credential_id IS NULL;
         UPDATE authorization_codes SET method = 'password' WHERE credential_id IS NULL;
+        """
+
+    /// Getting people back in: the verified state of addresses, the mail outbox, emailed
+    /// one-time codes (a keyed hash, one per user and purpose) and saved recovery codes. A
+    /// message's body is erased once it is sent or given up (it may carry a code).
+    private static let v12 = """
+        ALTER TABLE users ADD COLUMN email_verified_at REAL;
+        ALTER TABLE users ADD COLUMN phone_number_verified_at REAL;
+        CREATE TABLE mail_outbox (
+            id TEXT NOT NULL PRIMARY KEY,
+            kind TEXT NOT NULL,
+            recipient TEXT NOT NULL,
+            recipient_name TEXT,
+            subject TEXT NOT NULL,
+            text_body TEXT NOT NULL,
+            html_body TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'sent', 'failed')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            due_at REAL NOT NULL,
+            last_error TEXT,
+            finished_at REAL
+        ) STRICT;
+        CREATE INDEX mail_outbox_due ON mail_outbox (due_at) WHERE status = 'pending';
+        CREATE INDEX mail_outbox_created ON mail_outbox (created_at);
+        CREATE TABLE one_time_codes (
+            user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            purpose TEXT NOT NULL,
+            code_hash BLOB NOT NULL,
+            address TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            expires_at REAL NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (user_id, purpose)
+        ) STRICT;
+        CREATE TABLE recovery_codes (
+            user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            id TEXT NOT NULL,
+            code_hash TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            used_at REAL,
+            PRIMARY KEY (user_id, id)
+        ) STRICT;
         """
 }

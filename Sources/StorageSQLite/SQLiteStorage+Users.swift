@@ -99,7 +99,8 @@ extension SQLiteStorage {
 
 extension User {
     /// The users columns under a `u_` prefix, for joins (the table aliased `u`).
-    static let prefixedColumns = ["id", "user_handle", "email", "phone_number", "username", "name", "given_name", "family_name", "nickname", "picture", "created_at", "updated_at"]
+    static let prefixedColumns = ["id", "user_handle", "email", "phone_number", "username", "name", "given_name", "family_name", "nickname", "picture", "created_at", "updated_at",
+        "email_verified_at", "phone_number_verified_at"]
         .map { "u.\($0) AS u_\($0)" }.joined(separator: ", ")
 
 }

@@ -19,6 +19,7 @@ import WebAuthn
         #expect(fast.refresh_token == full.refresh_token && fast.realm == full.realm && fast.organization == full.organization, sourceLocation: sourceLocation)
         #expect(fast.code == full.code && fast.redirect_uri == full.redirect_uri && fast.code_verifier == full.code_verifier, sourceLocation: sourceLocation)
         #expect(fast.username == full.username && fast.password == full.password, sourceLocation: sourceLocation)
+        #expect(fast.email == full.email && fast.recovery_code == full.recovery_code, sourceLocation: sourceLocation)
         #expect(fast.authn_response == full.authn_response, sourceLocation: sourceLocation)
         #expect(fast.user_profile?.input == full.user_profile?.input, sourceLocation: sourceLocation)
     }
@@ -34,6 +35,7 @@ import WebAuthn
         // A registration with every optional member.
         try expectSame(#"{"authn_response":{"id":"AQID","rawId":"AQID","response":{"clientDataJSON":"AQ","attestationObject":"o2NmbXRkbm9uZQ","transports":["internal","hybrid"],"authenticatorData":"AQ","publicKey":"AQ","publicKeyAlgorithm":-7},"clientExtensionResults":{"credProps":{}}},"user_profile":{"email":"ada@example.com","name":null}}"#)
         try expectSame(#"{"grant_type":"password","username":"ada@example.com","password":"p\u00e4ss","unknown":[1,2.5e3,{"x":true}]}"#)
+        try expectSame(#"{"grant_type":"urn:latchkey:params:oauth:grant-type:recovery","client_id":"demo","email":"ada@example.com","recovery_code":"ABCD-EFGH"}"#)
     }
 
     @Test(arguments: [

@@ -372,6 +372,151 @@ public final class InMemoryStorage: IdentityStorage {
         }
     }
 
+    // MARK: - Mail outbox
+
+    /// Queues a message, due at once.
+    public func enqueueMail(_ mail: OutboxMail) async throws {
+        try StoredText.requireStorable(mail.id, mail.recipient, mail.recipientName, mail.subject, mail.text, mail.html, in: "enqueueMail")
+        try state.withLock { state in
+            guard state.outbox[mail.id] == nil else { throw InMemoryStorageError(.invalidArgument, "a message with this ID is queued") }
+            state.outbox[mail.id] = (mail, "pending", mail.createdAt, nil)
+            state.outboxOrder.append(mail.id)
+        }
+    }
+
+    /// Claims due messages.
+    public func claimMail(dueAt time: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxMail] {
+        state.withLock { state in
+            let due = state.outboxOrder.compactMap { state.outbox[$0] }.filter { $0.status == "pending" && $0.due <= time }
+                .sorted { $0.due < $1.due }.prefix(limit)
+            return due.map { entry in
+                var mail = entry.mail
+                mail.attempts += 1
+                state.outbox[mail.id] = (mail, "pending", leaseUntil, entry.lastError)
+                return mail
+            }
+        }
+    }
+
+    /// Records how an attempt ended.
+    public func finishMail(id: String, outcome: MailOutcome, at time: Date) async throws {
+        state.withLock { state in
+            guard let entry = state.outbox[id] else { return }
+            let stored = outcome.stored
+            if let due = stored.due {
+                if entry.status == "pending" { state.outbox[id] = (entry.mail, "pending", due, stored.error) }
+            } else {
+                let erased = OutboxMail(
+                    id: id, kind: entry.mail.kind, recipient: entry.mail.recipient, recipientName: entry.mail.recipientName, subject: entry.mail.subject,
+                    text: "", html: "", createdAt: entry.mail.createdAt, attempts: entry.mail.attempts
+                )
+                state.outbox[id] = (erased, stored.status, entry.due, stored.error)
+            }
+        }
+    }
+
+    /// Where a message stands.
+    public func mailState(id: String) async throws -> OutboxMailState? {
+        state.withLock { state in
+            state.outbox[id].map { OutboxMailState(status: $0.status, attempts: $0.mail.attempts, lastError: $0.lastError) }
+        }
+    }
+
+    /// Deletes finished messages queued before `time`.
+    public func purgeMail(queuedBefore time: Date, limit: Int) async throws -> Int {
+        state.withLock { state in
+            let doomed = state.outboxOrder.filter { id in state.outbox[id].map { $0.status != "pending" && $0.mail.createdAt < time } ?? false }.prefix(limit)
+            for id in doomed { state.outbox[id] = nil }
+            state.outboxOrder.removeAll { state.outbox[$0] == nil }
+            return doomed.count
+        }
+    }
+
+    // MARK: - One-time and recovery codes
+
+    private static func codeKey(_ userID: UserID, _ purpose: OneTimeCodePurpose) -> String { purpose.rawValue + "\n" + userID.rawValue }
+
+    /// Stores a code in place of the earlier one.
+    public func saveOneTimeCode(_ code: OneTimeCode) async throws {
+        try state.withLock { state in
+            guard state.users[code.userID] != nil else { throw InMemoryStorageError(.invalidArgument, "no such user") }
+            state.oneTimeCodes[Self.codeKey(code.userID, code.purpose)] = code
+        }
+    }
+
+    /// The user's code for `purpose`.
+    public func oneTimeCode(userID: UserID, purpose: OneTimeCodePurpose) async throws -> OneTimeCode? {
+        state.withLock { $0.oneTimeCodes[Self.codeKey(userID, purpose)] }
+    }
+
+    /// Counts one guess.
+    public func countOneTimeCodeAttempt(userID: UserID, purpose: OneTimeCodePurpose) async throws -> Int? {
+        state.withLock { state in
+            let key = Self.codeKey(userID, purpose)
+            guard let code = state.oneTimeCodes[key] else { return nil }
+            let counted = OneTimeCode(
+                userID: code.userID, purpose: code.purpose, hash: code.hash, address: code.address, createdAt: code.createdAt, expiresAt: code.expiresAt,
+                attempts: code.attempts + 1
+            )
+            state.oneTimeCodes[key] = counted
+            return counted.attempts
+        }
+    }
+
+    /// Deletes the code if its hash is `hash`.
+    public func consumeOneTimeCode(userID: UserID, purpose: OneTimeCodePurpose, hash: [UInt8]) async throws -> Bool {
+        state.withLock { state in
+            let key = Self.codeKey(userID, purpose)
+            guard state.oneTimeCodes[key]?.hash == hash else { return false }
+            state.oneTimeCodes[key] = nil
+            return true
+        }
+    }
+
+    /// Marks the email verified if it is still `email`.
+    public func markEmailVerified(userID: UserID, email: String, at time: Date) async throws -> User? {
+        state.withLock { state in
+            guard var user = state.users[userID], user.profile.email == email else { return nil }
+            user.emailVerifiedAt = time
+            user.updatedAt = time
+            state.users[userID] = user
+            return user
+        }
+    }
+
+    /// Deletes codes that expired before `time`.
+    public func purgeOneTimeCodes(expiredBefore time: Date) async throws -> Int {
+        state.withLock { state in
+            let before = state.oneTimeCodes.count
+            state.oneTimeCodes = state.oneTimeCodes.filter { $0.value.expiresAt >= time }
+            return before - state.oneTimeCodes.count
+        }
+    }
+
+    /// Replaces the user's saved recovery codes.
+    public func replaceRecoveryCodes(userID: UserID, with codes: [RecoveryCode]) async throws {
+        try state.withLock { state in
+            guard state.users[userID] != nil else { throw InMemoryStorageError(.invalidArgument, "no such user") }
+            state.recoveryCodes[userID] = codes
+        }
+    }
+
+    /// The user's saved recovery codes.
+    public func recoveryCodes(userID: UserID) async throws -> [RecoveryCode] {
+        state.withLock { $0.recoveryCodes[userID] ?? [] }
+    }
+
+    /// Marks a saved recovery code used, if it was not.
+    public func useRecoveryCode(userID: UserID, id: String, at time: Date) async throws -> Bool {
+        state.withLock { state in
+            guard var codes = state.recoveryCodes[userID], let index = codes.firstIndex(where: { $0.id == id && $0.usedAt == nil }) else { return false }
+            let code = codes[index]
+            codes[index] = RecoveryCode(id: code.id, userID: code.userID, hash: code.hash, createdAt: code.createdAt, usedAt: time)
+            state.recoveryCodes[userID] = codes
+            return true
+        }
+    }
+
     // MARK: - Flows
 
     /// Stores a new flow.
@@ -653,6 +798,10 @@ private struct State {
     /// The credential that started each family, when one did.
     var familyCredentials: [String: [UInt8]] = [:]
     var consents: [UserID: [String: Consent]] = [:]
+    var outbox: [String: (mail: OutboxMail, status: String, due: Date, lastError: String?)] = [:]
+    var outboxOrder: [String] = []
+    var oneTimeCodes: [String: OneTimeCode] = [:]
+    var recoveryCodes: [UserID: [RecoveryCode]] = [:]
 
     mutating func createUser(_ user: User, credential: PasskeyCredential) throws {
         guard credential.userID == user.id else {

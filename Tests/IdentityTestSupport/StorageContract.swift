@@ -57,6 +57,11 @@ public enum StorageContract {
         case sessionBelongsToItsUser
         case signOutEverywhere
         case consentLifecycle
+        // Mail and recovery
+        case mailOutboxLifecycle
+        case oneTimeCodeLifecycle
+        case recoveryCodeLifecycle
+        case emailVerification
         case retentionPurges
         case requestCounters
         // Browser sessions, authorization codes, profile
@@ -121,6 +126,10 @@ public enum StorageContract {
         case .sessionBelongsToItsUser: try await sessionBelongsToItsUser(storage)
         case .signOutEverywhere: try await signOutEverywhere(storage)
         case .consentLifecycle: try await consentLifecycle(storage)
+        case .mailOutboxLifecycle: try await mailOutboxLifecycle(storage)
+        case .oneTimeCodeLifecycle: try await oneTimeCodeLifecycle(storage)
+        case .recoveryCodeLifecycle: try await recoveryCodeLifecycle(storage)
+        case .emailVerification: try await emailVerification(storage)
         case .retentionPurges: try await retentionPurges(storage)
         case .requestCounters: try await requestCounters(storage)
         case .browserSessionLifecycle: try await browserSessionLifecycle(storage)

@@ -89,6 +89,10 @@ struct TokenRequest: Decodable {
     /// Password grants.
     var username: String?
     var password: String?
+    /// The recovery grant: the account's email and a saved recovery code (or the emailed
+    /// one in `code`).
+    var email: String?
+    var recovery_code: String?
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -118,6 +122,8 @@ struct TokenRequest: Decodable {
         user_profile = try container.decodeIfPresent(SignupProfileBody.self, forKey: .user_profile)
         username = try container.decodeIfPresent(String.self, forKey: .username)
         password = try container.decodeIfPresent(String.self, forKey: .password)
+        email = try container.decodeIfPresent(String.self, forKey: .email)
+        recovery_code = try container.decodeIfPresent(String.self, forKey: .recovery_code)
     }
 
     init(form: [String: String]) {
@@ -137,10 +143,12 @@ struct TokenRequest: Decodable {
         user_profile = nil
         username = form["username"]
         password = form["password"]
+        email = form["email"]
+        recovery_code = form["recovery_code"]
     }
 
     enum CodingKeys: String, CodingKey {
-        case grant_type, client_id, client_secret, auth_session, authn_response, scope, audience, refresh_token, realm, organization, code, redirect_uri, code_verifier, user_profile, username, password
+        case grant_type, client_id, client_secret, auth_session, authn_response, scope, audience, refresh_token, realm, organization, code, redirect_uri, code_verifier, user_profile, username, password, email, recovery_code
     }
 }
 
@@ -173,4 +181,11 @@ struct RevocationRequest: Decodable {
         client_id = form["client_id"]
         client_secret = form["client_secret"]
     }
+}
+
+/// `POST /recovery/start` body.
+struct RecoveryStartRequest: Decodable {
+    let client_id: String?
+    let client_secret: String?
+    let email: String?
 }

@@ -39,6 +39,14 @@ extension Router where Context == BasicRequestContext {
             }
             return JSONResponse.make(try await Self.grant(body, services: services))
         }
+        // "Lost your passkey?": the same 202 whatever the address (see AccountRecoveryService).
+        starts.post("/recovery/start") { request, context in
+            let body = try await services.body.json(RecoveryStartRequest.self, from: request)
+            _ = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
+            guard let email = body.email, !email.isEmpty else { throw IdentityError(.invalidRequest, "email is required", reason: .required, field: "email") }
+            try await services.recovery.startRecovery(email: email)
+            return JSONResponse.make(EmptyRecoveryAnswer(), status: .accepted)
+        }
         api.all.post("/oauth/revoke") { request, context in
             var body = try await services.body.jsonOrForm(RevocationRequest.self, from: request, form: RevocationRequest.init(form:))
             if let basic = try ClientCredentials.basic(request) { (body.client_id, body.client_secret) = (basic.id, basic.secret) }
@@ -52,6 +60,8 @@ extension Router where Context == BasicRequestContext {
     }
 
     private static let passwordRealmGrantType = "http://auth0.com/oauth/grant-type/password-realm"
+    /// Recovery: a saved or emailed recovery code for a token that may only enroll a passkey.
+    static let recoveryGrantType = "urn:latchkey:params:oauth:grant-type:recovery"
 
     /// Passwords live in one database connection, named as Auth0 names its default one.
     private static func requireDatabaseConnection(_ name: String?, field: String) throws {
@@ -62,6 +72,13 @@ extension Router where Context == BasicRequestContext {
     private static func grant(_ body: TokenRequest, services: AuthenticationAPIServices) async throws -> IssuedTokens {
         guard let grantType = body.grant_type, !grantType.isEmpty else {
             throw IdentityError(.invalidRequest, "grant_type is required", field: "grant_type")
+        }
+        if grantType == Self.recoveryGrantType {
+            // The app that signs people in with passkeys is the one that enrolls the new one.
+            let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
+            guard let email = body.email, !email.isEmpty else { throw IdentityError(.invalidRequest, "email is required", reason: .required, field: "email") }
+            let user = try await services.recovery.recover(email: email, code: body.code, recoveryCode: body.recovery_code, clientID: client.clientID)
+            return try await services.tokens.issueRecoveryToken(for: user, client: client)
         }
         // Auth0's password-realm grant is the password grant naming its connection.
         let isPasswordRealm = grantType == Self.passwordRealmGrantType
@@ -115,3 +132,6 @@ enum ClientCredentials {
         return (decode(text[..<colon]), decode(text[text.index(after: colon)...]))
     }
 }
+
+/// `POST /recovery/start` answer: nothing to tell.
+struct EmptyRecoveryAnswer: Encodable {}

@@ -14,7 +14,8 @@ extension TokenRequest: FastJSONDecodable {
             let refreshToken = node.optionalString("refresh_token"), let realm = node.optionalString("realm"),
             let organization = node.optionalString("organization"), let code = node.optionalString("code"),
             let redirectURI = node.optionalString("redirect_uri"), let codeVerifier = node.optionalString("code_verifier"),
-            let username = node.optionalString("username"), let password = node.optionalString("password")
+            let username = node.optionalString("username"), let password = node.optionalString("password"),
+            let email = node.optionalString("email"), let recoveryCode = node.optionalString("recovery_code")
         else { return nil }
         switch node["authn_response"] {
         case nil, .null?: authn_response = nil
@@ -30,7 +31,7 @@ extension TokenRequest: FastJSONDecodable {
         }
         (grant_type, client_id, client_secret, auth_session, self.scope, self.audience) = (grantType, clientID, clientSecret, authSession, scope, audience)
         (refresh_token, self.realm, self.organization, self.code, redirect_uri, code_verifier) = (refreshToken, realm, organization, code, redirectURI, codeVerifier)
-        (self.username, self.password) = (username, password)
+        (self.username, self.password, self.email, recovery_code) = (username, password, email, recoveryCode)
     }
 }
 

@@ -31,6 +31,8 @@ struct KratosIdentityBody: Encodable, Sendable {
         let status: String?
         let created_at: String
         let updated_at: String
+        /// When a verifiable address was verified (Kratos's `verified_at`); absent otherwise.
+        var verified_at: String? = nil
     }
 
     let id: String
@@ -58,7 +60,11 @@ struct KratosIdentityBody: Encodable, Sendable {
         let updated = WireTime.text(user.updatedAt)
         let emails = user.profile.email.map { [$0] } ?? []
         verifiable_addresses = emails.map {
-            Address(id: KratosIDs.derived("verifiable", $0), value: $0, verified: false, via: "email", status: "pending", created_at: created, updated_at: updated)
+            Address(
+                id: KratosIDs.derived("verifiable", $0), value: $0, verified: user.isEmailVerified, via: "email",
+                status: user.isEmailVerified ? "completed" : "pending", created_at: created, updated_at: updated,
+                verified_at: user.emailVerifiedAt.map(WireTime.text)
+            )
         }
         recovery_addresses = emails.map {
             Address(id: KratosIDs.derived("recovery", $0), value: $0, verified: nil, via: "email", status: nil, created_at: created, updated_at: updated)

@@ -39,6 +39,8 @@ extension Router where Context == BasicRequestContext {
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
 
+        addVerificationAndRecoveryCodes(me, services: services)
+
         let base = "/me/v1/authentication-methods"
         let methods = me.group("authentication-methods")
 

@@ -126,6 +126,15 @@ public struct AuditEvent: Sendable, Hashable {
         case consentGranted = "consent_granted"
         /// The person withdrew a client's permission, ending its sessions.
         case consentRevoked = "consent_revoked"
+        /// An email address was proved the person's (the detail says which).
+        case emailVerified = "email_verified"
+        /// A new set of saved recovery codes replaced any earlier one.
+        case recoveryCodesCreated = "recovery_codes_created"
+        /// A recovery code (saved or emailed, the detail says which) let the person in to
+        /// enroll a new passkey.
+        case accountRecovered = "account_recovered"
+        /// A recovery code was wrong, expired or used up.
+        case recoveryFailed = "recovery_failed"
     }
 
     /// When it happened.

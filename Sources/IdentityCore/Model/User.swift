@@ -97,15 +97,28 @@ public struct User: Sendable, Hashable, Codable {
     public let createdAt: Date
     /// When the profile last changed.
     public var updatedAt: Date
+    /// When the person proved the email address is theirs (a code sent to it came back);
+    /// `nil` while it is unverified. A new address starts unverified.
+    public var emailVerifiedAt: Date?
+    /// When the phone number was verified; `nil` while it is unverified.
+    public var phoneNumberVerifiedAt: Date?
 
     /// Creates a user.
-    public init(id: UserID, userHandle: [UInt8], profile: UserProfile, createdAt: Date, updatedAt: Date) {
+    public init(
+        id: UserID, userHandle: [UInt8], profile: UserProfile, createdAt: Date, updatedAt: Date, emailVerifiedAt: Date? = nil,
+        phoneNumberVerifiedAt: Date? = nil
+    ) {
         self.id = id
         self.userHandle = userHandle
         self.profile = profile
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.emailVerifiedAt = emailVerifiedAt
+        self.phoneNumberVerifiedAt = phoneNumberVerifiedAt
     }
+
+    /// Whether the email address is verified.
+    public var isEmailVerified: Bool { profile.email != nil && emailVerifiedAt != nil }
 
     /// The account name shown in passkey pickers: the highest-precedence identifier.
     public var accountName: String { profile.identifiers.first?.value ?? id.rawValue }

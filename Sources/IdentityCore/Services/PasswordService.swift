@@ -123,7 +123,8 @@ public struct PasswordService: Sendable {
         return queue
     }()
 
-    private static func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    /// Runs hashing work on ``hashing`` (recovery codes' hashes too).
+    static func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             hashing.addOperation { continuation.resume(with: Result { try work() }) }
         }

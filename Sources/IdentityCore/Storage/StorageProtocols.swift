@@ -279,4 +279,47 @@ public protocol ConsentStore: Sendable {
 /// Everything IdentityCore persists, as one value to pass around.
 public typealias IdentityStorage = UserStore & CredentialStore & CeremonyStore & RefreshTokenStore & SigningKeyStore & AuditLog & SecretStore
     & BrowserSessionStore & AuthorizationCodeStore & InteractiveFlowStore & AdminTokenStore & PasswordStore & MetadataStore & RateLimitStore
-    & ConsentStore
+    & ConsentStore & MailOutboxStore & AccountCodeStore
+
+/// The mail outbox: messages queued by requests, sent by a background sender.
+public protocol MailOutboxStore: Sendable {
+    /// Queues a message, due at once.
+    func enqueueMail(_ mail: OutboxMail) async throws
+    /// Claims up to `limit` pending messages due at `time`: each one's attempts go up by one
+    /// and it is not due again until `leaseUntil`, so that another instance (or this one
+    /// after a crash mid-send) tries it only when this attempt has surely ended.
+    func claimMail(dueAt time: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxMail]
+    /// Records how an attempt ended.
+    func finishMail(id: String, outcome: MailOutcome, at time: Date) async throws
+    /// Where a message stands, or `nil` when there is no such message.
+    func mailState(id: String) async throws -> OutboxMailState?
+    /// Deletes sent and failed messages queued before `time`, at most `limit`.
+    /// - Returns: How many were deleted.
+    func purgeMail(queuedBefore time: Date, limit: Int) async throws -> Int
+}
+
+/// One-time codes, saved recovery codes and the verified state of addresses.
+public protocol AccountCodeStore: Sendable {
+    /// Stores a code, replacing the user's earlier one for the same purpose.
+    func saveOneTimeCode(_ code: OneTimeCode) async throws
+    /// The user's code for `purpose`, if one is stored.
+    func oneTimeCode(userID: UserID, purpose: OneTimeCodePurpose) async throws -> OneTimeCode?
+    /// Counts one guess against the user's code for `purpose`.
+    /// - Returns: The guesses counted so far, this one included; `nil` when there is no code.
+    func countOneTimeCodeAttempt(userID: UserID, purpose: OneTimeCodePurpose) async throws -> Int?
+    /// Deletes the user's code for `purpose` if its hash is `hash`: the single use.
+    /// - Returns: Whether this call deleted it (of two concurrent uses, one wins).
+    func consumeOneTimeCode(userID: UserID, purpose: OneTimeCodePurpose, hash: [UInt8]) async throws -> Bool
+    /// Marks the user's email verified at `time`, if it is still `email`.
+    /// - Returns: The user as now stored, or `nil` when the email changed or the user is gone.
+    func markEmailVerified(userID: UserID, email: String, at time: Date) async throws -> User?
+    /// Replaces the user's saved recovery codes with `codes`.
+    func replaceRecoveryCodes(userID: UserID, with codes: [RecoveryCode]) async throws
+    /// The user's saved recovery codes, used ones included.
+    func recoveryCodes(userID: UserID) async throws -> [RecoveryCode]
+    /// Marks a saved recovery code used, if it was not.
+    /// - Returns: Whether this call used it (of two concurrent uses, one wins).
+    func useRecoveryCode(userID: UserID, id: String, at time: Date) async throws -> Bool
+    /// Deletes one-time codes that expired before `time`.
+    func purgeOneTimeCodes(expiredBefore time: Date) async throws -> Int
+}

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import WebAuthn
 
 // The models read back from their tables' columns, the same in every backend (the backends
@@ -21,7 +21,9 @@ extension User {
                 picture: try row.optionalText(prefix + "picture")
             ),
             createdAt: try row.date(prefix + "created_at"),
-            updatedAt: try row.date(prefix + "updated_at")
+            updatedAt: try row.date(prefix + "updated_at"),
+            emailVerifiedAt: try row.optionalDate(prefix + "email_verified_at"),
+            phoneNumberVerifiedAt: try row.optionalDate(prefix + "phone_number_verified_at")
         )
     }
 }
@@ -182,5 +184,55 @@ extension CredentialShape {
             lists[lists.count - 1].append(CredentialShape(idLength: Int(try row.integer("id_length")), transports: try row.strings("transports")))
         }
         return lists
+    }
+}
+
+extension OutboxMail {
+    /// Reads a message from a `mail_outbox` row.
+    public init(stored row: some StoredRow) throws {
+        self.init(
+            id: try row.text("id"), kind: try row.enumeration(MailKind.self, "kind"), recipient: try row.text("recipient"),
+            recipientName: try row.optionalText("recipient_name"), subject: try row.text("subject"), text: try row.text("text_body"),
+            html: try row.text("html_body"), createdAt: try row.date("created_at"), attempts: Int(try row.integer("attempts"))
+        )
+    }
+}
+
+extension OutboxMailState {
+    /// Reads a message's state from a `mail_outbox` row.
+    public init(stored row: some StoredRow) throws {
+        self.init(status: try row.text("status"), attempts: Int(try row.integer("attempts")), lastError: try row.optionalText("last_error"))
+    }
+}
+
+extension OneTimeCode {
+    /// Reads a code from a `one_time_codes` row.
+    public init(stored row: some StoredRow) throws {
+        self.init(
+            userID: UserID(rawValue: try row.text("user_id")), purpose: try row.enumeration(OneTimeCodePurpose.self, "purpose"),
+            hash: try row.bytes("code_hash"), address: try row.text("address"), createdAt: try row.date("created_at"),
+            expiresAt: try row.date("expires_at"), attempts: Int(try row.integer("attempts"))
+        )
+    }
+}
+
+extension RecoveryCode {
+    /// Reads a saved recovery code from a `recovery_codes` row.
+    public init(stored row: some StoredRow) throws {
+        self.init(
+            id: try row.text("id"), userID: UserID(rawValue: try row.text("user_id")), hash: try row.text("code_hash"),
+            createdAt: try row.date("created_at"), usedAt: try row.optionalDate("used_at")
+        )
+    }
+}
+
+extension MailOutcome {
+    /// The status, error and next due time an outcome stores (`due` is meaningful for a retry).
+    public var stored: (status: String, error: String?, due: Date?) {
+        switch self {
+        case .sent: return ("sent", nil, nil)
+        case .retry(let at, let error): return ("pending", String(error.prefix(500)), at)
+        case .abandoned(let error): return ("failed", String(error.prefix(500)), nil)
+        }
     }
 }

@@ -123,6 +123,12 @@ extension IdentityError {
         case insufficientUserAuthentication(maxAge: Int)
         /// A rate limit was passed; the window ends in `retryAfter` seconds.
         case rateLimited(retryAfter: Int)
+        /// A one-time code (verification, recovery) that does not match, or none was sent.
+        case invalidCode
+        /// A one-time code whose lifetime is over.
+        case expiredCode
+        /// A one-time code that took too many wrong guesses; a new one must be sent.
+        case tooManyAttempts
 
         /// The stable name clients see.
         public var rawValue: String {
@@ -149,6 +155,9 @@ extension IdentityError {
             case .verification(let code): return code.rawValue
             case .insufficientUserAuthentication: return "insufficient_user_authentication"
             case .rateLimited: return "rate_limited"
+            case .invalidCode: return "invalid_code"
+            case .expiredCode: return "expired_code"
+            case .tooManyAttempts: return "too_many_attempts"
             }
         }
     }

@@ -87,8 +87,8 @@ public struct UserClaims: Codable, Sendable, Hashable {
     public var phone_number: String?
     public var phone_number_verified: Bool?
 
-    /// The claims `scopes` release about `user`. Latchkey never verifies email addresses
-    /// or phone numbers, so it says so.
+    /// The claims `scopes` release about `user`; an address is verified once a code sent to
+    /// it came back.
     public init(user: User, scopes: [String]) {
         sub = user.id.rawValue
         if scopes.contains(Scopes.profile) {
@@ -102,11 +102,11 @@ public struct UserClaims: Codable, Sendable, Hashable {
         }
         if scopes.contains(Scopes.email), let address = user.profile.email {
             email = address
-            email_verified = false
+            email_verified = user.emailVerifiedAt != nil
         }
         if scopes.contains(Scopes.phone), let number = user.profile.phoneNumber {
             phone_number = number
-            phone_number_verified = false
+            phone_number_verified = user.phoneNumberVerifiedAt != nil
         }
     }
 }

@@ -84,6 +84,13 @@ public struct AccessGrant: Sendable, Hashable {
     public let methods: [String]
     /// How they signed in, as the `amr` claim says.
     public var method: SignInMethod { SignInMethod(authenticationMethodReferences: methods) }
+
+    /// The `amr` value of a recovery token (RFC 8176's "recovery email or security question";
+    /// here a saved or emailed recovery code).
+    public static let recoveryMethod = "rec"
+
+    /// Whether this token came from recovery, not a sign-in: it may only enroll a passkey.
+    public var isRecovery: Bool { methods.contains(Self.recoveryMethod) }
 }
 
 /// Issues, refreshes, revokes and checks tokens.
@@ -141,6 +148,35 @@ public struct TokenService: Sendable {
         // the same transaction.
         try await refreshTokens.startSession(pending.session)
         return try await sign(pending, for: user)
+    }
+
+    /// The most a recovery token lives: NIST SP 800-63B-4 wants a recovered account bound
+    /// to a new authenticator promptly, and the token can do nothing else.
+    public static let recoveryTokenLifetime: TimeInterval = 15 * 60
+
+    /// Issues the restricted access token that recovery (a saved or an emailed recovery
+    /// code) gives: for the My Account API only, whose only scope is enrolling a passkey,
+    /// `amr: ["rec"]`, at most ``recoveryTokenLifetime``, and no refresh or ID token. Its
+    /// session row is written like any other, so "sign out everywhere" and an
+    /// administrator's revocation end it too.
+    public func issueRecoveryToken(for user: User, client: OAuthClient) async throws -> IssuedTokens {
+        let started = clock.now()
+        let familyID = SessionID.new(at: started, random: random)
+        try await refreshTokens.startSession(
+            TokenSessionStart(familyID: familyID, userID: user.id, clientID: client.clientID, startedAt: started, refreshToken: nil, credentialID: nil, method: .passkey)
+        )
+        let now = Int64(started.timeIntervalSince1970)
+        let lifetime = Int(min(Self.recoveryTokenLifetime, configuration.accessTokenLifetime))
+        let signing = try await keys.activeKey()
+        let access = AccessTokenClaims(
+            iss: configuration.issuer, sub: user.id.rawValue, aud: configuration.myAccountAudience, iat: now, exp: now + Int64(lifetime),
+            jti: Base64URL.encode(random.bytes(16)), scope: Scopes.createAuthenticationMethods, client_id: client.clientID, sid: familyID,
+            auth_time: now, amr: [AccessGrant.recoveryMethod]
+        )
+        return IssuedTokens(
+            access_token: try JSONWebSignature.sign(payload: access.json, header: signing.accessTokenHeader, key: signing.key),
+            id_token: nil, refresh_token: nil, token_type: "Bearer", expires_in: lifetime, scope: Scopes.createAuthenticationMethods
+        )
     }
 
     /// Decides the tokens of a new login session without writing or signing anything: the

@@ -1,3 +1,4 @@
+import Mail
 import AppAssociation
 import HostedUI
 public import Foundation
@@ -35,7 +36,7 @@ public enum ConfigurationLoader {
     /// Every top-level key of the configuration file.
     static let topLevelKeys = [
         "server", "database", "relying_party", "clients", "tokens", "passkeys", "limits", "logging", "metrics", "audit", "authenticator_names", "well_known",
-        "hosted_pages", "faces", "secrets",
+        "hosted_pages", "faces", "secrets", "email", "verification",
     ]
 
     /// Loads the configuration: reads the file, then parses each section on its own (each in
@@ -72,15 +73,19 @@ public enum ConfigurationLoader {
         let hostedPages = collector.read { () throws(ConfigurationError) in try parseHostedPages(yaml.child("hosted_pages")) }
         let faces = collector.read { () throws(ConfigurationError) in try parseFaces(yaml.child("faces")) }
         let secrets = collector.read { () throws(ConfigurationError) in try parseSecrets(yaml.child("secrets"), variable: env["LATCHKEY_KEY_ENCRYPTION_KEY"]) }
+        let email = collector.read { () throws(ConfigurationError) in
+            try parseEmail(yaml.child("email"), password: env["LATCHKEY_SMTP_PASSWORD"], readFile: readFile)
+        }
+        let verification = collector.read { () throws(ConfigurationError) in try parseVerification(yaml.child("verification")) }
         try collector.throwIfAny()
 
         // Every part that failed recorded a problem, so after the check above each is here.
         guard let server, let database, let relyingParty, let clients, let tokens, let passkeys, let limits, let wellKnownCacheControl, let logging,
-            let metrics, let auditRetention, let authenticatorNamesFile, let hostedPages, let faces, let secrets
+            let metrics, let auditRetention, let authenticatorNamesFile, let hostedPages, let faces, let secrets, let email, let verification
         else {
             throw ConfigurationError(key: "configuration", "could not be read")  // unreachable: every nil recorded a problem
         }
-        return LatchkeyConfiguration(
+        var configuration = LatchkeyConfiguration(
             server: server,
             database: database.value,
             relyingParty: relyingParty,
@@ -102,6 +107,76 @@ public enum ConfigurationLoader {
             databaseSource: database.source,
             secrets: secrets
         )
+        configuration.email = email
+        configuration.verification = verification
+        return configuration
+    }
+
+    /// `email`: the relay and the sender. Without `smtp_url`, the development mailer logs
+    /// each message instead (the README's first command has no mail server).
+    private static func parseEmail(
+        _ node: YAMLReader, password: String?, readFile: (String) throws -> String
+    ) throws(ConfigurationError) -> LatchkeyConfiguration.Email {
+        var email = LatchkeyConfiguration.Email()
+        guard node.isPresent else { return email }
+        try node.requireKeys(["smtp_url", "starttls", "from", "reply_to", "timeout", "templates", "ca_file"])
+        let timeout = try node.child("timeout").duration() ?? 30
+        guard (1...600).contains(timeout) else { throw node.child("timeout").error("must be between 1s and 10m, found \(Int(timeout))s") }
+        let starttls: SMTPSettings.Security?
+        switch try node.child("starttls").string() {
+        case nil: starttls = nil
+        case "required": starttls = .required
+        case "opportunistic": starttls = .opportunistic
+        case let other?: throw node.child("starttls").error("must be required or opportunistic, found \(other.prefix(40))")
+        }
+        if let url = try node.child("smtp_url").string() {
+            do {
+                var smtp = try SMTPSettings(url: url, password: password, starttls: starttls, timeout: .seconds(timeout))
+                if let caFile = try node.child("ca_file").string() {
+                    guard (try? readFile(caFile)) != nil else { throw node.child("ca_file").error("cannot be read: \(caFile)") }
+                    smtp.additionalTrustRoots = [caFile]
+                }
+                email.smtp = smtp
+            } catch let error as SMTPError {
+                // The message names the URL's shape, never its password.
+                throw node.child("smtp_url").error(error.message)
+            } catch let error as ConfigurationError {
+                throw error
+            } catch {
+                throw node.child("smtp_url").error("\(error)")
+            }
+        } else if starttls != nil {
+            throw node.child("starttls").error("applies to smtp_url, which is not set")
+        }
+        if let from = try node.child("from").string() {
+            do { email.from = try MailAddress(parsing: from) } catch { throw node.child("from").error("must be Name <address> or an address: \(error.message)") }
+        } else if email.smtp != nil {
+            throw node.child("from").error("is required with smtp_url (Name <address>): the relay needs a sender it accepts")
+        }
+        if let replyTo = try node.child("reply_to").string() {
+            do { email.replyTo = try MailAddress(parsing: replyTo) } catch { throw node.child("reply_to").error("must be Name <address> or an address: \(error.message)") }
+        }
+        if let directory = try node.child("templates").string() {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw node.child("templates").error("must be a directory, found nothing at \(directory)")
+            }
+            do { email.templates = try MailTemplates(directory: directory) } catch { throw node.child("templates").error("\(error)") }
+            email.templatesDirectory = directory
+        }
+        return email
+    }
+
+    /// `verification`: emailed codes.
+    private static func parseVerification(_ node: YAMLReader) throws(ConfigurationError) -> VerificationSettings {
+        try node.requireKeys(["code_lifetime", "on_signup", "max_attempts", "code_digits"])
+        let lifetime = try node.child("code_lifetime").duration() ?? 15 * 60
+        guard (60...86400).contains(lifetime) else { throw node.child("code_lifetime").error("must be between 1m and 24h, found \(Int(lifetime))s") }
+        let attempts = try node.child("max_attempts").int() ?? 5
+        guard (1...20).contains(attempts) else { throw node.child("max_attempts").error("must be between 1 and 20, found \(attempts)") }
+        let digits = try node.child("code_digits").int() ?? 6
+        guard (6...12).contains(digits) else { throw node.child("code_digits").error("must be between 6 and 12, found \(digits)") }
+        return VerificationSettings(codeLifetime: lifetime, maximumAttempts: attempts, codeDigits: digits, onSignup: try node.child("on_signup").bool() ?? true)
     }
 
     /// What every section reads from: the file's values, the environment and the flags.

@@ -4,6 +4,7 @@ public import StoragePostgres
 public import StorageSQLite
 public import IdentityCore
 public import WebAuthn
+public import Mail
 
 /// Everything `latchkey serve` runs with, validated. Built by ``ConfigurationLoader`` from
 /// defaults, a YAML file, `LATCHKEY_*` environment variables and command-line flags, in
@@ -275,6 +276,31 @@ public struct LatchkeyConfiguration: Sendable {
     /// `secrets`: the key-encryption key that seals the signing keys and instance secrets
     /// in the database, when one is configured.
     public var secrets = Secrets()
+    /// `email`: how mail leaves; without `email.smtp_url` messages go to the log.
+    public var email = Email()
+    /// `verification`: the lifetimes and limits of emailed codes.
+    public var verification = VerificationSettings()
+
+    /// Outgoing mail.
+    public struct Email: Sendable {
+        /// The relay (`smtp_url`, `starttls`, `timeout`, `ca_file`); `nil` logs messages
+        /// instead of sending them (the development mailer).
+        public var smtp: SMTPSettings?
+        /// `from`: the sender, `Name <address>`.
+        public var from: MailAddress
+        /// `reply_to`.
+        public var replyTo: MailAddress?
+        /// The templates, with any in `templates` (a directory) in place of the defaults.
+        public var templates = MailTemplates()
+        /// `templates`, for the start-up log.
+        public var templatesDirectory: String?
+
+        /// No relay: the development mailer, from `Latchkey <no-reply@localhost>`.
+        public init() {
+            // A literal address that passes MailAddress's check.
+            from = (try? MailAddress("no-reply@localhost", name: "Latchkey"))!
+        }
+    }
 
     /// Keys kept outside the database.
     public struct Secrets: Sendable {

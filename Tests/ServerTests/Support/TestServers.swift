@@ -85,17 +85,19 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Starts `latchkey serve` with the YAML `configuration` and a SQLite file, both in
     /// `directory`.
-    static func start(configuration: String, in directory: TemporaryDirectory) async throws -> ServerProcess {
+    static func start(configuration: String, in directory: TemporaryDirectory, environment: [String: String] = [:]) async throws -> ServerProcess {
         try configuration.write(toFile: directory.path("latchkey.yaml"), atomically: true, encoding: .utf8)
         return try await start(
             arguments: ["--config", directory.path("latchkey.yaml"), "--database", "sqlite:" + directory.path("latchkey.sqlite")],
-            workingDirectory: directory.url
+            workingDirectory: directory.url, environment: environment
         )
     }
 
     /// Starts `latchkey serve` and waits for its "listening" line; with `openFileLimit`,
     /// under that limit (through util-linux's `prlimit`, which then runs the server itself).
-    static func start(arguments: [String], workingDirectory: URL, port: Int = 0, openFileLimit: Int? = nil) async throws -> ServerProcess {
+    static func start(
+        arguments: [String], workingDirectory: URL, port: Int = 0, openFileLimit: Int? = nil, environment: [String: String] = [:]
+    ) async throws -> ServerProcess {
         let process = Process()
         process.executableURL = executable
         process.arguments = ["serve", "--port", String(port)] + arguments
@@ -104,7 +106,7 @@ final class ServerProcess: @unchecked Sendable {
             process.arguments = ["--nofile=\(openFileLimit):\(openFileLimit)", executable.path] + (process.arguments ?? [])
         }
         process.currentDirectoryURL = workingDirectory
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LATCHKEY_") }
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LATCHKEY_") }.merging(environment) { $1 }
         let output = OutputCollector()
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -1,0 +1,63 @@
+import Foundation
+import Hummingbird
+import IdentityCore
+
+extension Router where Context == BasicRequestContext {
+    /// My Account's verification and recovery-code routes: `POST /me/v1/email-verification`
+    /// (send a code), `POST /me/v1/email-verification/verify`, and `GET|POST
+    /// /me/v1/recovery-codes`.
+    func addVerificationAndRecoveryCodes(_ me: RouterGroup<BearerRequestContext>, services: MyAccountServices) {
+        me.post("email-verification") { _, context in
+            let grant = try context.grant(requiring: Scopes.updateProfile)
+            try await services.recovery.sendEmailVerification(userID: grant.userID)
+            return JSONResponse.make(EmptyObject(), status: .accepted)
+        }
+        me.post("email-verification/verify") { request, context in
+            let grant = try context.grant(requiring: Scopes.updateProfile)
+            let body = try await services.body.json(CodeRequest.self, from: request)
+            guard let code = body.code, !code.isEmpty else { throw IdentityError(.invalidRequest, "code is required", reason: .required, field: "code") }
+            let user = try await services.recovery.verifyEmail(userID: grant.userID, code: code)
+            return JSONResponse.make(EmailVerifiedBody(email: user.profile.email ?? "", email_verified: user.isEmailVerified))
+        }
+        me.get("recovery-codes") { _, context in
+            let grant = try context.grant(requiring: Scopes.readAuthenticationMethods)
+            let status = try await services.recovery.recoveryCodeStatus(userID: grant.userID)
+            return JSONResponse.make(RecoveryCodeStatusBody(remaining: status.remaining, created_at: status.createdAt.map(WireTime.text)))
+        }
+        me.post("recovery-codes") { _, context in
+            let grant = try context.grant(requiring: Scopes.createAuthenticationMethods)
+            // A recovery token may enroll a passkey and nothing else (its person then signs in
+            // with the new passkey and makes a new set).
+            guard !grant.isRecovery else {
+                throw IdentityError(.accessDenied, "a recovery token may only enroll a passkey; sign in with the new passkey, then create recovery codes")
+            }
+            let codes = try await services.recovery.createRecoveryCodes(by: grant.signIn)
+            return JSONResponse.make(RecoveryCodesBody(recovery_codes: codes), status: .created)
+        }
+    }
+}
+
+/// A body with one `code`.
+struct CodeRequest: Decodable {
+    let code: String?
+}
+
+/// `{}`.
+struct EmptyObject: Encodable {}
+
+/// `POST /me/v1/email-verification/verify` answer.
+struct EmailVerifiedBody: Encodable {
+    let email: String
+    let email_verified: Bool
+}
+
+/// `GET /me/v1/recovery-codes` answer.
+struct RecoveryCodeStatusBody: Encodable {
+    let remaining: Int
+    let created_at: String?
+}
+
+/// `POST /me/v1/recovery-codes` answer: the codes, shown once.
+struct RecoveryCodesBody: Encodable {
+    let recovery_codes: [String]
+}

@@ -1,0 +1,82 @@
+public import Foundation
+
+/// Which message a mail is; each has its own template.
+public enum MailKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// A code that proves an address is the person's.
+    case verificationCode = "verification_code"
+    /// A code that lets a person who lost every passkey back in.
+    case recoveryCode = "recovery_code"
+    /// A passkey was added to the account.
+    case passkeyAdded = "passkey_added"
+    /// A passkey was removed from the account.
+    case passkeyRemoved = "passkey_removed"
+    /// The account was recovered (a recovery code was used).
+    case accountRecovered = "account_recovered"
+    /// The account's password was removed.
+    case passwordRemoved = "password_removed"
+}
+
+/// A message waiting in the outbox, rendered, until the sender hands it to the mail
+/// server. Queued in the database so that a request never waits on the mail server and a
+/// restart loses nothing.
+public struct OutboxMail: Sendable, Hashable {
+    /// The message's ID, also the unique part of its `Message-ID` (a retry carries the same).
+    public let id: String
+    /// Which message.
+    public let kind: MailKind
+    /// The recipient's address.
+    public let recipient: String
+    /// The recipient's name, if known.
+    public let recipientName: String?
+    /// The subject.
+    public let subject: String
+    /// The plain-text body.
+    public let text: String
+    /// The HTML body.
+    public let html: String
+    /// When it was queued.
+    public let createdAt: Date
+    /// How many times sending was tried (counting the one a claim starts).
+    public var attempts: Int
+
+    /// Creates a message.
+    public init(id: String, kind: MailKind, recipient: String, recipientName: String?, subject: String, text: String, html: String, createdAt: Date, attempts: Int = 0) {
+        self.id = id
+        self.kind = kind
+        self.recipient = recipient
+        self.recipientName = recipientName
+        self.subject = subject
+        self.text = text
+        self.html = html
+        self.createdAt = createdAt
+        self.attempts = attempts
+    }
+}
+
+/// How one attempt to send a message ended.
+public enum MailOutcome: Sendable, Hashable {
+    /// The mail server took it. Its body (which may carry a code) is erased.
+    case sent
+    /// A transient failure: try again at this time.
+    case retry(at: Date, error: String)
+    /// A permanent failure, or too many attempts: it stays in the outbox as failed, its
+    /// body erased.
+    case abandoned(error: String)
+}
+
+/// Where a queued message stands, for operators and tests.
+public struct OutboxMailState: Sendable, Hashable {
+    /// `pending`, `sent` or `failed`.
+    public let status: String
+    /// Attempts so far.
+    public let attempts: Int
+    /// The last failure, if any.
+    public let lastError: String?
+
+    /// Creates the value.
+    public init(status: String, attempts: Int, lastError: String?) {
+        self.status = status
+        self.attempts = attempts
+        self.lastError = lastError
+    }
+}

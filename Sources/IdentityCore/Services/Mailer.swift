@@ -1,0 +1,60 @@
+public import Foundation
+
+/// Queues the messages Latchkey sends: renders a template and puts the result in the
+/// outbox, which a background sender empties. A request never waits on a mail server.
+public struct Mailer: Sendable {
+    private let outbox: any MailOutboxStore
+    private let templates: MailTemplates
+    private let clock: any WallClock
+    private let random: any RandomSource
+    /// What the messages call the service (`{{service}}`).
+    public let serviceName: String
+    /// Called after a message is queued, so that the sender need not wait for its next poll.
+    private let queued: @Sendable () -> Void
+
+    /// Creates the mailer.
+    public init(
+        outbox: any MailOutboxStore, templates: MailTemplates = MailTemplates(), serviceName: String, clock: any WallClock, random: any RandomSource,
+        onQueued: @escaping @Sendable () -> Void = {}
+    ) {
+        self.queued = onQueued
+        self.outbox = outbox
+        self.templates = templates
+        self.serviceName = serviceName
+        self.clock = clock
+        self.random = random
+    }
+
+    /// Queues a message of `kind` to `user`'s email address (a no-op without one).
+    /// - Parameter address: Where to send it, when not the user's current address (a new
+    ///   address being verified).
+    /// - Returns: The message's ID, or `nil` when there was no address.
+    @discardableResult
+    public func queue(_ kind: MailKind, to user: User, address: String? = nil, values: [String: String] = [:]) async throws -> String? {
+        guard let recipient = address ?? user.profile.email else { return nil }
+        let now = clock.now()
+        var filled = values
+        filled["service"] = filled["service"] ?? serviceName
+        filled["name"] = filled["name"] ?? user.displayName
+        filled["time"] = filled["time"] ?? Self.timeText(now)
+        let rendered = templates.render(kind, values: filled)
+        let id = UUIDText.hex(random.bytes(16))
+        try await outbox.enqueueMail(
+            OutboxMail(
+                id: id, kind: kind, recipient: recipient, recipientName: user.profile.name, subject: rendered.subject, text: rendered.text,
+                html: rendered.html, createdAt: now
+            )
+        )
+        queued()
+        return id
+    }
+
+    /// "2026-11-26 19:04 UTC": a time every reader understands without a locale.
+    static func timeText(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import IdentityCore
+import Logging
+import Mail
+import ServiceLifecycle
+
+/// Empties the outbox: claims due messages, hands each to the transport, and records the
+/// outcome: sent, retried later with exponential backoff (a transient failure), or given up
+/// (a permanent one, or too many attempts). Each attempt is logged with its outcome and the
+/// message's ID and kind, never its body (which may carry a code).
+struct MailSenderService: Service {
+    let outbox: any MailOutboxStore
+    let transport: any MailTransport
+    let clock: any WallClock
+    /// Woken when this instance queues a message; other instances' messages and retries
+    /// are found by polling at ``pollInterval``.
+    let wakeUps: AsyncStream<Void>
+    let logger: Logger
+    /// How long a claim lasts: past the transport's timeout, so that a message is never sent
+    /// by two senders at once.
+    let lease: TimeInterval
+    var pollInterval: Duration = .seconds(5)
+
+    /// Attempts before a message is given up: with the backoff below, about a day.
+    static let maximumAttempts = 12
+
+    /// 30 s, doubling each attempt, at most 4 hours.
+    static func backoff(afterAttempt attempt: Int) -> TimeInterval {
+        min(4 * 3600, 30 * pow(2, Double(max(0, attempt - 1))))
+    }
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            // Two loops: one answers this instance's wake-ups at once, the other polls. Both
+            // may claim at the same moment; the claim's lease keeps them off each other's
+            // messages.
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { for await _ in wakeUps { await round() } }
+                group.addTask {
+                    while !Task.isCancelled {
+                        await round()
+                        try? await Task.sleep(for: pollInterval)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sends until nothing is due.
+    private func round() async {
+        do {
+            while try await sendDue() > 0 {}
+        } catch {
+            logger.warning("could not read the mail outbox", metadata: ["error": "\(error)"], source: "mail")
+        }
+    }
+
+    /// Sends what is due now. - Returns: How many messages were tried.
+    func sendDue() async throws -> Int {
+        let now = clock.now()
+        let due = try await outbox.claimMail(dueAt: now, leaseUntil: now.addingTimeInterval(lease), limit: 10)
+        for mail in due {
+            await send(mail)
+        }
+        return due.count
+    }
+
+    private func send(_ mail: OutboxMail) async {
+        var metadata: Logger.Metadata = [
+            "mail": .string(mail.id), "kind": .string(mail.kind.rawValue), "attempt": .stringConvertible(mail.attempts),
+            "to_domain": .string(String(mail.recipient.split(separator: "@").last ?? "")),
+        ]
+        let outcome: MailOutcome
+        do {
+            try await transport.deliver(mail)
+            outcome = .sent
+            logger.info("mail sent", metadata: metadata, source: "mail")
+        } catch {
+            let failure = error as? SMTPError ?? SMTPError(.connection, "\(error)")
+            metadata["error"] = .string(failure.description)
+            if failure.isTransient && mail.attempts < Self.maximumAttempts {
+                let retry = clock.now().addingTimeInterval(Self.backoff(afterAttempt: mail.attempts))
+                outcome = .retry(at: retry, error: failure.description)
+                metadata["retry_in_seconds"] = .stringConvertible(Int(Self.backoff(afterAttempt: mail.attempts)))
+                logger.warning("mail not sent; will retry", metadata: metadata, source: "mail")
+            } else {
+                outcome = .abandoned(error: failure.description)
+                logger.error("mail not sent; giving up", metadata: metadata, source: "mail")
+            }
+        }
+        do {
+            try await outbox.finishMail(id: mail.id, outcome: outcome, at: clock.now())
+        } catch {
+            // The lease runs out and the message is tried again: sent twice at worst, never lost.
+            logger.error("could not record a mail's outcome", metadata: ["mail": .string(mail.id), "error": "\(error)"], source: "mail")
+        }
+    }
+}
