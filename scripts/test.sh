@@ -44,6 +44,17 @@ if [ -z "${LATCHKEY_NGINX:-}" ] && [ -x .build/tools/nginx/usr/sbin/nginx ]; the
     export LATCHKEY_NGINX="$PWD/.build/tools/nginx/usr/sbin/nginx"
 fi
 
+# Mail is tested against a real SMTP server: aiosmtpd (PyPI) in a virtualenv under
+# .build/tools, started by the tests on loopback ports with STARTTLS and AUTH on.
+if [ -z "${LATCHKEY_SMTP_SINK_PYTHON:-}" ]; then
+    echo "==> setting up the test SMTP server (aiosmtpd)"
+    if sink_python=$(scripts/smtp-sink.sh setup); then
+        export LATCHKEY_SMTP_SINK_PYTHON="$sink_python"
+    else
+        echo "could not set up aiosmtpd for the mail tests"; exit 1
+    fi
+fi
+
 log=$(mktemp -t latchkey-test.XXXXXX)
 pgdir=""
 cleanup() {

@@ -1,6 +1,7 @@
 import Foundation
 import IdentityCore
 import LatchkeyServer
+import Mail
 import Testing
 import WebAuthn
 
@@ -134,12 +135,44 @@ struct ConfigurationTests {
         ("faces: { idaas: { enabled: perhaps } }", "faces.idaas.enabled"),
         ("faces: { keycloak: {} }", "faces.keycloak"),
         ("server: {", "latchkey.yaml"),
+        ("email: { smtp_url: 'http://mail.example.com', from: a@example.com }", "email.smtp_url"),
+        ("email: { smtp_url: 'smtp://u:hunter2@mail.example.com:99999', from: a@example.com }", "email.smtp_url"),
+        ("email: { smtp_url: 'smtp://u@mail.example.com', from: a@example.com }", "email.smtp_url"),
+        ("email: { smtp_url: 'smtp://u:hunter2@mail.example.com' }", "email.from"),
+        ("email: { smtp_url: 'smtp://u:hunter2@mail.example.com', from: 'not an address' }", "email.from"),
+        ("email: { smtp_url: 'smtp://u:hunter2@mail.example.com', from: \"Eve <a@example.com>\\r\\nBcc: b@example.com\" }", "email.from"),
+        ("email: { smtp_url: 'smtp://u:hunter2@mail.example.com', from: a@example.com, starttls: never }", "email.starttls"),
+        ("email: { smtp_url: 'smtps://u:hunter2@mail.example.com', from: a@example.com, starttls: required }", "email.smtp_url"),
+        ("email: { starttls: required }", "email.starttls"),
+        ("email: { smtp_url: 'smtp://u:hunter2@mail.example.com', from: a@example.com, timeout: 0s }", "email.timeout"),
+        ("email: { templates: /nonexistent/templates }", "email.templates"),
+        ("email: { smtp_url: 'smtp://u:hunter2@mail.example.com', from: a@example.com, ca_file: /nonexistent/ca.pem }", "email.ca_file"),
+        ("email: { smpt_url: x }", "email.smpt_url"),
+        ("verification: { code_lifetime: 10s }", "verification.code_lifetime"),
+        ("verification: { code_digits: 4 }", "verification.code_digits"),
+        ("verification: { max_attempts: 0 }", "verification.max_attempts"),
+        ("verification: { on_signup: sometimes }", "verification.on_signup"),
     ])
     func badValuesNameTheirKey(yaml: String, key: String) {
         let failure = error(yaml)
         #expect(failure?.key == key, "\(yaml) → \(failure.map { "\($0)" } ?? "no error")")
         #expect(failure?.message.isEmpty == false)
         #expect(failure.map { !"\($0)".contains("hunter2") } ?? true, "a database password is never repeated: \(String(describing: failure))")
+    }
+
+    @Test func emailIsReadWithItsPasswordFromTheEnvironment() throws {
+        #expect(try load().email.smtp == nil, "no relay by default: the development mailer")
+        let configuration = try load(
+            "email: { smtp_url: 'smtp://mailer@mail.example.com', from: 'Example <no-reply@example.com>', reply_to: help@example.com, timeout: 20s }\n"
+                + "verification: { code_lifetime: 10m, on_signup: false, code_digits: 8 }",
+            environment: ["LATCHKEY_SMTP_PASSWORD": "from-the-environment"]
+        )
+        let smtp = try #require(configuration.email.smtp)
+        #expect(smtp.host == "mail.example.com" && smtp.port == 587 && smtp.security == .required && smtp.timeout == .seconds(20))
+        #expect(smtp.username == "mailer" && smtp.password == "from-the-environment")
+        #expect(configuration.email.from.name == "Example" && configuration.email.from.address == "no-reply@example.com")
+        #expect(configuration.email.replyTo?.address == "help@example.com")
+        #expect(configuration.verification.codeLifetime == 600 && !configuration.verification.onSignup && configuration.verification.codeDigits == 8)
     }
 
     @Test func aPostgreSQLURLIsReadWithItsParameters() throws {

@@ -132,4 +132,24 @@ struct RecoveryJourneyTests {
         try await Task.sleep(for: .seconds(2))
         #expect(restarted.messages().filter { $0.recipients.contains("bob@example.com") }.count == 1, "sent once")
     }
+
+    /// Without `email:` (the README's first command), messages go to the log, clearly
+    /// marked, so a newcomer can still verify on localhost.
+    @Test func withoutAMailServerTheCodeIsInTheLog() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await ServerProcess.start(configuration: "", in: directory)
+        defer { server.stop() }
+        #expect(server.output.text.contains("development mailer"))
+        var ada = PasskeyUser(server: server.baseURL)
+        let tokens = try await ada.signUp(SignupProfile(email: "ada@example.com"))
+        try await server.waitForOutput("DEVELOPMENT MAILER", timeout: 20)
+        let log = server.output.text
+        let section = try #require(log.range(of: "DEVELOPMENT MAILER").map { String(log[$0.lowerBound...].prefix(800)) })
+        #expect(section.contains("To: ada@example.com") && section.contains("was NOT sent"), "\(section)")
+        let code = try #require(section.split(whereSeparator: { !$0.isNumber }).first { $0.count == 6 }.map(String.init))
+        let verified = try await RawHTTP(baseURL: server.baseURL).json(
+            "POST", "/me/v1/email-verification/verify", ["code": code], headers: ["Authorization": "Bearer \(tokens.accessToken)"]
+        )
+        #expect(verified.status == 200 && verified.json["email_verified"] as? Bool == true, "\(verified.text)")
+    }
 }

@@ -39,7 +39,7 @@ extension Router where Context == BasicRequestContext {
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
 
-        addVerificationAndRecoveryCodes(me, services: services)
+        addVerificationAndRecoveryCodes(me, starts: starts, finishes: finishes, services: services)
 
         let base = "/me/v1/authentication-methods"
         let methods = me.group("authentication-methods")

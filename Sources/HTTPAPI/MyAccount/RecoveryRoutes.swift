@@ -6,13 +6,19 @@ extension Router where Context == BasicRequestContext {
     /// My Account's verification and recovery-code routes: `POST /me/v1/email-verification`
     /// (send a code), `POST /me/v1/email-verification/verify`, and `GET|POST
     /// /me/v1/recovery-codes`.
-    func addVerificationAndRecoveryCodes(_ me: RouterGroup<BearerRequestContext>, services: MyAccountServices) {
-        me.post("email-verification") { _, context in
+    ///
+    /// Sending a code counts as a ceremony start and checking one as a finish, so that a wrong
+    /// code counts toward the address's failure limit.
+    func addVerificationAndRecoveryCodes(
+        _ me: RouterGroup<BearerRequestContext>, starts: RouterGroup<BearerRequestContext>, finishes: RouterGroup<BearerRequestContext>,
+        services: MyAccountServices
+    ) {
+        starts.post("email-verification") { _, context in
             let grant = try context.grant(requiring: Scopes.updateProfile)
             try await services.recovery.sendEmailVerification(userID: grant.userID)
             return JSONResponse.make(EmptyObject(), status: .accepted)
         }
-        me.post("email-verification/verify") { request, context in
+        finishes.post("email-verification/verify") { request, context in
             let grant = try context.grant(requiring: Scopes.updateProfile)
             let body = try await services.body.json(CodeRequest.self, from: request)
             guard let code = body.code, !code.isEmpty else { throw IdentityError(.invalidRequest, "code is required", reason: .required, field: "code") }

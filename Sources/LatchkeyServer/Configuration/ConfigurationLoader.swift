@@ -74,7 +74,7 @@ public enum ConfigurationLoader {
         let faces = collector.read { () throws(ConfigurationError) in try parseFaces(yaml.child("faces")) }
         let secrets = collector.read { () throws(ConfigurationError) in try parseSecrets(yaml.child("secrets"), variable: env["LATCHKEY_KEY_ENCRYPTION_KEY"]) }
         let email = collector.read { () throws(ConfigurationError) in
-            try parseEmail(yaml.child("email"), password: env["LATCHKEY_SMTP_PASSWORD"], readFile: readFile)
+            try parseEmail(yaml.child("email"), password: env["LATCHKEY_SMTP_PASSWORD"])
         }
         let verification = collector.read { () throws(ConfigurationError) in try parseVerification(yaml.child("verification")) }
         try collector.throwIfAny()
@@ -114,9 +114,7 @@ public enum ConfigurationLoader {
 
     /// `email`: the relay and the sender. Without `smtp_url`, the development mailer logs
     /// each message instead (the README's first command has no mail server).
-    private static func parseEmail(
-        _ node: YAMLReader, password: String?, readFile: (String) throws -> String
-    ) throws(ConfigurationError) -> LatchkeyConfiguration.Email {
+    private static func parseEmail(_ node: YAMLReader, password: String?) throws(ConfigurationError) -> LatchkeyConfiguration.Email {
         var email = LatchkeyConfiguration.Email()
         guard node.isPresent else { return email }
         try node.requireKeys(["smtp_url", "starttls", "from", "reply_to", "timeout", "templates", "ca_file"])
@@ -133,7 +131,7 @@ public enum ConfigurationLoader {
             do {
                 var smtp = try SMTPSettings(url: url, password: password, starttls: starttls, timeout: .seconds(timeout))
                 if let caFile = try node.child("ca_file").string() {
-                    guard (try? readFile(caFile)) != nil else { throw node.child("ca_file").error("cannot be read: \(caFile)") }
+                    guard FileManager.default.isReadableFile(atPath: caFile) else { throw node.child("ca_file").error("cannot be read: \(caFile)") }
                     smtp.additionalTrustRoots = [caFile]
                 }
                 email.smtp = smtp
