@@ -267,7 +267,7 @@ public enum LatchkeyApplication {
                 tokenFormat: .prefixedAlphanumeric("ory_st_"), clientID: OAuthClient.selfService.clientID
             )
             router.addKratosAPI(KratosServices(
-                flows: flows, sessions: sessions, accounts: accounts, authenticatorNames: names,
+                flows: flows, sessions: sessions, accounts: accounts, recovery: recovery, authenticatorNames: names,
                 publicURL: configuration.server.publicURL, browserOrigins: configuration.browserFlowOrigins, random: random,
                 maximumBodyBytes: configuration.maximumBodyBytes
             ))

@@ -19,6 +19,26 @@ struct KratosFlowBody: Encodable, Sendable {
     var updated_at: String?
     // Settings flows only.
     var identity: KratosIdentityBody?
+    // Recovery flows only: what to do after a successful recovery.
+    var continue_with: [KratosContinueWith]?
+}
+
+/// One `continue_with` item: a session token to keep, or a flow to show next.
+struct KratosContinueWith: Encodable, Sendable {
+    /// A flow named by a `show_*_ui` item.
+    struct FlowReference: Encodable, Sendable {
+        let id: String
+        var url: String?
+    }
+
+    let action: String
+    var ory_session_token: String?
+    var flow: FlowReference?
+
+    static func sessionToken(_ token: String) -> KratosContinueWith { KratosContinueWith(action: "set_ory_session_token", ory_session_token: token) }
+    static func show(_ action: String, flow id: String, url: String?) -> KratosContinueWith {
+        KratosContinueWith(action: action, flow: FlowReference(id: id, url: url))
+    }
 }
 
 /// An identity (`identity/identity.go`): a Latchkey user under Kratos's names.

@@ -66,7 +66,7 @@ struct KratosBrowser {
         return response
     }
 
-    private static func wantsJSON(_ request: Request) -> Bool {
+    static func wantsJSON(_ request: Request) -> Bool {
         (request.headers[.accept] ?? "").contains("application/json") || (request.headers[.contentType] ?? "").hasPrefix("application/json")
     }
 

@@ -12,9 +12,15 @@ struct KratosErrorBody: Encodable {
         let status: String
         let reason: String?
         let message: String
+        /// Free-form details (`continue_with` for a replaced recovery flow).
+        var details: Details?
     }
 
-    let error: Detail
+    struct Details: Encodable {
+        var continue_with: [KratosContinueWith]?
+    }
+
+    var error: Detail
     var use_flow_id: String?
     var expired_at: String?
     var since: Int64?

@@ -22,6 +22,7 @@ struct KratosFlowRenderer: Sendable {
     }
 
     func body(_ flow: InteractiveFlow, options: InteractiveFlowService.Options, account: Account? = nil, echo: Echo = Echo(), state: String? = nil) -> KratosFlowBody {
+        if case .code(let code) = options { return codeFlowBody(flow, state: code, messages: echo.messages, emailMessages: echo.emailMessages) }
         let kind = flow.kind.rawValue
         var nodes = [KratosNode.input("default", .init(name: "csrf_token", type: "hidden", value: flow.csrfToken ?? "", required: true))]
         switch (flow.kind, options) {

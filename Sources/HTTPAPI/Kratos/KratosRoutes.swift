@@ -65,6 +65,8 @@ extension Router where Context == BasicRequestContext {
             try await KratosSettings(services: services).submit(request, session: context.caller())
         }
 
+        addKratosCodeFlows(services, open: open, starts: starts, finishes: finishes)
+
         // Signing out. The browser's GET ends its session, so its HEAD is refused.
         signedIn(open).get("logout/browser") { request, _ in
             // The authenticator found a session; browsers send it only as the cookie.
@@ -98,7 +100,7 @@ extension Router where Context == BasicRequestContext {
     /// A flow named by `?id=`, readable while it has not expired. A browser flow is shown
     /// only to the browser that holds its CSRF cookie: its nodes carry the CSRF token, which
     /// another page must never learn.
-    private static func existingFlow(_ services: KratosServices, _ request: Request, kind: InteractiveFlow.Kind, userID: UserID?) async throws -> InteractiveFlow {
+    static func existingFlow(_ services: KratosServices, _ request: Request, kind: InteractiveFlow.Kind, userID: UserID?) async throws -> InteractiveFlow {
         guard let id = request.uri.queryParameters.get("id"), let flow = try await services.flows.flow(id: id), flow.kind == kind else {
             throw InteractiveFlowService.Refusal.unknown
         }

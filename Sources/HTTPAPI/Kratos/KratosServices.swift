@@ -12,6 +12,8 @@ public struct KratosServices: Sendable {
     public let sessions: BrowserSessionService
     /// Accounts and their passkeys, for identities, sessions and settings.
     public let accounts: AccountService
+    /// Verification and recovery codes, for the recovery and verification flows.
+    public let recovery: AccountRecoveryService
     /// The public base URL, without a trailing slash.
     public let publicURL: String
     /// The web origins whose pages may run browser flows (and be sent back to).
@@ -24,9 +26,10 @@ public struct KratosServices: Sendable {
 
     /// Creates the set.
     public init(
-        flows: InteractiveFlowService, sessions: BrowserSessionService, accounts: AccountService, authenticatorNames: AuthenticatorNames,
-        publicURL: String, browserOrigins: Set<String>, random: any RandomSource, maximumBodyBytes: Int
+        flows: InteractiveFlowService, sessions: BrowserSessionService, accounts: AccountService, recovery: AccountRecoveryService,
+        authenticatorNames: AuthenticatorNames, publicURL: String, browserOrigins: Set<String>, random: any RandomSource, maximumBodyBytes: Int
     ) {
+        self.recovery = recovery
         self.flows = flows
         self.sessions = sessions
         self.accounts = accounts

@@ -43,6 +43,25 @@ enum KratosMessages {
     static let saved = KratosMessage.success(1_050_001, "Your changes have been saved!")
     static let identifierLabel = KratosMessage.info(1_070_004, "ID")
     static let emailLabel = KratosMessage.info(1_070_002, "E-Mail", context: ["title": .text("E-Mail")])
+    // Recovery and verification by code (`text/id.go`: 1060xxx, 1070xxx, 1080xxx, 406xxxx, 407xxxx).
+    static let codeEmailLabel = KratosMessage.info(1_070_007, "Email")
+    static let resendCode = KratosMessage.info(1_070_008, "Resend code")
+    static let continueLabel = KratosMessage.info(1_070_009, "Continue")
+    static let recoveryCodeLabel = KratosMessage.info(1_070_010, "Recovery code")
+    static let verificationCodeLabel = KratosMessage.info(1_070_011, "Verification code")
+    static let recoveryCodeSent = KratosMessage.info(
+        1_060_003,
+        "An email containing a recovery code has been sent to the email address you provided. If you have not received an email, check the spelling of the address and make sure to use the address you registered with."
+    )
+    static let verificationCodeSent = KratosMessage.info(
+        1_080_003,
+        "An email containing a verification code has been sent to the email address you provided. If you have not received an email, check the spelling of the address and make sure to use the address you registered with."
+    )
+    static let verified = KratosMessage.success(1_080_002, "You successfully verified your email address.")
+    static let invalidRecoveryCode = KratosMessage.error(4_060_006, "The recovery code is invalid or has already been used. Please try again.")
+    static let invalidVerificationCode = KratosMessage.error(4_070_006, "The verification code is invalid or has already been used. Please try again.")
+    static let noRecoveryStrategy = KratosMessage.error(4_010_005, "Could not find a strategy to recover your account with. Did you fill out the form correctly?")
+    static let submittedTooOften = KratosMessage.error(4_000_001, "The request was submitted too often. Please request another code.")
 
     static func generic(_ reason: String) -> KratosMessage { .error(4_000_001, reason, context: ["reason": .text(reason)]) }
     /// A passkey the verification pipeline refused. Latchkey's addition to the free-form
@@ -90,7 +109,17 @@ struct KratosNode: Encodable, Sendable {
         var onclickTrigger: String?
         var onload: String?
         var onloadTrigger: String?
+        var pattern: String?
+        var maxlength: Int?
         var node_type: String = "input"
+    }
+
+    /// An `<a>` node's attributes (Kratos's `AnchorAttributes`).
+    struct AnchorAttributes: Encodable, Sendable {
+        let id: String
+        let href: String
+        let title: KratosMessage
+        let node_type = "a"
     }
 
     /// A `<script>` node's attributes.
@@ -115,11 +144,17 @@ struct KratosNode: Encodable, Sendable {
     let group: String
     var attributes: Attributes
     var script: ScriptAttributes?
+    var anchor: AnchorAttributes?
     var messages: [KratosMessage] = []
     var meta: Meta
 
     static func input(_ group: String, _ attributes: Attributes, label: KratosMessage? = nil) -> KratosNode {
         KratosNode(type: "input", group: group, attributes: attributes, meta: Meta(label: label))
+    }
+
+    /// A link (the verification flow's "Continue").
+    static func anchor(_ group: String, _ attributes: AnchorAttributes) -> KratosNode {
+        KratosNode(type: "a", group: group, attributes: .init(name: "", type: ""), anchor: attributes, meta: Meta(label: attributes.title))
     }
 
     /// The node that loads `webauthn.js` into browser flows.
@@ -133,7 +168,13 @@ struct KratosNode: Encodable, Sendable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(type, forKey: .type)
         try container.encode(group, forKey: .group)
-        if let script { try container.encode(script, forKey: .attributes) } else { try container.encode(attributes, forKey: .attributes) }
+        if let script {
+            try container.encode(script, forKey: .attributes)
+        } else if let anchor {
+            try container.encode(anchor, forKey: .attributes)
+        } else {
+            try container.encode(attributes, forKey: .attributes)
+        }
         try container.encode(messages, forKey: .messages)
         try container.encode(meta, forKey: .meta)
     }

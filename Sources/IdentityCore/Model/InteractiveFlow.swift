@@ -1,6 +1,6 @@
 public import Foundation
 
-/// A multi-step sign-up, sign-in or settings flow with a stable ID, as self-service faces
+/// A multi-step sign-up, sign-in, settings, recovery or verification flow with a stable ID, as self-service faces
 /// (Kratos's `/self-service/*`) expose them. It outlives a failed attempt: each attempt
 /// consumes the flow's current ceremony, and a failure gives the flow a fresh one.
 public struct InteractiveFlow: Sendable, Hashable {
@@ -12,6 +12,10 @@ public struct InteractiveFlow: Sendable, Hashable {
         case login
         /// Manage a signed-in account's passkeys.
         case settings
+        /// Get back into an account by a code sent to its verified email.
+        case recovery
+        /// Prove an email address by a code sent to it.
+        case verification
     }
 
     /// The flow's ID, a UUID string.

@@ -92,6 +92,29 @@ public struct AccountRecoveryService: Sendable {
         return verified
     }
 
+    /// Sends a verification code to `email` when it is an account's address, for flows that
+    /// start from an address rather than a signed-in account (Kratos's verification flow).
+    /// The answer is the same whatever the address, and the code is queued off the
+    /// request's path.
+    public func sendVerification(toAddress email: String) async throws {
+        guard let identifier = ProfileValidation.identifier(forLogin: email), case .email(let address) = identifier else {
+            throw IdentityError(.invalidRequest, "email must be an email address", reason: .malformedIdentifier, field: "email")
+        }
+        try await rateLimits?.admit(identifier: identifier)
+        guard let user = try await storage.user(identifier: identifier), user.profile.email == address else { return }
+        let service = self
+        Task { try? await service.sendCode(.emailVerification, kind: .verificationCode, to: user, address: address) }
+    }
+
+    /// Checks a verification code sent to `email` (see ``sendVerification(toAddress:)``); an
+    /// address no account has gets the answer a wrong code gets.
+    public func verifyEmail(address email: String, code: String) async throws -> User {
+        guard let identifier = ProfileValidation.identifier(forLogin: email), case .email = identifier,
+            let user = try await storage.user(identifier: identifier)
+        else { throw Self.invalidCode }
+        return try await verifyEmail(userID: user.id, code: code)
+    }
+
     // MARK: - Saved recovery codes
 
     /// Makes a new set of saved recovery codes, replacing any earlier set. Creating a way into

@@ -12,6 +12,30 @@ public struct InteractiveFlowService: Sendable {
         case creation(PublicKeyCredentialCreationOptionsJSON)
         /// `navigator.credentials.get()` options (login).
         case request(PublicKeyCredentialRequestOptionsJSON)
+        /// Where a code flow (recovery, verification) stands: it runs no ceremony.
+        case code(CodeFlowState)
+    }
+
+    /// A recovery or verification flow's progress: the address a code was sent to, once one
+    /// was. The code itself is the account's one-time code (``AccountRecoveryService``).
+    public struct CodeFlowState: Sendable, Hashable, Codable {
+        /// Kratos's states.
+        public enum Step: String, Sendable, Hashable, Codable {
+            case chooseMethod = "choose_method"
+            case sentEmail = "sent_email"
+            case passedChallenge = "passed_challenge"
+        }
+
+        /// The step.
+        public var step: Step
+        /// The address submitted (known or not: the answer is the same).
+        public var email: String?
+
+        /// Creates a state.
+        public init(step: Step, email: String? = nil) {
+            self.step = step
+            self.email = email
+        }
     }
 
     /// Why a submission cannot be taken, before any verification.
@@ -194,7 +218,23 @@ public struct InteractiveFlowService: Sendable {
             guard let userID else { throw IdentityError(.invalidToken, "a settings flow needs a signed-in user") }
             let challenge = try await passkeys.startEnrollment(userID: userID, clientID: OAuthClient.selfService.clientID, lifetime: lifetime)
             return (challenge.authSession, .creation(challenge.options))
+        case .recovery, .verification:
+            return ("", .code(CodeFlowState(step: .chooseMethod)))
         }
+    }
+
+    /// Moves a code flow to `state`; reaching `passed_challenge` completes it.
+    /// - Returns: The flow as now stored.
+    public func advance(_ flow: InteractiveFlow, to state: CodeFlowState) async throws -> InteractiveFlow {
+        var advanced = flow
+        advanced.options = try Self.encode(.code(state))
+        _ = try await store.renewFlow(id: flow.id, ceremonyID: flow.ceremonyID, options: advanced.options)
+        if state.step == .passedChallenge {
+            let now = clock.now()
+            _ = try await store.completeFlow(id: flow.id, at: now)
+            advanced.completedAt = now
+        }
+        return advanced
     }
 
     private static func encode(_ options: Options) throws -> [UInt8] { Array(try JSONEncoder().encode(options)) }
