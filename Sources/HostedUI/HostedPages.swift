@@ -13,6 +13,8 @@ public struct HostedPages: Sendable {
     public let passwords: PasswordService
     /// The authorization code flow.
     public let authorization: AuthorizationService
+    /// Email verification, recovery codes and recovery.
+    public let recovery: AccountRecoveryService
     /// Provider names by AAGUID.
     public let authenticatorNames: AuthenticatorNames
     /// The public base URL, without a trailing slash.
@@ -37,7 +39,7 @@ public struct HostedPages: Sendable {
     /// Creates the set.
     public init(
         passkeys: PasskeyService, accounts: AccountService, passwords: PasswordService, authorization: AuthorizationService,
-        authenticatorNames: AuthenticatorNames, publicURL: String, maximumBodyBytes: Int,
+        recovery: AccountRecoveryService, authenticatorNames: AuthenticatorNames, publicURL: String, maximumBodyBytes: Int,
         sessions: BrowserSessionService, relyingPartyID: String, relyingPartyName: String,
         signupIdentifiers: Set<ProfileValidation.IdentifierKind>,
         defaultRegion: String? = nil,
@@ -51,6 +53,7 @@ public struct HostedPages: Sendable {
         self.accounts = accounts
         self.passwords = passwords
         self.authorization = authorization
+        self.recovery = recovery
         self.authenticatorNames = authenticatorNames
         self.publicURL = PublicURL.trimmed(publicURL)
         self.body = RequestBodyReader(maximumBytes: maximumBodyBytes)

@@ -140,6 +140,12 @@ extension Router where Context == BasicRequestContext {
             let credential = try await pages.passkeys.finishEnrollment(
                 userID: session.userID, clientID: client.clientID, authSession: body.auth_session, response: body.response, by: .owner(session.signIn)
             )
+            // A recovery's session has done its one job: it ends, and the person signs in with
+            // the new passkey.
+            if session.isRecovery {
+                try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
+                return Self.signedOut(pages, to: "/login?recovered=1")
+            }
             return JSONResponse.make(["id": Base64URL.encode(credential.credentialID)], status: .created)
         }
         account.patch("passkeys/:id") { request, context in
@@ -160,11 +166,12 @@ extension Router where Context == BasicRequestContext {
             return try await Self.signalData(pages, session.userID)
         }
         account.addConsentActions(pages)
+        addRecoveryActions(pages, starts: starts, finishes: finishes, account: account)
     }
 
     /// Clears the session cookie and sends the browser to the sign-in page at `location`,
     /// which says why.
-    private static func signedOut(_ pages: HostedPages, to location: String) -> Response {
+    static func signedOut(_ pages: HostedPages, to location: String) -> Response {
         var response = JSONResponse.make(["redirect_to": location])
         response.headers.append(HTTPField(
             name: .setCookie, value: Cookies.setCookie(pages.sessionCookie, "", maxAge: 0, sameSite: "Lax", secure: pages.secureCookies)
@@ -174,7 +181,7 @@ extension Router where Context == BasicRequestContext {
 
     /// Hands the browser the session just started. A sign-in replaces the browser's previous
     /// session (after `prompt=login`, or as another account), so that one ends.
-    private static func signedIn(_ pages: HostedPages, _ request: Request, token: String, _ result: some Encodable) async throws -> Response {
+    static func signedIn(_ pages: HostedPages, _ request: Request, token: String, _ result: some Encodable) async throws -> Response {
         try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
         var response = JSONResponse.make(result)
         response.headers.append(HTTPField(

@@ -17,8 +17,15 @@ struct BrowserSessionAuthenticator: AuthenticatorMiddleware {
     let pages: HostedPages
 
     @concurrent func authenticate(request: Request, context: Context) async throws -> BrowserSession? {
-        try await pages.sessions.session(token: Cookies.value(pages.sessionCookie, in: request))
+        let session = try await pages.sessions.session(token: Cookies.value(pages.sessionCookie, in: request))
+        // A recovery's session may add a passkey and sign out, nothing else: elsewhere (the
+        // account page, `/authorize` for another client) the browser is not signed in.
+        guard let session, session.isRecovery else { return session }
+        return Self.recoveryPaths.contains(request.uri.path) ? session : nil
     }
+
+    /// What a recovery's session may reach.
+    static let recoveryPaths: Set<String> = ["/account/passkeys/new", "/ui/passkeys/options", "/ui/passkeys", "/ui/logout"]
 }
 
 /// Routes that need a signed-in browser: a page sends the person to sign in and come back;

@@ -38,10 +38,15 @@ extension Router where Context == BasicRequestContext {
                 ? "You have signed out."
                 : parameters["password_removed"] != nil
                     ? "Your password is removed, and the sessions it signed in are ended. Sign in with your passkey."
-                    : parameters["reauthenticate"] != nil ? "Confirm it's you: sign in with your passkey again to continue." : nil
+                    : parameters["reauthenticate"] != nil ? "Confirm it's you: sign in with your passkey again to continue."
+                    : parameters["recovered"] != nil ? "Your new passkey is ready. Sign in with it." : nil
             return pages.render(
                 request, title: "Sign in", page: "login", body: Pages.login(notice: notice), data: ["return-to": returnTo, "rp-id": pages.relyingPartyID]
             )
+        }
+        open.get("/recover") { request, context in
+            if context.identity != nil { return PageResponses.redirect("/account") }
+            return pages.render(request, title: "Get back into your account", page: "recover", body: Pages.recover(codeMinutes: Int(pages.recovery.settings.codeLifetime / 60)))
         }
         for path in ["/account", "/account/passkeys"] {
             signedIn.get(RouterPath(path)) { request, context in
@@ -52,19 +57,23 @@ extension Router where Context == BasicRequestContext {
                 let data = pages.accountData(user, passkeys)
                 let consents = try await pages.authorization.consents(of: session.userID)
                 let added = (try? QueryString.parameters(of: request, reader: pages.body)["added"]) != nil
+                let recoveryCodes = try await pages.recovery.recoveryCodeStatus(userID: session.userID)
                 return pages.render(
                     request, title: "Your account", page: "account",
                     body: Pages.account(
                         user: user, passkeys: passkeys, password: password, names: pages.authenticatorNames, data: data, notice: added ? "Passkey added." : nil,
-                        consents: consents
+                        consents: consents, recoveryCodes: recoveryCodes
                     ),
                     data: ["rp-id": pages.relyingPartyID], signedIn: true
                 )
             }
         }
         signedIn.get("/account/passkeys/new") { request, context in
-            let user = try await pages.accounts.user(try context.caller().userID)
-            return pages.render(request, title: "Add a passkey", page: "enroll", body: Pages.enroll(accountName: user.accountName), signedIn: true)
+            let session = try context.caller()
+            let user = try await pages.accounts.user(session.userID)
+            return pages.render(
+                request, title: "Add a passkey", page: "enroll", body: Pages.enroll(accountName: user.accountName, recovering: session.isRecovery), signedIn: true
+            )
         }
         // `/authorize` issues a code to a signed-in browser: its HEAD must not.
         open.group().add(middleware: StateCreatingRoutesMiddleware<HostedPageContext>()).addAuthorizationEndpoint(pages)

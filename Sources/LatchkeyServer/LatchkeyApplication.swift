@@ -220,7 +220,7 @@ public enum LatchkeyApplication {
             sensitiveActions: sensitiveActions
         )
         let hostedPages = HostedPages(
-            passkeys: passkeys, accounts: accounts, passwords: passwords, authorization: authorization, authenticatorNames: names,
+            passkeys: passkeys, accounts: accounts, passwords: passwords, authorization: authorization, recovery: recovery, authenticatorNames: names,
             publicURL: configuration.server.publicURL, maximumBodyBytes: configuration.maximumBodyBytes,
             sessions: BrowserSessionService(store: storage, audit: storage, clock: clock, random: random, lifetime: configuration.hostedPages.sessionLifetime),
             relyingPartyID: configuration.relyingParty.id,

@@ -707,6 +707,8 @@ enum PostgresMigrations {
     static let v7 = """
         ALTER TABLE users ADD COLUMN email_verified_at double precision, ADD COLUMN phone_number_verified_at double precision
         ;
+        ALTER TABLE browser_sessions ADD COLUMN recovery boolean NOT NULL DEFAULT false
+        ;
         CREATE TABLE mail_outbox (
             id text PRIMARY KEY,
             kind text NOT NULL,

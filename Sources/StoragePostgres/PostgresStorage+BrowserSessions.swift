@@ -13,9 +13,9 @@ extension PostgresStorage {
         try StoredText.requireStorable(session.userID.rawValue, in: "saveBrowserSession")
         _ = try await db.rows(
             """
-            INSERT INTO browser_sessions (token_hash, user_id, authenticated_at, user_verified, expires_at, revoked_at, credential_id, method)
+            INSERT INTO browser_sessions (token_hash, user_id, authenticated_at, user_verified, expires_at, revoked_at, credential_id, method, recovery)
             VALUES (\(session.tokenHash.bytea), \(session.userID.rawValue), \(session.authenticatedAt.seconds), \(session.userVerified),
-                \(session.expiresAt.seconds), NULL, \(session.credentialID?.bytea), \(session.method.rawValue))
+                \(session.expiresAt.seconds), NULL, \(session.credentialID?.bytea), \(session.method.rawValue), \(session.isRecovery))
             """, logger: logger)
     }
 

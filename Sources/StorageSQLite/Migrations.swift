@@ -364,11 +364,13 @@ enum Migrations {
         """
 
     /// Getting people back in: the verified state of addresses, the mail outbox, emailed
-    /// one-time codes (a keyed hash, one per user and purpose) and saved recovery codes. A
-    /// message's body is erased once it is sent or given up (it may carry a code).
+    /// one-time codes (a keyed hash, one per user and purpose), saved recovery codes, and
+    /// browser sessions a recovery started (which may only enroll a passkey). A message's
+    /// body is erased once it is sent or given up (it may carry a code).
     private static let v12 = """
         ALTER TABLE users ADD COLUMN email_verified_at REAL;
         ALTER TABLE users ADD COLUMN phone_number_verified_at REAL;
+        ALTER TABLE browser_sessions ADD COLUMN recovery INTEGER NOT NULL DEFAULT 0 CHECK (recovery IN (0, 1));
         CREATE TABLE mail_outbox (
             id TEXT NOT NULL PRIMARY KEY,
             kind TEXT NOT NULL,

@@ -13,12 +13,12 @@ extension SQLiteStorage {
         try StoredText.requireStorable(session.userID.rawValue, in: "saveBrowserSession")
         try db.execute(
             """
-            INSERT INTO browser_sessions (token_hash, user_id, authenticated_at, user_verified, expires_at, revoked_at, credential_id, method)
-            VALUES (?, ?, ?, ?, ?, NULL, ?, ?)
+            INSERT INTO browser_sessions (token_hash, user_id, authenticated_at, user_verified, expires_at, revoked_at, credential_id, method, recovery)
+            VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?)
             """,
             [
                 session.tokenHash, session.userID.rawValue, session.authenticatedAt.databaseSeconds, session.userVerified, session.expiresAt.databaseSeconds,
-                session.credentialID, session.method.rawValue,
+                session.credentialID, session.method.rawValue, session.isRecovery,
             ]
         )
     }

@@ -125,6 +125,10 @@ struct KratosSettings {
         let reader = KratosSubmissionReader(services: services)
         let (flow, submission) = try await reader.read(request, kind: .settings, userID: session.userID)
         if let remove = submission["passkey_remove"] {
+            // A recovery's session may add a passkey, never remove one.
+            guard !session.isRecovery else {
+                throw try await reader.reject(flow, [KratosMessages.generic("A session started by account recovery can add a passkey but not remove one. Sign in with your new passkey first.")])
+            }
             guard let credentialID = KratosIDs.bytes(hex: remove) else {
                 throw try await reader.reject(flow, [KratosMessages.generic("You tried to remove a passkey which does not exist.")])
             }

@@ -86,8 +86,76 @@ enum Pages {
         </form>
         </details>
         \(statusArea(notice))
+        <p class="alt"><a href="/recover" id="lost-passkey">Lost your passkey?</a></p>
         <p class="alt">New here? <a href="/signup">Create an account</a></p>
         """
+    }
+
+    /// "Lost your passkey?": a code by email to a verified address, or a saved recovery code.
+    static func recover(codeMinutes: Int) -> String {
+        """
+        <h1>Get back into your account</h1>
+        <p>Lost every passkey? Get a code by email, or use one of the recovery codes you saved. \
+        Either lets you create a new passkey, and nothing else, for 15 minutes.</p>
+        <form id="recover-start-form" novalidate>
+        <label for="recover-email">Email address of your account</label>
+        <input id="recover-email" name="email" type="email" autocomplete="email" autocapitalize="none" spellcheck="false" maxlength="320">
+        <button type="submit">Email me a code</button>
+        </form>
+        <form id="recover-code-form" novalidate hidden>
+        <label for="recover-code">Code from the email (it works for \(codeMinutes) minutes)</label>
+        <input id="recover-code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="32">
+        <button type="submit">Continue</button>
+        </form>
+        <details id="recovery-code-option">
+        <summary>Use a recovery code</summary>
+        <form id="recovery-code-form" novalidate>
+        <label for="saved-email">Email address of your account</label>
+        <input id="saved-email" name="email" type="email" autocomplete="email" autocapitalize="none" spellcheck="false" maxlength="320">
+        <label for="saved-code">Recovery code</label>
+        <input id="saved-code" name="recovery_code" autocomplete="off" autocapitalize="characters" spellcheck="false" maxlength="64" placeholder="XXXX-XXXX-XXXX-XXXX">
+        <button type="submit">Use recovery code</button>
+        </form>
+        </details>
+        \(statusArea())
+        <p class="alt"><a href="/login">Back to sign in</a></p>
+        """
+    }
+
+    /// The account page's email address: verified, or a way to verify it.
+    static func emailSection(_ user: User) -> String {
+        guard let email = user.profile.email else { return "" }
+        let state = user.isEmailVerified
+            ? "<p><strong>\(HTML.escape(email))</strong> <span class=\"badge\" id=\"email-verified\">verified</span></p>"
+            : """
+                <p><strong>\(HTML.escape(email))</strong> is not verified yet. A verified address can get you back in if you lose your passkeys.</p>
+                <p><button type="button" id="send-verification">Send a verification code</button></p>
+                <form id="verify-email-form" class="inline" novalidate hidden>
+                <label for="verification-code">Code from the email</label>
+                <input id="verification-code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="32">
+                <button type="submit">Verify</button>
+                </form>
+                """
+        return """
+            <section id="email-section" aria-labelledby="email-heading">
+            <h2 id="email-heading">Email address</h2>
+            \(state)
+            </section>
+            """
+    }
+
+    /// The account page's saved recovery codes: how many are left, and a new set on demand.
+    static func recoveryCodesSection(remaining: Int, createdAt: Date?) -> String {
+        let state = createdAt.map { "You have <strong id=\"recovery-remaining\">\(remaining)</strong> unused recovery codes (made \(HTML.time($0)))." }
+            ?? "You have no recovery codes yet."
+        return """
+            <section id="recovery-codes-section" aria-labelledby="recovery-codes-heading">
+            <h2 id="recovery-codes-heading">Recovery codes</h2>
+            <p>\(state) Each code gets you back in once if you lose every passkey. Keep them somewhere safe, away from this device.</p>
+            <p><button type="button" id="create-recovery-codes">\(createdAt == nil ? "Create recovery codes" : "Replace your recovery codes")</button></p>
+            <ol id="recovery-codes" hidden></ol>
+            </section>
+            """
     }
 
     /// The data the account page's script needs for the Signal API.
@@ -101,7 +169,7 @@ enum Pages {
 
     static func account(
         user: User, passkeys: [PasskeyCredential], password: PasswordRecord?, names: AuthenticatorNames, data: AccountData, notice: String?,
-        consents: [(consent: Consent, clientName: String)] = []
+        consents: [(consent: Consent, clientName: String)] = [], recoveryCodes: (remaining: Int, createdAt: Date?) = (0, nil)
     ) -> String {
         let titles = distinctTitles(passkeys, names: names)
         // Revoking the only way to sign in is refused; the page says so before anyone tries.
@@ -140,6 +208,8 @@ enum Pages {
             </ul>
             <p><button type="button" id="add-passkey">Add a passkey</button></p>
             </section>
+            \(emailSection(user))
+            \(recoveryCodesSection(remaining: recoveryCodes.remaining, createdAt: recoveryCodes.createdAt))
             \(passwordSection)
             \(Self.consents(consents))
             <form id="signout-form"><button type="submit" class="secondary">Sign out</button></form>
@@ -247,15 +317,19 @@ enum Pages {
             """
     }
 
-    static func enroll(accountName: String) -> String {
-        """
+    static func enroll(accountName: String, recovering: Bool = false) -> String {
+        let intro = recovering
+            ? "<p id=\"recovered-notice\">You are back in. Create a new passkey for <strong>\(HTML.escape(accountName))</strong> now: " +
+                "for the next 15 minutes this is the one thing you can do, and then you sign in with it.</p>"
+            : "<p>Create another passkey for <strong>\(HTML.escape(accountName))</strong>, on this device or on a security key, " +
+                "so that you can still sign in if you lose one.</p>"
+        return """
         <h1>Add a passkey</h1>
-        <p>Create another passkey for <strong>\(HTML.escape(accountName))</strong>, on this device or on a security key, \
-        so that you can still sign in if you lose one.</p>
+        \(intro)
         \(unsupported)
         <p><button type="button" id="add-passkey">Create a passkey</button></p>
         \(statusArea())
-        <p class="alt"><a href="/account/passkeys">Back to your passkeys</a></p>
+        \(recovering ? "" : "<p class=\"alt\"><a href=\"/account/passkeys\">Back to your passkeys</a></p>")
         """
     }
 

@@ -285,14 +285,88 @@
       var challenge = await call("POST", "/ui/passkeys/options", {});
       setStatus("Follow your device's prompt to create the passkey…");
       var response = await Latchkey.create(challenge.options);
-      await call("POST", "/ui/passkeys", { auth_session: challenge.auth_session, response: response });
-      location.assign("/account/passkeys?added=1");
+      var result = await call("POST", "/ui/passkeys", { auth_session: challenge.auth_session, response: response });
+      // After a recovery the session ends with the new passkey: the server says where to go.
+      location.assign(result && result.redirect_to ? result.redirect_to : "/account/passkeys?added=1");
     });
+  }
+
+  /** "Lost your passkey?": a code by email, or a saved recovery code; either leads to a new passkey. */
+  pages.recover = function () {
+    var start = $("#recover-start-form");
+    var codeForm = $("#recover-code-form");
+    var saved = $("#recovery-code-form");
+    start.addEventListener("submit", function (event) {
+      event.preventDefault();
+      busy(start.querySelector("button"), async function () {
+        var result = await call("POST", "/ui/recovery/start", { email: start.elements.email.value.trim() });
+        codeForm.hidden = false;
+        setStatus(result.message);
+        codeForm.elements.code.focus();
+      }, start);
+    });
+    codeForm.addEventListener("submit", function (event) {
+      event.preventDefault();
+      busy(codeForm.querySelector("button"), async function () {
+        var result = await call("POST", "/ui/recovery", { email: start.elements.email.value.trim(), code: codeForm.elements.code.value.trim() });
+        location.assign(result.redirect_to);
+      }, codeForm);
+    });
+    saved.addEventListener("submit", function (event) {
+      event.preventDefault();
+      busy(saved.querySelector("button"), async function () {
+        var result = await call("POST", "/ui/recovery", { email: saved.elements.email.value.trim(), recovery_code: saved.elements.recovery_code.value.trim() });
+        location.assign(result.redirect_to);
+      }, saved);
+    });
+  };
+
+  /** The account page's email verification and recovery codes. */
+  function accountRecovery() {
+    var send = $("#send-verification");
+    var verify = $("#verify-email-form");
+    if (send && verify) {
+      send.addEventListener("click", function () {
+        busy(send, async function () {
+          var result = await call("POST", "/ui/email-verification", {});
+          verify.hidden = false;
+          setStatus(result.message);
+          verify.elements.code.focus();
+        });
+      });
+      verify.addEventListener("submit", function (event) {
+        event.preventDefault();
+        busy(verify.querySelector("button"), async function () {
+          await call("POST", "/ui/email-verification/verify", { code: verify.elements.code.value.trim() });
+          location.reload();
+        }, verify);
+      });
+    }
+    var create = $("#create-recovery-codes");
+    if (create) {
+      create.addEventListener("click", function () {
+        busy(create, async function () {
+          var result = await call("POST", "/ui/recovery-codes", {});
+          var list = $("#recovery-codes");
+          list.textContent = "";
+          result.recovery_codes.forEach(function (code) {
+            var item = document.createElement("li");
+            item.textContent = code;
+            list.appendChild(item);
+          });
+          list.hidden = false;
+          var remaining = $("#recovery-remaining");
+          if (remaining) remaining.textContent = String(result.recovery_codes.length);
+          setStatus("Save these codes now: they are shown only once, and they replace any earlier set.");
+        });
+      });
+    }
   }
 
   pages.account = function () {
     var data = accountData();
     if (data) signalAccepted(data);
+    accountRecovery();
 
     var add = $("#add-passkey");
     add.addEventListener("click", function () { addPasskey(add); });

@@ -18,12 +18,16 @@ public struct BrowserSession: Sendable, Hashable {
     public let credentialID: [UInt8]?
     /// How the person signed in: removing their password ends the sessions a password started.
     public let method: SignInMethod
+    /// Whether a recovery code started it: such a session may only enroll a new passkey
+    /// (and sign out), for at most ``TokenService/recoveryTokenLifetime``.
+    public let isRecovery: Bool
 
     /// Creates a session.
     public init(
         tokenHash: [UInt8], userID: UserID, authenticatedAt: Date, userVerified: Bool, expiresAt: Date, credentialID: [UInt8]? = nil,
-        method: SignInMethod = .passkey
+        method: SignInMethod = .passkey, isRecovery: Bool = false
     ) {
+        self.isRecovery = isRecovery
         self.credentialID = credentialID
         self.method = method
         self.tokenHash = tokenHash

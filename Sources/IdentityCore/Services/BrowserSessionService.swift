@@ -62,20 +62,22 @@ public struct BrowserSessionService: Sendable {
     /// Starts and writes the short session a recovery gives (at most
     /// ``TokenService/recoveryTokenLifetime``): long enough to enroll a new passkey.
     public func startAfterRecovery(for user: User) async throws -> (token: String, session: BrowserSession) {
-        let started = newSession(for: user.id, userVerified: false, credentialID: nil, method: .passkey, lifetime: min(lifetime, TokenService.recoveryTokenLifetime))
+        let started = newSession(
+            for: user.id, userVerified: false, credentialID: nil, method: .passkey, lifetime: min(lifetime, TokenService.recoveryTokenLifetime), isRecovery: true
+        )
         try await store.saveBrowserSession(started.session)
         return started
     }
 
     /// A session starting now, and its token.
     private func newSession(
-        for userID: UserID, userVerified: Bool, credentialID: [UInt8]?, method: SignInMethod, lifetime: TimeInterval? = nil
+        for userID: UserID, userVerified: Bool, credentialID: [UInt8]?, method: SignInMethod, lifetime: TimeInterval? = nil, isRecovery: Bool = false
     ) -> (token: String, session: BrowserSession) {
         let now = clock.now()
         let token = newToken()
         let session = BrowserSession(
             tokenHash: TokenService.hash(token), userID: userID, authenticatedAt: now, userVerified: userVerified,
-            expiresAt: now.addingTimeInterval(lifetime ?? self.lifetime), credentialID: credentialID, method: method
+            expiresAt: now.addingTimeInterval(lifetime ?? self.lifetime), credentialID: credentialID, method: method, isRecovery: isRecovery
         )
         return (token, session)
     }

@@ -94,7 +94,7 @@ extension BrowserSession {
             tokenHash: try row.bytes("token_hash"), userID: UserID(rawValue: try row.text("user_id")),
             authenticatedAt: try row.date("authenticated_at"), userVerified: try row.bool("user_verified"),
             expiresAt: try row.date("expires_at"), credentialID: try row.optionalBytes("credential_id"),
-            method: try row.enumeration(SignInMethod.self, "method")
+            method: try row.enumeration(SignInMethod.self, "method"), isRecovery: try row.bool("recovery")
         )
     }
 }

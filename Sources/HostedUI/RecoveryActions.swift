@@ -1,0 +1,67 @@
+import Foundation
+import HTTPAPI
+import Hummingbird
+import IdentityCore
+
+/// `POST /ui/recovery/start`'s body.
+struct RecoveryStart: Decodable {
+    let email: String?
+}
+
+/// `POST /ui/recovery`'s body: the address and one of the two codes.
+struct RecoveryFinish: Decodable {
+    let email: String?
+    let code: String?
+    let recovery_code: String?
+}
+
+/// The account page's answer to a verified code.
+struct VerifiedAnswer: Encodable {
+    let email: String
+    let email_verified: Bool
+}
+
+/// A body with one `code`.
+struct VerificationCode: Decodable {
+    let code: String?
+}
+
+extension Router where Context == BasicRequestContext {
+    /// The hosted pages' recovery calls ("Lost your passkey?" and "Use a recovery code" on
+    /// the sign-in side; recovery codes and email verification on the account page).
+    func addRecoveryActions(
+        _ pages: HostedPages, starts: RouterGroup<HostedPageContext>, finishes: RouterGroup<HostedPageContext>, account: RouterGroup<HostedPageContext>
+    ) {
+        starts.post("recovery/start") { request, _ in
+            let body = try await pages.body.json(RecoveryStart.self, from: request)
+            guard let email = body.email?.trimmingCharacters(in: .whitespaces), !email.isEmpty else {
+                throw IdentityError(.invalidRequest, "Enter the email address of your account.", reason: .required, field: "email")
+            }
+            try await pages.recovery.startRecovery(email: email)
+            return JSONResponse.make(["message": "If this address belongs to an account and is verified, a code is on its way. It works for \(Int(pages.recovery.settings.codeLifetime / 60)) minutes."])
+        }
+        finishes.post("recovery") { request, _ in
+            let body = try await pages.body.json(RecoveryFinish.self, from: request)
+            guard let email = body.email?.trimmingCharacters(in: .whitespaces), !email.isEmpty else {
+                throw IdentityError(.invalidRequest, "Enter the email address of your account.", reason: .required, field: "email")
+            }
+            let user = try await pages.recovery.recover(email: email, code: body.code, recoveryCode: body.recovery_code, clientID: OAuthClient.hostedPages.clientID)
+            let (token, _) = try await pages.sessions.startAfterRecovery(for: user)
+            return try await Self.signedIn(pages, request, token: token, ["redirect_to": "/account/passkeys/new?recovered=1"])
+        }
+        account.post("recovery-codes") { _, context in
+            let codes = try await pages.recovery.createRecoveryCodes(by: try context.caller().signIn)
+            return JSONResponse.make(["recovery_codes": codes])
+        }
+        account.post("email-verification") { _, context in
+            try await pages.recovery.sendEmailVerification(userID: try context.caller().userID)
+            return JSONResponse.make(["message": "A code is on its way to your email address."])
+        }
+        account.post("email-verification/verify") { request, context in
+            let body = try await pages.body.json(VerificationCode.self, from: request)
+            guard let code = body.code, !code.isEmpty else { throw IdentityError(.invalidRequest, "Enter the code from the email.", reason: .required, field: "code") }
+            let user = try await pages.recovery.verifyEmail(userID: try context.caller().userID, code: code)
+            return JSONResponse.make(VerifiedAnswer(email: user.profile.email ?? "", email_verified: user.isEmailVerified))
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// Getting back in on the hosted pages, in headless Chromium against the real server with
+/// mail through a real SMTP server: verify the address and save recovery codes on the
+/// account page, lose the passkey, come back with a saved code and then with an emailed
+/// one, each time creating a new passkey and signing in with it.
+@Suite("Hosted pages: recovery in a real browser", .serialized, .enabled(if: !BrowserFixture.skipped))
+struct RecoveryBrowserTests {
+    @Test func verifySaveCodesLoseThePasskeyAndComeBackTwice() async throws {
+        let sink = try await SMTPSink.start(["--tls"])
+        defer { sink.stop() }
+        let email = "email: { smtp_url: 'smtp://127.0.0.1:\(sink.port)', from: 'Latchkey <no-reply@example.com>', ca_file: '\(sink.certificate ?? "")' }"
+        try await BrowserFixture.run(extraConfiguration: email) { fixture in
+            let tab = fixture.tab
+            var platform = try await VirtualAuthenticator.add(to: tab)
+            try await fixture.open("/signup")
+            try await tab.fill("#email", "ada@example.com")
+            try await tab.click("#signup-form button")
+            try await PasswordUpgradeBrowserTests.waitForAccount(fixture)
+
+            // Verify the address from the account page (a new code replaces the sign-up's).
+            _ = try await sink.waitForMessage(to: "ada@example.com", subject: "verification code")
+            var count = sink.messages().count
+            try await tab.click("#send-verification")
+            let code = try #require(try await sink.waitForMessage(to: "ada@example.com", subject: "verification code", after: count).code())
+            try await tab.waitUntil("!document.querySelector('#verify-email-form').hidden")
+            try await tab.fill("#verification-code", code)
+            try await tab.click("#verify-email-form button")
+            try await tab.waitUntil("document.querySelector('#email-verified') !== null", timeout: .seconds(20))
+
+            // Save recovery codes: ten, shown once.
+            try await tab.click("#create-recovery-codes")
+            try await tab.waitUntil("document.querySelectorAll('#recovery-codes li').length === 10")
+            guard case .string(let saved) = try await tab.evaluate("document.querySelector('#recovery-codes li:nth-child(2)').textContent") else {
+                throw TestFailure("no recovery code on the page")
+            }
+
+            // Every passkey lost, signed out.
+            try await platform.remove()
+            try await tab.click("#signout-form button")
+            try await fixture.waitForPath("/login", query: "?signed_out=1")
+
+            // 1. "Lost your passkey?" → "Use a recovery code".
+            try await tab.click("#lost-passkey")
+            try await fixture.waitForPath("/recover")
+            try await tab.click("#recovery-code-option summary")
+            try await tab.fill("#saved-email", "ada@example.com")
+            try await tab.fill("#saved-code", saved.lowercased())
+            try await tab.click("#recovery-code-form button")
+            try await fixture.waitForPath("/account/passkeys/new", query: "?recovered=1", timeout: .seconds(20))
+            #expect(try await tab.text("#recovered-notice").contains("15 minutes"))
+            _ = try await sink.waitForMessage(to: "ada@example.com", subject: "was recovered")
+            platform = try await VirtualAuthenticator.add(to: tab)
+            try await tab.click("#add-passkey")
+            try await fixture.waitForPath("/login", query: "?recovered=1", timeout: .seconds(20))
+            _ = try await platform.waitForEvent("WebAuthn.credentialAdded")
+            // The login page's autofill signs in with the new passkey.
+            try await PasswordUpgradeBrowserTests.waitForAccount(fixture)
+            #expect(try await tab.text("#recovery-remaining") == "9")
+            _ = try await sink.waitForMessage(to: "ada@example.com", subject: "passkey was added")
+
+            // 2. Lost again: an emailed code this time.
+            try await platform.remove()
+            try await tab.click("#signout-form button")
+            try await fixture.waitForPath("/login", query: "?signed_out=1")
+            try await fixture.open("/recover")
+            count = sink.messages().count
+            try await tab.fill("#recover-email", "ada@example.com")
+            try await tab.click("#recover-start-form button")
+            let emailed = try #require(try await sink.waitForMessage(to: "ada@example.com", subject: "recovery code", after: count).code())
+            try await tab.waitUntil("!document.querySelector('#recover-code-form').hidden")
+            try await tab.fill("#recover-code", "000000" == emailed ? "111111" : "000000")
+            try await tab.click("#recover-code-form button")
+            try await tab.waitUntil("document.querySelector('#status.is-error') !== null || document.querySelector('#recover-code-error') !== null")
+            try await tab.fill("#recover-code", emailed)
+            try await tab.click("#recover-code-form button")
+            try await fixture.waitForPath("/account/passkeys/new", query: "?recovered=1", timeout: .seconds(20))
+            // Before a passkey is added, the account page is out of reach.
+            try await fixture.open("/account")
+            try await fixture.waitForPath("/login")
+            try await fixture.open("/account/passkeys/new")
+            platform = try await VirtualAuthenticator.add(to: tab)
+            try await tab.click("#add-passkey")
+            try await fixture.waitForPath("/login", query: "?recovered=1", timeout: .seconds(20))
+            try await PasswordUpgradeBrowserTests.waitForAccount(fixture)
+        }
+    }
+}
