@@ -3,6 +3,7 @@ public import NIOCore
 import NIOExtras
 public import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// Hands messages to an SMTP server (RFC 5321): EHLO, STARTTLS (RFC 3207) or TLS from the
 /// start (RFC 8314), AUTH PLAIN or LOGIN (RFC 4954), MAIL, RCPT, DATA with dot stuffing,
@@ -53,7 +54,9 @@ public struct SMTPClient: Sendable {
         }
         // The whole conversation has one deadline: a server that stops answering mid-reply
         // gets its connection closed, which ends the read below.
+        let expired = ExpiryFlag()
         let deadline = channel.channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(settings.timeout.components.seconds) * 1_000_000_000)) {
+            expired.set()
             channel.channel.close(promise: nil)
         }
         defer { deadline.cancel() }
@@ -62,6 +65,8 @@ public struct SMTPClient: Sendable {
                 var conversation = Conversation(inbound: inbound.makeAsyncIterator(), outbound: outbound, host: settings.host)
                 return try await converse(&conversation, channel: channel.channel, tls: tls, message: message, data: data)
             }
+        } catch _ where expired.isSet {
+            throw SMTPError(.connection, "\(settings.host) did not finish within \(settings.timeout.components.seconds) s (email.timeout)")
         } catch let error as SMTPError {
             throw error
         } catch let error as NIOSSLError {
@@ -76,15 +81,25 @@ public struct SMTPClient: Sendable {
     private func converse(
         _ conversation: inout Conversation, channel: any Channel, tls: NIOSSLContext, message: MailMessage, data: String
     ) async throws -> String {
-        try await conversation.expect([220], after: nil, what: "greeting")
-        var capabilities = try await conversation.hello(settings.clientName)
+        var capabilities: Set<String>
+        if settings.security == .implicitTLS {
+            capabilities = try await duringHandshake {
+                try await conversation.expect([220], after: nil, what: "greeting")
+                return try await conversation.hello(settings.clientName)
+            }
+        } else {
+            try await conversation.expect([220], after: nil, what: "greeting")
+            capabilities = try await conversation.hello(settings.clientName)
+        }
         if settings.security != .implicitTLS {
             if capabilities.contains("STARTTLS") {
                 try await conversation.command("STARTTLS", expect: [220])
-                let handler = try NIOSSLClientHandler(context: tls, serverHostname: Self.serverName(settings.host))
-                try await channel.pipeline.addHandler(handler, position: .first).get()
-                // RFC 3207 §4.2: what the server said before TLS is forgotten; ask again.
-                capabilities = try await conversation.hello(settings.clientName)
+                capabilities = try await duringHandshake {
+                    let handler = try NIOSSLClientHandler(context: tls, serverHostname: Self.serverName(settings.host))
+                    try await channel.pipeline.addHandler(handler, position: .first).get()
+                    // RFC 3207 §4.2: what the server said before TLS is forgotten; ask again.
+                    return try await conversation.hello(settings.clientName)
+                }
             } else if settings.security == .required {
                 throw SMTPError(.tls, "\(settings.host) does not offer STARTTLS, which starttls: required needs")
             }
@@ -105,6 +120,19 @@ public struct SMTPClient: Sendable {
         return accepted.summary
     }
 
+    /// Runs the steps that first cross TLS. A failed handshake (an untrusted certificate, a
+    /// server that does not speak TLS) surfaces in many shapes: a closed stream, a write on a
+    /// closed channel, NIOSSL's own error. Each is a TLS failure here.
+    private func duringHandshake<T>(_ steps: () async throws -> T) async throws -> T {
+        do {
+            return try await steps()
+        } catch let error as SMTPError where error.kind != .connection {
+            throw error
+        } catch {
+            throw SMTPError(.tls, "TLS with \(settings.host) failed (its certificate, or the handshake): \(error)")
+        }
+    }
+
     private func makeTLSContext() throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = .tlsv12
@@ -121,6 +149,14 @@ public struct SMTPClient: Sendable {
     private static func serverName(_ host: String) -> String? {
         host.contains(":") || host.split(separator: ".").allSatisfy({ Int($0) != nil }) ? nil : host
     }
+}
+
+/// Whether the conversation's deadline closed the connection, set on the event loop and read
+/// after the conversation ends.
+private final class ExpiryFlag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
 }
 
 /// One SMTP conversation: commands out, replies in.

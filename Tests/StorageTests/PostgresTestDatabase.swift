@@ -20,6 +20,9 @@ enum PostgresTestDatabase {
         var settings = try PostgresSettings(url: url)
         settings.schema = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         settings.poolSize = poolSize
+        // The contract's concurrency checks wait on each other's locks; with every suite
+        // running at once on two cores, 5 s has not always been enough.
+        settings.statementTimeout = 20_000
         return try await PostgresStorage(settings)
     }
 }
