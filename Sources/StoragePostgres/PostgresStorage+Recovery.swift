@@ -136,6 +136,20 @@ extension PostgresStorage {
         }
     }
 
+    /// Replaces the email address, verified.
+    public func changeEmail(userID: UserID, from old: String, to new: String, at time: Date) async throws -> User? {
+        try StoredText.requireStorable(new, in: "changeEmail")
+        guard StoredText.canMatch(userID.rawValue), StoredText.canMatch(old) else { return nil }
+        return try await autocommit { db in
+            try await db.row(
+                """
+                UPDATE users SET email = \(new), email_verified_at = \(time.seconds), updated_at = \(time.seconds)
+                WHERE id = \(userID.rawValue) AND email = \(old) RETURNING *
+                """, logger: self.logger
+            ).map { try User(stored: $0) }
+        }
+    }
+
     /// Deletes codes that expired before `time`.
     public func purgeOneTimeCodes(expiredBefore time: Date) async throws -> Int {
         try await autocommit { db in

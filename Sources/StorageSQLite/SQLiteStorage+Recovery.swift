@@ -123,6 +123,20 @@ extension SQLiteStorage {
         }
     }
 
+    /// Replaces the email address, verified.
+    public func changeEmail(userID: UserID, from old: String, to new: String, at time: Date) async throws -> User? {
+        try StoredText.requireStorable(new, in: "changeEmail")
+        guard StoredText.canMatch(userID.rawValue), StoredText.canMatch(old) else { return nil }
+        return try database.write { db in
+            try reportingConflicts({ $0.involves("users.email") ? .identifier : nil }) {
+                try db.row(
+                    "UPDATE users SET email = ?, email_verified_at = ?, updated_at = ? WHERE id = ? AND email = ? RETURNING *",
+                    [new, time.databaseSeconds, time.databaseSeconds, userID.rawValue, old]
+                ).map { try User(stored: $0) }
+            }
+        }
+    }
+
     /// Deletes codes that expired before `time`.
     public func purgeOneTimeCodes(expiredBefore time: Date) async throws -> Int {
         try database.write { db in try db.execute("DELETE FROM one_time_codes WHERE expires_at < ?", [time.databaseSeconds]) }

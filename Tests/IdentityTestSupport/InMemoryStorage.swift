@@ -484,6 +484,19 @@ public final class InMemoryStorage: IdentityStorage {
         }
     }
 
+    /// Replaces the email address, verified.
+    public func changeEmail(userID: UserID, from old: String, to new: String, at time: Date) async throws -> User? {
+        try state.withLock { state in
+            guard var user = state.users[userID], user.profile.email == old else { return nil }
+            if state.users.values.contains(where: { $0.id != userID && $0.profile.email == new }) { throw StoreConflict(.identifier) }
+            user.profile.email = new
+            user.emailVerifiedAt = time
+            user.updatedAt = time
+            state.users[userID] = user
+            return user
+        }
+    }
+
     /// Deletes codes that expired before `time`.
     public func purgeOneTimeCodes(expiredBefore time: Date) async throws -> Int {
         state.withLock { state in

@@ -115,5 +115,16 @@ extension StorageContract {
         #expect(try await storage.user(id: ada.id)?.emailVerifiedAt == StorageFixtures.time(8))
         #expect(try await storage.user(identifier: .email(email))?.isEmailVerified == true)
         #expect(try await storage.credentialWithOwner(id: StorageFixtures.credential("ada-1", userID: ada.id).credentialID)?.owner.isEmailVerified == true)
+
+        // A change of address: only from the address the caller saw, never onto a taken one.
+        let (bob, _) = try await signUp("bob", on: storage)
+        #expect(try await storage.changeEmail(userID: ada.id, from: "stale@example.com", to: "ada.new@example.com", at: StorageFixtures.time(9)) == nil)
+        await expectConflict(.identifier, "bob's address") {
+            _ = try await storage.changeEmail(userID: ada.id, from: email, to: try #require(bob.profile.email), at: StorageFixtures.time(9))
+        }
+        let changed = try #require(try await storage.changeEmail(userID: ada.id, from: email, to: "ada.new@example.com", at: StorageFixtures.time(10)))
+        #expect(changed.profile.email == "ada.new@example.com" && changed.emailVerifiedAt == StorageFixtures.time(10))
+        #expect(try await storage.user(identifier: .email(email)) == nil)
+        #expect(try await storage.user(identifier: .email("ada.new@example.com"))?.id == ada.id)
     }
 }

@@ -114,4 +114,37 @@ struct RecoveryRulesTests {
         server.clock.advance(by: 15 * 60 + 1)
         _ = await expectAPIError(status: 401) { try await ada.client.startEnrollment(accessToken: token) }
     }
+
+    @Test func changingTheEmailProvesTheNewAddressFirst() async throws {
+        let sink = try await SMTPSink.start(["--tls"])
+        defer { sink.stop() }
+        let (server, ada, tokens, mail) = try await Self.start(sink)
+        defer { Task { await server.stop() } }
+        let http = RawHTTP(baseURL: server.baseURL)
+        let bearer = ["Authorization": "Bearer \(tokens.accessToken)"]
+        let verified = try await http.json("POST", "/me/v1/email-verification/verify", ["code": try #require(mail.code())], headers: bearer)
+        #expect(verified.json["email_verified"] as? Bool == true, "\(verified.text)")
+        var bob = PasskeyUser(server: server.baseURL)
+        try await bob.signUp(SignupProfile(email: "bob@example.com"))
+
+        for (body, reason) in [(["email": "not an address"], nil), (["email": "ada@example.com"], nil), (["email": "bob@example.com"], "user_exists")] as [([String: Any], String?)] {
+            let refused = try await http.json("PATCH", "/me/v1/profile", body, headers: bearer)
+            #expect(refused.status == 400 && (reason == nil || refused.json["reason"] as? String == reason), "\(body): \(refused.text)")
+        }
+        let count = sink.messages().count
+        let pending = try await http.json("PATCH", "/me/v1/profile", ["email": "Ada.New@Example.com"], headers: bearer)
+        #expect(pending.status == 202 && pending.json["pending_email"] as? String == "ada.new@example.com", "\(pending.text)")
+        let code = try #require(try await sink.waitForMessage(to: "ada.new@example.com", subject: "verification code", after: count).code())
+        // Until the code comes back, the old address is the account's.
+        #expect(try await ada.client.userInfo(accessToken: tokens.accessToken).email == "ada@example.com")
+        let changed = try await http.json("POST", "/me/v1/email-verification/verify", ["code": code], headers: bearer)
+        #expect(changed.status == 200 && changed.json["email"] as? String == "ada.new@example.com" && changed.json["email_verified"] as? Bool == true, "\(changed.text)")
+        #expect(changed.json["signals"] is [String: Any], "the signals an app passes to signalCurrentUserDetails")
+        _ = try await sink.waitForMessage(to: "ada@example.com", subject: "email address of your")
+
+        // A stale sign-in must step up first.
+        server.clock.advance(by: 16 * 60)
+        let stale = try await http.json("PATCH", "/me/v1/profile", ["email": "ada3@example.com"], headers: bearer)
+        #expect(stale.status == 401 && stale.json["reason"] as? String == "insufficient_user_authentication", "\(stale.text)")
+    }
 }

@@ -23,8 +23,15 @@ extension Router where Context == BasicRequestContext {
         me.patch("profile") { request, context in
             let grant = try context.grant(requiring: Scopes.updateProfile)
             let body = try await services.body.json(UpdateProfileRequest.self, from: request)
+            // A new email address is proved first: a code goes to it, and
+            // `POST /me/v1/email-verification/verify` makes the change.
+            if let email = body.email {
+                if let name = body.name { _ = try await services.accounts.updateName(of: grant.userID, to: name, field: "name") }
+                let pending = try await services.recovery.requestEmailChange(by: grant.signIn, to: email)
+                return JSONResponse.make(PendingEmailBody(pending_email: pending), status: .accepted)
+            }
             guard let name = body.name else {
-                throw IdentityError(.invalidRequest, "name is required; an empty name clears it", field: "name")
+                throw IdentityError(.invalidRequest, "name or email is required; an empty name clears it", field: "name")
             }
             _ = try await services.accounts.updateName(of: grant.userID, to: name, field: "name")
             let signals = try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)

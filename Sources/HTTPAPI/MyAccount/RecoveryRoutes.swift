@@ -23,7 +23,10 @@ extension Router where Context == BasicRequestContext {
             let body = try await services.body.json(CodeRequest.self, from: request)
             guard let code = body.code, !code.isEmpty else { throw IdentityError(.invalidRequest, "code is required", reason: .required, field: "code") }
             let user = try await services.recovery.verifyEmail(userID: grant.userID, code: code)
-            return JSONResponse.make(EmailVerifiedBody(email: user.profile.email ?? "", email_verified: user.isEmailVerified))
+            // The signals, so that an app can tell the credential manager the new account name
+            // (`signalCurrentUserDetails`) when the code finished a change of address.
+            let signals = try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)
+            return JSONResponse.make(EmailVerifiedBody(email: user.profile.email ?? "", email_verified: user.isEmailVerified, signals: SignalsBody(signals)))
         }
         me.get("recovery-codes") { _, context in
             let grant = try context.grant(requiring: Scopes.readAuthenticationMethods)
@@ -55,6 +58,7 @@ struct EmptyObject: Encodable {}
 struct EmailVerifiedBody: Encodable {
     let email: String
     let email_verified: Bool
+    let signals: SignalsBody
 }
 
 /// `GET /me/v1/recovery-codes` answer.

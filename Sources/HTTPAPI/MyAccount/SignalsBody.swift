@@ -50,4 +50,10 @@ struct SignalsEnvelope: Encodable {
 /// `PATCH /me/v1/profile` body.
 struct UpdateProfileRequest: Decodable {
     let name: String?
+    let email: String?
+}
+
+/// `PATCH /me/v1/profile {"email"}`'s answer: the address a code was sent to.
+struct PendingEmailBody: Encodable {
+    let pending_email: String
 }

@@ -6,6 +6,8 @@ public enum OneTimeCodePurpose: String, Sendable, Hashable, CaseIterable {
     case emailVerification = "email_verification"
     /// Getting back into an account whose passkeys are lost, through its verified email.
     case recovery
+    /// Proving a new email address before it replaces the account's current one.
+    case emailChange = "email_change"
 }
 
 /// A short code sent to an address (verification, recovery by email): stored as a keyed

@@ -14,6 +14,8 @@ public enum MailKind: String, Sendable, Hashable, Codable, CaseIterable {
     case accountRecovered = "account_recovered"
     /// The account's password was removed.
     case passwordRemoved = "password_removed"
+    /// The account's email address was changed (sent to the old address).
+    case emailChanged = "email_changed"
 }
 
 /// A message waiting in the outbox, rendered, until the sender hands it to the mail

@@ -75,10 +75,51 @@ public struct AccountRecoveryService: Sendable {
         try? await sendCode(.emailVerification, kind: .verificationCode, to: user, address: email)
     }
 
-    /// Checks a verification code and marks the email address verified.
+    /// Starts changing the account's email address: a sensitive action (the sign-in must be
+    /// recent), and the new address is proved by a code sent to it before it replaces the
+    /// old one (``verifyEmail(userID:code:)`` finishes the change).
+    /// - Returns: The new address, normalized.
+    /// - Throws: `invalid_request` for a malformed, unchanged or taken address.
+    public func requestEmailChange(by signIn: SignIn, to newEmail: String) async throws -> String {
+        try sensitiveActions.requireRecent(signIn, for: "Changing your email address")
+        let profile = try ProfileValidation.validate(UserProfile(email: newEmail), allowed: [.email])
+        guard let address = profile.email, let user = try await storage.user(id: signIn.userID) else {
+            throw IdentityError(.invalidRequest, "email must be an email address", reason: .malformedIdentifier, field: "email")
+        }
+        guard address != user.profile.email else { throw IdentityError(.invalidRequest, "this is already the account's email address", field: "email") }
+        try await rateLimits?.admit(identifier: .email(address))
+        guard try await storage.user(identifier: .email(address)) == nil else {
+            throw IdentityError(.invalidRequest, "another account has this email address", reason: .userExists(.email), field: "email")
+        }
+        try await sendCode(.emailChange, kind: .verificationCode, to: user, address: address)
+        return address
+    }
+
+    /// Checks a verification code: the one for a pending change of address when there is one
+    /// (the new address then replaces the old, verified, and the old one is told), else the
+    /// one that verifies the current address.
     /// - Throws: `invalid_request` with reason `invalid_code`, `expired_code` or
     ///   `too_many_attempts`.
     public func verifyEmail(userID: UserID, code: String) async throws -> User {
+        if let pending = try await storage.oneTimeCode(userID: userID, purpose: .emailChange), let user = try await storage.user(id: userID),
+            let old = user.profile.email
+        {
+            try await rateLimits?.admit(identifier: .email(pending.address))
+            try await check(code, purpose: .emailChange, userID: userID, address: pending.address)
+            let now = clock.now()
+            let changed: User?
+            do {
+                changed = try await storage.changeEmail(userID: userID, from: old, to: pending.address, at: now)
+            } catch is StoreConflict {
+                throw IdentityError(.invalidRequest, "another account took this email address meanwhile", reason: .userExists(.email), field: "email")
+            }
+            guard let changed else { throw Self.invalidCode }
+            try await storage.record(AuditEvent(time: now, kind: .profileUpdated, userID: userID, detail: "email"))
+            if user.isEmailVerified {
+                try await mailer.queue(.emailChanged, to: user, address: old, values: ["new_email": pending.address])
+            }
+            return changed
+        }
         guard let user = try await storage.user(id: userID), let email = user.profile.email else {
             throw IdentityError(.invalidRequest, "this account has no email address to verify", reason: .required, field: "email")
         }

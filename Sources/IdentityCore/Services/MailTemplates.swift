@@ -109,6 +109,11 @@ public struct MailTemplates: Sendable {
             lines: ["Hello {{name}},", "Your {{service}} account was recovered with {{method}} at {{time}}, and can now add a new passkey.", "If this was not you, contact support at once."],
             code: false
         ),
+        .emailChanged: page(
+            subject: "The email address of your {{service}} account was changed",
+            lines: ["Hello {{name}},", "The email address of your {{service}} account was changed to {{new_email}} at {{time}}; this address no longer signs in.", "If this was not you, contact support at once."],
+            code: false
+        ),
         .passwordRemoved: page(
             subject: "The password of your {{service}} account was removed",
             lines: ["Hello {{name}},", "The password of your {{service}} account was removed at {{time}}. You now sign in with your passkeys.", "If this was not you, contact support."],

@@ -313,6 +313,10 @@ public protocol AccountCodeStore: Sendable {
     /// Marks the user's email verified at `time`, if it is still `email`.
     /// - Returns: The user as now stored, or `nil` when the email changed or the user is gone.
     func markEmailVerified(userID: UserID, email: String, at time: Date) async throws -> User?
+    /// Replaces the user's email address `old` with `new`, verified at `time`.
+    /// - Returns: The user as now stored, or `nil` when the email is no longer `old`.
+    /// - Throws: `StoreConflict(.identifier)` when another account has `new`.
+    func changeEmail(userID: UserID, from old: String, to new: String, at time: Date) async throws -> User?
     /// Replaces the user's saved recovery codes with `codes`.
     func replaceRecoveryCodes(userID: UserID, with codes: [RecoveryCode]) async throws
     /// The user's saved recovery codes, used ones included.
