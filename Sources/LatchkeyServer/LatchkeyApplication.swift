@@ -188,6 +188,8 @@ public enum LatchkeyApplication {
             ipv6PrefixLength: limits.ipv6PrefixLength, store: storage, clock: clock,
             refused: measured ? MetricsListener.rateLimitRefusals() : nil
         )
+        // Read once, at start-up, so that no request reads them.
+        let secrets = try await InstanceSecrets.load(from: keyStore, random: random)
         let passkeys = PasskeyService(
             configuration: PasskeyConfiguration(
                 relyingPartyID: configuration.relyingParty.id,
@@ -198,7 +200,7 @@ public enum LatchkeyApplication {
                 attestationConveyance: configuration.passkeys.asksForAttestation ? "direct" : nil
             ),
             verifier: verifier, storage: storage, tokens: tokens,
-            secrets: try await InstanceSecrets.load(from: keyStore, random: random), clock: clock, random: random,
+            secrets: secrets, clock: clock, random: random,
             metadata: metadata?.metadata,
             openCeremonies: measured ? MetricsListener.openCeremonies() : nil,
             rateLimits: rateLimits,
@@ -216,7 +218,7 @@ public enum LatchkeyApplication {
         let passwords = PasswordService(storage: storage, clock: clock, random: random, rateLimits: rateLimits, sensitiveActions: sensitiveActions)
         let mail = MailSetup(configuration.email, storage: storage, serviceName: configuration.relyingParty.name, clock: clock, random: random, logger: logger)
         let recovery = AccountRecoveryService(
-            storage: storage, mailer: mail.mailer, settings: configuration.verification, clock: clock, random: random, rateLimits: rateLimits,
+            storage: storage, mailer: mail.mailer, secrets: secrets, settings: configuration.verification, clock: clock, random: random, rateLimits: rateLimits,
             sensitiveActions: sensitiveActions
         )
         let hostedPages = HostedPages(

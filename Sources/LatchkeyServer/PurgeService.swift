@@ -4,7 +4,8 @@ import Logging
 import ServiceLifecycle
 
 /// Keeps storage bounded: deletes what has expired (finished ceremonies' keys, browser
-/// sessions, administration tokens, authorization codes, self-service flows), audit events
+/// sessions, administration tokens, authorization codes, self-service flows, one-time codes,
+/// finished mail older than a week), audit events
 /// older than `audit.retention`, and refresh families older than the absolute refresh
 /// lifetime; then returns freed pages to the file system a few at a time. Runs at an
 /// interval derived from the ceremony lifetime, deletes in small batches so that no write
@@ -63,6 +64,10 @@ struct PurgeService: Service {
             try await storage.purgeRefreshTokenFamilies(startedBefore: now.addingTimeInterval(-familyLifetime - min(86400, familyLifetime)), limit: Self.batch)
         }
         removed["rate-limit counts"] = try await storage.purgeRequestCounts(before: now.addingTimeInterval(-120))
+        removed["one-time codes"] = try await storage.purgeOneTimeCodes(expiredBefore: now)
+        // Sent and given-up messages (their bodies already erased) are kept a week, for an
+        // operator asking whether a mail went out.
+        removed["sent mail"] = try await inBatches { try await storage.purgeMail(queuedBefore: now.addingTimeInterval(-7 * 86400), limit: Self.batch) }
         if removed.values.contains(where: { $0 > 0 }) { try await storage.reclaimSpace(pages: 2000) }
         return removed
     }

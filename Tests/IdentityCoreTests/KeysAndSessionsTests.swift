@@ -72,16 +72,16 @@ struct KeysAndSessionsTests {
         let clear = try await InstanceSecrets.load(from: storage, random: SystemRandom())
         let plainKey = try #require(try await storage.signingKeys().first?.privateKey)
         let key = try #require(KeyEncryption(key: Array(repeating: 9, count: 32)))
-        #expect(try await SealedKeyStore.reseal(storage, from: key, to: key, secretNames: InstanceSecrets.names, random: SystemRandom()) == 3)
+        #expect(try await SealedKeyStore.reseal(storage, from: key, to: key, secretNames: InstanceSecrets.names, random: SystemRandom()) == 4)
         #expect(try await SealedKeyStore.reseal(storage, from: key, to: key, secretNames: InstanceSecrets.names, random: SystemRandom()) == 0, "once")
         #expect(try await storage.signingKeys().allSatisfy { KeyEncryption.isSealed($0.privateKey) })
         let sealedStore = SealedKeyStore(storage, encryption: key)
         #expect(try await sealedStore.signingKeys().first?.privateKey == plainKey)
         let reopened = try await InstanceSecrets.load(from: sealedStore, random: SystemRandom())
-        #expect(reopened.loginDecoyKey == clear.loginDecoyKey)
+        #expect(reopened.loginDecoyKey == clear.loginDecoyKey && reopened.oneTimeCodeKey == clear.oneTimeCodeKey)
         await #expect(throws: KeyEncryption.Failure.self) { _ = try await SealedKeyStore(storage, encryption: nil).signingKeys() }
         // Back into the clear, as `latchkey keys rewrap` without a new key does.
-        #expect(try await SealedKeyStore.reseal(storage, from: key, to: nil, secretNames: InstanceSecrets.names, random: SystemRandom()) == 3)
+        #expect(try await SealedKeyStore.reseal(storage, from: key, to: nil, secretNames: InstanceSecrets.names, random: SystemRandom()) == 4)
         #expect(try await storage.signingKeys().first?.privateKey == plainKey)
     }
 

@@ -6,8 +6,8 @@ import Logging
 import StorageSQLite
 import Testing
 
-/// Storage stays bounded: the purge removes old audit events and sessions past their
-/// absolute lifetime from a real server's SQLite file, reports what it removed, and runs at
+/// Storage stays bounded: the purge removes old audit events, sessions past their
+/// absolute lifetime, expired one-time codes and old finished mail from a real server's SQLite file, reports what it removed, and runs at
 /// an interval that follows the ceremony lifetime.
 @Suite("Purges: a real server's database", .serialized, .timeLimit(.minutes(2)))
 struct PurgeServiceTests {
@@ -30,12 +30,14 @@ struct PurgeServiceTests {
         let first = try await purge.purge()
         #expect(first["audit events"] == 2, "\(first)")
         #expect(first["refresh sessions"] == 0)
+        #expect(first["one-time codes"] == 1, "the sign-up's verification code, expired: \(first)")
         #expect(try await ada.client.refresh(refreshToken: try #require(signup.refreshToken)).refreshToken != nil)
 
         server.clock.advance(by: 30 * 86400)
         let second = try await purge.purge()
         #expect(second["refresh sessions"] == 2, "\(second)")
         #expect(second["audit events"] == 0, "a refresh is logged, not stored: \(second)")
+        #expect(second["sent mail"] == 1, "the verification mail, a week after it was sent: \(second)")
         await expectAPIError(status: 403) { try await ada.client.refresh(refreshToken: try #require(signup.refreshToken)) }
     }
 

@@ -1,23 +1,10 @@
 import Foundation
+import IdentityCore
 
 /// Escaping for text and attribute values. Every value that did not come from this file
 /// goes through it.
 enum HTML {
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { HTMLText.escape(text) }
 
     /// JSON for a `<script type="application/json">` block: `<` is escaped so that no value
     /// can close the element.

@@ -27,6 +27,8 @@ public struct VerificationSettings: Sendable, Hashable {
 public struct AccountRecoveryService: Sendable {
     private let storage: any IdentityStorage
     private let mailer: Mailer
+    /// ``InstanceSecrets/oneTimeCodeKey``.
+    private let codeKey: SymmetricKey
     private let clock: any WallClock
     private let random: any RandomSource
     /// The lifetimes and limits.
@@ -43,9 +45,10 @@ public struct AccountRecoveryService: Sendable {
 
     /// Creates the service.
     public init(
-        storage: any IdentityStorage, mailer: Mailer, settings: VerificationSettings = VerificationSettings(), clock: any WallClock, random: any RandomSource,
-        rateLimits: RateLimits? = nil, sensitiveActions: SensitiveActions? = nil
+        storage: any IdentityStorage, mailer: Mailer, secrets: InstanceSecrets, settings: VerificationSettings = VerificationSettings(), clock: any WallClock,
+        random: any RandomSource, rateLimits: RateLimits? = nil, sensitiveActions: SensitiveActions? = nil
     ) {
+        self.codeKey = secrets.oneTimeCodeKey
         self.storage = storage
         self.mailer = mailer
         self.settings = settings
@@ -268,10 +271,9 @@ public struct AccountRecoveryService: Sendable {
     private func sendCode(_ purpose: OneTimeCodePurpose, kind: MailKind, to user: User, address: String) async throws {
         let now = clock.now()
         let code = OneTimeCodeText.new(digits: settings.codeDigits, random: random)
-        let key = try await codeKey()
         try await storage.saveOneTimeCode(
             OneTimeCode(
-                userID: user.id, purpose: purpose, hash: Self.hash(code, userID: user.id, purpose: purpose, key: key), address: address,
+                userID: user.id, purpose: purpose, hash: Self.hash(code, userID: user.id, purpose: purpose, key: codeKey), address: address,
                 createdAt: now, expiresAt: now.addingTimeInterval(settings.codeLifetime)
             )
         )
@@ -292,7 +294,7 @@ public struct AccountRecoveryService: Sendable {
         guard attempts <= settings.maximumAttempts else {
             throw IdentityError(.invalidRequest, "this code took too many wrong guesses; ask for a new one", reason: .tooManyAttempts)
         }
-        let hash = Self.hash(OneTimeCodeText.normalized(code), userID: userID, purpose: purpose, key: try await codeKey())
+        let hash = Self.hash(OneTimeCodeText.normalized(code), userID: userID, purpose: purpose, key: codeKey)
         // Constant-time comparison: the time does not tell how much of the hash matched.
         var difference: UInt8 = hash.count == stored.hash.count ? 0 : 1
         for (a, b) in zip(hash, stored.hash) { difference |= a ^ b }
@@ -300,12 +302,6 @@ public struct AccountRecoveryService: Sendable {
             throw Self.invalidCode
         }
         guard try await storage.consumeOneTimeCode(userID: userID, purpose: purpose, hash: hash) else { throw Self.invalidCode }
-    }
-
-    /// The instance's key for code hashes: a 6-digit code hashed without a key could be
-    /// found from a database copy in a million tries.
-    private func codeKey() async throws -> SymmetricKey {
-        SymmetricKey(data: try await storage.secret(named: "one-time-codes", orStore: random.bytes(32)))
     }
 
     static func hash(_ code: String, userID: UserID, purpose: OneTimeCodePurpose, key: SymmetricKey) -> [UInt8] {

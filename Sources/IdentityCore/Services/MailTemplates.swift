@@ -52,30 +52,13 @@ public struct MailTemplates: Sendable {
     public func render(_ kind: MailKind, values: [String: String]) -> Template {
         let template = templates[kind] ?? Self.defaults[kind]!
         let subject = Self.fill(template.subject, values).components(separatedBy: .newlines).joined(separator: " ")
-        return Template(subject: subject, text: Self.fill(template.text, values), html: Self.fill(template.html, values.mapValues(Self.escapeHTML)))
+        return Template(subject: subject, text: Self.fill(template.text, values), html: Self.fill(template.html, values.mapValues(HTMLText.escape)))
     }
 
     private static func fill(_ template: String, _ values: [String: String]) -> String {
         var result = template
         for (name, value) in values { result = result.replacingOccurrences(of: "{{\(name)}}", with: value) }
         return result
-    }
-
-    /// The five characters that change meaning in HTML text and attributes.
-    static func escapeHTML(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
     }
 
     /// Placeholders every message may use: `{{service}}` (the issuer's host), `{{name}}`

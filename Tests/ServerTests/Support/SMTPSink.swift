@@ -45,19 +45,7 @@ final class SMTPSink: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [repository.appendingPathComponent("scripts/smtp-sink.py").path, "--port", String(port), "--maildir", directory.path] + options
             + (certificate.map { ["--cert-out", $0] } ?? [])
-        let output = OutputCollector()
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                output.end()
-            } else {
-                output.append(data)
-            }
-        }
+        let output = OutputCollector.collecting(process, errors: false)
         try process.run()
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {

@@ -107,20 +107,7 @@ final class ServerProcess: @unchecked Sendable {
         }
         process.currentDirectoryURL = workingDirectory
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LATCHKEY_") }.merging(environment) { $1 }
-        let output = OutputCollector()
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            // At end of file the handler keeps firing with no data; stop it then.
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                output.end()
-            } else {
-                output.append(data)
-            }
-        }
+        let output = OutputCollector.collecting(process)
         try process.run()
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
@@ -191,6 +178,26 @@ final class OutputCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
     private var ended = false
+
+    /// A collector of what `process` writes to standard output (and, with `errors`, to
+    /// standard error), set up before it runs.
+    static func collecting(_ process: Process, errors: Bool = true) -> OutputCollector {
+        let output = OutputCollector()
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = errors ? pipe : FileHandle.nullDevice
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            // At end of file the handler keeps firing with no data; stop it then.
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                output.end()
+            } else {
+                output.append(data)
+            }
+        }
+        return output
+    }
 
     func append(_ chunk: Data) { lock.withLock { data.append(chunk) } }
 
