@@ -144,7 +144,9 @@ extension Router where Context == BasicRequestContext {
             // the new passkey.
             if session.isRecovery {
                 try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
-                return Self.signedOut(pages, to: "/login?recovered=1")
+                // Back on the account page after that sign-in, where the person is asked to
+                // replace the recovery codes.
+                return Self.signedOut(pages, to: "/login?recovered=1&return_to=%2Faccount%3Frecovered%3D1")
             }
             return JSONResponse.make(["id": Base64URL.encode(credential.credentialID)], status: .created)
         }

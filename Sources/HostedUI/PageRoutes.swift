@@ -56,12 +56,14 @@ extension Router where Context == BasicRequestContext {
                 let password = try await pages.passwords.password(of: session.userID)
                 let data = pages.accountData(user, passkeys)
                 let consents = try await pages.authorization.consents(of: session.userID)
-                let added = (try? QueryString.parameters(of: request, reader: pages.body)["added"]) != nil
+                let query = (try? QueryString.parameters(of: request, reader: pages.body)) ?? [:]
+                let notice = query["added"] != nil ? "Passkey added."
+                    : query["recovered"] != nil ? "You are back in with your new passkey. Replace your recovery codes now, and remove the passkey you lost." : nil
                 let recoveryCodes = try await pages.recovery.recoveryCodeStatus(userID: session.userID)
                 return pages.render(
                     request, title: "Your account", page: "account",
                     body: Pages.account(
-                        user: user, passkeys: passkeys, password: password, names: pages.authenticatorNames, data: data, notice: added ? "Passkey added." : nil,
+                        user: user, passkeys: passkeys, password: password, names: pages.authenticatorNames, data: data, notice: notice,
                         consents: consents, recoveryCodes: recoveryCodes
                     ),
                     data: ["rp-id": pages.relyingPartyID], signedIn: true

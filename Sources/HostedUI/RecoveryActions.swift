@@ -57,6 +57,14 @@ extension Router where Context == BasicRequestContext {
             try await pages.recovery.sendEmailVerification(userID: try context.caller().userID)
             return JSONResponse.make(["message": "A code is on its way to your email address."])
         }
+        account.post("profile/email") { request, context in
+            let body = try await pages.body.json(RecoveryStart.self, from: request)
+            guard let email = body.email?.trimmingCharacters(in: .whitespaces), !email.isEmpty else {
+                throw IdentityError(.invalidRequest, "Enter the new email address.", reason: .required, field: "email")
+            }
+            let pending = try await pages.recovery.requestEmailChange(by: try context.caller().signIn, to: email)
+            return JSONResponse.make(["pending_email": pending, "message": "A code is on its way to \(pending). Enter it to make the change."])
+        }
         account.post("email-verification/verify") { request, context in
             let body = try await pages.body.json(VerificationCode.self, from: request)
             guard let code = body.code, !code.isEmpty else { throw IdentityError(.invalidRequest, "Enter the code from the email.", reason: .required, field: "code") }

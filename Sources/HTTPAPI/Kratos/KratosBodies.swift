@@ -28,6 +28,8 @@ struct KratosContinueWith: Encodable, Sendable {
     /// A flow named by a `show_*_ui` item.
     struct FlowReference: Encodable, Sendable {
         let id: String
+        /// For `show_verification_ui`: the address being verified.
+        var verifiable_address: String?
         var url: String?
     }
 

@@ -23,7 +23,8 @@ extension Router where Context == BasicRequestContext {
                 return try await KratosBrowser(services: services).start(kind, request)
             }
             open.get("\(kind.rawValue)/flows") { request, _ in
-                let flow = try await Self.existingFlow(services, request, kind: kind, userID: nil)
+                let owner = kind == .verification ? try await KratosCodeFlow.owner(of: request.uri.queryParameters.get("id"), services: services) : nil
+                let flow = try await Self.existingFlow(services, request, kind: kind, userID: owner)
                 return JSONResponse.make(services.renderer.body(flow, options: try services.flows.options(of: flow)))
             }
             finishes.post(RouterPath(kind.rawValue)) { request, _ in
@@ -42,7 +43,10 @@ struct KratosCodeFlow {
 
     func submit(_ request: Request) async throws -> Response {
         let reader = KratosSubmissionReader(services: services)
-        let (flow, submission) = try await reader.read(request, kind: kind)
+        // A verification flow a settings change started belongs to that account; its code,
+        // sent to the new address, is what proves the submitter.
+        let owner = kind == .verification ? try await Self.owner(of: request.uri.queryParameters.get("flow"), services: services) : nil
+        let (flow, submission) = try await reader.read(request, kind: kind, userID: owner)
         guard case .code(let state) = try services.flows.options(of: flow) else { throw InteractiveFlowService.Refusal.unknown }
         let email = submission["email"], code = submission["code"]
         // Kratos's rule: past the first step, a submission without an address is a code.
@@ -79,9 +83,13 @@ struct KratosCodeFlow {
         guard let address = state.email, !code.isEmpty else { return respond(flow, state: state, messages: [invalid]) }
         let user: User
         do {
-            user = isRecovery
-                ? try await services.recovery.recover(email: address, code: code, recoveryCode: nil, clientID: OAuthClient.selfService.clientID)
-                : try await services.recovery.verifyEmail(address: address, code: code)
+            if isRecovery {
+                user = try await services.recovery.recover(email: address, code: code, recoveryCode: nil, clientID: OAuthClient.selfService.clientID)
+            } else if let owner = flow.userID {
+                user = try await services.recovery.verifyEmail(userID: owner, code: code)
+            } else {
+                user = try await services.recovery.verifyEmail(address: address, code: code)
+            }
         } catch let error as IdentityError where error.reason == .tooManyAttempts {
             throw try await replaced(flow)
         } catch let error as IdentityError where error.code != .tooManyRequests {
@@ -141,6 +149,12 @@ struct KratosCodeFlow {
         status: HTTPResponse.Status = .ok
     ) -> Response {
         JSONResponse.make(services.renderer.codeFlowBody(flow, state: state, messages: messages, emailMessages: emailMessages), status: status)
+    }
+
+    /// The account a flow belongs to (a verification flow a settings change started).
+    static func owner(of id: String?, services: KratosServices) async throws -> UserID? {
+        guard let id else { return nil }
+        return try await services.flows.flow(id: id)?.userID
     }
 
     /// Recovery is for people who cannot sign in: Kratos refuses it to a live session.

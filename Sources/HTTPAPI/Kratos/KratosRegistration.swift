@@ -151,7 +151,40 @@ struct KratosSettings {
             }
             return finished(renewed, request, try await body(renewed, userID: session.userID, messages: [KratosMessages.saved], state: "success"))
         }
+        if submission["method"] == "profile", let email = submission["traits.email"] {
+            return try await changeEmail(flow, to: email, request: request, session: session, reader: reader)
+        }
         throw try await reader.reject(flow, [KratosMessages.noSettingsStrategy])
+    }
+
+    /// `method: profile` with a new `traits.email`: the new address is proved before it
+    /// replaces the old one. A code goes to it, and the answer names a verification flow,
+    /// already at `sent_email` (`continue_with` `show_verification_ui`), whose code makes the
+    /// change. The same address again is nothing to save.
+    private func changeEmail(_ flow: InteractiveFlow, to email: String, request: Request, session: BrowserSession, reader: KratosSubmissionReader) async throws -> Response {
+        let user = try await services.accounts.user(session.userID)
+        guard ProfileValidation.identifier(forLogin: email) != user.profile.email.map(Identifier.email) else {
+            return finished(flow, request, try await body(flow, userID: session.userID, messages: [KratosMessages.saved], state: "success"))
+        }
+        let pending: String
+        do {
+            pending = try await services.recovery.requestEmailChange(by: session.signIn, to: email)
+        } catch let error as IdentityError where error.code != .tooManyRequests {
+            throw try await refusal(services.flows.refuse(flow, error), reader)
+        }
+        let verification = try await services.flows.start(
+            .verification, isBrowser: flow.isBrowser, userID: session.userID, csrfToken: flow.csrfToken,
+            requestURL: services.publicURL + "/self-service/verification/" + (flow.isBrowser ? "browser" : "api")
+        )
+        let sent = try await services.flows.advance(verification, to: .init(step: .sentEmail, email: pending))
+        var saved = try await body(flow, userID: session.userID, messages: [KratosMessages.saved], state: "success")
+        saved.continue_with = [
+            KratosContinueWith(
+                action: "show_verification_ui",
+                flow: .init(id: sent.id, verifiable_address: pending, url: services.publicURL + "/self-service/verification/flows?id=" + sent.id)
+            ),
+        ]
+        return finished(flow, request, saved)
     }
 
     /// A refused change: a session too old for it is sent to sign in again (Kratos's
@@ -178,6 +211,8 @@ struct KratosSettings {
             return KratosMessages.generic("You tried to remove a passkey which does not exist.")
         case (.conflict, _):
             return KratosMessages.generic("this security key or passkey is already registered with your account")
+        case (_, .userExists):
+            return KratosMessages.duplicateIdentifier
         case (_, .verification(let check)):
             return KratosMessages.credentialRefused(error.message, check: check.rawValue)
         default:

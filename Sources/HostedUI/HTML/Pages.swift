@@ -122,7 +122,8 @@ enum Pages {
         """
     }
 
-    /// The account page's email address: verified, or a way to verify it.
+    /// The account page's email address: verified, or a way to verify it; and a way to
+    /// change it (the new address is proved by a code before it replaces this one).
     static func emailSection(_ user: User) -> String {
         guard let email = user.profile.email else { return "" }
         let state = user.isEmailVerified
@@ -130,16 +131,24 @@ enum Pages {
             : """
                 <p><strong>\(HTML.escape(email))</strong> is not verified yet. A verified address can get you back in if you lose your passkeys.</p>
                 <p><button type="button" id="send-verification">Send a verification code</button></p>
-                <form id="verify-email-form" class="inline" novalidate hidden>
-                <label for="verification-code">Code from the email</label>
-                <input id="verification-code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="32">
-                <button type="submit">Verify</button>
-                </form>
                 """
         return """
             <section id="email-section" aria-labelledby="email-heading">
             <h2 id="email-heading">Email address</h2>
             \(state)
+            <details id="change-email-option">
+            <summary>Change email address</summary>
+            <form id="change-email-form" class="inline" novalidate>
+            <label for="new-email">New email address</label>
+            <input id="new-email" name="email" type="email" autocomplete="email" autocapitalize="none" spellcheck="false" maxlength="320">
+            <button type="submit">Send a code to it</button>
+            </form>
+            </details>
+            <form id="verify-email-form" class="inline" novalidate hidden>
+            <label for="verification-code">Code from the email</label>
+            <input id="verification-code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="32">
+            <button type="submit">Verify</button>
+            </form>
             </section>
             """
     }

@@ -325,15 +325,28 @@
   function accountRecovery() {
     var send = $("#send-verification");
     var verify = $("#verify-email-form");
-    if (send && verify) {
+    var change = $("#change-email-form");
+    function askForCode(message) {
+      verify.hidden = false;
+      setStatus(message);
+      verify.elements.code.focus();
+    }
+    if (send) {
       send.addEventListener("click", function () {
         busy(send, async function () {
-          var result = await call("POST", "/ui/email-verification", {});
-          verify.hidden = false;
-          setStatus(result.message);
-          verify.elements.code.focus();
+          askForCode((await call("POST", "/ui/email-verification", {})).message);
         });
       });
+    }
+    if (change) {
+      change.addEventListener("submit", function (event) {
+        event.preventDefault();
+        busy(change.querySelector("button"), async function () {
+          askForCode((await call("POST", "/ui/profile/email", { email: change.elements.email.value.trim() })).message);
+        }, change);
+      });
+    }
+    if (verify) {
       verify.addEventListener("submit", function (event) {
         event.preventDefault();
         busy(verify.querySelector("button"), async function () {

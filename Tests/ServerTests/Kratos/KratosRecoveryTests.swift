@@ -84,6 +84,25 @@ struct KratosRecoveryTests {
         let back = try await phone.signIn()
         #expect(back.status == 200 && back.json["session_token"] is String, "\(back.text)")
         _ = try await sink.waitForMessage(to: "jane@example.com", subject: "passkey was added")
+
+        // A new address in settings: proved through the verification flow the answer names.
+        let session = try #require(back.json["session_token"] as? String)
+        let profile = try await phone.initialize("/self-service/settings/api", token: session).json
+        let count2 = sink.messages().count
+        let changed = try await phone.submit(profile, [("method", "profile"), ("traits", ["email": "jane.doe@example.com"])], headers: ["X-Session-Token": session])
+        let next = try #require((changed.json["continue_with"] as? [[String: Any]])?.first, "\(changed.text)")
+        #expect(changed.status == 200 && next["action"] as? String == "show_verification_ui", "\(changed.text)")
+        let pendingFlow = try #require(next["flow"] as? [String: Any])
+        #expect(pendingFlow["verifiable_address"] as? String == "jane.doe@example.com")
+        let changeCode = try #require(try await sink.waitForMessage(to: "jane.doe@example.com", subject: "verification code", after: count2).code())
+        let verification2 = try await phone.initialize("/self-service/verification/flows?id=\(pendingFlow["id"] as? String ?? "")")
+        #expect(verification2.json["state"] as? String == "sent_email", "\(verification2.text)")
+        let done = try await phone.submit(verification2.json, [("method", "code"), ("code", changeCode)])
+        #expect(done.json["state"] as? String == "passed_challenge", "\(done.text)")
+        let whoami2 = try await phone.http.send("GET", "/sessions/whoami", contentType: nil, headers: ["X-Session-Token": session])
+        let identity = whoami2.json["identity"] as? [String: Any]
+        #expect((identity?["traits"] as? [String: Any])?["email"] as? String == "jane.doe@example.com", "\(whoami2.text)")
+        #expect(((identity?["verifiable_addresses"] as? [[String: Any]])?.first?["verified"] as? Bool) == true)
     }
 
     @Test func unknownAddressesBadSubmissionsAndTooManyGuesses() async throws {
