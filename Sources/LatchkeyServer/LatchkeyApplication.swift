@@ -85,7 +85,7 @@ public enum LatchkeyApplication {
         services.append(DecoyCensusService(passkeys: routes.passkeys, interval: .seconds(600), logger: logger))
         services.append(MailSenderService(
             outbox: routes.storage, transport: routes.mail.transport, clock: clock, wakeUps: routes.mail.wakeUps, logger: logger,
-            lease: Double(configuration.email.smtp?.timeout.components.seconds ?? 30) + 60
+            lease: Double(configuration.email.smtp?.timeout.components.seconds ?? 30) + 5
         ))
         services.append(AccountMailService(
             events: AccountMailService.stream(from: routes.storage.securityEvents), storage: routes.storage, mailer: routes.mail.mailer,

@@ -8,14 +8,17 @@ extension PostgresStorage {
     /// Queues a message, due at once.
     public func enqueueMail(_ mail: OutboxMail) async throws {
         try StoredText.requireStorable(mail.id, mail.recipient, mail.recipientName, mail.subject, mail.text, mail.html, in: "enqueueMail")
-        try await autocommit { db in
-            _ = try await db.rows(
-                """
-                INSERT INTO mail_outbox (id, kind, recipient, recipient_name, subject, text_body, html_body, created_at, attempts, due_at)
-                VALUES (\(mail.id), \(mail.kind.rawValue), \(mail.recipient), \(mail.recipientName), \(mail.subject), \(mail.text), \(mail.html),
-                    \(mail.createdAt.seconds), \(Int64(mail.attempts)), \(mail.createdAt.seconds))
-                """, logger: self.logger)
-        }
+        try await autocommit { db in try await self.insert(mail, db) }
+    }
+
+    /// Inserts a message inside the caller's transaction.
+    func insert(_ mail: OutboxMail, _ db: PostgresConnection) async throws {
+        _ = try await db.rows(
+            """
+            INSERT INTO mail_outbox (id, kind, recipient, recipient_name, subject, text_body, html_body, created_at, attempts, due_at)
+            VALUES (\(mail.id), \(mail.kind.rawValue), \(mail.recipient), \(mail.recipientName), \(mail.subject), \(mail.text), \(mail.html),
+                \(mail.createdAt.seconds), \(Int64(mail.attempts)), \(mail.createdAt.seconds))
+            """, logger: logger)
     }
 
     /// Claims due messages in one statement; `SKIP LOCKED` lets instances claim side by side.
@@ -76,10 +79,12 @@ extension PostgresStorage {
 
     // MARK: - One-time codes
 
-    /// Stores a code in place of the user's earlier one for the same purpose.
-    public func saveOneTimeCode(_ code: OneTimeCode) async throws {
+    /// Stores a code in place of the user's earlier one for the same purpose, and queues its mail.
+    public func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail) async throws {
         try StoredText.requireStorable(code.userID.rawValue, code.address, in: "saveOneTimeCode")
-        try await autocommit { db in
+        try StoredText.requireStorable(mail.id, mail.recipient, mail.recipientName, mail.subject, mail.text, mail.html, in: "saveOneTimeCode")
+        try await transaction { db in
+            try await self.insert(mail, db)
             _ = try await db.rows(
                 """
                 INSERT INTO one_time_codes (user_id, purpose, code_hash, address, created_at, expires_at, attempts)

@@ -6,18 +6,20 @@ extension SQLiteStorage {
 
     /// Queues a message, due at once.
     public func enqueueMail(_ mail: OutboxMail) async throws {
-        try StoredText.requireStorable(mail.id, mail.recipient, mail.subject, mail.text, mail.html, in: "enqueueMail")
-        try StoredText.requireStorable(mail.recipientName, in: "enqueueMail")
-        try database.write { db in
-            try db.execute(
-                """
-                INSERT INTO mail_outbox (id, kind, recipient, recipient_name, subject, text_body, html_body, created_at, attempts, due_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [mail.id, mail.kind.rawValue, mail.recipient, mail.recipientName, mail.subject, mail.text, mail.html, mail.createdAt.databaseSeconds,
-                 Int64(mail.attempts), mail.createdAt.databaseSeconds]
-            )
-        }
+        try StoredText.requireStorable(mail.id, mail.recipient, mail.recipientName, mail.subject, mail.text, mail.html, in: "enqueueMail")
+        try database.write { db in try Self.insert(mail, db) }
+    }
+
+    /// Inserts a message inside the caller's transaction.
+    static func insert(_ mail: OutboxMail, _ db: SQLiteConnection) throws {
+        _ = try db.execute(
+            """
+            INSERT INTO mail_outbox (id, kind, recipient, recipient_name, subject, text_body, html_body, created_at, attempts, due_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [mail.id, mail.kind.rawValue, mail.recipient, mail.recipientName, mail.subject, mail.text, mail.html, mail.createdAt.databaseSeconds,
+             Int64(mail.attempts), mail.createdAt.databaseSeconds]
+        )
     }
 
     /// Claims due messages: their attempts go up and they are not due again until `leaseUntil`.
@@ -70,11 +72,13 @@ extension SQLiteStorage {
 
     // MARK: - One-time codes
 
-    /// Stores a code in place of the user's earlier one for the same purpose.
-    public func saveOneTimeCode(_ code: OneTimeCode) async throws {
+    /// Stores a code in place of the user's earlier one for the same purpose, and queues its mail.
+    public func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail) async throws {
         try StoredText.requireStorable(code.userID.rawValue, code.address, in: "saveOneTimeCode")
+        try StoredText.requireStorable(mail.id, mail.recipient, mail.recipientName, mail.subject, mail.text, mail.html, in: "saveOneTimeCode")
         try database.write { db in
-            try db.execute(
+            try Self.insert(mail, db)
+            _ = try db.execute(
                 """
                 INSERT INTO one_time_codes (user_id, purpose, code_hash, address, created_at, expires_at, attempts) VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (user_id, purpose) DO UPDATE SET code_hash = excluded.code_hash, address = excluded.address,

@@ -61,16 +61,17 @@ extension StorageContract {
         let (bob, _) = try await signUp("bob", on: storage)
         #expect(try await storage.oneTimeCode(userID: ada.id, purpose: .recovery) == nil)
         #expect(try await storage.countOneTimeCodeAttempt(userID: ada.id, purpose: .recovery) == nil)
-        try await storage.saveOneTimeCode(code(ada, .recovery, hash: 1))
-        try await storage.saveOneTimeCode(code(ada, .emailVerification, hash: 2))
-        try await storage.saveOneTimeCode(code(bob, .recovery, hash: 3))
+        try await storage.saveOneTimeCode(code(ada, .recovery, hash: 1), queueing: mail("c1", at: 1))
+        try await storage.saveOneTimeCode(code(ada, .emailVerification, hash: 2), queueing: mail("c2", at: 1))
+        try await storage.saveOneTimeCode(code(bob, .recovery, hash: 3), queueing: mail("c3", at: 1))
+        #expect(try await storage.mailState(id: "c3")?.status == "pending", "the code's mail is queued with it")
         #expect(try await storage.countOneTimeCodeAttempt(userID: ada.id, purpose: .recovery) == 1)
         #expect(try await storage.countOneTimeCodeAttempt(userID: ada.id, purpose: .recovery) == 2)
         #expect(try await storage.oneTimeCode(userID: ada.id, purpose: .recovery)?.attempts == 2)
         #expect(try await storage.oneTimeCode(userID: ada.id, purpose: .emailVerification)?.attempts == 0, "purposes count apart")
 
         // A new code replaces the old one, guesses and all.
-        try await storage.saveOneTimeCode(code(ada, .recovery, hash: 4, expires: 2000))
+        try await storage.saveOneTimeCode(code(ada, .recovery, hash: 4, expires: 2000), queueing: mail("c4", at: 2))
         let replaced = try #require(try await storage.oneTimeCode(userID: ada.id, purpose: .recovery))
         #expect(replaced.hash == Array(repeating: 4, count: 32) && replaced.attempts == 0 && replaced.expiresAt == StorageFixtures.time(2000))
 
@@ -82,8 +83,12 @@ extension StorageContract {
         #expect(try await storage.purgeOneTimeCodes(expiredBefore: StorageFixtures.time(1500)) == 2)
         #expect(try await storage.oneTimeCode(userID: bob.id, purpose: .recovery) == nil)
         await #expect(throws: (any Error).self, "a code for a user that does not exist") {
-            try await storage.saveOneTimeCode(code(User(id: UserID(rawValue: "nobody"), userHandle: [1], profile: UserProfile(), createdAt: .now, updatedAt: .now), .recovery, hash: 5))
+            try await storage.saveOneTimeCode(
+                code(User(id: UserID(rawValue: "nobody"), userHandle: [1], profile: UserProfile(), createdAt: .now, updatedAt: .now), .recovery, hash: 5),
+                queueing: mail("c5", at: 1)
+            )
         }
+        #expect(try await storage.mailState(id: "c5") == nil, "all or nothing: no mail for a code that was not stored")
     }
 
     /// A set of saved codes replaces the earlier set; each is used once.

@@ -271,13 +271,15 @@ public struct AccountRecoveryService: Sendable {
     private func sendCode(_ purpose: OneTimeCodePurpose, kind: MailKind, to user: User, address: String) async throws {
         let now = clock.now()
         let code = OneTimeCodeText.new(digits: settings.codeDigits, random: random)
+        guard let mail = mailer.compose(kind, to: user, address: address, values: ["code": code, "minutes": String(Int(settings.codeLifetime / 60))]) else { return }
         try await storage.saveOneTimeCode(
             OneTimeCode(
                 userID: user.id, purpose: purpose, hash: Self.hash(code, userID: user.id, purpose: purpose, key: codeKey), address: address,
                 createdAt: now, expiresAt: now.addingTimeInterval(settings.codeLifetime)
-            )
+            ),
+            queueing: mail
         )
-        try await mailer.queue(kind, to: user, address: address, values: ["code": code, "minutes": String(Int(settings.codeLifetime / 60))])
+        mailer.didQueue()
     }
 
     /// Checks a one-time code and uses it up: the guess is counted first, so no more than

@@ -31,6 +31,16 @@ public struct Mailer: Sendable {
     /// - Returns: The message's ID, or `nil` when there was no address.
     @discardableResult
     public func queue(_ kind: MailKind, to user: User, address: String? = nil, values: [String: String] = [:]) async throws -> String? {
+        guard let mail = compose(kind, to: user, address: address, values: values) else { return nil }
+        try await outbox.enqueueMail(mail)
+        queued()
+        return mail.id
+    }
+
+    /// A message of `kind` to `user`, rendered and ready for the outbox, for a caller that
+    /// writes it together with something else (a code and the mail carrying it); the caller
+    /// then calls ``didQueue()``. `nil` without an address.
+    public func compose(_ kind: MailKind, to user: User, address: String? = nil, values: [String: String] = [:]) -> OutboxMail? {
         guard let recipient = address ?? user.profile.email else { return nil }
         let now = clock.now()
         var filled = values
@@ -38,16 +48,14 @@ public struct Mailer: Sendable {
         filled["name"] = filled["name"] ?? user.displayName
         filled["time"] = filled["time"] ?? Self.timeText(now)
         let rendered = templates.render(kind, values: filled)
-        let id = UUIDText.hex(random.bytes(16))
-        try await outbox.enqueueMail(
-            OutboxMail(
-                id: id, kind: kind, recipient: recipient, recipientName: user.profile.name, subject: rendered.subject, text: rendered.text,
-                html: rendered.html, createdAt: now
-            )
+        return OutboxMail(
+            id: UUIDText.hex(random.bytes(16)), kind: kind, recipient: recipient, recipientName: user.profile.name, subject: rendered.subject,
+            text: rendered.text, html: rendered.html, createdAt: now
         )
-        queued()
-        return id
     }
+
+    /// Tells the sender that a message was queued, so that it need not wait for its next poll.
+    public func didQueue() { queued() }
 
     /// "2026-11-26 19:04 UTC": a time every reader understands without a locale.
     static func timeText(_ date: Date) -> String {

@@ -16,10 +16,13 @@ struct MailSenderService: Service {
     /// are found by polling at ``pollInterval``.
     let wakeUps: AsyncStream<Void>
     let logger: Logger
-    /// How long a claim lasts: past the transport's timeout, so that a message is never sent
-    /// by two senders at once.
+    /// The longest one message may take (the transport's timeout and a margin): a claim lasts
+    /// a batch of these, so that a message is never sent by two senders at once.
     let lease: TimeInterval
     var pollInterval: Duration = .seconds(5)
+
+    /// Messages claimed at once: a burst (a wave of sign-ups) costs one claim per ten.
+    static let batch = 10
 
     /// Attempts before a message is given up: with the backoff below, about a day.
     static let maximumAttempts = 12
@@ -35,7 +38,13 @@ struct MailSenderService: Service {
             // may claim at the same moment; the claim's lease keeps them off each other's
             // messages.
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { for await _ in wakeUps { await round() } }
+                group.addTask {
+                    for await _ in wakeUps {
+                        // A moment's wait gathers a burst (a wave of sign-ups) into one claim.
+                        try? await Task.sleep(for: .milliseconds(50))
+                        await round()
+                    }
+                }
                 group.addTask {
                     while !Task.isCancelled {
                         await round()
@@ -58,7 +67,8 @@ struct MailSenderService: Service {
     /// Sends what is due now. - Returns: How many messages were tried.
     func sendDue() async throws -> Int {
         let now = clock.now()
-        let due = try await outbox.claimMail(dueAt: now, leaseUntil: now.addingTimeInterval(lease), limit: 10)
+        // The claim lasts until the whole batch has surely been tried, one message after another.
+        let due = try await outbox.claimMail(dueAt: now, leaseUntil: now.addingTimeInterval(lease * Double(Self.batch) + 60), limit: Self.batch)
         for mail in due {
             await send(mail)
         }
