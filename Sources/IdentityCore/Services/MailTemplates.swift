@@ -55,10 +55,24 @@ public struct MailTemplates: Sendable {
         return Template(subject: subject, text: Self.fill(template.text, values), html: Self.fill(template.html, values.mapValues(HTMLText.escape)))
     }
 
+    /// One pass over the template: each `{{name}}` with a value is replaced, anything else
+    /// is kept as written. (Sign-ups render a message each; one pass, not one per value.)
     private static func fill(_ template: String, _ values: [String: String]) -> String {
-        var result = template
-        for (name, value) in values { result = result.replacingOccurrences(of: "{{\(name)}}", with: value) }
-        return result
+        var result = ""
+        result.reserveCapacity(template.utf8.count + 64)
+        var rest = Substring(template)
+        while let open = rest.range(of: "{{") {
+            result += rest[..<open.lowerBound]
+            let after = rest[open.upperBound...]
+            guard let close = after.range(of: "}}") else {
+                rest = rest[open.lowerBound...]
+                break
+            }
+            let name = String(after[..<close.lowerBound])
+            if let value = values[name] { result += value } else { result += rest[open.lowerBound..<close.upperBound] }
+            rest = after[close.upperBound...]
+        }
+        return result + rest
     }
 
     /// Placeholders every message may use: `{{service}}` (the issuer's host), `{{name}}`

@@ -57,12 +57,11 @@ public struct Mailer: Sendable {
     /// Tells the sender that a message was queued, so that it need not wait for its next poll.
     public func didQueue() { queued() }
 
-    /// "2026-11-26 19:04 UTC": a time every reader understands without a locale.
+    /// "2026-11-26 19:04 UTC": a time every reader understands without a locale. (ISO 8601
+    /// formatting is Foundation's own code; a `DateFormatter` would cost each sign-up's mail
+    /// an ICU formatter.)
     static func timeText(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
-        return formatter.string(from: date)
+        let iso = date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC") ?? .current))
+        return iso.prefix(10) + " " + iso.dropFirst(11).prefix(5) + " UTC"
     }
 }
