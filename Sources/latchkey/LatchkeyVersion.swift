@@ -1,4 +1,4 @@
 /// The version `latchkey --version` prints; raised with each release.
 enum LatchkeyVersion {
-    static let current = "0.8.0"
+    static let current = "0.9.0"
 }
