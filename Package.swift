@@ -13,7 +13,7 @@ let cryptoExtras: Target.Dependency = .product(name: "CryptoExtras", package: "s
 
 let package = Package(
     name: "Latchkey",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .executable(name: "latchkey", targets: ["latchkey"]),
         .library(name: "CBOR", targets: ["CBOR"]),
@@ -22,7 +22,9 @@ let package = Package(
         .library(name: "IdentityCore", targets: ["IdentityCore"]),
         .library(name: "StorageSQLite", targets: ["StorageSQLite"]),
         .library(name: "StoragePostgres", targets: ["StoragePostgres"]),
+        .library(name: "LatchkeyWire", targets: ["LatchkeyWire"]),
         .library(name: "LatchkeyClient", targets: ["LatchkeyClient"]),
+        .library(name: "LatchkeySoftwarePasskeys", targets: ["LatchkeySoftwarePasskeys"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -59,9 +61,12 @@ let package = Package(
     targets: [
         // The WebAuthn engine and its foundations.
         .target(name: "CBOR", swiftSettings: strictSettings),
+        // Every JSON shape between an app and the native API, My Account and OIDC endpoints:
+        // Foundation only, so that apps link it without the verifier.
+        .target(name: "LatchkeyWire", swiftSettings: strictSettings),
         .target(
             name: "WebAuthn",
-            dependencies: ["CBOR", crypto, cryptoExtras, .product(name: "SwiftASN1", package: "swift-asn1")],
+            dependencies: ["LatchkeyWire", "CBOR", crypto, cryptoExtras, .product(name: "SwiftASN1", package: "swift-asn1")],
             swiftSettings: strictSettings
         ),
         .target(name: "Authenticator", dependencies: ["CBOR", "WebAuthn", crypto, cryptoExtras], swiftSettings: strictSettings),
@@ -70,7 +75,7 @@ let package = Package(
         // The identity server.
         .target(
             name: "IdentityCore",
-            dependencies: ["WebAuthn", crypto, cryptoExtras],
+            dependencies: ["LatchkeyWire", "WebAuthn", crypto, cryptoExtras],
             // The 10,000 most common passwords (zxcvbn's frequency list, MIT), refused as new passwords.
             resources: [.copy("Resources/common-passwords.txt")],
             swiftSettings: strictSettings
@@ -103,7 +108,7 @@ let package = Package(
         .target(
             name: "HTTPAPI",
             dependencies: [
-                "IdentityCore", "WebAuthn", crypto, .product(name: "Hummingbird", package: "hummingbird"),
+                "IdentityCore", "LatchkeyWire", "WebAuthn", crypto, .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
             ],
             resources: [.copy("Kratos/Resources/webauthn.js")],
@@ -136,7 +141,10 @@ let package = Package(
             resources: [.copy("Resources/latchkey.js"), .copy("Resources/ui.js"), .copy("Resources/ui.css")],
             swiftSettings: strictSettings
         ),
-        .target(name: "LatchkeyClient", dependencies: ["WebAuthn"], swiftSettings: strictSettings),
+        // The SDK apps add: the API client and the flows, on LatchkeyWire alone.
+        .target(name: "LatchkeyClient", dependencies: ["LatchkeyWire"], swiftSettings: strictSettings),
+        // The software authenticator as the SDK's passkey provider (Linux, tests, the CLI).
+        .target(name: "LatchkeySoftwarePasskeys", dependencies: ["LatchkeyClient", "Authenticator", "WebAuthn"], swiftSettings: strictSettings),
         // The SMTP client the mail outbox sends with (see SMTPClient for why it is our own).
         .target(
             name: "Mail",

@@ -12,7 +12,7 @@ public struct SoftwareCredential: Sendable {
     /// The user handle from the creation options.
     public let userHandle: [UInt8]
     /// The account name from the creation options.
-    public let userName: String
+    public var userName: String
     /// The private key.
     public let privateKey: CredentialPrivateKey
     /// The signature counter; stays 0 for synced credentials.

@@ -2,7 +2,7 @@ public import Foundation
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
-public import WebAuthn
+@_exported public import LatchkeyWire
 
 /// A typed client for Latchkey's native API: the Auth0-shaped passkey endpoints
 /// (`/passkey/register`, `/passkey/challenge`, `/oauth/token` with the WebAuthn grant) and the
@@ -26,8 +26,8 @@ public struct LatchkeyAPIClient: Sendable {
     public let clientID: String
     /// The client secret of a confidential client, sent as `client_secret` in request bodies.
     public let clientSecret: String?
-    /// The session requests run on.
-    public let session: URLSession
+    /// How requests reach the server.
+    public let transport: any LatchkeyTransport
 
     /// The scopes that grant the whole My Account passkey API.
     public static let myAccountScopes = [
@@ -49,10 +49,15 @@ public struct LatchkeyAPIClient: Sendable {
     ///   - clientSecret: The secret of a confidential client; `nil` for public clients.
     ///   - session: The URL session to use.
     public init(baseURL: URL, clientID: String, clientSecret: String? = nil, session: URLSession = .shared) {
+        self.init(baseURL: baseURL, clientID: clientID, clientSecret: clientSecret, transport: URLSessionTransport(session: session))
+    }
+
+    /// Creates a client whose requests go through `transport`.
+    public init(baseURL: URL, clientID: String, clientSecret: String? = nil, transport: any LatchkeyTransport) {
         self.baseURL = baseURL
         self.clientID = clientID
         self.clientSecret = clientSecret
-        self.session = session
+        self.transport = transport
     }
 
     /// The audience of access tokens for the My Account API: `<baseURL>/me/`.
@@ -372,7 +377,7 @@ public struct LatchkeyAPIClient: Sendable {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await session.data(for: request)
+            (data, response) = try await transport.send(request)
         } catch {
             throw LatchkeyAPIError(status: nil, code: .transportFailed, detail: "\(method) \(url.absoluteString) failed: \(Self.describe(error))")
         }

@@ -16,42 +16,42 @@ import WebAuthn
 
     @Test func tokenResponses() throws {
         try expectSameBytes(IssuedTokens(
-            access_token: "eyJ.a/b+c", id_token: "eyJ.\"quoted\"\\", refresh_token: "r\u{1}\n\t", token_type: "Bearer", expires_in: 3600, scope: "openid é 👍"
+            accessToken: "eyJ.a/b+c", idToken: "eyJ.\"quoted\"\\", refreshToken: "r\u{1}\n\t", tokenType: "Bearer", expiresIn: 3600, scope: "openid é 👍"
         ))
-        try expectSameBytes(IssuedTokens(access_token: "a", id_token: nil, refresh_token: nil, token_type: "Bearer", expires_in: 0, scope: ""))
+        try expectSameBytes(IssuedTokens(accessToken: "a", idToken: nil, refreshToken: nil, tokenType: "Bearer", expiresIn: 0, scope: ""))
     }
 
     @Test func loginChallenges() throws {
         let challenge = Base64URLBytes((0..<32).map { UInt8($0 * 7 % 256) })
-        try expectSameBytes(ChallengeResponse(
-            authn_params_public_key: PublicKeyCredentialRequestOptionsJSON(challenge: challenge, timeout: 300_000, rpId: "example.com", userVerification: "preferred"),
-            auth_session: "sealed-session"
+        try expectSameBytes(PasskeyChallenge(
+            options: PublicKeyCredentialRequestOptionsJSON(challenge: challenge, timeout: 300_000, rpId: "example.com", userVerification: "preferred"),
+            authSession: "sealed-session"
         ))
-        try expectSameBytes(ChallengeResponse(
-            authn_params_public_key: PublicKeyCredentialRequestOptionsJSON(
+        try expectSameBytes(PasskeyChallenge(
+            options: PublicKeyCredentialRequestOptionsJSON(
                 challenge: challenge, timeout: UInt32.max, rpId: "例え.jp",
                 allowCredentials: [CredentialDescriptor(id: Base64URLBytes([1, 2, 3]), transports: ["internal", "hybrid"]), CredentialDescriptor(id: Base64URLBytes([]))],
                 userVerification: "required", hints: ["security-key"], extensions: ExtensionInputs(credProps: true)
             ),
-            auth_session: "s"
+            authSession: "s"
         ))
-        try expectSameBytes(ChallengeResponse(
-            authn_params_public_key: PublicKeyCredentialRequestOptionsJSON(challenge: challenge, allowCredentials: [], extensions: ExtensionInputs()),
-            auth_session: ""
+        try expectSameBytes(PasskeyChallenge(
+            options: PublicKeyCredentialRequestOptionsJSON(challenge: challenge, allowCredentials: [], extensions: ExtensionInputs()),
+            authSession: ""
         ))
     }
 
     @Test func signUpChallenges() throws {
         let user = PublicKeyCredentialCreationOptionsJSON.UserEntity(id: Base64URLBytes([9, 8, 7]), name: "ada@example.com", displayName: "Ada \"Countess\" Lovelace")
-        try expectSameBytes(ChallengeResponse(
-            authn_params_public_key: PublicKeyCredentialCreationOptionsJSON(
+        try expectSameBytes(PasskeyChallenge(
+            options: PublicKeyCredentialCreationOptionsJSON(
                 rp: .init(id: "example.com", name: "Example / Demo"), user: user, challenge: Base64URLBytes([1, 2]),
                 pubKeyCredParams: [.init(alg: .es256), .init(alg: .edDSA), .init(alg: .rs256)], timeout: 300_000,
                 excludeCredentials: [CredentialDescriptor(id: Base64URLBytes([5]), transports: ["usb"])],
                 authenticatorSelection: .init(residentKey: "required", requireResidentKey: true, userVerification: "preferred"),
                 extensions: ExtensionInputs(credProps: true)
             ),
-            auth_session: "s"
+            authSession: "s"
         ))
         try expectSameBytes(PublicKeyCredentialCreationOptionsJSON(
             rp: .init(id: nil, name: ""), user: .init(id: Base64URLBytes([]), name: "", displayName: ""), challenge: Base64URLBytes([]),

@@ -15,8 +15,8 @@ struct KeysAndSessionsTests {
         let fixture = try await ServiceFixture()
         let (ada, _) = try await fixture.signUp(email: "ada@example.com")
         let (bob, _) = try await fixture.signUp(email: "bob@example.com")
-        let bobsSession = try await fixture.tokens.authorize(bob.access_token).sessionID
-        let payload = try #require(Base64URL.decode(ada.access_token.split(separator: ".")[1]))
+        let bobsSession = try await fixture.tokens.authorize(bob.accessToken).sessionID
+        let payload = try #require(Base64URL.decode(ada.accessToken.split(separator: ".")[1]))
         var claims = try JSONDecoder().decode(AccessTokenClaims.self, from: Data(payload))
         let signing = try await fixture.keys.activeKey()
         let genuine = try JSONWebSignature.sign(payload: claims.json, header: signing.accessTokenHeader, key: signing.key)

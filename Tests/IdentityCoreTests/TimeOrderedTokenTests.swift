@@ -48,7 +48,7 @@ struct TimeOrderedTokenTests {
     @Test func aTokenIssuedInTheOlderFormatStillRotates() async throws {
         let fixture = try await ServiceFixture()
         let (tokens, _) = try await fixture.signUp(email: "ada@example.com")
-        let current = try #require(tokens.refresh_token)
+        let current = try #require(tokens.refreshToken)
         let stored = try #require(try await fixture.storage.refreshToken(hash: TimeOrderedToken.storageKey(of: current)))
         let legacy = Base64URL.encode(SystemRandom().bytes(32))
         try await fixture.storage.startSession(TokenSessionStart(
@@ -60,7 +60,7 @@ struct TimeOrderedTokenTests {
             )
         ))
         let rotated = try await fixture.tokens.refresh(legacy, client: fixture.client, scope: nil, audience: nil)
-        let next = try #require(rotated.refresh_token)
+        let next = try #require(rotated.refreshToken)
         #expect(next.utf8.count == 52)
         _ = try await fixture.tokens.refresh(next, client: fixture.client, scope: nil, audience: nil)
         await #expect(throws: IdentityError(.invalidGrant, "")) { try await fixture.tokens.refresh(legacy, client: fixture.client, scope: nil, audience: nil) }

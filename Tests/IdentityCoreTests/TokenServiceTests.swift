@@ -7,48 +7,48 @@ struct TokenServiceTests {
     @Test func accessTokensCarryAudienceScopeAndExpiry() async throws {
         let fixture = try await ServiceFixture()
         let (tokens, _) = try await fixture.signUp(email: "ada@example.com")
-        let grant = try await fixture.tokens.authorize(tokens.access_token, audience: "https://example.com/me/", scope: Scopes.readAuthenticationMethods)
+        let grant = try await fixture.tokens.authorize(tokens.accessToken, audience: "https://example.com/me/", scope: Scopes.readAuthenticationMethods)
         #expect(grant.clientID == "app")
         #expect(grant.scopes.contains(Scopes.offlineAccess))
 
-        await #expect(throws: IdentityError(.invalidToken, "")) { try await fixture.tokens.authorize(tokens.access_token, audience: "https://api.example.com") }
+        await #expect(throws: IdentityError(.invalidToken, "")) { try await fixture.tokens.authorize(tokens.accessToken, audience: "https://api.example.com") }
         await #expect(throws: IdentityError(.insufficientScope, "")) {
-            try await fixture.tokens.authorize(tokens.access_token, scope: "write:everything")
+            try await fixture.tokens.authorize(tokens.accessToken, scope: "write:everything")
         }
         await #expect(throws: IdentityError(.invalidToken, "")) { try await fixture.tokens.authorize(nil) }
         await #expect(throws: IdentityError(.invalidToken, "")) { try await fixture.tokens.authorize("a.b.c") }
         fixture.clock.advance(by: 601)
-        await #expect(throws: IdentityError(.invalidToken, "")) { try await fixture.tokens.authorize(tokens.access_token) }
+        await #expect(throws: IdentityError(.invalidToken, "")) { try await fixture.tokens.authorize(tokens.accessToken) }
     }
 
     @Test func refreshKeepsTheGrantAndMayNarrowTheScope() async throws {
         let fixture = try await ServiceFixture()
         let (tokens, _) = try await fixture.signUp(email: "ada@example.com")
-        let refreshToken = try #require(tokens.refresh_token)
+        let refreshToken = try #require(tokens.refreshToken)
         let narrower = try await fixture.tokens.refresh(refreshToken, client: fixture.client, scope: "openid email", audience: nil)
         #expect(narrower.scope == "openid email")
-        let rotated = try #require(narrower.refresh_token)
+        let rotated = try #require(narrower.refreshToken)
         // The rotated refresh token still carries the original grant.
         let full = try await fixture.tokens.refresh(rotated, client: fixture.client, scope: nil, audience: nil)
         #expect(full.scope == tokens.scope)
         await #expect(throws: IdentityError(.invalidRequest, "")) {
-            try await fixture.tokens.refresh(try #require(full.refresh_token), client: fixture.client, scope: "openid phone", audience: nil)
+            try await fixture.tokens.refresh(try #require(full.refreshToken), client: fixture.client, scope: "openid phone", audience: nil)
         }
         await #expect(throws: IdentityError(.accessDenied, "")) {
-            try await fixture.tokens.refresh(try #require(full.refresh_token), client: fixture.client, scope: nil, audience: "https://elsewhere.example")
+            try await fixture.tokens.refresh(try #require(full.refreshToken), client: fixture.client, scope: nil, audience: "https://elsewhere.example")
         }
     }
 
     @Test func reusingARotatedTokenRevokesTheSessionAndIsAudited() async throws {
         let fixture = try await ServiceFixture()
         let (tokens, _) = try await fixture.signUp(email: "ada@example.com")
-        let first = try #require(tokens.refresh_token)
+        let first = try #require(tokens.refreshToken)
         let second = try await fixture.tokens.refresh(first, client: fixture.client, scope: nil, audience: nil)
         await #expect(throws: IdentityError(.invalidGrant, "")) { try await fixture.tokens.refresh(first, client: fixture.client, scope: nil, audience: nil) }
         await #expect(throws: IdentityError(.invalidGrant, "")) {
-            try await fixture.tokens.refresh(try #require(second.refresh_token), client: fixture.client, scope: nil, audience: nil)
+            try await fixture.tokens.refresh(try #require(second.refreshToken), client: fixture.client, scope: nil, audience: nil)
         }
-        await #expect(throws: IdentityError(.invalidToken, "")) { try await fixture.tokens.authorize(second.access_token) }
+        await #expect(throws: IdentityError(.invalidToken, "")) { try await fixture.tokens.authorize(second.accessToken) }
         let events = try await fixture.storage.events(userID: nil, limit: 10)
         #expect(events.contains { $0.kind == .refreshTokenReused })
     }
@@ -60,7 +60,7 @@ struct TokenServiceTests {
         let newKeyID = try await fixture.keys.rotate()
         #expect(newKeyID != oldKeyID)
         #expect(try await fixture.keys.keySet().keys.count == 2)
-        _ = try await fixture.tokens.authorize(tokens.access_token)
+        _ = try await fixture.tokens.authorize(tokens.accessToken)
 
         fixture.clock.advance(by: 601)
         let published = try await fixture.keys.keySet().keys.map(\.kid)
@@ -97,7 +97,7 @@ struct PasskeyServiceTests {
                 client: fixture.client, authSession: challenge.authSession, response: .registration(response), scope: ServiceFixture.scopes, audience: nil
             )
             if index % 4 == 3 {
-                let grant = try await fixture.tokens.authorize(tokens.access_token)
+                let grant = try await fixture.tokens.authorize(tokens.accessToken)
                 let enrollment = try await fixture.passkeys.startEnrollment(for: grant.signIn, clientID: fixture.client.clientID)
                 let (second, _) = try fixture.authenticator.makeCredential(enrollment.options, origin: fixture.origin)
                 _ = try await fixture.passkeys.finishEnrollment(
@@ -160,8 +160,8 @@ struct PasskeyServiceTests {
         let fixture = try await ServiceFixture()
         let (adaTokens, _) = try await fixture.signUp(email: "ada@example.com")
         let (bobTokens, _) = try await fixture.signUp(email: "bob@example.com")
-        let ada = try await fixture.tokens.authorize(adaTokens.access_token)
-        let bob = try await fixture.tokens.authorize(bobTokens.access_token)
+        let ada = try await fixture.tokens.authorize(adaTokens.accessToken)
+        let bob = try await fixture.tokens.authorize(bobTokens.accessToken)
         let challenge = try await fixture.passkeys.startEnrollment(userID: ada.userID, clientID: "app")
         let (response, _) = try fixture.authenticator.makeCredential(challenge.options, origin: fixture.origin)
         await #expect(throws: IdentityError(.invalidGrant, "")) {
@@ -178,7 +178,7 @@ struct PasskeyServiceTests {
     @Test func passkeyNamesAreValidatedAndUniquePerUser() async throws {
         let fixture = try await ServiceFixture()
         let (tokens, _) = try await fixture.signUp(email: "ada@example.com")
-        let grant = try await fixture.tokens.authorize(tokens.access_token)
+        let grant = try await fixture.tokens.authorize(tokens.accessToken)
         let challenge = try await fixture.passkeys.startEnrollment(userID: grant.userID, clientID: "app")
         let (response, _) = try fixture.authenticator.makeCredential(challenge.options, origin: fixture.origin)
         _ = try await fixture.passkeys.finishEnrollment(userID: grant.userID, clientID: "app", authSession: challenge.authSession, response: response, by: .owner(grant.signIn))

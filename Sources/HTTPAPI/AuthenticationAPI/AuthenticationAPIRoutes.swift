@@ -1,6 +1,7 @@
 import Foundation
 public import Hummingbird
 import IdentityCore
+import LatchkeyWire
 import WebAuthn
 
 extension Router where Context == BasicRequestContext {
@@ -10,47 +11,47 @@ extension Router where Context == BasicRequestContext {
         let api = face(renderer: AuthenticationAPIErrors(), limits: services.passkeys.rateLimits)
         let starts = api.starts, finishes = api.finishes
         starts.post("/passkey/register") { request, context in
-            let body = try await services.body.json(SignupRequest.self, from: request)
-            let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
-            let challenge = try await services.passkeys.startSignup(client: client, profile: body.user_profile?.input)
-            return JSONResponse.make(ChallengeResponse(authn_params_public_key: challenge.options, auth_session: challenge.authSession))
+            let body = try await services.body.json(SignupChallengeRequest.self, from: request)
+            let client = try services.clients.authenticate(clientID: body.clientID, secret: body.clientSecret, for: .webauthn)
+            let challenge = try await services.passkeys.startSignup(client: client, profile: body.userProfile?.input)
+            return JSONResponse.make(PasskeyChallenge(options: challenge.options, authSession: challenge.authSession))
         }
         starts.post("/passkey/challenge") { request, context in
             let body = try await services.body.json(LoginChallengeRequest.self, from: request)
-            let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
+            let client = try services.clients.authenticate(clientID: body.clientID, secret: body.clientSecret, for: .webauthn)
             let challenge = try await services.passkeys.startLogin(client: client, username: body.username)
-            return JSONResponse.make(ChallengeResponse(authn_params_public_key: challenge.options, auth_session: challenge.authSession))
+            return JSONResponse.make(PasskeyChallenge(options: challenge.options, authSession: challenge.authSession))
         }
         starts.post("/dbconnections/signup") { request, context in
             let body = try await services.body.json(PasswordSignupRequest.self, from: request)
-            let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .password)
+            let client = try services.clients.authenticate(clientID: body.clientID, secret: body.clientSecret, for: .password)
             try Self.requireDatabaseConnection(body.connection, field: "connection")
             let user = try await services.passwords.signUp(client: client, email: body.email, password: body.password, name: body.name)
-            return JSONResponse.make(PasswordSignupResponse(_id: user.id.rawValue, email: user.profile.email ?? ""))
+            return JSONResponse.make(PasswordSignupResponse(id: user.id.rawValue, email: user.profile.email ?? ""))
         }
         finishes.post("/oauth/token") { request, context in
             var body = try await services.body.jsonOrForm(TokenRequest.self, from: request, form: TokenRequest.init(form:))
             let basic = try ClientCredentials.basic(request)
             if let basic {
-                guard body.client_secret == nil, body.client_id == nil || body.client_id == basic.id else {
+                guard body.clientSecret == nil, body.clientID == nil || body.clientID == basic.id else {
                     throw IdentityError(.invalidRequest, "use one client authentication method, not several")
                 }
-                (body.client_id, body.client_secret) = (basic.id, basic.secret)
+                (body.clientID, body.clientSecret) = (basic.id, basic.secret)
             }
             return JSONResponse.make(try await Self.grant(body, services: services))
         }
         // "Lost your passkey?": the same 202 whatever the address (see AccountRecoveryService).
         starts.post("/recovery/start") { request, context in
             let body = try await services.body.json(RecoveryStartRequest.self, from: request)
-            _ = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
+            _ = try services.clients.authenticate(clientID: body.clientID, secret: body.clientSecret, for: .webauthn)
             guard let email = body.email, !email.isEmpty else { throw IdentityError(.invalidRequest, "email is required", reason: .required, field: "email") }
             try await services.recovery.startRecovery(email: email)
-            return JSONResponse.make(EmptyRecoveryAnswer(), status: .accepted)
+            return JSONResponse.make(EmptyObject(), status: .accepted)
         }
         api.all.post("/oauth/revoke") { request, context in
             var body = try await services.body.jsonOrForm(RevocationRequest.self, from: request, form: RevocationRequest.init(form:))
-            if let basic = try ClientCredentials.basic(request) { (body.client_id, body.client_secret) = (basic.id, basic.secret) }
-            let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret)
+            if let basic = try ClientCredentials.basic(request) { (body.clientID, body.clientSecret) = (basic.id, basic.secret) }
+            let client = try services.clients.authenticate(clientID: body.clientID, secret: body.clientSecret)
             guard let token = body.token, !token.isEmpty else {
                 throw IdentityError(.invalidRequest, "token is required", field: "token")
             }
@@ -60,8 +61,6 @@ extension Router where Context == BasicRequestContext {
     }
 
     private static let passwordRealmGrantType = "http://auth0.com/oauth/grant-type/password-realm"
-    /// Recovery: a saved or emailed recovery code for a token that may only enroll a passkey.
-    static let recoveryGrantType = "urn:latchkey:params:oauth:grant-type:recovery"
 
     /// Passwords live in one database connection, named as Auth0 names its default one.
     private static func requireDatabaseConnection(_ name: String?, field: String) throws {
@@ -70,21 +69,21 @@ extension Router where Context == BasicRequestContext {
     }
 
     private static func grant(_ body: TokenRequest, services: AuthenticationAPIServices) async throws -> IssuedTokens {
-        guard let grantType = body.grant_type, !grantType.isEmpty else {
+        guard let grantType = body.grantType, !grantType.isEmpty else {
             throw IdentityError(.invalidRequest, "grant_type is required", field: "grant_type")
         }
-        if grantType == Self.recoveryGrantType {
+        if grantType == TokenRequest.recoveryGrantType {
             // The app that signs people in with passkeys is the one that enrolls the new one.
-            let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
+            let client = try services.clients.authenticate(clientID: body.clientID, secret: body.clientSecret, for: .webauthn)
             guard let email = body.email, !email.isEmpty else { throw IdentityError(.invalidRequest, "email is required", reason: .required, field: "email") }
-            let user = try await services.recovery.recover(email: email, code: body.code, recoveryCode: body.recovery_code, clientID: client.clientID)
+            let user = try await services.recovery.recover(email: email, code: body.code, recoveryCode: body.recoveryCode, clientID: client.clientID)
             return try await services.tokens.issueRecoveryToken(for: user, client: client)
         }
         // Auth0's password-realm grant is the password grant naming its connection.
         let isPasswordRealm = grantType == Self.passwordRealmGrantType
         switch isPasswordRealm ? .password : GrantType(rawValue: grantType) {
         case .password:
-            let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .password)
+            let client = try services.clients.authenticate(clientID: body.clientID, secret: body.clientSecret, for: .password)
             if isPasswordRealm && body.realm == nil {
                 throw IdentityError(.invalidRequest, "realm is required with the password-realm grant", field: "realm")
             }
@@ -94,25 +93,25 @@ extension Router where Context == BasicRequestContext {
             let user = try await services.passwords.signIn(client: client, username: body.username, password: body.password)
             return try await services.tokens.issue(for: user, client: client, scopes: scopes, audience: audience, userVerified: false, method: .password)
         case .webauthn:
-            let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .webauthn)
-            guard let authSession = body.auth_session, !authSession.isEmpty else {
+            let client = try services.clients.authenticate(clientID: body.clientID, secret: body.clientSecret, for: .webauthn)
+            guard let authSession = body.authSession, !authSession.isEmpty else {
                 throw IdentityError(.invalidRequest, "auth_session is required", field: "auth_session")
             }
-            guard let response = body.authn_response else {
+            guard let response = body.authnResponse else {
                 throw IdentityError(.invalidRequest, "authn_response is required and must be sent in a JSON body", field: "authn_response")
             }
             return try await services.passkeys.finishWebAuthnGrant(
-                client: client, authSession: authSession, response: response, profile: body.user_profile?.input, scope: body.scope, audience: body.audience
+                client: client, authSession: authSession, response: response, profile: body.userProfile?.input, scope: body.scope, audience: body.audience
             )
         case .refreshToken:
-            let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .refreshToken)
-            guard let token = body.refresh_token, !token.isEmpty else {
+            let client = try services.clients.authenticate(clientID: body.clientID, secret: body.clientSecret, for: .refreshToken)
+            guard let token = body.refreshToken, !token.isEmpty else {
                 throw IdentityError(.invalidRequest, "refresh_token is required", field: "refresh_token")
             }
             return try await services.tokens.refresh(token, client: client, scope: body.scope, audience: body.audience)
         case .authorizationCode:
-            let client = try services.clients.authenticate(clientID: body.client_id, secret: body.client_secret, for: .authorizationCode)
-            return try await services.authorization.exchange(code: body.code, client: client, redirectURI: body.redirect_uri, codeVerifier: body.code_verifier)
+            let client = try services.clients.authenticate(clientID: body.clientID, secret: body.clientSecret, for: .authorizationCode)
+            return try await services.authorization.exchange(code: body.code, client: client, redirectURI: body.redirectURI, codeVerifier: body.codeVerifier)
         case nil:
             throw IdentityError(.unsupportedGrantType, "grant_type \(grantType.prefix(100)) is not supported here")
         }
@@ -132,6 +131,3 @@ enum ClientCredentials {
         return (decode(text[..<colon]), decode(text[text.index(after: colon)...]))
     }
 }
-
-/// `POST /recovery/start` answer: nothing to tell.
-struct EmptyRecoveryAnswer: Encodable {}

@@ -1,4 +1,5 @@
 import IdentityCore
+import LatchkeyWire
 import WebAuthn
 
 // The Authentication API's hot request bodies read from a JSONNode. Each mirrors its
@@ -17,21 +18,26 @@ extension TokenRequest: FastJSONDecodable {
             let username = node.optionalString("username"), let password = node.optionalString("password"),
             let email = node.optionalString("email"), let recoveryCode = node.optionalString("recovery_code")
         else { return nil }
+        var response: PublicKeyCredentialResponse?
         switch node["authn_response"] {
-        case nil, .null?: authn_response = nil
-        case let response?:
-            guard let decoded = PublicKeyCredentialResponse(json: response) else { return nil }
-            authn_response = decoded
+        case nil, .null?: response = nil
+        case let value?:
+            guard let decoded = PublicKeyCredentialResponse(json: value) else { return nil }
+            response = decoded
         }
+        var profile: SignupProfile?
         switch node["user_profile"] {
-        case nil, .null?: user_profile = nil
-        case let profile?:
-            guard let decoded = SignupProfileBody(json: profile) else { return nil }
-            user_profile = decoded
+        case nil, .null?: profile = nil
+        case let value?:
+            guard let decoded = SignupProfile(json: value) else { return nil }
+            profile = decoded
         }
-        (grant_type, client_id, client_secret, auth_session, self.scope, self.audience) = (grantType, clientID, clientSecret, authSession, scope, audience)
-        (refresh_token, self.realm, self.organization, self.code, redirect_uri, code_verifier) = (refreshToken, realm, organization, code, redirectURI, codeVerifier)
-        (self.username, self.password, self.email, recovery_code) = (username, password, email, recoveryCode)
+        self.init(
+            grantType: grantType, clientID: clientID, clientSecret: clientSecret, realm: realm, scope: scope, audience: audience,
+            organization: organization, authSession: authSession, authnResponse: response, refreshToken: refreshToken, userProfile: profile,
+            username: username, password: password, code: code, redirectURI: redirectURI, codeVerifier: codeVerifier, email: email,
+            recoveryCode: recoveryCode
+        )
     }
 }
 
@@ -42,33 +48,33 @@ extension LoginChallengeRequest: FastJSONDecodable {
             let realm = node.optionalString("realm"), let organization = node.optionalString("organization"),
             let username = node.optionalString("username")
         else { return nil }
-        self.init(client_id: clientID, client_secret: clientSecret, realm: realm, organization: organization, username: username)
+        self.init(clientID: clientID, clientSecret: clientSecret, realm: realm, organization: organization, username: username)
     }
 }
 
-extension SignupRequest: FastJSONDecodable {
+extension SignupChallengeRequest: FastJSONDecodable {
     init?(json node: JSONNode) {
         guard case .object = node,
             let clientID = node.optionalString("client_id"), let clientSecret = node.optionalString("client_secret"),
             let realm = node.optionalString("realm"), let organization = node.optionalString("organization")
         else { return nil }
-        var profile: SignupProfileBody?
+        var profile: SignupProfile?
         switch node["user_profile"] {
         case nil, .null?: profile = nil
         case let value?:
-            guard let decoded = SignupProfileBody(json: value) else { return nil }
+            guard let decoded = SignupProfile(json: value) else { return nil }
             profile = decoded
         }
         // Metadata is accepted and not stored; its shape is left to the full decoder.
         guard node["user_metadata"] == nil else { return nil }
-        self.init(client_id: clientID, client_secret: clientSecret, realm: realm, organization: organization, user_profile: profile, user_metadata: nil)
+        self.init(clientID: clientID, clientSecret: clientSecret, realm: realm, organization: organization, userProfile: profile)
     }
 }
 
-extension SignupProfileBody {
+extension SignupProfile {
     /// Only known members, each a string or null; anything else is the full decoder's to refuse.
     init?(json node: JSONNode) {
-        guard case .object(let members) = node, members.allSatisfy({ Self.known.contains($0.key) }) else { return nil }
+        guard case .object(let members) = node, members.allSatisfy({ Self.knownMembers.contains($0.key) }) else { return nil }
         var values: [String: String] = [:]
         for (key, value) in members {
             switch value {
@@ -77,10 +83,10 @@ extension SignupProfileBody {
             default: return nil
             }
         }
-        self.init(input: UserProfile(
+        self.init(
             email: values["email"], phoneNumber: values["phone_number"], username: values["username"], name: values["name"],
             givenName: values["given_name"], familyName: values["family_name"], nickname: values["nickname"], picture: values["picture"]
-        ))
+        )
     }
 }
 

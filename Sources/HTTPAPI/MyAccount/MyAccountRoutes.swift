@@ -1,6 +1,7 @@
 import Foundation
 public import Hummingbird
 import IdentityCore
+import LatchkeyWire
 import WebAuthn
 
 extension Router where Context == BasicRequestContext {
@@ -18,7 +19,7 @@ extension Router where Context == BasicRequestContext {
         let me = signedIn(open.all), starts = signedIn(open.starts), finishes = signedIn(open.finishes)
         me.get("signals") { _, context in
             let grant = try context.grant(requiring: Scopes.readAuthenticationMethods)
-            return JSONResponse.make(SignalsBody(try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)))
+            return JSONResponse.make(LatchkeyWire.AccountSignals(try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)))
         }
         me.patch("profile") { request, context in
             let grant = try context.grant(requiring: Scopes.updateProfile)
@@ -28,14 +29,14 @@ extension Router where Context == BasicRequestContext {
             if let email = body.email {
                 if let name = body.name { _ = try await services.accounts.updateName(of: grant.userID, to: name, field: "name") }
                 let pending = try await services.recovery.requestEmailChange(by: grant.signIn, to: email)
-                return JSONResponse.make(PendingEmailBody(pending_email: pending), status: .accepted)
+                return JSONResponse.make(PendingEmailResponse(pendingEmail: pending), status: .accepted)
             }
             guard let name = body.name else {
                 throw IdentityError(.invalidRequest, "name or email is required; an empty name clears it", field: "name")
             }
             _ = try await services.accounts.updateName(of: grant.userID, to: name, field: "name")
             let signals = try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)
-            return JSONResponse.make(SignalsEnvelope(signals: SignalsBody(signals)))
+            return JSONResponse.make(SignalsResponse(signals))
         }
 
         // "Sign out everywhere": every session and refresh family of the account, this one too.
@@ -53,11 +54,11 @@ extension Router where Context == BasicRequestContext {
 
         starts.post("authentication-methods") { request, context in
             let grant = try context.grant(requiring: Scopes.createAuthenticationMethods)
-            let body = try await services.body.json(CreateMethodRequest.self, from: request)
+            let body = try await services.body.json(CreateAuthenticationMethodRequest.self, from: request)
             guard body.type == "passkey" else {
                 throw IdentityError(.invalidRequest, "type must be \"passkey\"", field: "type")
             }
-            if let identity = body.identity_user_id, identity != grant.userID.rawValue {
+            if let identity = body.identityUserID, identity != grant.userID.rawValue {
                 throw IdentityError(.invalidRequest, "identity_user_id must be the signed-in user", field: "identity_user_id")
             }
             let challenge: CreationChallenge
@@ -70,7 +71,7 @@ extension Router where Context == BasicRequestContext {
                 throw IdentityError(.invalidRequest, "mediation must be \"conditional\" or absent, not \"\(other.prefix(40))\"", field: "mediation")
             }
             return JSONResponse.make(
-                EnrollmentChallengeBody(auth_session: challenge.authSession, authn_params_public_key: challenge.options),
+                PasskeyChallenge(options: challenge.options, authSession: challenge.authSession),
                 status: .accepted,
                 headers: [.location: services.publicURL + base + "/passkey%7Cnew"]
             )
@@ -80,27 +81,27 @@ extension Router where Context == BasicRequestContext {
             guard Self.methodID(context) == "passkey|new" else {
                 throw IdentityError(.notFound, "only passkey|new can be verified")
             }
-            let body = try await services.body.json(VerifyMethodRequest.self, from: request)
-            guard let authSession = body.auth_session, !authSession.isEmpty else {
+            let body = try await services.body.json(VerifyAuthenticationMethodRequest.self, from: request)
+            guard let authSession = body.authSession, !authSession.isEmpty else {
                 throw IdentityError(.invalidRequest, "auth_session is required", field: "auth_session")
             }
-            guard let response = body.authn_response else {
+            guard let response = body.authnResponse else {
                 throw IdentityError(.invalidRequest, "authn_response is required", field: "authn_response")
             }
             let credential = try await services.passkeys.finishEnrollment(
                 userID: grant.userID, clientID: grant.clientID, authSession: authSession, response: response, by: .owner(grant.signIn)
             )
             let user = try await services.accounts.user(grant.userID)
-            let method = AuthenticationMethodBody(credential, user: user, names: services.authenticatorNames)
+            let method = AuthenticationMethod(credential, user: user, names: services.authenticatorNames)
             return JSONResponse.make(method, status: .created, headers: [.location: Self.location(services, base, method.id)])
         }
         methods.get { _, context in
             let grant = try context.grant(requiring: Scopes.readAuthenticationMethods)
             let user = try await services.accounts.user(grant.userID)
             var methods = try await services.accounts.passkeys(of: grant.userID)
-                .map { MethodBody.passkey(AuthenticationMethodBody($0, user: user, names: services.authenticatorNames)) }
-            if let password = try await services.passwords.password(of: grant.userID) { methods.append(.password(PasswordMethodBody(password))) }
-            return JSONResponse.make(AuthenticationMethodList(authentication_methods: methods))
+                .map { AuthenticationMethod($0, user: user, names: services.authenticatorNames) }
+            if let password = try await services.passwords.password(of: grant.userID) { methods.append(AuthenticationMethod(password)) }
+            return JSONResponse.make(AuthenticationMethodList(authenticationMethods: methods))
         }
         methods.get(":id") { _, context in
             let grant = try context.grant(requiring: Scopes.readAuthenticationMethods)
@@ -108,18 +109,18 @@ extension Router where Context == BasicRequestContext {
                 guard let password = try await services.passwords.password(of: grant.userID) else {
                     throw IdentityError(.notFound, "this account has no password")
                 }
-                return JSONResponse.make(PasswordMethodBody(password))
+                return JSONResponse.make(AuthenticationMethod(password))
             }
             let credential = try await services.accounts.passkey(of: grant.userID, methodID: Self.methodID(context))
             let user = try await services.accounts.user(grant.userID)
-            return JSONResponse.make(AuthenticationMethodBody(credential, user: user, names: services.authenticatorNames))
+            return JSONResponse.make(AuthenticationMethod(credential, user: user, names: services.authenticatorNames))
         }
         methods.patch(":id") { request, context in
             let grant = try context.grant(requiring: Scopes.updateAuthenticationMethods)
-            let body = try await services.body.json(UpdateMethodRequest.self, from: request)
+            let body = try await services.body.json(UpdateAuthenticationMethodRequest.self, from: request)
             let credential = try await services.accounts.rename(of: grant.userID, methodID: Self.methodID(context), to: body.name)
             let user = try await services.accounts.user(grant.userID)
-            return JSONResponse.make(AuthenticationMethodBody(credential, user: user, names: services.authenticatorNames))
+            return JSONResponse.make(AuthenticationMethod(credential, user: user, names: services.authenticatorNames))
         }
         methods.delete(":id") { _, context in
             let grant = try context.grant(requiring: Scopes.deleteAuthenticationMethods)
@@ -129,7 +130,7 @@ extension Router where Context == BasicRequestContext {
             if Self.methodID(context) == PasswordRecord.methodID(of: grant.userID) {
                 try await services.passwords.remove(by: grant.signIn)
                 let signals = try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)
-                return JSONResponse.make(SignalsEnvelope(signals: SignalsBody(signals)))
+                return JSONResponse.make(SignalsResponse(signals))
             }
             try await services.accounts.delete(methodID: Self.methodID(context), by: grant.signIn)
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import IdentityCore
+import LatchkeyWire
 
 extension Router where Context == BasicRequestContext {
     /// My Account's verification and recovery-code routes: `POST /me/v1/email-verification`
@@ -20,18 +21,18 @@ extension Router where Context == BasicRequestContext {
         }
         finishes.post("email-verification/verify") { request, context in
             let grant = try context.grant(requiring: Scopes.updateProfile)
-            let body = try await services.body.json(CodeRequest.self, from: request)
+            let body = try await services.body.json(VerificationCodeRequest.self, from: request)
             guard let code = body.code, !code.isEmpty else { throw IdentityError(.invalidRequest, "code is required", reason: .required, field: "code") }
             let user = try await services.recovery.verifyEmail(userID: grant.userID, code: code)
             // The signals, so that an app can tell the credential manager the new account name
             // (`signalCurrentUserDetails`) when the code finished a change of address.
             let signals = try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)
-            return JSONResponse.make(EmailVerifiedBody(email: user.profile.email ?? "", email_verified: user.isEmailVerified, signals: SignalsBody(signals)))
+            return JSONResponse.make(EmailVerifiedResponse(email: user.profile.email ?? "", emailVerified: user.isEmailVerified, signals: LatchkeyWire.AccountSignals(signals)))
         }
         me.get("recovery-codes") { _, context in
             let grant = try context.grant(requiring: Scopes.readAuthenticationMethods)
             let status = try await services.recovery.recoveryCodeStatus(userID: grant.userID)
-            return JSONResponse.make(RecoveryCodeStatusBody(remaining: status.remaining, created_at: status.createdAt.map(WireTime.text)))
+            return JSONResponse.make(RecoveryCodeStatus(remaining: status.remaining, createdAt: status.createdAt.map(WireTime.text)))
         }
         me.post("recovery-codes") { _, context in
             let grant = try context.grant(requiring: Scopes.createAuthenticationMethods)
@@ -41,33 +42,7 @@ extension Router where Context == BasicRequestContext {
                 throw IdentityError(.accessDenied, "a recovery token may only enroll a passkey; sign in with the new passkey, then create recovery codes")
             }
             let codes = try await services.recovery.createRecoveryCodes(by: grant.signIn)
-            return JSONResponse.make(RecoveryCodesBody(recovery_codes: codes), status: .created)
+            return JSONResponse.make(RecoveryCodesResponse(recoveryCodes: codes), status: .created)
         }
     }
-}
-
-/// A body with one `code`.
-struct CodeRequest: Decodable {
-    let code: String?
-}
-
-/// `{}`.
-struct EmptyObject: Encodable {}
-
-/// `POST /me/v1/email-verification/verify` answer.
-struct EmailVerifiedBody: Encodable {
-    let email: String
-    let email_verified: Bool
-    let signals: SignalsBody
-}
-
-/// `GET /me/v1/recovery-codes` answer.
-struct RecoveryCodeStatusBody: Encodable {
-    let remaining: Int
-    let created_at: String?
-}
-
-/// `POST /me/v1/recovery-codes` answer: the codes, shown once.
-struct RecoveryCodesBody: Encodable {
-    let recovery_codes: [String]
 }

@@ -1,5 +1,6 @@
 package import IdentityCore
-package import WebAuthn
+import WebAuthn
+package import LatchkeyWire
 
 /// A response body that the login path writes straight into bytes with ``JSONWriter``
 /// rather than through `JSONEncoder`, whose boxing of every value cost more per login than
@@ -10,24 +11,24 @@ package protocol JSONWritable: Encodable {
     func write(to writer: inout JSONWriter)
 }
 
-extension IssuedTokens: JSONWritable {
+extension TokenResponse: JSONWritable {
     package func write(to writer: inout JSONWriter) {
         writer.object { tokens in
-            tokens.member("access_token", access_token)
-            tokens.member("expires_in", Int64(expires_in))
-            tokens.member("id_token", id_token)
-            tokens.member("refresh_token", refresh_token)
+            tokens.member("access_token", accessToken)
+            tokens.member("expires_in", Int64(expiresIn))
+            tokens.member("id_token", idToken)
+            tokens.member("refresh_token", refreshToken)
             tokens.member("scope", scope)
-            tokens.member("token_type", token_type)
+            tokens.member("token_type", tokenType)
         }
     }
 }
 
-extension ChallengeResponse: JSONWritable where Options: JSONWritable {
-    func write(to writer: inout JSONWriter) {
+extension PasskeyChallenge: JSONWritable where Options: JSONWritable {
+    package func write(to writer: inout JSONWriter) {
         writer.object { response in
-            response.member("auth_session", auth_session)
-            response.member("authn_params_public_key") { authn_params_public_key.write(to: &$0) }
+            response.member("auth_session", authSession)
+            response.member("authn_params_public_key") { options.write(to: &$0) }
         }
     }
 }

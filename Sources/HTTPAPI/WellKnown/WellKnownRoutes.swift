@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 public import Hummingbird
 import IdentityCore
+import LatchkeyWire
 import NIOCore
 
 /// The association files and other documents platforms fetch from the RP ID's
@@ -35,7 +36,7 @@ extension Router {
         for (path, explanation) in documents.absent {
             get(RouterPath(path)) { _, _ in
                 // A 404 that says what to configure, so that a missing file is easy to fix.
-                JSONResponse.make(AuthenticationAPIErrorBody(error: "not_found", error_description: explanation, reason: nil, credential_id: nil), status: .notFound)
+                JSONResponse.make(OAuthErrorBody(error: "not_found", errorDescription: explanation), status: .notFound)
             }
         }
     }

@@ -1,3 +1,4 @@
+public import LatchkeyWire
 import Crypto
 public import Foundation
 import WebAuthn

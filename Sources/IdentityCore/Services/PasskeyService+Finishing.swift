@@ -1,3 +1,4 @@
+public import LatchkeyWire
 import Crypto
 import Foundation
 public import WebAuthn

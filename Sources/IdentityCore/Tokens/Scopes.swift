@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+public import LatchkeyWire
 
 /// The scopes Latchkey grants. All of them concern the signed-in user's own data, so
 /// every first-party client may request them.
@@ -73,40 +74,27 @@ public enum Scopes {
 
 /// The user claims that profile scopes release (OpenID Connect Core §5.4), shared by the
 /// ID token and the userinfo endpoint.
-public struct UserClaims: Codable, Sendable, Hashable {
-    public var sub: String
-    public var name: String?
-    public var given_name: String?
-    public var family_name: String?
-    public var nickname: String?
-    public var picture: String?
-    public var preferred_username: String?
-    public var updated_at: Int64?
-    public var email: String?
-    public var email_verified: Bool?
-    public var phone_number: String?
-    public var phone_number_verified: Bool?
-
+extension UserInfo {
     /// The claims `scopes` release about `user`; an address is verified once a code sent to
     /// it came back.
     public init(user: User, scopes: [String]) {
-        sub = user.id.rawValue
+        self.init(subject: user.id.rawValue)
         if scopes.contains(Scopes.profile) {
             name = user.profile.name ?? user.accountName
-            given_name = user.profile.givenName
-            family_name = user.profile.familyName
+            givenName = user.profile.givenName
+            familyName = user.profile.familyName
             nickname = user.profile.nickname
             picture = user.profile.picture
-            preferred_username = user.profile.username
-            updated_at = Int64(user.updatedAt.timeIntervalSince1970)
+            preferredUsername = user.profile.username
+            updatedAt = Int64(user.updatedAt.timeIntervalSince1970)
         }
         if scopes.contains(Scopes.email), let address = user.profile.email {
             email = address
-            email_verified = user.emailVerifiedAt != nil
+            emailVerified = user.emailVerifiedAt != nil
         }
         if scopes.contains(Scopes.phone), let number = user.profile.phoneNumber {
-            phone_number = number
-            phone_number_verified = user.phoneNumberVerifiedAt != nil
+            phoneNumber = number
+            phoneNumberVerified = user.phoneNumberVerifiedAt != nil
         }
     }
 }

@@ -1,6 +1,7 @@
 import Crypto
 public import Foundation
 import WebAuthn
+public import LatchkeyWire
 
 /// Lifetimes and names for issued tokens.
 public struct TokenConfiguration: Sendable {
@@ -42,15 +43,9 @@ public struct TokenConfiguration: Sendable {
     public var longestSignedTokenLifetime: TimeInterval { max(accessTokenLifetime, idTokenLifetime) }
 }
 
-/// The token endpoint's successful response (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3).
-public struct IssuedTokens: Codable, Sendable, Hashable {
-    public let access_token: String
-    public let id_token: String?
-    public let refresh_token: String?
-    public let token_type: String
-    public let expires_in: Int
-    public let scope: String
-}
+/// The token endpoint's successful response (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3):
+/// the wire type apps decode.
+public typealias IssuedTokens = TokenResponse
 
 /// Tokens decided by ``TokenService/prepare(for:client:scopes:audience:userVerified:authenticatedAt:sessionID:nonce:method:credentialID:)``
 /// and not yet signed.
@@ -174,8 +169,8 @@ public struct TokenService: Sendable {
             auth_time: now, amr: [AccessGrant.recoveryMethod]
         )
         return IssuedTokens(
-            access_token: try JSONWebSignature.sign(payload: access.json, header: signing.accessTokenHeader, key: signing.key),
-            id_token: nil, refresh_token: nil, token_type: "Bearer", expires_in: lifetime, scope: Scopes.createAuthenticationMethods
+            accessToken: try JSONWebSignature.sign(payload: access.json, header: signing.accessTokenHeader, key: signing.key),
+            idToken: nil, refreshToken: nil, tokenType: "Bearer", expiresIn: lifetime, scope: Scopes.createAuthenticationMethods
         )
     }
 
@@ -364,24 +359,24 @@ public struct TokenService: Sendable {
         )
         var idToken: String?
         if scopes.contains(Scopes.openID) {
-            let profile = UserClaims(user: user, scopes: scopes)
+            let profile = UserInfo(user: user, scopes: scopes)
             let claims = IDTokenClaims(
                 iss: configuration.issuer, sub: user.id.rawValue, aud: clientID, iat: now,
                 exp: now + Int64(configuration.idTokenLifetime), auth_time: Int64(authenticatedAt.timeIntervalSince1970),
                 sid: sessionID, nonce: nonce, amr: methods,
-                name: profile.name, given_name: profile.given_name, family_name: profile.family_name, nickname: profile.nickname,
-                picture: profile.picture, preferred_username: profile.preferred_username, updated_at: profile.updated_at,
-                email: profile.email, email_verified: profile.email_verified,
-                phone_number: profile.phone_number, phone_number_verified: profile.phone_number_verified
+                name: profile.name, given_name: profile.givenName, family_name: profile.familyName, nickname: profile.nickname,
+                picture: profile.picture, preferred_username: profile.preferredUsername, updated_at: profile.updatedAt,
+                email: profile.email, email_verified: profile.emailVerified,
+                phone_number: profile.phoneNumber, phone_number_verified: profile.phoneNumberVerified
             )
             idToken = try JSONWebSignature.sign(payload: claims.json, header: signing.idTokenHeader, key: signing.key)
         }
         return IssuedTokens(
-            access_token: try JSONWebSignature.sign(payload: access.json, header: signing.accessTokenHeader, key: signing.key),
-            id_token: idToken,
-            refresh_token: refreshToken,
-            token_type: "Bearer",
-            expires_in: Int(configuration.accessTokenLifetime),
+            accessToken: try JSONWebSignature.sign(payload: access.json, header: signing.accessTokenHeader, key: signing.key),
+            idToken: idToken,
+            refreshToken: refreshToken,
+            tokenType: "Bearer",
+            expiresIn: Int(configuration.accessTokenLifetime),
             scope: scopes.joined(separator: " ")
         )
     }

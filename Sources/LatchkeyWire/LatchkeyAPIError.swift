@@ -1,5 +1,6 @@
-/// The one error type of `LatchkeyClient`: a failure the server reported, or an exchange
-/// that never produced a usable answer.
+/// The one error type of `LatchkeyClient`: a failure the server reported, an exchange that
+/// never produced a usable answer, or what only the client sees (the person cancelled, no
+/// passkey on the device, nobody signed in).
 ///
 /// The server speaks two envelopes, and both decode into this type:
 ///
@@ -51,31 +52,33 @@ public struct LatchkeyAPIError: Error, Sendable, Hashable, Decodable, CustomStri
         /// Client-side: the server answered with a body this client cannot read, or an
         /// error status without an error envelope.
         public static let invalidResponse: Code = "invalid_response"
+
+        // What only a client sees: the person, the device or the app's own state.
+
+        /// The person dismissed the system sheet.
+        public static let cancelled: Code = "cancelled"
+        /// The device has no passkey for this server (or none the server allows).
+        public static let noCredential: Code = "no_credential"
+        /// The platform declined an automatic passkey upgrade (conditional create); nothing
+        /// was shown to the person.
+        public static let upgradeRefused: Code = "upgrade_refused"
+        /// The device cannot create a passkey now (for example, no passcode is set).
+        public static let deviceNotConfigured: Code = "device_not_configured"
+        /// The person chose Sign in with Apple on the account creation sheet.
+        public static let preferSignInWithApple: Code = "prefer_sign_in_with_apple"
+        /// The passkey provider failed for another reason; ``detail`` says which.
+        public static let passkeyFailed: Code = "passkey_failed"
+        /// Nobody is signed in: no session in the token store, or the server ended it.
+        public static let notSignedIn: Code = "not_signed_in"
+        /// The action changes how the account signs in and the sign-in is too old for it
+        /// (the server's `insufficient_user_authentication`): sign in again, then retry.
+        public static let stepUpRequired: Code = "step_up_required"
+        /// The token store could not be read or written.
+        public static let storeFailed: Code = "store_failed"
     }
 
     /// One entry of a My Account `validation_errors` array.
-    public struct ValidationError: Sendable, Hashable, Decodable {
-        /// What is wrong.
-        public var detail: String?
-        /// The request field at fault.
-        public var field: String?
-        /// A JSON pointer to the field at fault.
-        public var pointer: String?
-        /// Where the field was: body, query or header.
-        public var source: String?
-
-        /// Creates an entry.
-        public init(detail: String? = nil, field: String? = nil, pointer: String? = nil, source: String? = nil) {
-            self.detail = detail
-            self.field = field
-            self.pointer = pointer
-            self.source = source
-        }
-
-        private enum CodingKeys: String, CodingKey {
-            case detail, field, pointer, source
-        }
-    }
+    public typealias ValidationError = ProblemDetails.ValidationError
 
     /// The HTTP status; `nil` when no response arrived.
     public var status: Int?
@@ -113,44 +116,32 @@ public struct LatchkeyAPIError: Error, Sendable, Hashable, Decodable, CustomStri
         self.validationErrors = validationErrors
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case error
-        case errorDescription = "error_description"
-        case code
-        case description
-        case type
-        case status
-        case title
-        case detail
-        case reason
-        case credentialID = "credential_id"
-        case validationErrors = "validation_errors"
+    /// Auth0.swift's fallback spelling of the Authentication API body.
+    private struct LegacyBody: Decodable {
+        let code: Code
+        let description: String?
     }
 
-    /// Decodes either envelope. `status` is taken from a My Account body when present; the
-    /// client overrides it with the HTTP status it received.
+    private enum Envelope: String, CodingKey { case error, type }
+
+    /// Decodes either envelope (``OAuthErrorBody`` or ``ProblemDetails``). `status` is taken
+    /// from a My Account body when present; the client overrides it with the HTTP status it
+    /// received.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        if let error = try container.decodeIfPresent(Code.self, forKey: .error) {
-            code = error
-            detail = try container.decodeIfPresent(String.self, forKey: .errorDescription)
-        } else if let type = try container.decodeIfPresent(Code.self, forKey: .type) {
-            code = type
-            detail = try container.decodeIfPresent(String.self, forKey: .detail)
-        } else if let fallback = try container.decodeIfPresent(Code.self, forKey: .code) {
-            code = fallback
-            detail = try container.decodeIfPresent(String.self, forKey: .description)
-        } else {
-            throw DecodingError.keyNotFound(
-                CodingKeys.error,
-                .init(codingPath: container.codingPath, debugDescription: "neither \"error\" nor \"type\" is present")
+        let members = try decoder.container(keyedBy: Envelope.self)
+        if members.contains(.error) {
+            let body = try OAuthErrorBody(from: decoder)
+            self.init(status: nil, code: Code(rawValue: body.error), detail: body.errorDescription, reason: body.reason, credentialID: body.credentialID)
+        } else if members.contains(.type) {
+            let body = try ProblemDetails(from: decoder)
+            self.init(
+                status: body.status, code: Code(rawValue: body.code), detail: body.detail, title: body.title, reason: body.reason,
+                validationErrors: body.validationErrors ?? []
             )
+        } else {
+            let body = try LegacyBody(from: decoder)
+            self.init(status: nil, code: body.code, detail: body.description)
         }
-        status = try container.decodeIfPresent(Int.self, forKey: .status)
-        title = try container.decodeIfPresent(String.self, forKey: .title)
-        reason = try container.decodeIfPresent(String.self, forKey: .reason)
-        credentialID = try container.decodeIfPresent(String.self, forKey: .credentialID)
-        validationErrors = try container.decodeIfPresent([ValidationError].self, forKey: .validationErrors) ?? []
     }
 
     /// One line: status, code, explanation and reason.

@@ -1,5 +1,3 @@
-public import WebAuthn
-
 /// The body of `POST /me/v1/authentication-methods`: start enrolling a passkey.
 public struct CreateAuthenticationMethodRequest: Codable, Sendable, Hashable {
     /// Always `passkey`.
@@ -30,12 +28,12 @@ public struct CreateAuthenticationMethodRequest: Codable, Sendable, Hashable {
 /// The body of `POST /me/v1/authentication-methods/passkey%7Cnew/verify`: finish enrolling.
 public struct VerifyAuthenticationMethodRequest: Codable, Sendable, Hashable {
     /// The session from the enrollment challenge.
-    public var authSession: String
+    public var authSession: String?
     /// The authenticator's registration.
-    public var authnResponse: RegistrationResponseJSON
+    public var authnResponse: RegistrationResponseJSON?
 
     /// Creates a request.
-    public init(authSession: String, authnResponse: RegistrationResponseJSON) {
+    public init(authSession: String?, authnResponse: RegistrationResponseJSON?) {
         self.authSession = authSession
         self.authnResponse = authnResponse
     }
@@ -49,10 +47,10 @@ public struct VerifyAuthenticationMethodRequest: Codable, Sendable, Hashable {
 /// The body of `PATCH /me/v1/authentication-methods/{id}`.
 public struct UpdateAuthenticationMethodRequest: Codable, Sendable, Hashable {
     /// The new friendly name, unique among the user's passkeys.
-    public var name: String
+    public var name: String?
 
     /// Creates a request.
-    public init(name: String) { self.name = name }
+    public init(name: String?) { self.name = name }
 
     private enum CodingKeys: String, CodingKey {
         case name
@@ -99,6 +97,12 @@ public struct AuthenticationMethod: Codable, Sendable, Hashable {
     public var createdAt: String?
     /// When the method was last used to sign in.
     public var lastAuthAt: String?
+    /// Whether its signature counter ever went backwards (a possible clone).
+    public var signCountRegressed: Bool?
+    /// The attestation format it was registered with.
+    public var attestationFormat: String?
+    /// Whether its attestation chained to a trust anchor.
+    public var attestationTrusted: Bool?
 
     /// Whether this is a synced (multi-device) passkey.
     public var isSynced: Bool { credentialDeviceType == "multi_device" }
@@ -121,8 +125,14 @@ public struct AuthenticationMethod: Codable, Sendable, Hashable {
         relyingPartyID: String? = nil,
         usage: [String]? = nil,
         createdAt: String? = nil,
-        lastAuthAt: String? = nil
+        lastAuthAt: String? = nil,
+        signCountRegressed: Bool? = nil,
+        attestationFormat: String? = nil,
+        attestationTrusted: Bool? = nil
     ) {
+        self.signCountRegressed = signCountRegressed
+        self.attestationFormat = attestationFormat
+        self.attestationTrusted = attestationTrusted
         self.id = id
         self.type = type
         self.name = name
@@ -160,6 +170,9 @@ public struct AuthenticationMethod: Codable, Sendable, Hashable {
         case usage
         case createdAt = "created_at"
         case lastAuthAt = "last_auth_at"
+        case signCountRegressed = "sign_count_regressed"
+        case attestationFormat = "attestation_format"
+        case attestationTrusted = "attestation_trusted"
     }
 }
 
@@ -209,6 +222,28 @@ public struct AccountSignals: Codable, Sendable, Hashable {
         }
     }
 
+    /// Creates signals.
+    public init(rpID: String, userID: String, allAcceptedCredentialIDs: [String], name: String, displayName: String, unusedPassword: UnusedPassword? = nil) {
+        self.rpID = rpID
+        self.userID = userID
+        self.allAcceptedCredentialIDs = allAcceptedCredentialIDs
+        self.name = name
+        self.displayName = displayName
+        self.unusedPassword = unusedPassword
+    }
+
+    /// Written by hand so that `unused_password` is `null` rather than absent: the contract
+    /// names the member either way.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(rpID, forKey: .rpID)
+        try container.encode(userID, forKey: .userID)
+        try container.encode(allAcceptedCredentialIDs, forKey: .allAcceptedCredentialIDs)
+        try container.encode(name, forKey: .name)
+        try container.encode(displayName, forKey: .displayName)
+        try container.encode(unusedPassword, forKey: .unusedPassword)
+    }
+
     private enum CodingKeys: String, CodingKey {
         case rpID = "rp_id"
         case userID = "user_id"
@@ -219,12 +254,104 @@ public struct AccountSignals: Codable, Sendable, Hashable {
     }
 }
 
-/// A response whose change credential managers should hear about.
-struct SignalsResponse: Codable, Sendable, Hashable {
-    var signals: AccountSignals
+/// A response that changed what credential managers hold: its `signals`.
+public struct SignalsResponse: Codable, Sendable, Hashable {
+    /// The account's signals after the change.
+    public var signals: AccountSignals
+
+    /// Creates a response.
+    public init(signals: AccountSignals) { self.signals = signals }
 }
 
-/// The body of `PATCH /me/v1/profile`.
-struct UpdateProfileRequest: Codable, Sendable, Hashable {
-    var name: String
+/// The body of `PATCH /me/v1/profile`: a new display name, or a new email address (which a
+/// code sent to it must confirm).
+public struct UpdateProfileRequest: Codable, Sendable, Hashable {
+    /// The new display name; empty clears it.
+    public var name: String?
+    /// The new email address.
+    public var email: String?
+
+    /// Creates a request.
+    public init(name: String? = nil, email: String? = nil) {
+        self.name = name
+        self.email = email
+    }
+}
+
+/// `PATCH /me/v1/profile {"email"}`'s answer (`202`): the address a confirmation code was
+/// sent to; the account's address changes when the code comes back.
+public struct PendingEmailResponse: Codable, Sendable, Hashable {
+    /// The new address, not yet confirmed.
+    public var pendingEmail: String
+
+    /// Creates an answer.
+    public init(pendingEmail: String) { self.pendingEmail = pendingEmail }
+
+    private enum CodingKeys: String, CodingKey {
+        case pendingEmail = "pending_email"
+    }
+}
+
+/// A body with one code: `POST /me/v1/email-verification/verify`.
+public struct VerificationCodeRequest: Codable, Sendable, Hashable {
+    /// The code from the message; required.
+    public var code: String?
+
+    /// Creates a request.
+    public init(code: String?) { self.code = code }
+}
+
+/// `POST /me/v1/email-verification/verify`'s answer.
+public struct EmailVerifiedResponse: Codable, Sendable, Hashable {
+    /// The account's address, now verified (a pending change has taken effect).
+    public var email: String
+    /// Whether it is verified.
+    public var emailVerified: Bool
+    /// The account's signals, so that the app can tell the credential manager a new name.
+    public var signals: AccountSignals
+
+    /// Creates an answer.
+    public init(email: String, emailVerified: Bool, signals: AccountSignals) {
+        self.email = email
+        self.emailVerified = emailVerified
+        self.signals = signals
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case email
+        case emailVerified = "email_verified"
+        case signals
+    }
+}
+
+/// `GET /me/v1/recovery-codes`' answer: how many saved codes are left.
+public struct RecoveryCodeStatus: Codable, Sendable, Hashable {
+    /// The unused codes.
+    public var remaining: Int
+    /// When the set was made (RFC 3339), when there is one.
+    public var createdAt: String?
+
+    /// Creates a status.
+    public init(remaining: Int, createdAt: String?) {
+        self.remaining = remaining
+        self.createdAt = createdAt
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case remaining
+        case createdAt = "created_at"
+    }
+}
+
+/// `POST /me/v1/recovery-codes`' answer (`201`): a new set, shown once; the old set is void.
+public struct RecoveryCodesResponse: Codable, Sendable, Hashable {
+    /// The codes.
+    public var recoveryCodes: [String]
+
+    /// Creates an answer.
+    public init(recoveryCodes: [String]) { self.recoveryCodes = recoveryCodes }
+
+    private enum CodingKeys: String, CodingKey {
+        case recoveryCodes = "recovery_codes"
+    }
 }

@@ -1,5 +1,3 @@
-public import Foundation
-
 /// `PublicKeyCredential` as JSON (WebAuthn L3 §5.1, `toJSON()`): the envelope shared by
 /// registration and authentication responses, generic over the authenticator's response.
 ///
@@ -35,18 +33,6 @@ public struct PublicKeyCredentialJSON<Response: Codable & Sendable & Hashable>: 
         self.response = response
         self.authenticatorAttachment = authenticatorAttachment
         self.clientExtensionResults = clientExtensionResults
-    }
-
-    /// Decodes the JSON, mapping any failure to ``WebAuthnError/Code/malformedResponse``
-    /// with the member that was wrong.
-    public static func decode(from json: Data) throws(WebAuthnError) -> Self {
-        do {
-            return try JSONDecoder().decode(Self.self, from: json)
-        } catch let error as DecodingError {
-            throw WebAuthnError(.malformedResponse, DecodingErrorDescription.describe(error))
-        } catch {
-            throw WebAuthnError(.malformedResponse, "the response is not valid JSON")
-        }
     }
 
     enum CodingKeys: String, CodingKey {

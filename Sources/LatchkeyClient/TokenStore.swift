@@ -1,0 +1,131 @@
+public import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where ``Latchkey`` keeps the signed-in session between launches: ``InMemoryTokenStore``,
+/// ``FileTokenStore``, or `KeychainTokenStore` on Apple platforms.
+///
+/// Each call replaces or reads the whole session, so a store written by one process (an app
+/// extension, a widget) is seen whole by another. ``Latchkey`` writes a rotated refresh token
+/// before it forgets the previous one: a process killed mid-rotation leaves either the old
+/// session or the new one, never neither.
+public protocol TokenStore: Sendable {
+    /// The stored session, or `nil` when nobody is signed in.
+    func load() async throws -> StoredSession?
+    /// Replaces the stored session.
+    func save(_ session: StoredSession) async throws
+    /// Forgets the stored session.
+    func clear() async throws
+}
+
+/// The tokens of a signed-in session and who they are for.
+public struct StoredSession: Sendable, Hashable, Codable {
+    /// Who is signed in.
+    public var session: LatchkeySession
+    /// The access token.
+    public var accessToken: String
+    /// When the access token expires, by this device's clock.
+    public var accessTokenExpiresAt: Date
+    /// The refresh token, when `offline_access` was granted.
+    public var refreshToken: String?
+    /// The ID token, when `openid` was granted.
+    public var idToken: String?
+    /// The server and client the tokens belong to, so that a store shared between
+    /// configurations never hands one server's token to another.
+    public var server: String
+    /// The client ID.
+    public var clientID: String
+
+    /// Creates a stored session.
+    public init(
+        session: LatchkeySession, accessToken: String, accessTokenExpiresAt: Date, refreshToken: String?, idToken: String?,
+        server: String, clientID: String
+    ) {
+        self.session = session
+        self.accessToken = accessToken
+        self.accessTokenExpiresAt = accessTokenExpiresAt
+        self.refreshToken = refreshToken
+        self.idToken = idToken
+        self.server = server
+        self.clientID = clientID
+    }
+}
+
+/// A store that lasts as long as the process: for tests, and for apps that sign in on
+/// every launch.
+public actor InMemoryTokenStore: TokenStore {
+    private var stored: StoredSession?
+
+    /// Creates an empty store, or one holding `session`.
+    public init(_ session: StoredSession? = nil) { stored = session }
+
+    public func load() -> StoredSession? { stored }
+    public func save(_ session: StoredSession) { stored = session }
+    public func clear() { stored = nil }
+}
+
+/// A store in one JSON file, readable by its owner only (mode 0600), replaced atomically on
+/// each save (written beside it, then renamed over it): a crash leaves the old file or the
+/// new one. For command-line tools and servers; apps use `KeychainTokenStore`.
+public struct FileTokenStore: TokenStore {
+    /// The file.
+    public let url: URL
+
+    /// Creates a store in `url`; the file is created on the first save.
+    public init(url: URL) { self.url = url }
+
+    public func load() throws -> StoredSession? {
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        let data = try Data(contentsOf: url)
+        return try JSONDecoder.latchkeyStore.decode(StoredSession.self, from: data)
+    }
+
+    public func save(_ session: StoredSession) throws {
+        try Self.write(try JSONEncoder.latchkeyStore.encode(session), to: url)
+    }
+
+    public func clear() throws {
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        try FileManager.default.removeItem(at: url)
+    }
+
+    /// Writes `data` beside `url` with owner-only permissions, then renames it over `url`.
+    static func write(_ data: Data, to url: URL) throws {
+        let directory = url.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path])
+        }
+        do {
+            // rename(2) replaces the target in one step; FileManager's replace is not atomic
+            // on every platform.
+            guard rename(temporary.path, url.path) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+    }
+}
+
+extension JSONEncoder {
+    /// Dates as RFC 3339, keys sorted: a store file people can read.
+    static var latchkeyStore: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return encoder
+    }
+}
+
+extension JSONDecoder {
+    /// The reading side of ``JSONEncoder/latchkeyStore``.
+    static var latchkeyStore: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
