@@ -199,7 +199,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "LatchkeyServer", "LatchkeyClient", "LatchkeyDoctor", "AppAssociation", "Authenticator", "IdentityCore", "StorageSQLite", "StoragePostgres",
+                "LatchkeyServer", "LatchkeyClient", "LatchkeySoftwarePasskeys", "LatchkeyDoctor", "AppAssociation", "Authenticator", "IdentityCore", "StorageSQLite", "StoragePostgres",
                 "WebAuthn", "latchkey", "WebAuthnCorpus", "PKITestSupport", "Mail", crypto, .product(name: "Hummingbird", package: "hummingbird"),
                 // A new database for each scale-out test.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
