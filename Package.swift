@@ -166,7 +166,7 @@ let package = Package(
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "WebAuthn", "WebAuthnCorpus", "Authenticator", "IdentityCore", "LatchkeyClient", "LatchkeyServer", "LatchkeyDoctor", "AppAssociation",
+                "WebAuthn", "WebAuthnCorpus", "Authenticator", "IdentityCore", "LatchkeyClient", "LatchkeySoftwarePasskeys", "LatchkeyServer", "LatchkeyDoctor", "AppAssociation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

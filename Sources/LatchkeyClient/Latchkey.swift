@@ -60,28 +60,40 @@ public actor Latchkey {
         case .email(let email): profile.email = email
         case .phoneNumber(let number): profile.phoneNumber = number
         }
-        let response = try await api.finishSignup(
-            authSession: authSession, response: created.response, scope: scope, audience: try await audience(), profile: profile
-        )
+        let response = try await registered(created, options: options) { () async throws(LatchkeyAPIError) in
+            try await api.finishSignup(authSession: authSession, response: created.response, scope: scope, audience: try await audience(), profile: profile)
+        }
         return try await signedIn(response, method: .passkey)
     }
 
     /// Creates an account with a passkey for an identifier the app chose.
     @discardableResult
     public func signUp(email: String, name: String? = nil) async throws(LatchkeyAPIError) -> LatchkeySession {
-        let (options, authSession) = try await api.signupChallenge(profile: SignupProfile(email: email, name: name))
+        try await signUp(profile: SignupProfile(email: email, name: name))
+    }
+
+    /// Creates an account with a passkey for a whole profile (a phone number, a username, …);
+    /// the server requires the identifiers its connection marks as required.
+    @discardableResult
+    public func signUp(profile: SignupProfile) async throws(LatchkeyAPIError) -> LatchkeySession {
+        let (options, authSession) = try await api.signupChallenge(profile: profile)
         let created = try await create(PasskeyCreationRequest(options: options, style: .standard))
-        let response = try await api.finishSignup(authSession: authSession, response: created.response, scope: scope, audience: try await audience())
+        let response = try await registered(created, options: options) { () async throws(LatchkeyAPIError) in
+            try await api.finishSignup(authSession: authSession, response: created.response, scope: scope, audience: try await audience())
+        }
         return try await signedIn(response, method: .passkey)
     }
 
     /// Signs in with a discoverable passkey: the person picks the account on the sheet.
-    /// - Parameter mode: ``PasskeyAssertionRequest/Mode/immediate`` (the default) fails at once
+    /// - Parameters:
+    ///   - username: An account identifier, for a sign-in limited to that account's passkeys
+    ///     (`allowCredentials`); `nil` (the default) for a discoverable one.
+    ///   - mode: ``PasskeyAssertionRequest/Mode/immediate`` (the default) fails at once
     ///   with ``LatchkeyAPIError/Code/noCredential`` when the device has no passkey at hand, so
     ///   the app can show its other ways in.
     @discardableResult
-    public func signIn(mode: PasskeyAssertionRequest.Mode = .immediate) async throws(LatchkeyAPIError) -> LatchkeySession {
-        let (options, authSession) = try await api.loginChallenge()
+    public func signIn(username: String? = nil, mode: PasskeyAssertionRequest.Mode = .immediate) async throws(LatchkeyAPIError) -> LatchkeySession {
+        let (options, authSession) = try await api.loginChallenge(username: username)
         let assertion = try await assert(PasskeyAssertionRequest(options: options, mode: mode))
         do {
             let response = try await api.finishLogin(authSession: authSession, response: assertion, scope: scope, audience: try await audience())
@@ -116,8 +128,10 @@ public actor Latchkey {
         } catch where [.upgradeRefused, .cancelled, .noCredential, .deviceNotConfigured].contains(error.code) {
             return false
         }
-        _ = try await myAccount { token throws(LatchkeyAPIError) in
-            try await self.api.finishEnrollment(accessToken: token, authSession: authSession, response: created.response)
+        _ = try await registered(created, options: options) { () async throws(LatchkeyAPIError) in
+            try await myAccount { token throws(LatchkeyAPIError) in
+                try await self.api.finishEnrollment(accessToken: token, authSession: authSession, response: created.response)
+            }
         }
         return true
     }
@@ -133,7 +147,9 @@ public actor Latchkey {
             return (options, authSession, token)
         }
         let created = try await create(PasskeyCreationRequest(options: options, style: .standard))
-        let method = try await api.finishEnrollment(accessToken: token, authSession: authSession, response: created.response)
+        let method = try await registered(created, options: options) { () async throws(LatchkeyAPIError) in
+            try await api.finishEnrollment(accessToken: token, authSession: authSession, response: created.response)
+        }
         return LatchkeyPasskey(method)
     }
 
@@ -225,6 +241,23 @@ public actor Latchkey {
 
     private func report(_ signals: [PasskeySignal]) async throws(LatchkeyAPIError) {
         do { try await provider.report(signals) } catch { throw Self.providerError(error) }
+    }
+
+    /// Sends a new passkey to the server. When the server refuses it, the passkey the device
+    /// just made is useless: the credential manager is told so (as WebAuthn's
+    /// `signalUnknownCredential` advises), so that it is never offered.
+    private func registered<T>(
+        _ created: PasskeyCreation, options: PublicKeyCredentialCreationOptionsJSON, _ send: () async throws(LatchkeyAPIError) -> T
+    ) async throws(LatchkeyAPIError) -> T {
+        do {
+            return try await send()
+        } catch {
+            if error.status != nil {
+                let relyingPartyID = options.rp.id ?? configuration.server.host ?? ""
+                try? await provider.report([.unknownCredential(relyingPartyID: relyingPartyID, credentialID: created.response.rawId)])
+            }
+            throw error
+        }
     }
 
     static func providerError(_ error: any Error) -> LatchkeyAPIError {

@@ -47,11 +47,17 @@ public struct LatchkeyPasskey: Sendable, Hashable, Identifiable {
     public var lastUsedAt: Date?
     /// Whether it syncs between devices (a multi-device credential).
     public var synced: Bool
+    /// Whether it is backed up now, when the server knows.
+    public var backedUp: Bool?
     /// The credential ID, base64url.
     public var credentialID: String?
 
     /// Creates a passkey.
-    public init(id: String, name: String, providerName: String? = nil, createdAt: Date?, lastUsedAt: Date?, synced: Bool, credentialID: String? = nil) {
+    public init(
+        id: String, name: String, providerName: String? = nil, createdAt: Date?, lastUsedAt: Date?, synced: Bool, backedUp: Bool? = nil,
+        credentialID: String? = nil
+    ) {
+        self.backedUp = backedUp
         self.id = id
         self.name = name
         self.providerName = providerName
@@ -66,7 +72,7 @@ public struct LatchkeyPasskey: Sendable, Hashable, Identifiable {
         self.init(
             id: method.id, name: method.name ?? method.providerName ?? "Passkey", providerName: method.providerName,
             createdAt: method.createdAt.flatMap(Self.date), lastUsedAt: method.lastAuthAt.flatMap(Self.date),
-            synced: method.isSynced, credentialID: method.keyID
+            synced: method.isSynced, backedUp: method.credentialBackedUp, credentialID: method.keyID
         )
     }
 

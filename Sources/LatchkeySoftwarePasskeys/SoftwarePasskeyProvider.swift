@@ -23,6 +23,12 @@ public final class SoftwarePasskeyProvider: PasskeyProvider, @unchecked Sendable
     public let authenticator: SoftwareAuthenticator
     /// When set, credentials are kept in this JSON file (mode 0600) between runs.
     public let storeURL: URL?
+    /// The key algorithm of new passkeys; `nil` takes the first requested one it supports,
+    /// preferring ES256.
+    public let algorithm: COSEAlgorithmIdentifier?
+    /// Called with the whole list after every change, to keep it somewhere other than
+    /// ``storeURL`` (the command line keeps it beside its session).
+    public let onChange: (@Sendable ([SoftwareCredential]) throws -> Void)?
 
     // Guarded by `lock`. NSLock rather than Mutex: the package admits iOS 17.
     private let lock = NSLock()
@@ -46,10 +52,18 @@ public final class SoftwarePasskeyProvider: PasskeyProvider, @unchecked Sendable
     }
 
     /// Creates a provider for any caller (a web page, an Android app, an Apple app).
+    /// - Parameters:
+    ///   - credentials: The passkeys it starts with, when there is no `storeURL`.
+    ///   - algorithm: The key algorithm of new passkeys.
+    ///   - onChange: Called with the whole list after every change.
     public init(
         relyingPartyID: String, caller: Caller, contact: LatchkeyContact, name: String? = nil,
-        authenticator: SoftwareAuthenticator = SoftwareAuthenticator(createsSyncedCredentials: true), storeURL: URL? = nil
+        authenticator: SoftwareAuthenticator = SoftwareAuthenticator(createsSyncedCredentials: true), storeURL: URL? = nil,
+        credentials: [SoftwareCredential] = [], algorithm: COSEAlgorithmIdentifier? = nil,
+        onChange: (@Sendable ([SoftwareCredential]) throws -> Void)? = nil
     ) throws {
+        self.algorithm = algorithm
+        self.onChange = onChange
         self.relyingPartyID = relyingPartyID
         self.caller = caller
         self.contact = contact
@@ -59,7 +73,7 @@ public final class SoftwarePasskeyProvider: PasskeyProvider, @unchecked Sendable
         if let storeURL, FileManager.default.fileExists(atPath: storeURL.path) {
             credentialList = try JSONDecoder().decode([SoftwareCredential].self, from: Data(contentsOf: storeURL))
         } else {
-            credentialList = []
+            credentialList = credentials
         }
     }
 
@@ -93,7 +107,7 @@ public final class SoftwarePasskeyProvider: PasskeyProvider, @unchecked Sendable
         }
         let (response, credential): (RegistrationResponseJSON, SoftwareCredential)
         do {
-            (response, credential) = try authenticator.makeCredential(options, caller: caller)
+            (response, credential) = try authenticator.makeCredential(options, caller: caller, algorithm: algorithm)
         } catch {
             throw LatchkeyAPIError(status: nil, code: .passkeyFailed, detail: "\(error)")
         }
@@ -157,6 +171,7 @@ public final class SoftwarePasskeyProvider: PasskeyProvider, @unchecked Sendable
             change(&credentialList)
             return credentialList
         }
+        try onChange?(snapshot)
         guard let storeURL else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

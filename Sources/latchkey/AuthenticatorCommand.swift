@@ -2,6 +2,7 @@ import ArgumentParser
 import Authenticator
 import Foundation
 import LatchkeyClient
+import LatchkeySoftwarePasskeys
 import WebAuthn
 
 /// `latchkey authenticator …`: a software passkey authenticator that signs up, logs in and
@@ -129,14 +130,14 @@ struct AuthenticatorSignupCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            var session = try AuthenticatorSession(options)
-            let profile = SignupProfile(email: email, phoneNumber: phone, username: username, name: name)
-            let (tokens, credential) = try await session.signup(
-                profile: profile, authenticator: creation.authenticator, algorithm: creation.algorithm.identifier
+            let session = try AuthenticatorSession(
+                options, contact: .email(email), authenticator: creation.authenticator, algorithm: creation.algorithm.identifier
             )
-            print("Signed up \(credential.userName)\(IDTokenSummary(tokens.idToken).map { " (user \($0.subject))" } ?? "")")
-            printCredential(credential)
-            printTokens(tokens, session: session)
+            let profile = SignupProfile(email: email, phoneNumber: phone, username: username, name: name)
+            let account = try await session.latchkey.signUp(profile: profile)
+            print("Signed up \(account.email ?? email) (user \(account.userID))")
+            if let credential = session.passkeys.credentials.last { printCredential(credential) }
+            try printTokens(session)
         }
     }
 }
@@ -155,11 +156,15 @@ struct AuthenticatorLoginCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            var session = try AuthenticatorSession(options)
-            let (tokens, credential) = try await session.login(username: username)
-            print("Logged in as \(credential.userName)\(IDTokenSummary(tokens.idToken).map { " (user \($0.subject))" } ?? "")")
-            printCredential(credential)
-            printTokens(tokens, session: session)
+            let session = try AuthenticatorSession(options)
+            let before = session.passkeys.credentials
+            let account = try await session.latchkey.signIn(username: username, mode: .modal)
+            print("Logged in as \(account.email ?? account.name ?? account.userID) (user \(account.userID))")
+            // The passkey whose counter moved, else (a synced one) the newest for this account.
+            let used = zip(before, session.passkeys.credentials).first { $0.signCount != $1.signCount }?.1
+                ?? session.passkeys.credentials.last { $0.userName == account.email } ?? session.passkeys.credentials.last
+            if let used { printCredential(used) }
+            try printTokens(session)
         }
     }
 }
@@ -177,12 +182,12 @@ struct AuthenticatorEnrollCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            var session = try AuthenticatorSession(options)
-            let (method, credential) = try await session.enroll(authenticator: creation.authenticator, algorithm: creation.algorithm.identifier)
-            print("Enrolled \(method.id)")
-            print("  name         \(method.name ?? "-")\(method.providerName.map { " (\($0))" } ?? "")")
-            printCredential(credential)
-            print("  created      \(method.createdAt ?? "-")")
+            let session = try AuthenticatorSession(options, authenticator: creation.authenticator, algorithm: creation.algorithm.identifier)
+            let passkey = try await session.signedIn { () async throws(LatchkeyAPIError) in try await session.latchkey.addPasskey() }
+            print("Enrolled \(passkey.id)")
+            print("  name         \(passkey.name)\(passkey.providerName.map { " (\($0))" } ?? "")")
+            if let credential = session.passkeys.credentials.last { printCredential(credential) }
+            print("  created      \(passkey.createdAt.map(timestamp) ?? "-")")
         }
     }
 }
@@ -199,24 +204,21 @@ struct AuthenticatorListCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            var session = try AuthenticatorSession(options)
-            let methods = try await session.authenticationMethods()
-            let passkeys = methods.filter { $0.type == "passkey" }
-            let local = Set(session.store.credentials.map { "passkey|" + Base64URL.encode($0.credentialID) })
+            let session = try AuthenticatorSession(options)
+            let passkeys = try await session.signedIn { () async throws(LatchkeyAPIError) in try await session.latchkey.passkeys() }
+            let local = Set(session.passkeys.credentials.map { Base64URL.encode($0.credentialID) })
             if passkeys.isEmpty {
                 print("No passkeys.")
             }
-            for method in passkeys {
-                let label = [method.name, method.providerName.map { "[\($0)]" }].compactMap { $0 }.joined(separator: " ")
-                let synced = method.isSynced ? "synced" : "device-bound"
-                let backedUp = method.credentialBackedUp == true ? ", backed up" : ""
+            for passkey in passkeys {
+                let label = [passkey.name, passkey.providerName.map { "[\($0)]" }].compactMap { $0 }.joined(separator: " ")
+                let backedUp = passkey.backedUp == true ? ", backed up" : ""
                 print(
-                    "\(local.contains(method.id) ? "*" : " ") \(label.isEmpty ? "(unnamed)" : label)  \(method.id)  "
-                        + "created \(method.createdAt ?? "-")  last used \(method.lastAuthAt ?? "never")  \(synced)\(backedUp)"
+                    "\(passkey.credentialID.map(local.contains) == true ? "*" : " ") \(label)  \(passkey.id)  "
+                        + "created \(passkey.createdAt.map(timestamp) ?? "-")  last used \(passkey.lastUsedAt.map(timestamp) ?? "never")  "
+                        + "\(passkey.synced ? "synced" : "device-bound")\(backedUp)"
                 )
             }
-            let others = methods.count - passkeys.count
-            if others > 0 { print("(\(others) other authentication method(s) not shown)") }
         }
     }
 }
@@ -230,31 +232,16 @@ private func printCredential(_ credential: SoftwareCredential) {
     print("  RP ID        \(credential.relyingPartyID)")
 }
 
-/// Prints when the tokens expire and where they were saved.
-private func printTokens(_ tokens: TokenResponse, session: AuthenticatorSession) {
-    let expiry = Date().addingTimeInterval(TimeInterval(tokens.expiresIn))
-    let formatter = ISO8601DateFormatter()
-    print("  access token \(tokens.tokenType), expires in \(tokens.expiresIn) s (\(formatter.string(from: expiry)))\(tokens.refreshToken == nil ? "" : "; refresh token saved")")
-    if let scope = tokens.scope { print("  scope        \(scope)") }
-    print("  store        \(session.storeURL.path)")
+/// Prints when the access token expires and where the session was saved.
+private func printTokens(_ session: AuthenticatorSession) throws {
+    guard let stored = try session.store.load() else { return }
+    let seconds = Int(stored.accessTokenExpiresAt.timeIntervalSinceNow.rounded())
+    print("  access token Bearer, expires in \(seconds) s (\(timestamp(stored.accessTokenExpiresAt)))\(stored.refreshToken == nil ? "" : "; refresh token saved")")
+    print("  store        \(session.store.url.path)")
 }
 
-/// The subject of an ID token, read without verifying it: for display only.
-private struct IDTokenSummary: Decodable {
-    let subject: String
-
-    private enum CodingKeys: String, CodingKey {
-        case subject = "sub"
-    }
-
-    init?(_ token: String?) {
-        let parts = token?.split(separator: ".", omittingEmptySubsequences: false) ?? []
-        guard parts.count == 3, let payload = Base64URL.decode(parts[1]),
-              let summary = try? JSONDecoder().decode(IDTokenSummary.self, from: Data(payload))
-        else { return nil }
-        self = summary
-    }
-}
+/// RFC 3339, for output.
+private func timestamp(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
 
 /// Runs a command body and turns its failures into a clear message on standard error and
 /// a non-zero exit, without a stack trace.

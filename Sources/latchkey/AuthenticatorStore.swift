@@ -7,53 +7,63 @@ import Glibc
 import Darwin
 #endif
 
-/// The JSON file behind `latchkey authenticator`: the software credentials it created and
-/// the tokens of its last sign-in.
+/// The JSON file behind `latchkey authenticator`: the software passkeys (what the SDK's
+/// provider holds) and the SDK's session, as one file:
+///
+/// ```json
+/// { "credentials": [ … ], "session": { "accessToken": "…", "refreshToken": "…", … } }
+/// ```
 ///
 /// Private keys are written in the clear, so the file is created readable by its owner
 /// only. It is a development tool, not a keychain.
-struct AuthenticatorStore: Codable {
-    /// The credentials, oldest first.
-    var credentials: [SoftwareCredential] = []
-    /// The tokens of the last signup, login or refresh.
-    var tokens: StoredTokens?
+final class AuthenticatorStore: TokenStore, @unchecked Sendable {
+    /// The file.
+    let url: URL
+    /// Serializes the read-modify-write of the two halves.
+    private let lock = NSLock()
 
-    /// Tokens plus what they were issued for.
-    struct StoredTokens: Codable {
-        /// The server URL that issued them.
-        var server: String
-        /// The client they were issued to.
-        var clientID: String
-        /// The access token.
-        var accessToken: String
-        /// The ID token.
-        var idToken: String?
-        /// The refresh token.
-        var refreshToken: String?
-        /// `Bearer`.
-        var tokenType: String
-        /// The granted scopes.
-        var scope: String?
-        /// When the access token expires.
-        var expiresAt: Date
+    private struct Contents: Codable {
+        var credentials: [SoftwareCredential] = []
+        var session: StoredSession?
+    }
 
-        /// Records a token response received at `time`. A refresh answer without a refresh
-        /// token keeps `previousRefreshToken`.
-        init(_ response: TokenResponse, server: String, clientID: String, receivedAt time: Date, previousRefreshToken: String? = nil) {
-            self.server = server
-            self.clientID = clientID
-            accessToken = response.accessToken
-            idToken = response.idToken
-            refreshToken = response.refreshToken ?? previousRefreshToken
-            tokenType = response.tokenType
-            scope = response.scope
-            expiresAt = time.addingTimeInterval(TimeInterval(response.expiresIn))
-        }
+    /// Opens the store at `url` and checks that it can be read.
+    init(url: URL) throws(CLIFailure) {
+        self.url = url
+        _ = try read()
+    }
+
+    /// The stored passkeys, oldest first.
+    func credentials() throws(CLIFailure) -> [SoftwareCredential] { try read().credentials }
+
+    /// Replaces the stored passkeys.
+    func saveCredentials(_ credentials: [SoftwareCredential]) throws {
+        try update { $0.credentials = credentials }
+    }
+
+    func load() throws -> StoredSession? { try read().session }
+
+    func save(_ session: StoredSession) throws {
+        try update { $0.session = session }
+    }
+
+    func clear() throws {
+        try update { $0.session = nil }
+    }
+
+    /// Reads, changes and writes the file under the lock, so that the passkeys and the
+    /// session never overwrite each other.
+    private func update(_ change: (inout Contents) -> Void) throws(CLIFailure) {
+        lock.lock()
+        defer { lock.unlock() }
+        var contents = try read()
+        change(&contents)
+        try write(contents)
     }
 
     /// Reads the store; a missing file is an empty store.
-    static func load(from url: URL) throws(CLIFailure) -> AuthenticatorStore {
-        guard FileManager.default.fileExists(atPath: url.path) else { return AuthenticatorStore() }
+    private func read() throws(CLIFailure) -> Contents {
+        guard FileManager.default.fileExists(atPath: url.path) else { return Contents() }
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -63,9 +73,9 @@ struct AuthenticatorStore: Codable {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         do {
-            return try decoder.decode(AuthenticatorStore.self, from: data)
+            return try decoder.decode(Contents.self, from: data)
         } catch let error as DecodingError {
-            throw CLIFailure("the store \(url.path) is not an authenticator store: \(describe(error))")
+            throw CLIFailure("the store \(url.path) is not an authenticator store: \(DecodingErrorDescription.describe(error))")
         } catch {
             throw CLIFailure("the store \(url.path) is not an authenticator store: \(error)")
         }
@@ -74,13 +84,13 @@ struct AuthenticatorStore: Codable {
     /// Writes the store atomically, readable by its owner only: the bytes go to a
     /// temporary file created with mode 0600, which then replaces the store, so the keys are
     /// never briefly world-readable and a crash never leaves half a file.
-    func save(to url: URL) throws(CLIFailure) {
+    private func write(_ contents: Contents) throws(CLIFailure) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         let data: Data
         do {
-            data = try encoder.encode(self)
+            data = try encoder.encode(contents)
         } catch {
             throw CLIFailure("cannot encode the store: \(error)")
         }
@@ -94,7 +104,7 @@ struct AuthenticatorStore: Codable {
                 throw CLIFailure("cannot create the store's directory \(directory.path): \(error.localizedDescription)")
             }
         }
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard descriptor >= 0 else {
             throw CLIFailure("cannot write the store \(url.path): \(String(cString: strerror(errno)))")
@@ -113,28 +123,6 @@ struct AuthenticatorStore: Codable {
             try? FileManager.default.removeItem(at: temporary)
             throw CLIFailure("cannot replace the store \(url.path): \(reason)")
         }
-    }
-
-    /// Names the member of the store file that did not fit.
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let text = context.codingPath.reduce(into: "") { text, key in
-                if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
-            }
-            return text.isEmpty ? "the top level" : text
-        }
-        switch error {
-        case .keyNotFound(let key, let context): return "\"\(key.stringValue)\" is missing in \(path(context))"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(path(context)) has the wrong type"
-        case .dataCorrupted(let context): return context.codingPath.isEmpty ? "not valid JSON" : "\(path(context)) \(context.debugDescription)"
-        @unknown default: return "cannot be decoded"
-        }
-    }
-
-    /// The tokens, when they were issued by `server` to `clientID`.
-    func tokens(server: String, clientID: String) -> StoredTokens? {
-        guard let tokens, tokens.server == server, tokens.clientID == clientID else { return nil }
-        return tokens
     }
 }
 

@@ -82,6 +82,14 @@ struct SDKJourneyTests {
         let nobody = try SDKPerson(server: server.baseURL, email: "nobody@example.com")
         await expectSDKError(.noCredential) { try await nobody.latchkey.signIn() }
 
+        // A passkey the server refuses (here: made for an origin it does not serve) is
+        // reported unknown at once, so the device never offers it.
+        let elsewhere = try SoftwarePasskeyProvider(relyingPartyID: "localhost", origin: "http://localhost:9999", contact: .email("eve@example.com"))
+        let eve = try SDKPerson(server: server.baseURL, email: "eve@example.com", passkeys: elsewhere)
+        let refusedSignUp = await expectSDKError(.invalidGrant) { try await eve.latchkey.signUp() }
+        #expect(refusedSignUp?.reason == "origin_not_allowed")
+        #expect(elsewhere.credentials.isEmpty && elsewhere.receivedSignals.count == 1)
+
         let ada = try SDKPerson(server: server.baseURL, email: "ada@example.com")
         try await ada.latchkey.signUp()
         let newest = try await ada.latchkey.addPasskey()
