@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "LatchkeyWire", targets: ["LatchkeyWire"]),
         .library(name: "LatchkeyClient", targets: ["LatchkeyClient"]),
         .library(name: "LatchkeySoftwarePasskeys", targets: ["LatchkeySoftwarePasskeys"]),
+        .library(name: "LatchkeyAuthenticationServices", targets: ["LatchkeyAuthenticationServices"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -143,6 +144,15 @@ let package = Package(
         ),
         // The SDK apps add: the API client and the flows, on LatchkeyWire alone.
         .target(name: "LatchkeyClient", dependencies: ["LatchkeyWire"], swiftSettings: strictSettings),
+        // The platform's passkeys and keychain as the SDK's provider and token store. On Linux
+        // it compiles against a shim of the AuthenticationServices and Security API it uses,
+        // which the tests drive.
+        .target(
+            name: "LatchkeyAuthenticationServices",
+            dependencies: ["LatchkeyClient", .target(name: "AuthenticationServicesShim", condition: .when(platforms: [.linux]))],
+            swiftSettings: strictSettings
+        ),
+        .target(name: "AuthenticationServicesShim", path: "Tests/AuthenticationServicesShim"),
         // The software authenticator as the SDK's passkey provider (Linux, tests, the CLI).
         .target(name: "LatchkeySoftwarePasskeys", dependencies: ["LatchkeyClient", "Authenticator", "WebAuthn"], swiftSettings: strictSettings),
         // The SMTP client the mail outbox sends with (see SMTPClient for why it is our own).
@@ -199,7 +209,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "LatchkeyServer", "LatchkeyClient", "LatchkeySoftwarePasskeys", "LatchkeyDoctor", "AppAssociation", "Authenticator", "IdentityCore", "StorageSQLite", "StoragePostgres",
+                "LatchkeyServer", "LatchkeyClient", "LatchkeySoftwarePasskeys", "LatchkeyAuthenticationServices", "AuthenticationServicesShim", "LatchkeyDoctor", "AppAssociation", "Authenticator", "IdentityCore", "StorageSQLite", "StoragePostgres",
                 "WebAuthn", "latchkey", "WebAuthnCorpus", "PKITestSupport", "Mail", crypto, .product(name: "Hummingbird", package: "hummingbird"),
                 // A new database for each scale-out test.
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -66,6 +66,8 @@ public struct LatchkeyAPIError: Error, Sendable, Hashable, Decodable, CustomStri
         public static let deviceNotConfigured: Code = "device_not_configured"
         /// The person chose Sign in with Apple on the account creation sheet.
         public static let preferSignInWithApple: Code = "prefer_sign_in_with_apple"
+        /// The device already holds a passkey for this account (the options excluded it).
+        public static let passkeyExists: Code = "passkey_exists"
         /// The passkey provider failed for another reason; ``detail`` says which.
         public static let passkeyFailed: Code = "passkey_failed"
         /// Nobody is signed in: no session in the token store, or the server ended it.

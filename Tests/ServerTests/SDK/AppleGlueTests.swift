@@ -1,0 +1,99 @@
+import AuthenticationServicesShim
+import Foundation
+import LatchkeyAuthenticationServices
+import LatchkeyClient
+import Testing
+
+/// The AuthenticationServices provider and the keychain store, compiled against the shim of
+/// the Apple API they use and driven through it: the "system sheet" is the software
+/// authenticator, and the server is the real `latchkey serve`.
+@Suite("SDK: the Apple glue through the AuthenticationServices shim", .serialized, .timeLimit(.minutes(3)))
+struct AppleGlueTests {
+    static let configuration = """
+        server: { public_url: http://localhost:8080 }
+        relying_party: { id: localhost, name: Latchkey Test, origins: [http://localhost:8080] }
+        clients:
+          - client_id: shiny
+            name: Shiny
+            grant_types: [webauthn, refresh_token, password]
+            ios: { team_id: ABCDE12345, bundle_ids: [com.example.shiny] }
+        """
+
+    private func app(_ server: ServerProcess, accessGroup: String = "ABCDE12345.com.example.shared") -> Latchkey {
+        Latchkey(
+            configuration: LatchkeyClient.LatchkeyConfiguration(server: server.baseURL, clientID: "shiny"),
+            passkeys: AuthenticationServicesPasskeyProvider(relyingPartyID: "localhost", presentationAnchor: { ShimWindow() }),
+            tokens: KeychainTokenStore(accessGroup: accessGroup)
+        )
+    }
+
+    @Test func signUpSignInAndPasskeysThroughThePlatform() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
+        defer { server.stop() }
+        let platform = FakeApplePlatform()
+        let latchkey = app(server)
+
+        // The account creation API: the sheet's identifier and name make the account.
+        let account = try await latchkey.signUp()
+        #expect(account.email == "ada@example.com" && account.name == "Ada Lovelace")
+        let creation = try #require(platform.performed.last?.0 as? ASAuthorizationAccountCreationPlatformPublicKeyCredentialRequest)
+        #expect(creation.acceptedContactIdentifiers == [.email] && creation.shouldRequestName && creation.relyingPartyIdentifier == "localhost")
+
+        // Sign-in prefers credentials at hand.
+        #expect(try await latchkey.signIn().userID == account.userID)
+        #expect(platform.performed.last?.1 == .immediate)
+
+        // Another passkey: the request names the one the account has, so the device that holds
+        // it makes no second one; another device does.
+        await expectSDKError(.passkeyExists) { try await latchkey.addPasskey() }
+        platform.switchDevice()
+        let added = try await latchkey.addPasskey()
+        let registration = try #require(platform.performed.last?.0 as? ASAuthorizationPlatformPublicKeyCredentialRegistrationRequest)
+        #expect(registration.excludedCredentials.count == 1 && registration.requestStyle == .standard)
+        #expect(try await latchkey.passkeys().count == 2)
+
+        // Removing one reports what remains to the credential managers (26.2's API here).
+        try await latchkey.removePasskey(id: added.id)
+        let accepted = try #require(ShimAuthorization.reports.last { $0.method == "reportAllAcceptedPublicKeyCredentials" })
+        #expect(accepted.api == "ASCredentialDataManager" && accepted.relyingParty == "localhost" && accepted.values.count == 2, "user handle and one ID")
+        try await latchkey.reportSignals()
+        #expect(ShimAuthorization.reports.contains { $0.method == "reportPublicKeyCredentialUpdate" && $0.values.last == Data("ada@example.com".utf8) })
+
+        // The keychain: an extension in the same access group shares the sign-in; another
+        // group does not see it.
+        #expect(try await app(server).session?.userID == account.userID)
+        #expect(try await app(server, accessGroup: "ABCDE12345.com.example.other").session == nil)
+        try await latchkey.signOut()
+        #expect(try await app(server).session == nil)
+        #expect(ShimKeychain.count == 0)
+    }
+
+    @Test func whatThePersonAndThePlatformRefuse() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
+        defer { server.stop() }
+        let platform = FakeApplePlatform()
+        let latchkey = app(server)
+
+        await expectSDKError(.noCredential) { try await latchkey.signIn() }
+        platform.nextError = .deviceNotConfiguredForPasskeyCreation
+        await expectSDKError(.deviceNotConfigured) { try await latchkey.signUp() }
+        platform.nextError = .preferSignInWithApple
+        await expectSDKError(.preferSignInWithApple) { try await latchkey.signUp() }
+        platform.nextError = .canceled
+        await expectSDKError(.cancelled) { try await latchkey.signUp() }
+        #expect(platform.passkeyCount == 0)
+
+        // A password sign-in, then the automatic upgrade: a conditional request, no sheet.
+        _ = try await latchkey.api.passwordSignup(email: "cal@example.com", password: "cal's long password")
+        try await latchkey.signIn(email: "cal@example.com", password: "cal's long password")
+        platform.declinesConditional = true
+        #expect(try await latchkey.upgradeToPasskey() == false)
+        platform.declinesConditional = false
+        #expect(try await latchkey.upgradeToPasskey())
+        let upgrade = try #require(platform.performed.last?.0 as? ASAuthorizationPlatformPublicKeyCredentialRegistrationRequest)
+        #expect(upgrade.requestStyle == .conditional && upgrade.name == "cal@example.com")
+        #expect(try await latchkey.passkeys().count == 1)
+    }
+}
