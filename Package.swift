@@ -58,6 +58,9 @@ let package = Package(
         // TLS for the SMTP client (STARTTLS and smtps://). Already in the graph through
         // postgres-nio; named because Mail adds its handler to a connection itself.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // `swift package generate-documentation`: the SDK's DocC catalog. A command plugin,
+        // built only when that command runs.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         // The WebAuthn engine and its foundations.

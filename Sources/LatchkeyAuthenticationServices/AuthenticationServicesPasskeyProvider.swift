@@ -85,6 +85,7 @@ public final class AuthenticationServicesPasskeyProvider: PasskeyProvider, Senda
                 switch account.contactIdentifier {
                 case .email(let email): contact = .email(email.value)
                 case .phoneNumber(let number): contact = .phoneNumber(number.value)
+                @unknown default: throw Self.unexpected
                 }
                 return PasskeyCreation(
                     response: Self.registration(account.credentialRegistration), contact: contact, name: account.name.map(Self.fullName)

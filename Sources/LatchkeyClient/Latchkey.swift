@@ -13,8 +13,8 @@ public import LatchkeyWire
 /// let token = try await latchkey.accessToken()
 /// ```
 ///
-/// Every call throws ``LatchkeyAPIError``: the server's code, or a client code such as
-/// ``LatchkeyAPIError/Code/cancelled`` or ``LatchkeyAPIError/Code/stepUpRequired``.
+/// Every call throws `LatchkeyAPIError`: the server's code, or a client code such as
+/// `LatchkeyAPIError/Code/cancelled` or `LatchkeyAPIError/Code/stepUpRequired`.
 public actor Latchkey {
     /// Where it signs people in.
     public nonisolated let configuration: LatchkeyConfiguration
@@ -89,7 +89,7 @@ public actor Latchkey {
     ///   - username: An account identifier, for a sign-in limited to that account's passkeys
     ///     (`allowCredentials`); `nil` (the default) for a discoverable one.
     ///   - mode: ``PasskeyAssertionRequest/Mode/immediate`` (the default) fails at once
-    ///   with ``LatchkeyAPIError/Code/noCredential`` when the device has no passkey at hand, so
+    ///   with `LatchkeyAPIError/Code/noCredential` when the device has no passkey at hand, so
     ///   the app can show its other ways in.
     @discardableResult
     public func signIn(username: String? = nil, mode: PasskeyAssertionRequest.Mode = .immediate) async throws(LatchkeyAPIError) -> LatchkeySession {
@@ -139,7 +139,7 @@ public actor Latchkey {
     // MARK: - Passkeys
 
     /// Adds a passkey to the signed-in account (the sign-in must be recent, else
-    /// ``LatchkeyAPIError/Code/stepUpRequired``).
+    /// `LatchkeyAPIError/Code/stepUpRequired`).
     @discardableResult
     public func addPasskey() async throws(LatchkeyAPIError) -> LatchkeyPasskey {
         let (options, authSession, token) = try await myAccount { token throws(LatchkeyAPIError) in
@@ -267,7 +267,7 @@ public actor Latchkey {
     }
 
     /// Runs a My Account call with an access token. A `401` asking for a newer sign-in
-    /// becomes ``LatchkeyAPIError/Code/stepUpRequired``; any other `401` (a rotated signing
+    /// becomes `LatchkeyAPIError/Code/stepUpRequired`; any other `401` (a rotated signing
     /// key, a revoked access token) is retried once with a refreshed token.
     private func myAccount<T: Sendable>(_ call: (String) async throws(LatchkeyAPIError) -> T) async throws(LatchkeyAPIError) -> T {
         let token = try await accessToken()

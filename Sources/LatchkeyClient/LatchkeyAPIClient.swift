@@ -10,7 +10,7 @@ public import FoundationNetworking
 ///
 /// The client only moves JSON: creating credentials and signing assertions is the
 /// authenticator's job (a platform API, or the software authenticator in tests and the CLI).
-/// Every method throws ``LatchkeyAPIError``, whether the server refused the request or no
+/// Every method throws `LatchkeyAPIError`, whether the server refused the request or no
 /// usable answer arrived.
 ///
 /// ```swift
@@ -73,7 +73,7 @@ public struct LatchkeyAPIClient: Sendable {
     ///     sends the identifier.
     ///   - userMetadata: Optional string metadata to store with the account.
     /// - Returns: The creation options for the authenticator and the session that finishes
-    ///   the signup in ``finishSignup(authSession:response:scope:audience:)``.
+    ///   the signup in ``finishSignup(authSession:response:scope:audience:profile:)``.
     public func signupChallenge(
         profile: SignupProfile?,
         userMetadata: [String: String]? = nil
@@ -230,7 +230,7 @@ public struct LatchkeyAPIClient: Sendable {
     /// `201 Created`).
     /// - Parameters:
     ///   - accessToken: The access token that started the enrollment.
-    ///   - authSession: The session from ``startEnrollment(accessToken:)``.
+    ///   - authSession: The session from ``startEnrollment(accessToken:conditional:)``.
     ///   - response: The authenticator's registration; its L3 convenience members are left
     ///     out, as the My Account schema allows no extra members in `response`.
     ///   - methodID: The pending method's ID; always `passkey|new` today.
@@ -322,7 +322,9 @@ public struct LatchkeyAPIClient: Sendable {
     }
 
     /// Changes the account's display name (`PATCH /me/v1/profile`); an empty name clears it.
-    /// - Parameter accessToken: An access token with `update:me:profile`.
+    /// - Parameters:
+    ///   - name: The new display name.
+    ///   - accessToken: An access token with `update:me:profile`.
     /// - Returns: The account's signals after the change, for `reportPublicKeyCredentialUpdate`.
     public func updateProfile(name: String, accessToken: String) async throws(LatchkeyAPIError) -> AccountSignals {
         try await send("PATCH", "/me/v1/profile", body: UpdateProfileRequest(name: name), accessToken: accessToken, decoding: SignalsResponse.self).0.signals
@@ -402,7 +404,7 @@ public struct LatchkeyAPIClient: Sendable {
         }
     }
 
-    /// The error an unsuccessful answer carries, or ``LatchkeyAPIError/Code/invalidResponse``
+    /// The error an unsuccessful answer carries, or `LatchkeyAPIError/Code/invalidResponse`
     /// with the start of the body when it carries none.
     static func serverError(status: Int, body: Data) -> LatchkeyAPIError {
         if var error = try? JSONDecoder().decode(LatchkeyAPIError.self, from: body) {

@@ -1,7 +1,7 @@
 public import Foundation
 public import LatchkeyWire
 
-/// Who is signed in: returned by ``Latchkey/signUp()``, ``Latchkey/signIn()`` and the other
+/// Who is signed in: returned by ``Latchkey/signUp()``, ``Latchkey/signIn(username:mode:)`` and the other
 /// sign-in calls, and kept in the token store.
 public struct LatchkeySession: Sendable, Hashable, Codable {
     /// How the person signed in.

@@ -5,10 +5,10 @@ public import LatchkeyWire
 /// and in the CLI.
 ///
 /// A provider only talks to the person and the authenticator; ``Latchkey`` talks to the
-/// server. Throw ``LatchkeyAPIError`` with a client code (``LatchkeyAPIError/Code/cancelled``,
-/// ``LatchkeyAPIError/Code/noCredential``, ``LatchkeyAPIError/Code/upgradeRefused``, …) so
+/// server. Throw `LatchkeyAPIError` with a client code (`LatchkeyAPIError/Code/cancelled`,
+/// `LatchkeyAPIError/Code/noCredential`, `LatchkeyAPIError/Code/upgradeRefused`, …) so
 /// that the app can tell the person what happened; any other error arrives as
-/// ``LatchkeyAPIError/Code/passkeyFailed``.
+/// `LatchkeyAPIError/Code/passkeyFailed`.
 public protocol PasskeyProvider: Sendable {
     /// Creates a passkey for `request`'s options.
     func createPasskey(_ request: PasskeyCreationRequest) async throws -> PasskeyCreation
@@ -68,7 +68,7 @@ public struct PasskeyAssertionRequest: Sendable {
     /// How the person is asked.
     public enum Mode: Sendable, Hashable {
         /// A sheet, only when the device has a passkey at hand
-        /// (`preferImmediatelyAvailableCredentials`): otherwise ``LatchkeyAPIError/Code/noCredential``
+        /// (`preferImmediatelyAvailableCredentials`): otherwise `LatchkeyAPIError/Code/noCredential`
         /// at once, and the app shows its other ways in.
         case immediate
         /// A sheet that also offers other devices (hybrid, security keys).
