@@ -191,6 +191,66 @@ public actor Latchkey {
         ])
     }
 
+    // MARK: - Getting back in
+
+    /// "Lost your passkey?": mails a recovery code to the address when it belongs to an
+    /// account and is verified (the answer is the same either way).
+    public func startRecovery(email: String) async throws(LatchkeyAPIError) {
+        try await api.startRecovery(email: email)
+    }
+
+    /// Gets a person back in without a passkey: the emailed code (or a saved recovery code)
+    /// buys a short-lived token that may only add a passkey; a new passkey is made on this
+    /// device, and the person is signed in with it.
+    /// - Parameters:
+    ///   - email: The account's email address.
+    ///   - code: The code from the recovery message.
+    ///   - recoveryCode: A saved recovery code, instead of `code`.
+    @discardableResult
+    public func recover(email: String, code: String? = nil, recoveryCode: String? = nil) async throws(LatchkeyAPIError) -> LatchkeySession {
+        let recovery = try await api.recover(email: email, code: code, recoveryCode: recoveryCode)
+        let (options, authSession, _) = try await api.startEnrollment(accessToken: recovery.accessToken)
+        let created = try await create(PasskeyCreationRequest(options: options, style: .standard))
+        _ = try await registered(created, options: options) { () async throws(LatchkeyAPIError) in
+            try await api.finishEnrollment(accessToken: recovery.accessToken, authSession: authSession, response: created.response)
+        }
+        return try await signIn(username: email, mode: .modal)
+    }
+
+    /// Sends a new verification code to the account's address.
+    public func sendEmailVerification() async throws(LatchkeyAPIError) {
+        try await myAccount { token throws(LatchkeyAPIError) in try await self.api.sendEmailVerification(accessToken: token) }
+    }
+
+    /// Verifies the account's address (or finishes a change of address) with the code sent
+    /// to it, then tells the credential manager the account's current name.
+    /// - Returns: The verified address.
+    @discardableResult
+    public func verifyEmail(code: String) async throws(LatchkeyAPIError) -> String {
+        let verified = try await myAccount { token throws(LatchkeyAPIError) in try await self.api.verifyEmail(code: code, accessToken: token) }
+        if let userHandle = Base64URLBytes(base64URL: verified.signals.userID) {
+            try? await report([
+                .currentUserDetails(relyingPartyID: verified.signals.rpID, userHandle: userHandle, name: verified.signals.name, displayName: verified.signals.displayName)
+            ])
+        }
+        if var stored = current, stored.session.email != verified.email {
+            stored.session.email = verified.email
+            try? await save(stored)
+        }
+        return verified.email
+    }
+
+    /// Starts a change of the account's address: a code goes to the new address, and
+    /// ``verifyEmail(code:)`` makes the change (the sign-in must be recent).
+    public func changeEmail(to email: String) async throws(LatchkeyAPIError) {
+        _ = try await myAccount { token throws(LatchkeyAPIError) in try await self.api.changeEmail(to: email, accessToken: token) }
+    }
+
+    /// A new set of saved recovery codes, to show once; the old set stops working.
+    public func createRecoveryCodes() async throws(LatchkeyAPIError) -> [String] {
+        try await myAccount { token throws(LatchkeyAPIError) in try await self.api.createRecoveryCodes(accessToken: token) }
+    }
+
     // MARK: - The session
 
     /// Who is signed in, or `nil`.

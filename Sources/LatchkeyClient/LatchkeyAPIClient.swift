@@ -330,6 +330,63 @@ public struct LatchkeyAPIClient: Sendable {
         try await send("PATCH", "/me/v1/profile", body: UpdateProfileRequest(name: name), accessToken: accessToken, decoding: SignalsResponse.self).0.signals
     }
 
+    // MARK: - Getting back in
+
+    /// "Lost your passkey?" (`POST /recovery/start`, `202`): mails a recovery code to the
+    /// address when it belongs to an account and is verified. The answer is the same whatever
+    /// the address, so it tells nobody which addresses have accounts.
+    public func startRecovery(email: String) async throws(LatchkeyAPIError) {
+        _ = try await exchange("POST", "/recovery/start", body: RecoveryStartRequest(clientID: clientID, clientSecret: clientSecret, email: email))
+    }
+
+    /// Exchanges an emailed code or a saved recovery code for a recovery token
+    /// (`POST /oauth/token`, recovery grant): an access token for My Account, valid for
+    /// minutes, that may only enroll a passkey.
+    /// - Parameters:
+    ///   - email: The account's email address.
+    ///   - code: The code from the recovery message.
+    ///   - recoveryCode: A saved recovery code, instead.
+    public func recover(email: String, code: String? = nil, recoveryCode: String? = nil) async throws(LatchkeyAPIError) -> TokenResponse {
+        try await token(.recovery(clientID: clientID, clientSecret: clientSecret, email: email, code: code, recoveryCode: recoveryCode))
+    }
+
+    /// Sends a new verification code to the account's address (`POST /me/v1/email-verification`).
+    /// - Parameter accessToken: An access token with `update:me:profile`.
+    public func sendEmailVerification(accessToken: String) async throws(LatchkeyAPIError) {
+        _ = try await exchange("POST", "/me/v1/email-verification", body: EmptyObject(), accessToken: accessToken)
+    }
+
+    /// Verifies the account's address, or finishes a change of address, with the code sent to
+    /// it (`POST /me/v1/email-verification/verify`).
+    /// - Parameters:
+    ///   - code: The code from the message.
+    ///   - accessToken: An access token with `update:me:profile`.
+    public func verifyEmail(code: String, accessToken: String) async throws(LatchkeyAPIError) -> EmailVerifiedResponse {
+        try await send(
+            "POST", "/me/v1/email-verification/verify", body: VerificationCodeRequest(code: code), accessToken: accessToken,
+            decoding: EmailVerifiedResponse.self
+        ).0
+    }
+
+    /// Starts a change of the account's address (`PATCH /me/v1/profile {"email"}`, `202`): a
+    /// code goes to the new address, and ``verifyEmail(code:accessToken:)`` makes the change.
+    /// The sign-in must be recent.
+    /// - Returns: The address the code was sent to.
+    public func changeEmail(to email: String, accessToken: String) async throws(LatchkeyAPIError) -> String {
+        try await send("PATCH", "/me/v1/profile", body: UpdateProfileRequest(email: email), accessToken: accessToken, decoding: PendingEmailResponse.self).0.pendingEmail
+    }
+
+    /// How many saved recovery codes are left (`GET /me/v1/recovery-codes`).
+    public func recoveryCodeStatus(accessToken: String) async throws(LatchkeyAPIError) -> RecoveryCodeStatus {
+        try await send("GET", "/me/v1/recovery-codes", body: NoBody?.none, accessToken: accessToken, decoding: RecoveryCodeStatus.self).0
+    }
+
+    /// Makes a new set of saved recovery codes (`POST /me/v1/recovery-codes`, `201`); the old
+    /// set stops working. Show them once.
+    public func createRecoveryCodes(accessToken: String) async throws(LatchkeyAPIError) -> [String] {
+        try await send("POST", "/me/v1/recovery-codes", body: EmptyObject(), accessToken: accessToken, decoding: RecoveryCodesResponse.self).0.recoveryCodes
+    }
+
     // MARK: - Transport
 
     /// Marks requests without a body.

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import WebAuthn
+import LatchkeyWire
 
 /// Compact JWS with ES256 (RFC 7515, RFC 7518 §3.4), built on swift-crypto. Latchkey only
 /// signs with P-256, so the verifier accepts nothing else: `alg` must be `ES256`.
@@ -50,37 +51,10 @@ enum JSONWebSignature {
     }
 }
 
-/// A public key in JWK form (RFC 7517), as published at the JWKS endpoint.
-public struct JSONWebKey: Codable, Sendable, Hashable {
-    /// `EC`.
-    public let kty: String
-    /// `P-256`.
-    public let crv: String
-    /// The x coordinate, base64url.
-    public let x: String
-    /// The y coordinate, base64url.
-    public let y: String
-    /// The key ID.
-    public let kid: String
-    /// `sig`.
-    public let use: String
-    /// `ES256`.
-    public let alg: String
-
+extension JSONWebKey {
+    /// An ES256 signing key's public half.
     init(keyID: String, publicKey: P256.Signing.PublicKey) {
         let point = Array(publicKey.x963Representation.dropFirst())
-        kty = "EC"
-        crv = "P-256"
-        x = Base64URL.encode(point.prefix(32))
-        y = Base64URL.encode(point.suffix(32))
-        kid = keyID
-        use = "sig"
-        alg = "ES256"
+        self.init(kty: "EC", crv: "P-256", x: Base64URL.encode(point.prefix(32)), y: Base64URL.encode(point.suffix(32)), kid: keyID, use: "sig", alg: "ES256")
     }
-}
-
-/// A JWK Set (RFC 7517 §5).
-public struct JSONWebKeySet: Codable, Sendable, Hashable {
-    /// The published keys.
-    public let keys: [JSONWebKey]
 }

@@ -1,6 +1,7 @@
 import Crypto
 public import Foundation
 import Synchronization
+public import LatchkeyWire
 import WebAuthn
 
 /// The token signing keys: the newest unretired key signs; retired keys stay published

@@ -66,3 +66,20 @@ func expectSDKError(_ code: LatchkeyAPIError.Code, sourceLocation: SourceLocatio
         return nil
     }
 }
+
+extension ServerProcess {
+    /// The code in the `number`th message (from 1) the development mailer wrote to the log.
+    func loggedCode(message number: Int, timeout: TimeInterval = 20) async throws -> String {
+        let marker = "DEVELOPMENT MAILER"
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let sections = output.text.components(separatedBy: marker).dropFirst()
+            if sections.count >= number {
+                let section = String(sections[sections.index(sections.startIndex, offsetBy: number - 1)].prefix(800))
+                if let code = section.split(whereSeparator: { !$0.isNumber }).first(where: { $0.count == 6 }) { return String(code) }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw TestFailure("no message \(number) from the development mailer in: \(output.text.suffix(2000))")
+    }
+}
