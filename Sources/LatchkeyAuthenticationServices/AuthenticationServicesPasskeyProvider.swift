@@ -179,8 +179,7 @@ public final class AuthenticationServicesPasskeyProvider: PasskeyProvider, Senda
 
     private static let unexpected = LatchkeyAPIError(status: nil, code: .passkeyFailed, detail: "the system returned another kind of credential")
 
-    @available(iOS 26.2, macOS 26.2, visionOS 26.2, *)
-    private static func report(_ signal: PasskeySignal, to manager: ASCredentialDataManager) async throws {
+    private static func report(_ signal: PasskeySignal, to manager: some CredentialReports) async throws {
         switch signal {
         case .unknownCredential(let rp, let id):
             try await manager.reportUnknownPublicKeyCredential(relyingPartyIdentifier: rp, credentialID: Data(id.bytes))
@@ -190,21 +189,6 @@ public final class AuthenticationServicesPasskeyProvider: PasskeyProvider, Senda
             try await manager.reportPublicKeyCredentialUpdate(relyingPartyIdentifier: rp, userHandle: Data(user.bytes), newName: name)
         case .unusedPassword(let domain, let userName):
             try await manager.reportUnusedPasswordCredential(domain: domain, username: userName)
-        }
-    }
-
-    // The same four calls on the 26.0–26.1 class; the two have no common protocol.
-    @available(iOS 26.0, macOS 26.0, visionOS 26.0, *)
-    private static func report(_ signal: PasskeySignal, to updater: ASCredentialUpdater) async throws {
-        switch signal {
-        case .unknownCredential(let rp, let id):
-            try await updater.reportUnknownPublicKeyCredential(relyingPartyIdentifier: rp, credentialID: Data(id.bytes))
-        case .allAcceptedCredentials(let rp, let user, let ids):
-            try await updater.reportAllAcceptedPublicKeyCredentials(relyingPartyIdentifier: rp, userHandle: Data(user.bytes), acceptedCredentialIDs: ids.map { Data($0.bytes) })
-        case .currentUserDetails(let rp, let user, let name, _):
-            try await updater.reportPublicKeyCredentialUpdate(relyingPartyIdentifier: rp, userHandle: Data(user.bytes), newName: name)
-        case .unusedPassword(let domain, let userName):
-            try await updater.reportUnusedPasswordCredential(domain: domain, username: userName)
         }
     }
 
@@ -265,3 +249,18 @@ public final class AuthenticationServicesPasskeyProvider: PasskeyProvider, Senda
         )
     }
 }
+
+/// The report calls that `ASCredentialDataManager` (26.2+) and `ASCredentialUpdater`
+/// (26.0–26.1) both have, under one name: the two classes share no protocol.
+protocol CredentialReports {
+    func reportUnknownPublicKeyCredential(relyingPartyIdentifier: String, credentialID: Data) async throws
+    func reportAllAcceptedPublicKeyCredentials(relyingPartyIdentifier: String, userHandle: Data, acceptedCredentialIDs: [Data]) async throws
+    func reportPublicKeyCredentialUpdate(relyingPartyIdentifier: String, userHandle: Data, newName: String) async throws
+    func reportUnusedPasswordCredential(domain: String, username: String) async throws
+}
+
+@available(iOS 26.2, macOS 26.2, visionOS 26.2, *)
+extension ASCredentialDataManager: CredentialReports {}
+
+@available(iOS 26.0, macOS 26.0, visionOS 26.0, *)
+extension ASCredentialUpdater: CredentialReports {}

@@ -7,14 +7,8 @@ import Testing
 /// with the software authenticator as the passkey provider.
 @Suite("SDK: every call against the real server", .serialized, .timeLimit(.minutes(3)))
 struct SDKJourneyTests {
-    static let configuration = """
-        server: { public_url: http://localhost:8080 }
-        relying_party: { id: localhost, name: Latchkey Test, origins: [http://localhost:8080] }
-        clients:
-          - client_id: demo
-            name: Demo app
-            grant_types: [webauthn, refresh_token, password]
-        """
+    /// Passkeys and passwords for the `demo` client.
+    static let configuration = PasswordJourneyTests.configuration
 
     @Test func passkeysFromSignUpToSignOut() async throws {
         let directory = try TemporaryDirectory()
