@@ -98,7 +98,7 @@ public actor Latchkey {
         do {
             let response = try await api.finishLogin(authSession: authSession, response: assertion, scope: scope, audience: try await audience())
             return try await signedIn(response, method: .passkey)
-        } catch where error.reason == "unknown_credential" || (error.credentialID != nil && error.code == .invalidGrant) {
+        } catch where error.reason == "unknown_credential" {
             // The server no longer knows this passkey (removed on another device): tell the
             // credential manager, so that it stops offering it.
             let relyingPartyID = options.rpId ?? configuration.server.host ?? ""
@@ -312,7 +312,9 @@ public actor Latchkey {
         do {
             return try await send()
         } catch {
-            if error.status != nil {
+            // Only a refusal (4xx) says the server did not keep the passkey; after a 5xx or a
+            // lost answer it may have.
+            if let status = error.status, (400..<500).contains(status) {
                 let relyingPartyID = options.rp.id ?? configuration.server.host ?? ""
                 try? await provider.report([.unknownCredential(relyingPartyID: relyingPartyID, credentialID: created.response.rawId)])
             }

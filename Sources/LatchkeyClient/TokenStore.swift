@@ -84,7 +84,7 @@ public struct FileTokenStore: TokenStore {
     }
 
     public func save(_ session: StoredSession) throws {
-        try Self.write(try JSONEncoder.latchkeyStore.encode(session), to: url)
+        try Self.writePrivately(try JSONEncoder.latchkeyStore.encode(session), to: url)
     }
 
     public func clear() throws {
@@ -92,18 +92,26 @@ public struct FileTokenStore: TokenStore {
         try FileManager.default.removeItem(at: url)
     }
 
-    /// Writes `data` beside `url` with owner-only permissions, then renames it over `url`.
-    static func write(_ data: Data, to url: URL) throws {
+    /// Writes `data` to `url` readable by its owner only, in one step: the bytes go to a new
+    /// file beside it, created with mode 0600 and flushed to disk, which is then renamed over
+    /// `url`. The data is never briefly readable by others, and a crash leaves the old file
+    /// or the new one. (The software passkeys and the command line's store use it too.)
+    public static func writePrivately(_ data: Data, to url: URL) throws {
         let directory = url.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path])
+        if !FileManager.default.fileExists(atPath: directory.path) {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         do {
+            try handle.write(contentsOf: data)
+            try handle.synchronize()
+            try handle.close()
             // rename(2) replaces the target in one step; FileManager's replace is not atomic
             // on every platform.
-            guard rename(temporary.path, url.path) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
+            guard rename(temporary.path, url.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw error

@@ -176,10 +176,7 @@ public final class SoftwarePasskeyProvider: PasskeyProvider, @unchecked Sendable
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
-            let data = try encoder.encode(snapshot)
-            try FileManager.default.createDirectory(at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try data.write(to: storeURL, options: .atomic)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: storeURL.path)
+            try FileTokenStore.writePrivately(try encoder.encode(snapshot), to: storeURL)
         } catch {
             throw LatchkeyAPIError(status: nil, code: .storeFailed, detail: "cannot write \(storeURL.path): \(error)")
         }

@@ -1,11 +1,6 @@
 import Authenticator
 import Foundation
 import LatchkeyClient
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The JSON file behind `latchkey authenticator`: the software passkeys (what the SDK's
 /// provider holds) and the SDK's session, as one file:
@@ -81,9 +76,9 @@ final class AuthenticatorStore: TokenStore, @unchecked Sendable {
         }
     }
 
-    /// Writes the store atomically, readable by its owner only: the bytes go to a
-    /// temporary file created with mode 0600, which then replaces the store, so the keys are
-    /// never briefly world-readable and a crash never leaves half a file.
+    /// Writes the store atomically, readable by its owner only (see
+    /// `FileTokenStore.writePrivately`): the keys are never briefly readable by others, and a
+    /// crash never leaves half a file.
     private func write(_ contents: Contents) throws(CLIFailure) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -94,34 +89,10 @@ final class AuthenticatorStore: TokenStore, @unchecked Sendable {
         } catch {
             throw CLIFailure("cannot encode the store: \(error)")
         }
-        // The default store's directory (the user's configuration directory) may not exist
-        // yet; created private to its owner.
-        let directory = url.deletingLastPathComponent()
-        if !FileManager.default.fileExists(atPath: directory.path) {
-            do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw CLIFailure("cannot create the store's directory \(directory.path): \(error.localizedDescription)")
-            }
-        }
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard descriptor >= 0 else {
-            throw CLIFailure("cannot write the store \(url.path): \(String(cString: strerror(errno)))")
-        }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         do {
-            try handle.write(contentsOf: data)
-            try handle.synchronize()
-            try handle.close()
+            try FileTokenStore.writePrivately(data, to: url)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
             throw CLIFailure("cannot write the store \(url.path): \(error.localizedDescription)")
-        }
-        guard rename(temporary.path, url.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temporary)
-            throw CLIFailure("cannot replace the store \(url.path): \(reason)")
         }
     }
 }

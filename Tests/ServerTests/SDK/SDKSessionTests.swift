@@ -52,14 +52,14 @@ struct SDKSessionTests {
         // due for a refresh (a leeway longer than the token's life stands in for an hour).
         let hour: TimeInterval = 7200
         let widget = try SDKPerson(server: server.baseURL, email: "ada@example.com", tokens: file, passkeys: app.passkeys, refreshLeeway: hour)
-        let first = try #require(try await file.load())
+        let first = try #require(try file.load())
         #expect(try await widget.latchkey.session?.userID == first.session.userID)
         let appDue = try SDKPerson(server: server.baseURL, email: "ada@example.com", tokens: file, passkeys: app.passkeys, refreshLeeway: hour)
 
         // The app rotates first and writes the new tokens.
         let rotated = try await appDue.latchkey.accessToken()
         #expect(appDue.transport.refreshes == 1 && rotated != first.accessToken)
-        let second = try #require(try await file.load())
+        let second = try #require(try file.load())
         #expect(second.refreshToken != first.refreshToken)
 
         // The widget's copy is stale. It reads the store again before refreshing and refreshes
@@ -85,7 +85,7 @@ struct SDKSessionTests {
         // The session ended there: the next refresh says so, and the store is cleared.
         let ended = try SDKPerson(server: server.baseURL, email: "ada@example.com", tokens: file, passkeys: app.passkeys, refreshLeeway: hour)
         await expectSDKError(.notSignedIn) { try await ended.latchkey.accessToken() }
-        #expect(try await file.load() == nil)
+        #expect(try file.load() == nil)
     }
 
     @Test func aStaleSignInStepsUpBeforeAddingAPasskey() async throws {
