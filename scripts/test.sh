@@ -95,5 +95,15 @@ grep -E "Executed [1-9][0-9]* tests?" "$log" | tail -n 1 || true
 if [ "$status" -ne 0 ]; then
     echo "FAILED (swift test exited with $status)"
     grep -E "✘ .* recorded an issue|error: " "$log" | head -n 40
+    exit "$status"
 fi
-exit "$status"
+# The SDK's DocC catalog builds, and every symbol link in it resolves.
+echo "==> swift package generate-documentation --target LatchkeyClient"
+swift package generate-documentation --target LatchkeyClient --warnings-as-errors > "$log" 2>&1
+docs=$?
+tail -n 3 "$log"
+if [ "$docs" -ne 0 ]; then
+    echo "FAILED (the LatchkeyClient documentation has warnings or does not build)"
+    grep -E "^(warning|error)" "$log" | head -n 20
+fi
+exit "$docs"
