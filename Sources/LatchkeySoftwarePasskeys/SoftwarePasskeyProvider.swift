@@ -167,16 +167,17 @@ public final class SoftwarePasskeyProvider: PasskeyProvider, @unchecked Sendable
 
     /// Changes the list and writes it to the store file, if any.
     private func update(_ change: (inout [SoftwareCredential]) -> Void) throws {
-        let snapshot = lock.withLock { () -> [SoftwareCredential] in
-            change(&credentialList)
-            return credentialList
-        }
-        try onChange?(snapshot)
+        // The lock is held through the write, so that two changes never reach the file in
+        // the wrong order.
+        lock.lock()
+        defer { lock.unlock() }
+        change(&credentialList)
+        try onChange?(credentialList)
         guard let storeURL else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
-            try FileTokenStore.writePrivately(try encoder.encode(snapshot), to: storeURL)
+            try FileTokenStore.writePrivately(try encoder.encode(credentialList), to: storeURL)
         } catch {
             throw LatchkeyAPIError(status: nil, code: .storeFailed, detail: "cannot write \(storeURL.path): \(error)")
         }

@@ -214,9 +214,9 @@ enum TestWebApp {
           const form = new URLSearchParams({ grant_type: "authorization_code", client_id: "spa", code: params.get("code"),
             redirect_uri: REDIRECT, code_verifier: saved.verifier });
           const tokens = await (await fetch(LATCHKEY + "/oauth/token", { method: "POST", body: form })).json();
-          if (!tokens.accessToken) { window.result = { error: tokens.error }; return; }
-          const info = await (await fetch(LATCHKEY + "/userinfo", { headers: { Authorization: "Bearer " + tokens.accessToken } })).json();
-          const idClaims = JSON.parse(new TextDecoder().decode(Latchkey.base64url.decode(tokens.idToken.split(".")[1])));
+          if (!tokens.access_token) { window.result = { error: tokens.error }; return; }
+          const info = await (await fetch(LATCHKEY + "/userinfo", { headers: { Authorization: "Bearer " + tokens.access_token } })).json();
+          const idClaims = JSON.parse(new TextDecoder().decode(Latchkey.base64url.decode(tokens.id_token.split(".")[1])));
           window.result = { email: info.email, name: info.name, nonceMatches: idClaims.nonce === saved.nonce };
           document.getElementById("out").textContent = "Signed in as " + info.email + " (" + (info.name || "no name") + ")";
         }

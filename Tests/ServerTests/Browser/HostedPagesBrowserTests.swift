@@ -220,8 +220,8 @@ struct HostedPagesBrowserTests {
                     scope: "openid email offline_access create:me:authentication_methods" });
                   const signup = await client.signUp({ email: "fallback@example.com", name: "Fallback" });
                   const login = await client.signIn();
-                  window.accessToken = signup.accessToken;
-                  return { signup: !!signup.idToken, login: !!login.accessToken, refresh: !!login.refreshToken };
+                  window.accessToken = signup.access_token;
+                  return { signup: !!signup.id_token, login: !!login.access_token, refresh: !!login.refresh_token };
                 })().catch((error) => ({ error: error.name + ": " + error.message }))
                 """)
             // A second authenticator for the enrollment, since the first holds an excluded passkey.
