@@ -2,6 +2,7 @@ import Foundation
 import HTTPAPI
 import Hummingbird
 import IdentityCore
+import LatchkeyWire
 
 /// `POST /ui/recovery/start`'s body.
 struct RecoveryStart: Decodable {
@@ -19,11 +20,6 @@ struct RecoveryFinish: Decodable {
 struct VerifiedAnswer: Encodable {
     let email: String
     let email_verified: Bool
-}
-
-/// A body with one `code`.
-struct VerificationCode: Decodable {
-    let code: String?
 }
 
 extension Router where Context == BasicRequestContext {
@@ -66,7 +62,7 @@ extension Router where Context == BasicRequestContext {
             return JSONResponse.make(["pending_email": pending, "message": "A code is on its way to \(pending). Enter it to make the change."])
         }
         account.post("email-verification/verify") { request, context in
-            let body = try await pages.body.json(VerificationCode.self, from: request)
+            let body = try await pages.body.json(VerificationCodeRequest.self, from: request)
             guard let code = body.code, !code.isEmpty else { throw IdentityError(.invalidRequest, "Enter the code from the email.", reason: .required, field: "code") }
             let user = try await pages.recovery.verifyEmail(userID: try context.caller().userID, code: code)
             return JSONResponse.make(VerifiedAnswer(email: user.profile.email ?? "", email_verified: user.isEmailVerified))

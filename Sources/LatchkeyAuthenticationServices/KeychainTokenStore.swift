@@ -40,13 +40,13 @@ public struct KeychainTokenStore: TokenStore {
         let status = SecItemCopyMatching(query as CFDictionary, &result)
         if status == errSecItemNotFound { return nil }
         guard status == errSecSuccess, let data = result as? Data else { throw KeychainError(status: status, operation: "read") }
-        return try JSONDecoder.keychain.decode(StoredSession.self, from: data)
+        return try StoredSession(json: data)
     }
 
     /// Replaces the item in one step (an update of the existing item, else an add), so that a
     /// process killed meanwhile leaves the old session or the new one.
     public func save(_ session: StoredSession) throws {
-        let data = try JSONEncoder.keychain.encode(session)
+        let data = try session.json()
         let update: [String: Any] = [kSecValueData as String: data]
         var status = SecItemUpdate(baseQuery as CFDictionary, update as CFDictionary)
         if status == errSecItemNotFound {
@@ -82,20 +82,4 @@ public struct KeychainError: Error, CustomStringConvertible, Sendable {
     public let operation: String
 
     public var description: String { "the keychain could not \(operation) the session (OSStatus \(status))" }
-}
-
-extension JSONEncoder {
-    static var keychain: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }
-}
-
-extension JSONDecoder {
-    static var keychain: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }
 }

@@ -80,11 +80,11 @@ public struct FileTokenStore: TokenStore {
     public func load() throws -> StoredSession? {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let data = try Data(contentsOf: url)
-        return try JSONDecoder.latchkeyStore.decode(StoredSession.self, from: data)
+        return try StoredSession(json: data)
     }
 
     public func save(_ session: StoredSession) throws {
-        try Self.writePrivately(try JSONEncoder.latchkeyStore.encode(session), to: url)
+        try Self.writePrivately(try session.json(), to: url)
     }
 
     public func clear() throws {
@@ -119,21 +119,20 @@ public struct FileTokenStore: TokenStore {
     }
 }
 
-extension JSONEncoder {
-    /// Dates as RFC 3339, keys sorted: a store file people can read.
-    static var latchkeyStore: JSONEncoder {
+extension StoredSession {
+    /// The session as every store keeps it: JSON, dates in RFC 3339, keys sorted, so that a
+    /// stored session is readable by people and by any store.
+    public func json() throws -> Data {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return encoder
+        return try encoder.encode(self)
     }
-}
 
-extension JSONDecoder {
-    /// The reading side of ``JSONEncoder/latchkeyStore``.
-    static var latchkeyStore: JSONDecoder {
+    /// Reads a session that ``json()`` wrote.
+    public init(json data: Data) throws {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        return decoder
+        self = try decoder.decode(StoredSession.self, from: data)
     }
 }

@@ -33,7 +33,7 @@ struct MailSenderService: Service {
     }
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             // Two loops: one answers this instance's wake-ups at once, the other polls. Both
             // may claim at the same moment; the claim's lease keeps them off each other's
             // messages.
