@@ -30,9 +30,9 @@ struct ConfigurationTests {
     /// The README's "every key, with its default" file loads as written, and says what the
     /// defaults are.
     @Test func theREADMEsConfigurationLoads() throws {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md").standardizedFileURL
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/configuration.md").standardizedFileURL
         let text = try String(contentsOf: readme, encoding: .utf8)
-        let section = try #require(text.range(of: "### Configuration file"))
+        let section = try #require(text.range(of: "## Configuration file"))
         let start = try #require(text.range(of: "```yaml\n", range: section.upperBound..<text.endIndex))
         let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
         let configuration = try load(String(text[start.upperBound..<end.lowerBound]))

@@ -13,9 +13,9 @@ import Testing
 struct ReverseProxyTests {
     /// The nginx block of the README's "TLS with nginx" section.
     static func readmeConfiguration() throws -> String {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md").standardizedFileURL
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/deploying.md").standardizedFileURL
         let text = try String(contentsOf: readme, encoding: .utf8)
-        let section = try #require(text.range(of: "### TLS with nginx"))
+        let section = try #require(text.range(of: "## TLS with nginx"))
         let start = try #require(text.range(of: "```nginx\n", range: section.upperBound..<text.endIndex))
         let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
         return String(text[start.upperBound..<end.lowerBound])
