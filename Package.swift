@@ -61,6 +61,14 @@ let package = Package(
         // `swift package generate-documentation`: the SDK's DocC catalog. A command plugin,
         // built only when that command runs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
+        // The Admin API is generated from its OpenAPI document (Sources/AdminAPI/openapi.yaml),
+        // so the document and the code cannot drift. The generator runs as a command plugin
+        // (`scripts/generate-admin-api.sh`) and its output is committed: no build compiles the
+        // generator. The runtime is small (swift-http-types is already in the graph), and the
+        // Hummingbird transport is one file over the router we already use.
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4", traits: []),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
     ],
     targets: [
         // The WebAuthn engine and its foundations.
@@ -118,11 +126,26 @@ let package = Package(
             resources: [.copy("Kratos/Resources/webauthn.js")],
             swiftSettings: strictSettings
         ),
+        // The Admin API (/admin/v1): the OpenAPI document, the code generated from it, and the
+        // handlers over IdentityCore's administration service.
+        .target(
+            name: "AdminAPI",
+            dependencies: [
+                "IdentityCore", "HTTPAPI", "WebAuthn", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            // The generator's configuration is a resource only so that the command plugin finds
+            // it among the target's files; nothing reads it at run time.
+            resources: [.copy("openapi.yaml"), .copy("openapi-generator-config.yaml")],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "LatchkeyServer",
             dependencies: [
                 // LatchkeyDoctor for its HTTPS fetcher, which downloads the FIDO metadata BLOB.
-                "AppAssociation", "IdentityCore", "HTTPAPI", "HostedUI", "StorageSQLite", "StoragePostgres", "WebAuthn", "LatchkeyDoctor", "Mail",
+                "AdminAPI", "AppAssociation", "IdentityCore", "HTTPAPI", "HostedUI", "StorageSQLite", "StoragePostgres", "WebAuthn", "LatchkeyDoctor", "Mail",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

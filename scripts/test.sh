@@ -55,6 +55,28 @@ if [ -z "${LATCHKEY_SMTP_SINK_PYTHON:-}" ]; then
     fi
 fi
 
+# The Admin API is tested against its OpenAPI document with Schemathesis (PyPI), in a
+# virtualenv under .build/tools.
+if [ -z "${LATCHKEY_SCHEMATHESIS:-}" ]; then
+    echo "==> setting up Schemathesis"
+    if schemathesis=$(scripts/schemathesis.sh setup); then
+        export LATCHKEY_SCHEMATHESIS="$schemathesis"
+    else
+        echo "could not set up Schemathesis for the Admin API's conformance test"; exit 1
+    fi
+fi
+
+# Webhooks are received by a Python server that verifies them with the standardwebhooks
+# package (PyPI), an implementation independent of Latchkey's.
+if [ -z "${LATCHKEY_WEBHOOK_RECEIVER_PYTHON:-}" ]; then
+    echo "==> setting up the test webhook receiver (standardwebhooks)"
+    if receiver_python=$(scripts/webhook-receiver.sh setup); then
+        export LATCHKEY_WEBHOOK_RECEIVER_PYTHON="$receiver_python"
+    else
+        echo "could not set up the webhook receiver for the webhook tests"; exit 1
+    fi
+fi
+
 log=$(mktemp -t latchkey-test.XXXXXX)
 pgdir=""
 cleanup() {

@@ -1,5 +1,6 @@
 import AppAssociation
 import Foundation
+public import AdminAPI
 import HTTPAPI
 import HostedUI
 public import Hummingbird
@@ -91,6 +92,15 @@ public enum LatchkeyApplication {
             events: AccountMailService.stream(from: routes.storage.securityEvents), storage: routes.storage, mailer: routes.mail.mailer,
             recovery: routes.recovery, names: routes.authenticatorNames, logger: logger
         ))
+        services.append(WebhookSenderService(
+            store: routes.storage, endpoints: Dictionary(configuration.webhooks.endpoints.map { ($0.id, $0) }) { first, _ in first },
+            policy: WebhookAddressPolicy(allowed: configuration.webhooks.allowPrivateNetworks), clock: clock,
+            wakeUps: WebhookSenderService.wakeUps(from: routes.storage.securityEvents, kinds: configuration.webhooks.endpoints.reduce(into: []) { $0.formUnion($1.auditKinds) }),
+            logger: logger
+        ))
+        if let listener = configuration.admin.listener {
+            services.append(try adminListener(routes.admin, host: listener.host, port: listener.port, configuration: configuration, logger: logger))
+        }
         if let metrics, let listener = configuration.metrics {
             MetricsListener.count(routes.storage.securityEvents)
             services.append(MetricsListener.application(registry: metrics, host: listener.host, port: listener.port, logger: logger))
@@ -133,6 +143,8 @@ public enum LatchkeyApplication {
         measured: Bool = false
     ) async throws -> Routes {
         let storage = try await openStorage(configuration, logger: logger)
+        // From now on each subscribed event writes its deliveries in its own transaction.
+        try await storage.replaceWebhookSubscriptions(Dictionary(configuration.webhooks.endpoints.map { ($0.id, $0.auditKinds) }) { first, _ in first })
         let anchors = try TrustAnchorLoader.load(configuration.passkeys.trustAnchorFiles)
         let revocationLists = try TrustAnchorLoader.loadRevocationLists(configuration.passkeys.revocationListFiles)
         // The FIDO metadata BLOB, validated before anything is served (exit 78 when it fails).
@@ -242,6 +254,7 @@ public enum LatchkeyApplication {
             envelopes.claim("/sessions/", KratosErrors())
         }
         if configuration.faces.idaas.enabled { envelopes.claim("/api/web/", IDaaSErrors()) }
+        envelopes.claim("/admin/v1/", AdminAPIErrors())
 
         // HEAD answers on every GET route, as the GET without its body (RFC 9110 §9.3.2),
         // except where a GET creates something (see StateCreatingRoutesMiddleware).
@@ -290,12 +303,20 @@ public enum LatchkeyApplication {
                 maximumBodyBytes: configuration.maximumBodyBytes
             ))
         }
+        let admin = AdminAPIServices(
+            admin: AdminService(storage: storage, clock: clock, random: random), clients: clients, authenticatorNames: names,
+            isPublic: configuration.admin.isPublic, webhookEndpoints: configuration.webhooks.endpoints
+        )
+        // On a listener of its own when configured (see adminListener), else here.
+        if configuration.admin.listener == nil { try router.addAdminAPI(admin) }
         router.addWellKnownDocuments(WellKnownDocumentsBuilder.build(configuration))
         router.addHostedPages(hostedPages)
         router.get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }
         router.get("/ready") { _, _ in await Readiness.check(keys: storage) }
 
-        return Routes(router: router, storage: storage, authenticatorNames: names, metadata: metadata, passkeys: passkeys, mail: mail, recovery: recovery)
+        return Routes(
+            router: router, storage: storage, authenticatorNames: names, metadata: metadata, passkeys: passkeys, mail: mail, recovery: recovery, admin: admin
+        )
     }
 
     /// Every face's routes and what they write to.
@@ -314,6 +335,31 @@ public enum LatchkeyApplication {
         let mail: MailSetup
         /// Verification and recovery.
         public let recovery: AccountRecoveryService
+        /// The Admin API's services.
+        public let admin: AdminAPIServices
+    }
+
+    /// The Admin API on a listener of its own (`admin.host`, `admin.port`), so that it can
+    /// stay off the public internet; the same address rule and keys apply.
+    private static func adminListener(
+        _ services: AdminAPIServices, host: String, port: Int, configuration: LatchkeyConfiguration, logger: Logger
+    ) throws -> some ApplicationProtocol {
+        let router = Router()
+        var envelopes = FaceEnvelopes(fallback: AdminAPIErrors())
+        envelopes.claim("/", AdminAPIErrors())
+        router.add(middleware: HostRequiredMiddleware(envelopes: envelopes))
+        // The router's own 404 for any other path, in the Admin API's envelope.
+        router.add(middleware: ErrorRenderingMiddleware(AdminAPIErrors()))
+        try router.addAdminAPI(services)
+        return Application(
+            router: router,
+            server: .http1(configuration: .init(additionalChannelHandlers: [ClientAddressHandler(trustedProxies: configuration.server.trustedProxies)])),
+            configuration: .init(address: .hostname(host, port: port), serverName: "Latchkey admin"),
+            onServerRunning: { channel in
+                logger.info("Admin API on http://\(host):\(channel.localAddress?.port ?? port)/admin/v1/")
+            },
+            logger: logger
+        )
     }
 
     /// Says where everything is, so a newcomer knows what is running.
@@ -384,6 +430,14 @@ extension LatchkeyApplication {
     public static func rewrapKeys(_ configuration: LatchkeyConfiguration, old: KeyEncryption?, new: KeyEncryption?, random: any RandomSource = SystemRandom()) async throws -> Int {
         let storage = try await openStorage(configuration)
         return try await SealedKeyStore.reseal(storage, from: old, to: new, secretNames: InstanceSecrets.names, random: random)
+    }
+
+    /// The administration service over the configured database, and the provider names the
+    /// server would show: `latchkey admin`.
+    public static func administration(_ configuration: LatchkeyConfiguration) async throws -> (admin: AdminService, names: AuthenticatorNames) {
+        let storage = try await openStorage(configuration)
+        let names = try AuthenticatorNamesLoader.load(file: configuration.authenticatorNamesFile)
+        return (AdminService(storage: storage, clock: SystemClock(), random: SystemRandom()), names)
     }
 
     /// Adds a token signing key to the configured database and returns its key ID.

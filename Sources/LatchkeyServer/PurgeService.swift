@@ -68,6 +68,11 @@ struct PurgeService: Service {
         // Sent and given-up messages (their bodies already erased) are kept a week, for an
         // operator asking whether a mail went out.
         removed["sent mail"] = try await inBatches { try await storage.purgeMail(queuedBefore: now.addingTimeInterval(-7 * 86400), limit: Self.batch) }
+        // Finished deliveries stay a week for GET /admin/v1/webhooks/deliveries; retries end
+        // three days after their event.
+        removed["webhook deliveries"] = try await inBatches {
+            try await storage.purgeWebhookDeliveries(before: now.addingTimeInterval(-7 * 86400), limit: Self.batch)
+        }
         if removed.values.contains(where: { $0 > 0 }) { try await storage.reclaimSpace(pages: 2000) }
         return removed
     }

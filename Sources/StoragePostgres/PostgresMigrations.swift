@@ -11,7 +11,7 @@ import PostgresNIO
 /// uniqueness violation is told apart by its constraint's name (``PostgresFailure``).
 enum PostgresMigrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7)]
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8)]
 
     /// Serializes migrations across instances: whichever takes it first migrates, the
     /// others wait and then find nothing left to do. (The two-key form of the advisory
@@ -748,5 +748,72 @@ enum PostgresMigrations {
             used_at double precision,
             CONSTRAINT recovery_codes_pkey PRIMARY KEY (user_id, id)
         )
+        """
+
+    /// Operating it, as SQLite's v13: admin API keys (only their SHA-256), accounts an
+    /// administrator turned off, the actor of an audit event, the directory's order (IDs
+    /// compared as bytes, as SQLite does), and the webhooks' outbox, written by a trigger on
+    /// the audit trail in the transaction of the event it reports. The trigger is on only
+    /// while some endpoint subscribes (see `replaceWebhookSubscriptions`), so that a login
+    /// pays nothing for webhooks nobody configured.
+    static let v8 = """
+        ALTER TABLE users ADD COLUMN disabled_at double precision
+        ;
+        ALTER TABLE audit_events ADD COLUMN actor text
+        ;
+        CREATE INDEX users_created_at_id ON users (created_at, id COLLATE "C")
+        ;
+        CREATE TABLE admin_keys (
+            id text PRIMARY KEY,
+            name text NOT NULL,
+            scopes text NOT NULL,
+            key_hash bytea NOT NULL CONSTRAINT admin_keys_key_hash_key UNIQUE,
+            created_at double precision NOT NULL,
+            last_used_at double precision,
+            revoked_at double precision
+        )
+        ;
+        CREATE TABLE webhook_subscriptions (
+            kind text NOT NULL,
+            endpoint_id text NOT NULL,
+            CONSTRAINT webhook_subscriptions_pkey PRIMARY KEY (kind, endpoint_id)
+        )
+        ;
+        CREATE TABLE webhook_endpoints_off (
+            endpoint_id text PRIMARY KEY,
+            reason text NOT NULL,
+            disabled_at double precision NOT NULL
+        )
+        ;
+        CREATE TABLE webhook_deliveries (
+            position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            id text NOT NULL CONSTRAINT webhook_deliveries_id_key UNIQUE,
+            endpoint_id text NOT NULL,
+            event_id bigint NOT NULL,
+            status text NOT NULL DEFAULT 'pending' CONSTRAINT webhook_deliveries_status_check CHECK (status IN ('pending', 'delivered', 'failed')),
+            attempts integer NOT NULL DEFAULT 0,
+            next_attempt_at double precision NOT NULL,
+            last_status text,
+            last_error text,
+            created_at double precision NOT NULL,
+            delivered_at double precision
+        )
+        ;
+        CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'
+        ;
+        CREATE FUNCTION latchkey_audit_webhooks() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at, created_at)
+            SELECT 'msg_' || NEW.id || '_' || s.endpoint_id, s.endpoint_id, NEW.id, NEW.time, NEW.time
+            FROM webhook_subscriptions s
+            WHERE s.kind = NEW.kind AND NOT EXISTS (SELECT 1 FROM webhook_endpoints_off o WHERE o.endpoint_id = s.endpoint_id)
+            ON CONFLICT DO NOTHING;
+            RETURN NULL;
+        END
+        $$
+        ;
+        CREATE TRIGGER audit_events_webhooks AFTER INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION latchkey_audit_webhooks()
+        ;
+        ALTER TABLE audit_events DISABLE TRIGGER audit_events_webhooks
         """
 }

@@ -13,19 +13,20 @@ extension PostgresStorage {
     /// Records events inside the caller's transaction, in one statement.
     func record(_ events: [AuditEvent], _ db: PostgresConnection) async throws {
         guard !events.isEmpty else { return }
-        var bindings = PostgresBindings(capacity: events.count * 6)
+        var bindings = PostgresBindings(capacity: events.count * 7)
         var rows: [String] = []
         for (index, event) in events.enumerated() {
-            let first = index * 6 + 1
-            rows.append("(" + (first..<first + 6).map { "$\($0)" }.joined(separator: ", ") + ")")
+            let first = index * 7 + 1
+            rows.append("(" + (first..<first + 7).map { "$\($0)" }.joined(separator: ", ") + ")")
             bindings.append(event.time.seconds)
             bindings.append(event.kind.rawValue)
             bindings.append(event.userID.map { StoredText.sanitized($0.rawValue) })
             bindings.append(event.clientID.map(StoredText.sanitized))
             bindings.append(event.credentialID.map(StoredText.sanitized))
             bindings.append(StoredText.sanitized(event.detail))
+            bindings.append(event.actor.map(StoredText.sanitized))
         }
-        let sql = "INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail) VALUES " + rows.joined(separator: ", ")
+        let sql = "INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail, actor) VALUES " + rows.joined(separator: ", ")
         _ = try await db.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
     }
 

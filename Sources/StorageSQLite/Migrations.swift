@@ -12,6 +12,7 @@ enum Migrations {
     /// Every migration, in the order they apply.
     static let all: [(name: String, sql: String)] = [
         ("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11), ("v12", v12),
+        ("v13", v13),
     ]
 
     /// The applied migrations: the known ones in order, then any only a newer build knows,
@@ -406,5 +407,56 @@ enum Migrations {
             used_at REAL,
             PRIMARY KEY (user_id, id)
         ) STRICT;
+        """
+
+    /// Operating it: admin API keys (only their SHA-256), accounts an administrator turned
+    /// off, the actor of an audit event (an admin key), the directory's order, and the
+    /// webhooks' outbox: a trigger writes a delivery per subscribed endpoint in the
+    /// transaction of the audit event (and so of the change) it reports.
+    private static let v13 = """
+        ALTER TABLE users ADD COLUMN disabled_at REAL;
+        ALTER TABLE audit_events ADD COLUMN actor TEXT;
+        CREATE INDEX users_created_at_id ON users (created_at, id);
+        CREATE TABLE admin_keys (
+            id TEXT NOT NULL PRIMARY KEY,
+            name TEXT NOT NULL,
+            scopes TEXT NOT NULL,
+            key_hash BLOB NOT NULL UNIQUE,
+            created_at REAL NOT NULL,
+            last_used_at REAL,
+            revoked_at REAL
+        ) STRICT;
+        CREATE TABLE webhook_subscriptions (
+            kind TEXT NOT NULL,
+            endpoint_id TEXT NOT NULL,
+            PRIMARY KEY (kind, endpoint_id)
+        ) STRICT, WITHOUT ROWID;
+        CREATE TABLE webhook_endpoints_off (
+            endpoint_id TEXT NOT NULL PRIMARY KEY,
+            reason TEXT NOT NULL,
+            disabled_at REAL NOT NULL
+        ) STRICT;
+        CREATE TABLE webhook_deliveries (
+            position INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            endpoint_id TEXT NOT NULL,
+            event_id INTEGER NOT NULL,
+            status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at REAL NOT NULL,
+            last_status TEXT,
+            last_error TEXT,
+            created_at REAL NOT NULL,
+            delivered_at REAL
+        ) STRICT;
+        CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+        CREATE TRIGGER audit_events_webhooks AFTER INSERT ON audit_events
+        WHEN EXISTS (SELECT 1 FROM webhook_subscriptions WHERE kind = NEW.kind)
+        BEGIN
+            INSERT OR IGNORE INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at, created_at)
+            SELECT 'msg_' || NEW.id || '_' || s.endpoint_id, s.endpoint_id, NEW.id, NEW.time, NEW.time
+            FROM webhook_subscriptions s
+            WHERE s.kind = NEW.kind AND NOT EXISTS (SELECT 1 FROM webhook_endpoints_off o WHERE o.endpoint_id = s.endpoint_id);
+        END;
         """
 }

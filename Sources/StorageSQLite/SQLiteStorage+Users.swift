@@ -80,19 +80,19 @@ extension SQLiteStorage {
     /// random, but reporting its collision the same way lets the caller retry sign-up.
     private static let uniqueUserColumns: Set<String> = ["users.email", "users.phone_number", "users.username", "users.user_handle"]
 
-    private static func insertUser(_ user: User, _ db: SQLiteConnection) throws {
+    static func insertUser(_ user: User, _ db: SQLiteConnection) throws {
         let profile = user.profile
         try db.execute(
             """
                 INSERT INTO users (
                     id, user_handle, email, phone_number, username, name, given_name, family_name,
-                    nickname, picture, created_at, updated_at
-                ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    nickname, picture, created_at, updated_at, email_verified_at, disabled_at
+                ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             [
                 user.id.rawValue, user.userHandle, profile.email, profile.phoneNumber, profile.username,
                 profile.name, profile.givenName, profile.familyName, profile.nickname, profile.picture,
-                user.createdAt.databaseSeconds, user.updatedAt.databaseSeconds,
+                user.createdAt.databaseSeconds, user.updatedAt.databaseSeconds, user.emailVerifiedAt?.databaseSeconds, user.disabledAt?.databaseSeconds,
             ])
     }
 }
@@ -100,7 +100,7 @@ extension SQLiteStorage {
 extension User {
     /// The users columns under a `u_` prefix, for joins (the table aliased `u`).
     static let prefixedColumns = ["id", "user_handle", "email", "phone_number", "username", "name", "given_name", "family_name", "nickname", "picture", "created_at", "updated_at",
-        "email_verified_at", "phone_number_verified_at"]
+        "email_verified_at", "phone_number_verified_at", "disabled_at"]
         .map { "u.\($0) AS u_\($0)" }.joined(separator: ", ")
 
 }

@@ -185,7 +185,7 @@ public final class InMemoryStorage: IdentityStorage {
             if let account = completion.newAccount { try draft.createUser(account.user, credential: account.credential) }
             if let credential = completion.newCredential { try draft.addCredential(credential) }
             if let update = completion.credentialUse { try draft.recordUse(update) }
-            draft.events += completion.events
+            for event in completion.events { draft.log(event) }
             switch completion.session {
             case .tokens(let start)?:
                 try draft.startSession(start)
@@ -679,6 +679,226 @@ public final class InMemoryStorage: IdentityStorage {
         }
     }
 
+    // MARK: - Administration
+
+    /// Stores a new admin API key.
+    public func saveAdminKey(_ key: AdminAPIKey) async throws {
+        try state.withLock { state in
+            guard !state.adminKeys.contains(where: { $0.id == key.id || $0.keyHash == key.keyHash }) else {
+                throw InMemoryStorageError(.invalidArgument, "admin key \(key.id) exists")
+            }
+            state.adminKeys.append(key)
+        }
+    }
+
+    /// The key with this SHA-256.
+    public func adminKey(hash: [UInt8]) async throws -> AdminAPIKey? {
+        state.withLock { state in state.adminKeys.first { $0.keyHash == hash } }
+    }
+
+    /// Every key, oldest first.
+    public func adminKeys() async throws -> [AdminAPIKey] {
+        state.withLock { state in state.adminKeys.enumerated().sorted { ($0.element.createdAt, $0.offset) < ($1.element.createdAt, $1.offset) }.map(\.element) }
+    }
+
+    /// Revokes a live key.
+    public func revokeAdminKey(id: String, at time: Date) async throws -> Bool {
+        state.withLock { state in
+            guard let index = state.adminKeys.firstIndex(where: { $0.id == id && $0.revokedAt == nil }) else { return false }
+            state.adminKeys[index].revokedAt = time
+            return true
+        }
+    }
+
+    /// Records a key's use.
+    public func recordAdminKeyUse(id: String, at time: Date) async throws {
+        state.withLock { state in
+            if let index = state.adminKeys.firstIndex(where: { $0.id == id }) { state.adminKeys[index].lastUsedAt = time }
+        }
+    }
+
+    /// Creates an account with no way to sign in yet.
+    public func createUser(_ user: User) async throws {
+        try state.withLock { state in
+            try state.checkNewUser(user)
+            state.users[user.id] = user
+        }
+    }
+
+    /// A page of the directory.
+    public func users(_ query: UserQuery) async throws -> [User] {
+        guard query.limit > 0 else { return [] }
+        return state.withLock { state in
+            Array(state.users.values.filter(query.matches).sorted(by: UserCursor.directoryOrder).prefix(query.limit))
+        }
+    }
+
+    /// Turns an account off (revoking its sessions) or on.
+    public func setUserDisabled(id: UserID, disabled: Bool, at time: Date) async throws -> User? {
+        state.withLock { state in
+            guard var user = state.users[id] else { return nil }
+            user.disabledAt = disabled ? (user.disabledAt ?? time) : nil
+            user.updatedAt = time
+            state.users[id] = user
+            if disabled {
+                for (familyID, family) in state.families where family.userID == id && family.revokedAt == nil { state.families[familyID]?.revokedAt = time }
+                for (hash, stored) in state.browserSessions where stored.session.userID == id && stored.revokedAt == nil {
+                    state.browserSessions[hash] = (stored.session, time)
+                }
+            }
+            return user
+        }
+    }
+
+    /// Deletes an account and everything that names it; its events stay.
+    public func deleteUser(id: UserID) async throws -> Bool {
+        state.withLock { state in
+            guard state.users.removeValue(forKey: id) != nil else { return false }
+            state.credentials.removeAll { $0.userID == id }
+            let families = Set(state.families.filter { $0.value.userID == id }.keys)
+            for family in families {
+                state.families[family] = nil
+                state.familyCredentials[family] = nil
+            }
+            state.refreshTokens = state.refreshTokens.filter { !families.contains($0.value.record.familyID) }
+            state.browserSessions = state.browserSessions.filter { $0.value.session.userID != id }
+            state.codes = state.codes.filter { $0.value.code.userID != id }
+            state.flows = state.flows.filter { $0.value.userID != id }
+            state.passwords[id] = nil
+            state.consents[id] = nil
+            state.oneTimeCodes = state.oneTimeCodes.filter { $0.value.userID != id }
+            state.recoveryCodes[id] = nil
+            return true
+        }
+    }
+
+    /// A user's sessions, newest first.
+    public func sessions(userID: UserID) async throws -> [SessionSummary] {
+        state.withLock { state in
+            let families = state.families.filter { $0.value.userID == userID }.map { id, family in
+                SessionSummary(
+                    id: id, kind: .tokens, clientID: family.clientID, method: family.method, credentialID: state.familyCredentials[id],
+                    startedAt: family.startedAt, expiresAt: nil, revokedAt: family.revokedAt
+                )
+            }
+            let browsers = state.browserSessions.filter { $0.value.session.userID == userID }.map { hash, stored in
+                SessionSummary(
+                    id: SessionSummary.browserSessionID(tokenHash: hash), kind: .browser, clientID: nil, method: stored.session.method,
+                    credentialID: stored.session.credentialID, startedAt: stored.session.authenticatedAt, expiresAt: stored.session.expiresAt,
+                    revokedAt: stored.revokedAt
+                )
+            }
+            return (families + browsers).sorted(by: SessionSummary.newestFirst)
+        }
+    }
+
+    /// Revokes one active session of a user.
+    public func revokeSession(id: String, userID: UserID, at time: Date) async throws -> Bool {
+        state.withLock { state in
+            if let hash = SessionSummary.browserTokenHash(id: id) {
+                guard let stored = state.browserSessions[hash], stored.session.userID == userID, stored.revokedAt == nil, time < stored.session.expiresAt else {
+                    return false
+                }
+                state.browserSessions[hash] = (stored.session, time)
+                return true
+            }
+            guard let family = state.families[id], family.userID == userID, family.revokedAt == nil else { return false }
+            state.families[id]?.revokedAt = time
+            return true
+        }
+    }
+
+    /// Audit events matching a filter, newest first; an event's position is its place in
+    /// the log, counted from 1.
+    public func events(_ query: AuditQuery) async throws -> [LoggedEvent] {
+        guard query.limit > 0 else { return [] }
+        return state.withLock { state in
+            Array(state.events.enumerated().reversed().lazy.map { LoggedEvent(id: Int64($0.offset + 1), event: $0.element) }.filter(query.matches).prefix(query.limit))
+        }
+    }
+
+    // MARK: - Webhooks
+
+    /// Makes these the subscriptions.
+    public func replaceWebhookSubscriptions(_ subscriptions: [String: Set<AuditEvent.Kind>]) async throws {
+        state.withLock { $0.webhookSubscriptions = subscriptions.filter { !$0.value.isEmpty } }
+    }
+
+    /// Claims due deliveries of endpoints that are on.
+    public func claimWebhookDeliveries(dueAt time: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookDelivery] {
+        state.withLock { state in
+            let due = state.webhookDeliveries.indices.filter { index in
+                let delivery = state.webhookDeliveries[index]
+                return delivery.status == .pending && delivery.nextAttemptAt <= time && state.webhookEndpointsOff[delivery.endpointID] == nil
+            }.sorted { state.webhookDeliveries[$0].nextAttemptAt < state.webhookDeliveries[$1].nextAttemptAt }.prefix(max(0, limit))
+            return due.map { index in
+                let delivery = state.webhookDeliveries[index]
+                state.webhookDeliveries[index] = delivery.changed(attempts: delivery.attempts + 1, nextAttemptAt: leaseUntil)
+                return state.webhookDeliveries[index]
+            }
+        }
+    }
+
+    /// Records how an attempt ended.
+    public func finishWebhookDelivery(id: String, outcome: WebhookAttemptOutcome, at time: Date) async throws {
+        let stored = outcome.stored
+        state.withLock { state in
+            guard let index = state.webhookDeliveries.firstIndex(where: { $0.id == id }) else { return }
+            let delivery = state.webhookDeliveries[index]
+            state.webhookDeliveries[index] = delivery.changed(
+                status: stored.status, nextAttemptAt: stored.retryAt ?? delivery.nextAttemptAt, lastStatus: .some(stored.lastStatus), lastError: .some(stored.error),
+                deliveredAt: .some(stored.status == .delivered ? time : nil)
+            )
+        }
+    }
+
+    /// Turns an endpoint off; its pending deliveries fail.
+    public func disableWebhookEndpoint(id: String, reason: String, at time: Date) async throws {
+        state.withLock { state in
+            if state.webhookEndpointsOff[id] == nil { state.webhookEndpointsOff[id] = reason }
+            for index in state.webhookDeliveries.indices where state.webhookDeliveries[index].endpointID == id && state.webhookDeliveries[index].status == .pending {
+                let delivery = state.webhookDeliveries[index]
+                state.webhookDeliveries[index] = delivery.changed(status: .failed, lastError: .some(delivery.lastError ?? "endpoint turned off"))
+            }
+        }
+    }
+
+    /// Turns an endpoint on again.
+    public func enableWebhookEndpoint(id: String) async throws -> Bool {
+        state.withLock { $0.webhookEndpointsOff.removeValue(forKey: id) != nil }
+    }
+
+    /// The endpoints that are off.
+    public func disabledWebhookEndpoints() async throws -> [String: String] {
+        state.withLock { $0.webhookEndpointsOff }
+    }
+
+    /// Deliveries, newest first.
+    public func webhookDeliveries(status: WebhookDeliveryStatus?, before: Int64?, limit: Int) async throws -> [WebhookDelivery] {
+        guard limit > 0 else { return [] }
+        return state.withLock { state in
+            Array(state.webhookDeliveries.reversed().filter { delivery in (status == nil || delivery.status == status) && (before.map { delivery.position < $0 } ?? true) }.prefix(limit))
+        }
+    }
+
+    /// Makes a delivery due now again.
+    public func resendWebhookDelivery(id: String, at time: Date) async throws -> WebhookDelivery? {
+        state.withLock { state in
+            guard let index = state.webhookDeliveries.firstIndex(where: { $0.id == id }) else { return nil }
+            state.webhookDeliveries[index] = state.webhookDeliveries[index].changed(status: .pending, attempts: 0, nextAttemptAt: time, deliveredAt: .some(nil))
+            return state.webhookDeliveries[index]
+        }
+    }
+
+    /// Deletes finished deliveries written before `time`.
+    public func purgeWebhookDeliveries(before time: Date, limit: Int) async throws -> Int {
+        state.withLock { state in
+            let doomed = Set(state.webhookDeliveries.filter { $0.status != .pending && $0.createdAt < time }.prefix(max(0, limit)).map(\.id))
+            state.webhookDeliveries.removeAll { doomed.contains($0.id) }
+            return doomed.count
+        }
+    }
+
     // MARK: - Audit
 
     /// Records an event.
@@ -686,9 +906,10 @@ public final class InMemoryStorage: IdentityStorage {
         // As every backend keeps it: U+0000 replaced (see StoredText).
         let kept = AuditEvent(
             time: event.time, kind: event.kind, userID: event.userID.map { UserID(rawValue: StoredText.sanitized($0.rawValue)) },
-            clientID: event.clientID.map(StoredText.sanitized), credentialID: event.credentialID.map(StoredText.sanitized), detail: StoredText.sanitized(event.detail)
+            clientID: event.clientID.map(StoredText.sanitized), credentialID: event.credentialID.map(StoredText.sanitized), detail: StoredText.sanitized(event.detail),
+            actor: event.actor.map(StoredText.sanitized)
         )
-        state.withLock { $0.events.append(kept) }
+        state.withLock { $0.log(kept) }
     }
 
     /// The most recent events, newest first (by time, then by insertion), optionally for one
@@ -819,6 +1040,26 @@ private struct State {
     var outboxOrder: [String] = []
     var oneTimeCodes: [String: OneTimeCode] = [:]
     var recoveryCodes: [UserID: [RecoveryCode]] = [:]
+    /// In insertion order.
+    var adminKeys: [AdminAPIKey] = []
+    var webhookSubscriptions: [String: Set<AuditEvent.Kind>] = [:]
+    var webhookEndpointsOff: [String: String] = [:]
+    /// In insertion order (a delivery's position is its index plus one).
+    var webhookDeliveries: [WebhookDelivery] = []
+
+    /// Appends an event and, as the stores' trigger does, a delivery for every endpoint
+    /// that subscribes to its kind and is on.
+    mutating func log(_ event: AuditEvent) {
+        events.append(event)
+        let id = Int64(events.count)
+        for (endpoint, kinds) in webhookSubscriptions.sorted(by: { $0.key < $1.key }) where kinds.contains(event.kind) && webhookEndpointsOff[endpoint] == nil {
+            webhookDeliveries.append(WebhookDelivery(
+                position: Int64(webhookDeliveries.count + 1), id: WebhookDelivery.id(event: id, endpoint: endpoint), endpointID: endpoint,
+                event: LoggedEvent(id: id, event: event), status: .pending, attempts: 0, nextAttemptAt: event.time, lastStatus: nil, lastError: nil,
+                createdAt: event.time, deliveredAt: nil
+            ))
+        }
+    }
 
     mutating func createUser(_ user: User, credential: PasskeyCredential) throws {
         guard credential.userID == user.id else {
@@ -839,7 +1080,7 @@ private struct State {
         passwords[user.id] = password
     }
 
-    private func checkNewUser(_ user: User) throws {
+    func checkNewUser(_ user: User) throws {
         guard users[user.id] == nil else {
             throw InMemoryStorageError(.invalidArgument, "user \(user.id) exists")
         }
@@ -949,5 +1190,19 @@ private struct State {
             throw InMemoryStorageError(.invalidArgument, "a refresh token with this hash exists")
         }
         refreshTokens[record.tokenHash] = StoredToken(record: record, usedAt: nil)
+    }
+}
+
+extension WebhookDelivery {
+    /// A copy with some fields changed.
+    fileprivate func changed(
+        status: WebhookDeliveryStatus? = nil, attempts: Int? = nil, nextAttemptAt: Date? = nil, lastStatus: Int?? = nil, lastError: String?? = nil,
+        deliveredAt: Date?? = nil
+    ) -> WebhookDelivery {
+        WebhookDelivery(
+            position: position, id: id, endpointID: endpointID, event: event, status: status ?? self.status, attempts: attempts ?? self.attempts,
+            nextAttemptAt: nextAttemptAt ?? self.nextAttemptAt, lastStatus: lastStatus ?? self.lastStatus, lastError: lastError ?? self.lastError,
+            createdAt: createdAt, deliveredAt: deliveredAt ?? self.deliveredAt
+        )
     }
 }

@@ -69,6 +69,13 @@ public enum StorageContract {
         case authorizationCodeSingleUse
         case updateName
         case adminTokenLifecycle
+        // Operating it
+        case adminKeyLifecycle
+        case userDirectory
+        case disablingAndDeletingUsers
+        case sessionListing
+        case auditQueries
+        case webhookOutbox
         // Self-service flows
         case flowLifecycle
         case concurrentFlowCompletion
@@ -108,6 +115,12 @@ public enum StorageContract {
         case .passwordRemovalNeedsAPasskey: try await passwordRemovalNeedsAPasskey(storage)
         case .passwordKeepsTheLastPasskeyDeletable: try await passwordKeepsTheLastPasskeyDeletable(storage)
         case .adminTokenLifecycle: try await adminTokenLifecycle(storage)
+        case .adminKeyLifecycle: try await adminKeyLifecycle(storage)
+        case .userDirectory: try await userDirectory(storage)
+        case .disablingAndDeletingUsers: try await disablingAndDeletingUsers(storage)
+        case .sessionListing: try await sessionListing(storage)
+        case .auditQueries: try await auditQueries(storage)
+        case .webhookOutbox: try await webhookOutbox(storage)
         case .ceremonyCompletesOnce: try await ceremonyCompletesOnce(storage)
         case .ceremonyCompletionWritesEverything: try await ceremonyCompletionWritesEverything(storage)
         case .ceremonyCompletionIsAllOrNothing: try await ceremonyCompletionIsAllOrNothing(storage)

@@ -83,6 +83,34 @@ struct ScaleOutTests {
     }
 
     /// A rate limit counts the requests of both instances: they share the counters.
+    /// Two instances share the webhooks' outbox: each event is delivered once, by whichever
+    /// instance claims it first (`FOR UPDATE SKIP LOCKED`).
+    @Test func twoInstancesDeliverEachWebhookOnce() async throws {
+        let secret = WebhookReceiver.secret(7)
+        let receiver = try await WebhookReceiver.start(secret: secret)
+        defer { receiver.stop() }
+        let configuration = Self.configuration + """
+
+            webhooks:
+              endpoints: [{url: \(receiver.url), secret: \(secret), events: [user.]}]
+              allow_private_networks: [127.0.0.1/32]
+            """
+        let (_, a, b) = try await Self.startPair(database: try await PostgresFixture.freshDatabase(), configuration: configuration)
+        defer { a.stop(); b.stop() }
+        var people: [PasskeyUser] = []
+        for index in 0..<12 {
+            var person = PasskeyUser(server: index.isMultiple(of: 2) ? a.baseURL : b.baseURL)
+            try await person.signUp(SignupProfile(email: "person\(index)@example.com"))
+            people.append(person)
+        }
+        for index in people.indices { try await people[index].signIn() }
+        let received = try await receiver.waitFor(24, timeout: 60)
+        try await Task.sleep(for: .seconds(2))
+        let settled = receiver.deliveries()
+        #expect(settled.count == 24 && Set(settled.map(\.id)).count == 24, "each event once: \(settled.count) deliveries, \(Set(settled.map(\.id)).count) distinct")
+        #expect(received.filter { $0.type == "user.created" }.count == 12 && received.filter { $0.type == "user.signed_in" }.count == 12)
+    }
+
     @Test func rateLimitsCountAcrossInstances() async throws {
         let limited = Self.configuration.replacingOccurrences(of: "ceremony_starts_per_minute: 0", with: "ceremony_starts_per_minute: 6")
         let (_, a, b) = try await Self.startPair(database: try await PostgresFixture.freshDatabase(), configuration: limited)

@@ -95,6 +95,20 @@ public struct SigningKeyRecord: Sendable, Hashable {
     }
 }
 
+/// An event as the audit trail holds it, with its position there.
+public struct LoggedEvent: Sendable, Hashable {
+    /// Its position in the trail: a later event has a higher one.
+    public let id: Int64
+    /// The event.
+    public let event: AuditEvent
+
+    /// Creates a logged event.
+    public init(id: Int64, event: AuditEvent) {
+        self.id = id
+        self.event = event
+    }
+}
+
 /// A security-relevant event, kept for operators.
 public struct AuditEvent: Sendable, Hashable {
     /// Event kinds.
@@ -135,7 +149,33 @@ public struct AuditEvent: Sendable, Hashable {
         case accountRecovered = "account_recovered"
         /// A recovery code was wrong, expired or used up.
         case recoveryFailed = "recovery_failed"
+        /// An administrator made an account (Admin API).
+        case userCreated = "user_created"
+        /// An administrator changed an account's profile.
+        case userUpdated = "user_updated"
+        /// An administrator turned an account off, ending its sessions.
+        case userDisabled = "user_disabled"
+        /// An administrator turned an account on again.
+        case userEnabled = "user_enabled"
+        /// An administrator deleted an account with everything it had.
+        case userDeleted = "user_deleted"
+        /// An administrator ended one session.
+        case sessionRevoked = "session_revoked"
+        /// A call of the Admin API: method, path and status, under the key's ID.
+        case adminRequest = "admin_request"
+        /// An operator made an admin API key.
+        case adminKeyCreated = "admin_key_created"
+        /// An operator revoked an admin API key.
+        case adminKeyRevoked = "admin_key_revoked"
     }
+
+    /// The prefix of ``actor`` for an admin API key.
+    public static let adminKeyActorPrefix = "admin_key:"
+    /// The ``actor`` of a change made with `latchkey admin` on the database.
+    public static let commandLineActor = "cli"
+
+    /// Who acted, when not the user or the system: `admin_key:<id>` for the Admin API.
+    public var actor: String?
 
     /// When it happened.
     public let time: Date
@@ -151,7 +191,10 @@ public struct AuditEvent: Sendable, Hashable {
     public let detail: String
 
     /// Creates an event.
-    public init(time: Date, kind: Kind, userID: UserID? = nil, clientID: String? = nil, credentialID: String? = nil, detail: String = "") {
+    public init(
+        time: Date, kind: Kind, userID: UserID? = nil, clientID: String? = nil, credentialID: String? = nil, detail: String = "", actor: String? = nil
+    ) {
+        self.actor = actor
         self.time = time
         self.kind = kind
         self.userID = userID

@@ -102,12 +102,16 @@ public struct User: Sendable, Hashable, Codable {
     public var emailVerifiedAt: Date?
     /// When the phone number was verified; `nil` while it is unverified.
     public var phoneNumberVerifiedAt: Date?
+    /// When an administrator turned the account off; `nil` while it is on. A disabled
+    /// account cannot sign in or recover anywhere, and its sessions ended when it was disabled.
+    public var disabledAt: Date?
 
     /// Creates a user.
     public init(
         id: UserID, userHandle: [UInt8], profile: UserProfile, createdAt: Date, updatedAt: Date, emailVerifiedAt: Date? = nil,
-        phoneNumberVerifiedAt: Date? = nil
+        phoneNumberVerifiedAt: Date? = nil, disabledAt: Date? = nil
     ) {
+        self.disabledAt = disabledAt
         self.id = id
         self.userHandle = userHandle
         self.profile = profile
@@ -116,6 +120,9 @@ public struct User: Sendable, Hashable, Codable {
         self.emailVerifiedAt = emailVerifiedAt
         self.phoneNumberVerifiedAt = phoneNumberVerifiedAt
     }
+
+    /// Whether an administrator turned the account off.
+    public var isDisabled: Bool { disabledAt != nil }
 
     /// Whether the email address is verified.
     public var isEmailVerified: Bool { profile.email != nil && emailVerifiedAt != nil }

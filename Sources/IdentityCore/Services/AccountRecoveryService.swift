@@ -198,7 +198,7 @@ public struct AccountRecoveryService: Sendable {
         }
         try await rateLimits?.admit(identifier: identifier)
         let user = try await storage.user(identifier: identifier)
-        guard let user, user.isEmailVerified, user.profile.email == address else { return }
+        guard let user, user.isEmailVerified, user.profile.email == address, !user.isDisabled else { return }
         let service = self
         Task { try? await service.sendCode(.recovery, kind: .recoveryCode, to: user, address: address) }
     }
@@ -256,6 +256,10 @@ public struct AccountRecoveryService: Sendable {
 
     private func recovered(_ user: User, method: String, clientID: String?) async throws -> User {
         let now = clock.now()
+        guard !user.isDisabled else {
+            try await storage.record(AuditEvent(time: now, kind: .recoveryFailed, userID: user.id, clientID: clientID, detail: "account disabled"))
+            throw IdentityError.accountDisabled
+        }
         try await storage.record(AuditEvent(time: now, kind: .accountRecovered, userID: user.id, clientID: clientID, detail: method))
         if user.isEmailVerified {
             try await mailer.queue(.accountRecovered, to: user, values: ["method": method])

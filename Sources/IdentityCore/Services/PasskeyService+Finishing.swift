@@ -236,6 +236,11 @@ extension PasskeyService {
             try await refuse(ceremony, event: failed("disabled passkey", userID: user.id))
             throw IdentityError(.invalidGrant, "this passkey has been disabled on this account", reason: .credentialDisabled, credentialID: encodedID)
         }
+        guard !user.isDisabled else {
+            signInRecords.forget(credentialID)
+            try await refuse(ceremony, event: failed("account disabled", userID: user.id))
+            throw IdentityError.accountDisabled
+        }
         let verified: VerifiedAuthentication
         do {
             let record = CredentialRecord(

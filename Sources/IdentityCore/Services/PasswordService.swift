@@ -75,6 +75,11 @@ public struct PasswordService: Sendable {
             try await storage.record(AuditEvent(time: now, kind: .loginFailed, userID: user?.id, clientID: client.clientID, detail: "wrong email or password"))
             throw Self.wrongCredentials
         }
+        // Said only to someone who knows the password, so it tells nobody else the account exists.
+        guard !user.isDisabled else {
+            try await storage.record(AuditEvent(time: now, kind: .loginFailed, userID: user.id, clientID: client.clientID, detail: "account disabled"))
+            throw IdentityError.accountDisabled
+        }
         try await storage.recordPasswordUse(userID: user.id, at: now)
         try await storage.record(AuditEvent(time: now, kind: .login, userID: user.id, clientID: client.clientID, detail: "password"))
         return user

@@ -279,7 +279,7 @@ public protocol ConsentStore: Sendable {
 /// Everything IdentityCore persists, as one value to pass around.
 public typealias IdentityStorage = UserStore & CredentialStore & CeremonyStore & RefreshTokenStore & SigningKeyStore & AuditLog & SecretStore
     & BrowserSessionStore & AuthorizationCodeStore & InteractiveFlowStore & AdminTokenStore & PasswordStore & MetadataStore & RateLimitStore
-    & ConsentStore & MailOutboxStore & AccountCodeStore
+    & ConsentStore & MailOutboxStore & AccountCodeStore & AdministrationStore & WebhookStore
 
 /// The mail outbox: messages queued by requests, sent by a background sender.
 public protocol MailOutboxStore: Sendable {

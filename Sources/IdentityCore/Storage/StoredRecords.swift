@@ -23,7 +23,8 @@ extension User {
             createdAt: try row.date(prefix + "created_at"),
             updatedAt: try row.date(prefix + "updated_at"),
             emailVerifiedAt: try row.optionalDate(prefix + "email_verified_at"),
-            phoneNumberVerifiedAt: try row.optionalDate(prefix + "phone_number_verified_at")
+            phoneNumberVerifiedAt: try row.optionalDate(prefix + "phone_number_verified_at"),
+            disabledAt: try row.optionalDate(prefix + "disabled_at")
         )
     }
 }
@@ -148,14 +149,53 @@ extension InteractiveFlow {
 }
 
 extension AuditEvent {
-    /// Reads an event from an `audit_events` row.
+    /// Reads an event from an `audit_events` row, whose columns may carry a prefix (`e_` in
+    /// joins).
+    public init(stored row: some StoredRow, prefix: String = "") throws {
+        self.init(
+            time: try row.date(prefix + "time"), kind: try row.enumeration(Kind.self, prefix + "kind"),
+            userID: try row.optionalText(prefix + "user_id").map(UserID.init(rawValue:)),
+            clientID: try row.optionalText(prefix + "client_id"), credentialID: try row.optionalText(prefix + "credential_id"),
+            detail: try row.text(prefix + "detail"), actor: try row.optionalText(prefix + "actor")
+        )
+    }
+
+    /// The `audit_events` columns under an `e_` prefix, for joins (the table aliased `e`).
+    public static let prefixedColumns = ["id", "time", "kind", "user_id", "client_id", "credential_id", "detail", "actor"]
+        .map { "e.\($0) AS e_\($0)" }.joined(separator: ", ")
+}
+
+extension LoggedEvent {
+    /// Reads an event with its position from an `audit_events` row (columns prefixed as
+    /// for ``AuditEvent/init(stored:prefix:)``).
+    public init(stored row: some StoredRow, prefix: String = "") throws {
+        self.init(id: try row.integer(prefix + "id"), event: try AuditEvent(stored: row, prefix: prefix))
+    }
+}
+
+extension WebhookDelivery {
+    /// Reads a delivery from a `webhook_deliveries` row joined with its event's columns
+    /// under the `e_` prefix.
     public init(stored row: some StoredRow) throws {
         self.init(
-            time: try row.date("time"), kind: try row.enumeration(Kind.self, "kind"),
-            userID: try row.optionalText("user_id").map(UserID.init(rawValue:)),
-            clientID: try row.optionalText("client_id"), credentialID: try row.optionalText("credential_id"),
-            detail: try row.text("detail")
+            position: try row.integer("position"), id: try row.text("id"), endpointID: try row.text("endpoint_id"),
+            event: try LoggedEvent(stored: row, prefix: "e_"), status: try row.enumeration(WebhookDeliveryStatus.self, "status"),
+            attempts: Int(try row.integer("attempts")), nextAttemptAt: try row.date("next_attempt_at"),
+            lastStatus: try row.optionalText("last_status").flatMap { Int($0) }, lastError: try row.optionalText("last_error"),
+            createdAt: try row.date("created_at"), deliveredAt: try row.optionalDate("delivered_at")
         )
+    }
+}
+
+extension WebhookAttemptOutcome {
+    /// What the stores write for it: the status, when it is due again (a retry), the last
+    /// answer and error.
+    public var stored: (status: WebhookDeliveryStatus, retryAt: Date?, lastStatus: Int?, error: String?) {
+        switch self {
+        case .delivered(let status): (.delivered, nil, status, nil)
+        case .retry(let status, let error, let retryAt): (.pending, retryAt, status, String(error.prefix(500)))
+        case .failed(let status, let error): (.failed, nil, status, String(error.prefix(500)))
+        }
     }
 }
 
@@ -234,5 +274,39 @@ extension MailOutcome {
         case .retry(let at, let error): return ("pending", String(error.prefix(500)), at)
         case .abandoned(let error): return ("failed", String(error.prefix(500)), nil)
         }
+    }
+}
+
+extension AdminAPIKey {
+    /// Reads a key from an `admin_keys` row (scopes comma-separated).
+    public init(stored row: some StoredRow) throws {
+        let scopesText = try row.text("scopes")
+        let scopes = scopesText.split(separator: ",").compactMap { AdminScope(String($0)) }
+        self.init(
+            id: try row.text("id"), name: try row.text("name"), scopes: Set(scopes), keyHash: try row.bytes("key_hash"),
+            createdAt: try row.date("created_at"), lastUsedAt: try row.optionalDate("last_used_at"), revokedAt: try row.optionalDate("revoked_at")
+        )
+    }
+
+    /// The scopes as stored: comma-separated, sorted.
+    public var storedScopes: String { scopes.sorted().map(\.description).joined(separator: ",") }
+}
+
+extension SessionSummary {
+    /// Reads a session from a row of the sessions query every store runs: `kind`
+    /// (`tokens` or `browser`), `family_id` or `token_hash`, `client_id`, `method`,
+    /// `credential_id`, `started_at`, `expires_at`, `revoked_at`.
+    public init(stored row: some StoredRow) throws {
+        let kind = try row.enumeration(Kind.self, "kind")
+        let id: String
+        switch kind {
+        case .tokens: id = try row.text("family_id")
+        case .browser: id = Self.browserSessionID(tokenHash: try row.bytes("token_hash"))
+        }
+        self.init(
+            id: id, kind: kind, clientID: try row.optionalText("client_id"), method: try row.enumeration(SignInMethod.self, "method"),
+            credentialID: try row.optionalBytes("credential_id"), startedAt: try row.date("started_at"), expiresAt: try row.optionalDate("expires_at"),
+            revokedAt: try row.optionalDate("revoked_at")
+        )
     }
 }

@@ -63,6 +63,11 @@ public struct IdentityError: Error, Hashable, Sendable, CustomStringConvertible 
 
     public var description: String { "\(code.rawValue): \(message)" }
 
+    /// What a sign-in or recovery of an account an administrator turned off gets, in every face.
+    public static var accountDisabled: IdentityError {
+        IdentityError(.invalidGrant, "this account has been disabled by an administrator", reason: .accountDisabled)
+    }
+
     /// Whether the reason is ``Reason/userExists(_:)``, whichever identifier it names.
     public var isUserExists: Bool {
         if case .userExists = reason { return true }
@@ -92,6 +97,18 @@ extension IdentityError {
         case malformedIdentifier
         /// An administrator turned the passkey off; only an administrator can turn it on.
         case disabledByAdministrator
+        /// An administrator turned the account off: it cannot sign in or recover.
+        case accountDisabled
+        /// No user has this ID (Admin API).
+        case userNotFound
+        /// The user has no passkey with this ID (Admin API).
+        case credentialNotFound
+        /// The user has no active session with this ID (Admin API).
+        case sessionNotFound
+        /// No webhook delivery has this ID (Admin API).
+        case deliveryNotFound
+        /// No configured webhook endpoint has this ID (Admin API).
+        case endpointNotFound
         /// The passkey is not registered with any account here.
         case unknownCredential
         /// The ceremony is unknown, expired, used, or another client's.
@@ -140,6 +157,12 @@ extension IdentityError {
             case .required: return "required"
             case .malformedIdentifier: return "malformed_identifier"
             case .disabledByAdministrator: return "disabled_by_administrator"
+            case .accountDisabled: return "account_disabled"
+            case .userNotFound: return "user_not_found"
+            case .credentialNotFound: return "credential_not_found"
+            case .sessionNotFound: return "session_not_found"
+            case .deliveryNotFound: return "delivery_not_found"
+            case .endpointNotFound: return "endpoint_not_found"
             case .unknownCredential: return "unknown_credential"
             case .invalidAuthSession: return "invalid_auth_session"
             case .wrongResponseKind: return "wrong_response_kind"

@@ -36,7 +36,7 @@ public enum ConfigurationLoader {
     /// Every top-level key of the configuration file.
     static let topLevelKeys = [
         "server", "database", "relying_party", "clients", "tokens", "passkeys", "limits", "logging", "metrics", "audit", "authenticator_names", "well_known",
-        "hosted_pages", "faces", "secrets", "email", "verification",
+        "hosted_pages", "faces", "secrets", "email", "verification", "admin", "webhooks",
     ]
 
     /// Loads the configuration: reads the file, then parses each section on its own (each in
@@ -77,11 +77,13 @@ public enum ConfigurationLoader {
             try parseEmail(yaml.child("email"), password: env["LATCHKEY_SMTP_PASSWORD"])
         }
         let verification = collector.read { () throws(ConfigurationError) in try parseVerification(yaml.child("verification")) }
+        let admin = collector.read { () throws(ConfigurationError) in try parseAdmin(yaml.child("admin")) }
+        let webhooks = collector.read { () throws(ConfigurationError) in try parseWebhooks(yaml.child("webhooks")) }
         try collector.throwIfAny()
 
         // Every part that failed recorded a problem, so after the check above each is here.
         guard let server, let database, let relyingParty, let clients, let tokens, let passkeys, let limits, let wellKnownCacheControl, let logging,
-            let metrics, let auditRetention, let authenticatorNamesFile, let hostedPages, let faces, let secrets, let email, let verification
+            let metrics, let auditRetention, let authenticatorNamesFile, let hostedPages, let faces, let secrets, let email, let verification, let admin, let webhooks
         else {
             throw ConfigurationError(key: "configuration", "could not be read")  // unreachable: every nil recorded a problem
         }
@@ -109,7 +111,73 @@ public enum ConfigurationLoader {
         )
         configuration.email = email
         configuration.verification = verification
+        configuration.admin = admin
+        configuration.webhooks = webhooks
         return configuration
+    }
+
+    /// `webhooks`: endpoints, each `{url, secret, events}`, and the private ranges they may
+    /// reach. A secret is `whsec_` and base64 (a list of them while one is being replaced:
+    /// each signs).
+    private static func parseWebhooks(_ node: YAMLReader) throws(ConfigurationError) -> LatchkeyConfiguration.Webhooks {
+        var webhooks = LatchkeyConfiguration.Webhooks()
+        guard node.isPresent else { return webhooks }
+        try node.requireKeys(["endpoints", "allow_private_networks"])
+        for element in try node.child("allow_private_networks").elements() ?? [] {
+            let text = try element.string() ?? ""
+            guard let range = AddressRange(text) else { throw element.error("must be an IP address or a CIDR range such as 10.0.0.0/8, found \"\(text.prefix(60))\"") }
+            webhooks.allowPrivateNetworks.append(range)
+        }
+        var seen = Set<String>()
+        for element in try node.child("endpoints").elements() ?? [] {
+            try element.requireKeys(["url", "secret", "events"])
+            let urlNode = element.child("url")
+            guard let text = try urlNode.string(), let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false,
+                url.user == nil, url.fragment == nil
+            else { throw urlNode.error("must be an http or https URL with a host") }
+            let secretNode = element.child("secret")
+            var texts: [String] = []
+            if let list = try? secretNode.strings() {
+                texts = list
+            } else if let one = try secretNode.string() {
+                texts = [one]
+            }
+            let secrets = texts.compactMap(WebhookSecret.init)
+            guard !texts.isEmpty, secrets.count == texts.count else {
+                throw secretNode.error("must be a Standard Webhooks secret, whsec_ and at least 16 bytes in base64 (or a list of them while rotating)")
+            }
+            let events = try element.child("events").strings() ?? []
+            let types: Set<WebhookEventType>
+            do {
+                types = try WebhookEventType.subscribed(to: events)
+            } catch {
+                throw element.child("events").error(error.message)
+            }
+            guard !types.isEmpty else { throw element.child("events").error("must name at least one event, such as user. or passkey.added") }
+            let endpoint = WebhookEndpoint(url: url, secrets: secrets, types: types)
+            guard seen.insert(endpoint.id).inserted else { throw urlNode.error("is listed twice") }
+            webhooks.endpoints.append(endpoint)
+        }
+        return webhooks
+    }
+
+    /// `admin`: who may reach the Admin API. By default it shares the server's listener and
+    /// answers loopback callers only; `public: true` admits any address (the key still
+    /// decides), and `host`/`port` serve it on a listener of its own instead.
+    private static func parseAdmin(_ node: YAMLReader) throws(ConfigurationError) -> LatchkeyConfiguration.Admin {
+        var admin = LatchkeyConfiguration.Admin()
+        guard node.isPresent else { return admin }
+        try node.requireKeys(["public", "host", "port"])
+        admin.isPublic = try node.child("public").bool() ?? false
+        let host = try node.child("host").string()
+        let port = try node.child("port").int()
+        if host != nil || port != nil {
+            guard let port, (0...65535).contains(port) else { throw node.child("port").error("must be set, between 0 and 65535, when the Admin API has a listener of its own") }
+            let host = host ?? "127.0.0.1"
+            guard !host.isEmpty else { throw node.child("host").error("must not be empty") }
+            admin.listener = .init(host: host, port: port)
+        }
+        return admin
     }
 
     /// `email`: the relay and the sender. Without `smtp_url`, the development mailer logs

@@ -243,6 +243,36 @@ public struct LatchkeyConfiguration: Sendable {
     /// `metrics`: where Prometheus metrics are served; `nil` (the key absent) turns them off.
     public var metrics: Metrics?
 
+    /// `admin`: who may reach the Admin API (`/admin/v1/`).
+    public var admin = Admin()
+
+    /// `webhooks`: where events are posted.
+    public var webhooks = Webhooks()
+
+    /// The webhooks' endpoints.
+    public struct Webhooks: Sendable {
+        /// `endpoints`.
+        public var endpoints: [WebhookEndpoint] = []
+        /// `allow_private_networks`: ranges of loopback, link-local or private addresses that
+        /// deliveries may reach after all.
+        public var allowPrivateNetworks: [AddressRange] = []
+
+        /// No webhooks.
+        public init() {}
+    }
+
+    /// Where the Admin API answers.
+    public struct Admin: Sendable {
+        /// `public`: admit callers on any address (the key still decides); otherwise only
+        /// loopback addresses.
+        public var isPublic = false
+        /// `host` and `port`: a listener of the Admin API's own, instead of the server's.
+        public var listener: Metrics?
+
+        /// The defaults: the server's listener, loopback callers only.
+        public init() {}
+    }
+
     /// The metrics listener.
     public struct Metrics: Sendable {
         /// `host`, default 127.0.0.1.

@@ -8,10 +8,11 @@ struct ExternalCommand {
     let status: Int32
     let output: String
 
-    static func run(_ executable: String, _ arguments: [String], timeout: Double = 60) async throws -> ExternalCommand {
+    static func run(_ executable: String, _ arguments: [String], workingDirectory: URL? = nil, timeout: Double = 60) async throws -> ExternalCommand {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let workingDirectory { process.currentDirectoryURL = workingDirectory }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe

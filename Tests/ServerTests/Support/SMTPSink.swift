@@ -12,24 +12,7 @@ final class SMTPSink: @unchecked Sendable {
     private let output: OutputCollector
 
     /// The virtualenv's python, made once per test run.
-    private static let python: Result<String, any Error> = {
-        if let configured = ProcessInfo.processInfo.environment["LATCHKEY_SMTP_SINK_PYTHON"] { return .success(configured) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [repository.appendingPathComponent("scripts/smtp-sink.sh").path, "setup"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        do {
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            let path = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard process.terminationStatus == 0, !path.isEmpty else { return .failure(TestFailure("scripts/smtp-sink.sh setup failed")) }
-            return .success(path)
-        } catch {
-            return .failure(error)
-        }
-    }()
+    private static let python = PythonTools.setUp("smtp-sink.sh", unless: "LATCHKEY_SMTP_SINK_PYTHON")
 
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()

@@ -1,0 +1,69 @@
+import Foundation
+import HTTPTypes
+public import Hummingbird
+import HTTPAPI
+public import IdentityCore
+import Logging
+import Synchronization
+
+/// The admin API key a request of the Admin API carries, once ``AdminKeyMiddleware`` found
+/// it live. The generated handlers take no context, so the key travels as a task local.
+enum AdminCaller {
+    @TaskLocal static var key: AdminAPIKey?
+    /// Where a handler leaves the RFC 8288 link to the next page. The middleware writes it
+    /// as it is: the generated server would percent-encode a header value whole.
+    @TaskLocal static var nextLink: NextLink?
+
+    /// The link a handler leaves for the middleware.
+    final class NextLink: Sendable {
+        let value = Mutex<String?>(nil)
+    }
+
+    /// The caller's key, when it holds `scope` (a write scope includes reading).
+    static func require(_ resource: AdminScope.Resource, writes: Bool) throws -> AdminAPIKey {
+        guard let key else { throw AdminAPIProblem.missingKey }
+        let scope = AdminScope(resource, writes: writes)
+        guard key.scopes.contains(scope) else { throw AdminAPIProblem.insufficientScope(scope) }
+        return key
+    }
+}
+
+/// Admits a request to the Admin API: from a loopback address unless the API is public,
+/// with a live admin API key. Records every call under the key's ID, with the status it got.
+struct AdminKeyMiddleware<Context: RequestContext>: RouterMiddleware {
+    let admin: AdminService
+    let isPublic: Bool
+    let renderer = AdminAPIErrors()
+
+    @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+        guard isPublic || AdminAddress.isLoopback(request) else { throw AdminAPIProblem.addressNotAllowed }
+        guard let authorization = request.headers[.authorization], !authorization.isEmpty else { throw AdminAPIProblem.missingKey }
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer", let key = try await admin.key(bearer: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+            throw AdminAPIProblem.invalidKey
+        }
+        let response: Response
+        do {
+            let link = AdminCaller.NextLink()
+            var answered = try await AdminCaller.$key.withValue(key) {
+                try await AdminCaller.$nextLink.withValue(link) { try await next(request, context) }
+            }
+            if let value = link.value.withLock({ $0 }) { answered.headers[HTTPField.Name("Link")!] = value }
+            response = answered
+        } catch {
+            response = renderer.render(AdminAPIErrors.unwrapped(error), logger: context.logger)
+        }
+        try await admin.recordRequest(method: request.method.rawValue, path: request.uri.path, status: Int(response.status.code), by: key.actor)
+        return response
+    }
+
+}
+
+enum AdminAddress {
+    /// Whether the connection's address (as the server's connection handler wrote it, in
+    /// place of anything the client sent) is this machine's.
+    static func isLoopback(_ request: Request) -> Bool {
+        guard let address = request.headers[RateLimitMiddleware<BasicRequestContext, AdminAPIErrors>.clientAddressHeader] else { return false }
+        return address.hasPrefix("127.") || address == "::1" || address.hasPrefix("::ffff:127.")
+    }
+}

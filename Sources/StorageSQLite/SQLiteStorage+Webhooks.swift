@@ -1,0 +1,106 @@
+public import Foundation
+public import IdentityCore
+
+extension SQLiteStorage {
+    /// Makes these the subscriptions the audit trail's trigger writes deliveries for.
+    public func replaceWebhookSubscriptions(_ subscriptions: [String: Set<AuditEvent.Kind>]) async throws {
+        try database.write { db in
+            try db.execute("DELETE FROM webhook_subscriptions")
+            for (endpoint, kinds) in subscriptions {
+                for kind in kinds { try db.execute("INSERT INTO webhook_subscriptions (kind, endpoint_id) VALUES (?, ?)", [kind.rawValue, endpoint]) }
+            }
+        }
+    }
+
+    /// Claims due deliveries of endpoints that are on, leasing them until `leaseUntil`.
+    public func claimWebhookDeliveries(dueAt time: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookDelivery] {
+        try database.write { db in
+            let ids = try db.rows(
+                """
+                UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?
+                WHERE position IN (
+                    SELECT position FROM webhook_deliveries d WHERE status = 'pending' AND next_attempt_at <= ?
+                        AND NOT EXISTS (SELECT 1 FROM webhook_endpoints_off o WHERE o.endpoint_id = d.endpoint_id)
+                    ORDER BY next_attempt_at LIMIT ?
+                ) RETURNING position
+                """, [leaseUntil.databaseSeconds, time.databaseSeconds, Int64(max(0, limit))]
+            ).map { try $0.integer("position") }
+            return try ids.compactMap { position in
+                try db.row(Self.deliveryQuery + " WHERE d.position = ?", [position]).map(WebhookDelivery.init(stored:))
+            }
+        }
+    }
+
+    /// Records how an attempt ended.
+    public func finishWebhookDelivery(id: String, outcome: WebhookAttemptOutcome, at time: Date) async throws {
+        let stored = outcome.stored
+        try database.write { db in
+            _ = try db.execute(
+                """
+                UPDATE webhook_deliveries SET status = ?, next_attempt_at = coalesce(?, next_attempt_at), last_status = ?, last_error = ?,
+                    delivered_at = CASE WHEN ? = 'delivered' THEN ? END
+                WHERE id = ?
+                """,
+                [stored.status.rawValue, stored.retryAt?.databaseSeconds, stored.lastStatus.map(String.init), stored.error, stored.status.rawValue, time.databaseSeconds, id]
+            )
+        }
+    }
+
+    /// Turns an endpoint off; its pending deliveries fail.
+    public func disableWebhookEndpoint(id: String, reason: String, at time: Date) async throws {
+        try database.write { db in
+            try db.execute("INSERT OR IGNORE INTO webhook_endpoints_off (endpoint_id, reason, disabled_at) VALUES (?, ?, ?)", [id, StoredText.sanitized(reason), time.databaseSeconds])
+            try db.execute(
+                "UPDATE webhook_deliveries SET status = 'failed', last_error = coalesce(last_error, 'endpoint turned off') WHERE endpoint_id = ? AND status = 'pending'", [id]
+            )
+        }
+    }
+
+    /// Turns an endpoint on again.
+    public func enableWebhookEndpoint(id: String) async throws -> Bool {
+        guard StoredText.canMatch(id) else { return false }
+        return try database.write { db in try db.execute("DELETE FROM webhook_endpoints_off WHERE endpoint_id = ?", [id]) > 0 }
+    }
+
+    /// The endpoints that are off, with why.
+    public func disabledWebhookEndpoints() async throws -> [String: String] {
+        try database.read { db in
+            Dictionary(try db.rows("SELECT endpoint_id, reason FROM webhook_endpoints_off").map { (try $0.text("endpoint_id"), try $0.text("reason")) }) { first, _ in first }
+        }
+    }
+
+    /// Deliveries, newest first.
+    public func webhookDeliveries(status: WebhookDeliveryStatus?, before: Int64?, limit: Int) async throws -> [WebhookDelivery] {
+        guard limit > 0 else { return [] }
+        return try database.read { db in
+            try db.rows(
+                Self.deliveryQuery + " WHERE (? IS NULL OR d.status = ?) AND (? IS NULL OR d.position < ?) ORDER BY d.position DESC LIMIT ?",
+                [status?.rawValue, status?.rawValue, before, before, Int64(limit)]
+            ).map(WebhookDelivery.init(stored:))
+        }
+    }
+
+    /// Makes a delivery due now again.
+    public func resendWebhookDelivery(id: String, at time: Date) async throws -> WebhookDelivery? {
+        guard StoredText.canMatch(id) else { return nil }
+        return try database.write { db in
+            try db.execute(
+                "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, delivered_at = NULL WHERE id = ?", [time.databaseSeconds, id]
+            )
+            return try db.row(Self.deliveryQuery + " WHERE d.id = ?", [id]).map(WebhookDelivery.init(stored:))
+        }
+    }
+
+    /// Deletes finished deliveries written before `time`.
+    public func purgeWebhookDeliveries(before time: Date, limit: Int) async throws -> Int {
+        try database.write { db in
+            try db.execute(
+                "DELETE FROM webhook_deliveries WHERE position IN (SELECT position FROM webhook_deliveries WHERE status != 'pending' AND created_at < ? LIMIT ?)",
+                [time.databaseSeconds, Int64(max(0, limit))]
+            )
+        }
+    }
+
+    /// A delivery with its event's columns under `e_`.
+    private static let deliveryQuery = "SELECT d.*, \(AuditEvent.prefixedColumns) FROM webhook_deliveries d JOIN audit_events e ON e.id = d.event_id"
+}
