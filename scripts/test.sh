@@ -44,38 +44,26 @@ if [ -z "${LATCHKEY_NGINX:-}" ] && [ -x .build/tools/nginx/usr/sbin/nginx ]; the
     export LATCHKEY_NGINX="$PWD/.build/tools/nginx/usr/sbin/nginx"
 fi
 
-# Mail is tested against a real SMTP server: aiosmtpd (PyPI) in a virtualenv under
-# .build/tools, started by the tests on loopback ports with STARTTLS and AUTH on.
-if [ -z "${LATCHKEY_SMTP_SINK_PYTHON:-}" ]; then
-    echo "==> setting up the test SMTP server (aiosmtpd)"
-    if sink_python=$(scripts/smtp-sink.sh setup); then
-        export LATCHKEY_SMTP_SINK_PYTHON="$sink_python"
+# The tests' PyPI tools, each in a virtualenv under .build/tools: setup VARIABLE SCRIPT WHAT
+# exports what `scripts/SCRIPT setup` prints, unless VARIABLE is set already.
+setup_tool() {
+    local variable=$1 script=$2 what=$3 path
+    [ -n "${!variable:-}" ] && return 0
+    echo "==> setting up $what"
+    if path=$(scripts/$script setup); then
+        export "$variable=$path"
     else
-        echo "could not set up aiosmtpd for the mail tests"; exit 1
+        echo "could not set up $what"; exit 1
     fi
-fi
-
-# The Admin API is tested against its OpenAPI document with Schemathesis (PyPI), in a
-# virtualenv under .build/tools.
-if [ -z "${LATCHKEY_SCHEMATHESIS:-}" ]; then
-    echo "==> setting up Schemathesis"
-    if schemathesis=$(scripts/schemathesis.sh setup); then
-        export LATCHKEY_SCHEMATHESIS="$schemathesis"
-    else
-        echo "could not set up Schemathesis for the Admin API's conformance test"; exit 1
-    fi
-fi
-
+}
+# Mail is tested against a real SMTP server: aiosmtpd, started by the tests on loopback ports
+# with STARTTLS and AUTH on.
+setup_tool LATCHKEY_SMTP_SINK_PYTHON smtp-sink.sh "the test SMTP server (aiosmtpd)"
+# The Admin API is tested against its OpenAPI document with Schemathesis.
+setup_tool LATCHKEY_SCHEMATHESIS schemathesis.sh "Schemathesis for the Admin API's conformance test"
 # Webhooks are received by a Python server that verifies them with the standardwebhooks
-# package (PyPI), an implementation independent of Latchkey's.
-if [ -z "${LATCHKEY_WEBHOOK_RECEIVER_PYTHON:-}" ]; then
-    echo "==> setting up the test webhook receiver (standardwebhooks)"
-    if receiver_python=$(scripts/webhook-receiver.sh setup); then
-        export LATCHKEY_WEBHOOK_RECEIVER_PYTHON="$receiver_python"
-    else
-        echo "could not set up the webhook receiver for the webhook tests"; exit 1
-    fi
-fi
+# package, an implementation independent of Latchkey's.
+setup_tool LATCHKEY_WEBHOOK_RECEIVER_PYTHON webhook-receiver.sh "the test webhook receiver (standardwebhooks)"
 
 log=$(mktemp -t latchkey-test.XXXXXX)
 pgdir=""

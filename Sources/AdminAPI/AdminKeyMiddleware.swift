@@ -53,7 +53,12 @@ struct AdminKeyMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             response = renderer.render(AdminAPIErrors.unwrapped(error), logger: context.logger)
         }
-        try await admin.recordRequest(method: request.method.rawValue, path: request.uri.path, status: Int(response.status.code), by: key.actor)
+        // The call is answered whatever happens to its record: a change it made has been made.
+        do {
+            try await admin.recordRequest(method: request.method.rawValue, path: request.uri.path, status: Int(response.status.code), by: key.actor)
+        } catch {
+            context.logger.warning("could not record an Admin API call", metadata: ["key": "\(key.id)", "error": "\(error)"])
+        }
         return response
     }
 

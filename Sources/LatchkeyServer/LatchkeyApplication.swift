@@ -92,12 +92,13 @@ public enum LatchkeyApplication {
             events: AccountMailService.stream(from: routes.storage.securityEvents), storage: routes.storage, mailer: routes.mail.mailer,
             recovery: routes.recovery, names: routes.authenticatorNames, logger: logger
         ))
-        services.append(WebhookSenderService(
+        // Without endpoints nothing is written to the outbox, and nothing polls it.
+        if !configuration.webhooks.endpoints.isEmpty { services.append(WebhookSenderService(
             store: routes.storage, endpoints: Dictionary(configuration.webhooks.endpoints.map { ($0.id, $0) }) { first, _ in first },
             policy: WebhookAddressPolicy(allowed: configuration.webhooks.allowPrivateNetworks), clock: clock,
             wakeUps: WebhookSenderService.wakeUps(from: routes.storage.securityEvents, kinds: configuration.webhooks.endpoints.reduce(into: []) { $0.formUnion($1.auditKinds) }),
             logger: logger
-        ))
+        )) }
         if let listener = configuration.admin.listener {
             services.append(try adminListener(routes.admin, host: listener.host, port: listener.port, configuration: configuration, logger: logger))
         }

@@ -112,7 +112,10 @@ struct WebhookSenderService: Service {
             return .failed(status: nil, error: "no webhook type reports \(delivery.event.event.kind.rawValue)")
         }
         // Checked before every attempt: a name may point elsewhere since the last one.
-        let resolved = Self.addresses(of: endpoint.url)
+        // getaddrinfo blocks: off the event loops that serve requests.
+        let resolved = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: Self.addresses(of: endpoint.url)) }
+        }
         if let problem = resolved.problem { return retry(delivery, status: nil, error: problem) }
         if let refusal = resolved.addresses.lazy.compactMap(policy.refusal(for:)).first { return .failed(status: nil, error: refusal) }
         let body = WebhookPayload.body(delivery, type: type)

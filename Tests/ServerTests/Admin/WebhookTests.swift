@@ -72,25 +72,30 @@ struct WebhookTests {
     @Test func anOutageAndARestartLoseNothingAndRepeatNothing() async throws {
         let secret = WebhookReceiver.secret(3)
         let port = try freePort()
-        let url = "http://127.0.0.1:\(port)/hooks"
-        let directory = try TemporaryDirectory()
-        let configuration = Self.configuration(url: url, secrets: [secret])
-        var server = try await ServerProcess.start(configuration: configuration, in: directory)
-        var ada = PasskeyUser(server: server.baseURL)
+        let configuration = Self.configuration(url: "http://127.0.0.1:\(port)/hooks", secrets: [secret])
+        let admin = try await AdminAPIFixture.start(configuration: configuration)
+        var ada = PasskeyUser(server: admin.server.baseURL)
         _ = try await ada.signUp(SignupProfile(email: "ada@example.com"))
-        var bob = PasskeyUser(server: server.baseURL)
+        var bob = PasskeyUser(server: admin.server.baseURL)
         _ = try await bob.signUp(SignupProfile(email: "bob@example.com"))
         _ = try await ada.signIn()
-        // Nobody listens: the first attempts fail; then the server stops.
-        try await server.waitForOutput("webhook", timeout: 2)
-        try await Task.sleep(for: .seconds(1))
-        server.stop()
+        // Nobody listens: once each delivery's first attempt has failed (the next is 5 s
+        // later), the server stops.
+        let key = try await admin.key("webhooks:read").key
+        var failedOnce: [[String: Any]] = []
+        for _ in 0..<1500 {
+            failedOnce = try await admin.call("GET", "/webhooks/deliveries?status=pending", key: key).json["deliveries"] as? [[String: Any]] ?? []
+            if failedOnce.count == 3, failedOnce.allSatisfy({ ($0["attempts"] as? Int ?? 0) >= 1 && $0["last_error"] != nil }) { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(failedOnce.count == 3 && failedOnce.allSatisfy { ($0["last_error"] as? String)?.hasPrefix("no answer") == true }, "\(failedOnce)")
+        admin.stop()
 
         let receiver = try await WebhookReceiver.start(secret: secret, port: port)
         defer { receiver.stop() }
-        server = try await ServerProcess.start(configuration: configuration, in: directory)
+        let server = try await ServerProcess.start(configuration: configuration, in: admin.directory)
         defer { server.stop() }
-        let received = try await receiver.waitFor(3, timeout: 40)
+        let received = try await receiver.waitFor(3, timeout: 60)
         try await Task.sleep(for: .seconds(2))
         let settled = receiver.deliveries()
         #expect(settled.count == 3 && Set(settled.map(\.id)).count == 3, "each event once: \(settled.map { "\($0.type) \($0.id)" })")
@@ -130,7 +135,7 @@ struct WebhookTests {
         _ = try await ada.signUp(SignupProfile(email: "ada@example.com"))
         let key = try await refused.key("webhooks:read").key
         var failed: [[String: Any]] = []
-        for _ in 0..<100 where failed.isEmpty {
+        for _ in 0..<300 where failed.isEmpty {
             failed = try await refused.call("GET", "/webhooks/deliveries?status=failed", key: key).json["deliveries"] as? [[String: Any]] ?? []
             try await Task.sleep(for: .milliseconds(100))
         }
@@ -148,7 +153,7 @@ struct WebhookTests {
         try await gone.waitFor(1)
         let adminKey = try await admin.key("webhooks:read").key
         var endpoints: [[String: Any]] = []
-        for _ in 0..<100 {
+        for _ in 0..<300 {
             endpoints = try await admin.call("GET", "/webhooks/endpoints", key: adminKey).json["endpoints"] as? [[String: Any]] ?? []
             if endpoints.first?["disabled"] as? Bool == true { break }
             try await Task.sleep(for: .milliseconds(100))

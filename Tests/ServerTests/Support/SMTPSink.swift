@@ -112,16 +112,24 @@ final class SMTPSink: @unchecked Sendable {
 
     /// Stops the sink (SIGTERM) and waits for it to exit.
     func stop() {
+        Self.terminate(process)
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: maildir)
+    }
+}
+
+extension SMTPSink {
+    /// Stops a helper process the tests started (SIGTERM, then SIGKILL after 10 seconds)
+    /// and waits for it to exit.
+    static func terminate(_ process: Process) {
         let pid = process.processIdentifier
         guard ServerProcess.isAlive(pid) else { return }
         process.terminate()
         let deadline = Date().addingTimeInterval(10)
         while ServerProcess.isAlive(pid) && Date() < deadline { usleep(20_000) }
         if ServerProcess.isAlive(pid) { kill(pid, SIGKILL) }
-    }
-
-    deinit {
-        stop()
-        try? FileManager.default.removeItem(at: maildir)
     }
 }

@@ -84,12 +84,5 @@ final class WebhookReceiver: @unchecked Sendable {
     }
 
     /// Stops the receiver and waits for it to exit.
-    func stop() {
-        let pid = process.processIdentifier
-        guard ServerProcess.isAlive(pid) else { return }
-        process.terminate()
-        let deadline = Date().addingTimeInterval(10)
-        while ServerProcess.isAlive(pid) && Date() < deadline { usleep(20_000) }
-        if ServerProcess.isAlive(pid) { kill(pid, SIGKILL) }
-    }
+    func stop() { SMTPSink.terminate(process) }
 }
