@@ -220,6 +220,25 @@ struct AdminAPIHandler: APIProtocol {
         )
     }
 
+    // MARK: - Metadata
+
+    func getMetadataState(_ input: Operations.GetMetadataState.Input) async throws -> Operations.GetMetadataState.Output {
+        _ = try AdminCaller.require(.clients, writes: false)
+        guard let configured = services.metadata else {
+            return .ok(.init(body: .json(.init(configured: false, refusedStatuses: [], refusedModels: []))))
+        }
+        let metadata = configured.metadata
+        let blob = metadata.blob
+        let refused = (blob?.entries ?? []).compactMap { entry -> Components.Schemas.MetadataState.RefusedModelsPayloadPayload? in
+            guard let latest = entry.latestStatus, metadata.refusedStatuses.contains(latest.status) else { return nil }
+            return .init(identifier: entry.aaguid.map { $0.uuidString.lowercased() } ?? entry.identifier, description: entry.description, status: latest.status, effectiveDate: latest.effectiveDate)
+        }
+        return .ok(.init(body: .json(.init(
+            configured: true, source: configured.source, blobNumber: blob?.number, nextUpdate: blob?.nextUpdateDate, entries: blob?.entries.count,
+            refusedStatuses: metadata.refusedStatuses.sorted(), refusedModels: refused
+        ))))
+    }
+
     // MARK: - Clients
 
     func listClients(_ input: Operations.ListClients.Input) async throws -> Operations.ListClients.Output {

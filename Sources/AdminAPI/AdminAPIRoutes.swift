@@ -18,9 +18,15 @@ public struct AdminAPIServices: Sendable {
     public let isPublic: Bool
     /// The configured webhook endpoints.
     public let webhookEndpoints: [WebhookEndpoint]
+    /// The FIDO metadata in use and where it comes from, when configured.
+    public let metadata: (source: String, metadata: AttestationMetadata)?
 
     /// Creates the services.
-    public init(admin: AdminService, clients: ClientRegistry, authenticatorNames: AuthenticatorNames, isPublic: Bool, webhookEndpoints: [WebhookEndpoint] = []) {
+    public init(
+        admin: AdminService, clients: ClientRegistry, authenticatorNames: AuthenticatorNames, isPublic: Bool, webhookEndpoints: [WebhookEndpoint] = [],
+        metadata: (source: String, metadata: AttestationMetadata)? = nil
+    ) {
+        self.metadata = metadata
         self.webhookEndpoints = webhookEndpoints
         self.admin = admin
         self.clients = clients

@@ -306,7 +306,8 @@ public enum LatchkeyApplication {
         }
         let admin = AdminAPIServices(
             admin: AdminService(storage: storage, clock: clock, random: random), clients: clients, authenticatorNames: names,
-            isPublic: configuration.admin.isPublic, webhookEndpoints: configuration.webhooks.endpoints
+            isPublic: configuration.admin.isPublic, webhookEndpoints: configuration.webhooks.endpoints,
+            metadata: metadata.map { ($0.settings.source, $0.metadata) }
         )
         // On a listener of its own when configured (see adminListener), else here.
         if configuration.admin.listener == nil { try router.addAdminAPI(admin) }

@@ -125,6 +125,18 @@ struct MetadataEndToEndTests {
         #expect(server.output.text.contains("failed validation (metadata BLOB:"), "\(server.output.text)")
         #expect(server.output.text.contains("keeping BLOB no 2"), "\(server.output.text)")
         #expect(!server.output.text.contains("metadata BLOB no 3"), "\(server.output.text)")
+
+        // The Admin API shows the BLOB in use and the models it refuses.
+        let made = try await CommandRun.run(
+            ["admin", "keys", "create", "--name", "metadata", "--scopes", "clients:read", "--database", "sqlite:" + directory.path("latchkey.sqlite")],
+            workingDirectory: directory.url
+        )
+        let key = try #require(made.output.split(separator: "\n").last.map(String.init))
+        let state = try await RawHTTP(baseURL: server.baseURL).send("GET", "/admin/v1/metadata", contentType: nil, headers: ["Authorization": "Bearer " + key]).json
+        #expect(state["configured"] as? Bool == true && state["blob_number"] as? Int == 2 && state["entries"] as? Int == 2, "\(state)")
+        let models = (state["refused_models"] as? [[String: Any]] ?? []).compactMap { $0["identifier"] as? String }
+        #expect(Set(models) == [certified, revoked], "\(state)")
+        #expect((state["refused_statuses"] as? [String])?.contains("REVOKED") == true)
     }
 
     /// `latchkey mds update` stores a BLOB; a running server whose own refresh is a day away

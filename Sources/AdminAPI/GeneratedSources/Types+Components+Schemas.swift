@@ -823,6 +823,108 @@ extension Components {
                 case nextPageToken = "next_page_token"
             }
         }
+        /// - Remark: Generated from `#/components/schemas/MetadataState`.
+        internal struct MetadataState: Codable, Hashable, Sendable {
+            /// passkeys.attestation.metadata is set.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MetadataState/configured`.
+            internal var configured: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/MetadataState/source`.
+            internal var source: Swift.String?
+            /// The BLOB in use (its `no`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/MetadataState/blob_number`.
+            internal var blobNumber: Swift.Int?
+            /// When the FIDO Metadata Service says to fetch the next.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MetadataState/next_update`.
+            internal var nextUpdate: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/MetadataState/entries`.
+            internal var entries: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/MetadataState/refused_statuses`.
+            internal var refusedStatuses: [Swift.String]
+            /// - Remark: Generated from `#/components/schemas/MetadataState/RefusedModelsPayload`.
+            internal struct RefusedModelsPayloadPayload: Codable, Hashable, Sendable {
+                /// The AAGUID
+                ///
+                /// - Remark: Generated from `#/components/schemas/MetadataState/RefusedModelsPayload/identifier`.
+                internal var identifier: Swift.String
+                /// - Remark: Generated from `#/components/schemas/MetadataState/RefusedModelsPayload/description`.
+                internal var description: Swift.String?
+                /// - Remark: Generated from `#/components/schemas/MetadataState/RefusedModelsPayload/status`.
+                internal var status: Swift.String
+                /// - Remark: Generated from `#/components/schemas/MetadataState/RefusedModelsPayload/effective_date`.
+                internal var effectiveDate: Swift.String?
+                /// Creates a new `RefusedModelsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - identifier: The AAGUID
+                ///   - description:
+                ///   - status:
+                ///   - effectiveDate:
+                internal init(
+                    identifier: Swift.String,
+                    description: Swift.String? = nil,
+                    status: Swift.String,
+                    effectiveDate: Swift.String? = nil
+                ) {
+                    self.identifier = identifier
+                    self.description = description
+                    self.status = status
+                    self.effectiveDate = effectiveDate
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case identifier
+                    case description
+                    case status
+                    case effectiveDate = "effective_date"
+                }
+            }
+            /// Entries whose latest status is one of refused_statuses; registrations of these models are refused.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MetadataState/refused_models`.
+            internal typealias RefusedModelsPayload = [Components.Schemas.MetadataState.RefusedModelsPayloadPayload]
+            /// Entries whose latest status is one of refused_statuses; registrations of these models are refused.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MetadataState/refused_models`.
+            internal var refusedModels: Components.Schemas.MetadataState.RefusedModelsPayload
+            /// Creates a new `MetadataState`.
+            ///
+            /// - Parameters:
+            ///   - configured: passkeys.attestation.metadata is set.
+            ///   - source:
+            ///   - blobNumber: The BLOB in use (its `no`).
+            ///   - nextUpdate: When the FIDO Metadata Service says to fetch the next.
+            ///   - entries:
+            ///   - refusedStatuses:
+            ///   - refusedModels: Entries whose latest status is one of refused_statuses; registrations of these models are refused.
+            internal init(
+                configured: Swift.Bool,
+                source: Swift.String? = nil,
+                blobNumber: Swift.Int? = nil,
+                nextUpdate: Foundation.Date? = nil,
+                entries: Swift.Int? = nil,
+                refusedStatuses: [Swift.String],
+                refusedModels: Components.Schemas.MetadataState.RefusedModelsPayload
+            ) {
+                self.configured = configured
+                self.source = source
+                self.blobNumber = blobNumber
+                self.nextUpdate = nextUpdate
+                self.entries = entries
+                self.refusedStatuses = refusedStatuses
+                self.refusedModels = refusedModels
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case configured
+                case source
+                case blobNumber = "blob_number"
+                case nextUpdate = "next_update"
+                case entries
+                case refusedStatuses = "refused_statuses"
+                case refusedModels = "refused_models"
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/Client`.
         internal struct Client: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Client/client_id`.

@@ -113,6 +113,11 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /webhooks/deliveries/{delivery_id}/resend`.
     /// - Remark: Generated from `#/paths//webhooks/deliveries/{delivery_id}/resend/post(resendWebhookDelivery)`.
     func resendWebhookDelivery(_ input: Operations.ResendWebhookDelivery.Input) async throws -> Operations.ResendWebhookDelivery.Output
+    /// The FIDO metadata in use, and the authenticator models it refuses (scope clients:read)
+    ///
+    /// - Remark: HTTP `GET /metadata`.
+    /// - Remark: Generated from `#/paths//metadata/get(getMetadataState)`.
+    func getMetadataState(_ input: Operations.GetMetadataState.Input) async throws -> Operations.GetMetadataState.Output
     /// The configured OAuth clients, read-only (scope clients:read)
     ///
     /// - Remark: HTTP `GET /clients`.
@@ -385,6 +390,13 @@ extension APIProtocol {
             path: path,
             headers: headers
         ))
+    }
+    /// The FIDO metadata in use, and the authenticator models it refuses (scope clients:read)
+    ///
+    /// - Remark: HTTP `GET /metadata`.
+    /// - Remark: Generated from `#/paths//metadata/get(getMetadataState)`.
+    internal func getMetadataState(headers: Operations.GetMetadataState.Input.Headers = .init()) async throws -> Operations.GetMetadataState.Output {
+        try await getMetadataState(Operations.GetMetadataState.Input(headers: headers))
     }
     /// The configured OAuth clients, read-only (scope clients:read)
     ///

@@ -32,6 +32,7 @@ struct AdminAPITests {
         ("POST", "/webhooks/endpoints/ep_000000000000/enable", "webhooks:write", nil),
         ("GET", "/webhooks/deliveries", "webhooks:read", nil),
         ("POST", "/webhooks/deliveries/msg_1_ep_x/resend", "webhooks:write", nil),
+        ("GET", "/metadata", "clients:read", nil),
         ("GET", "/clients", "clients:read", nil),
     ]
 
