@@ -100,7 +100,7 @@ public struct AdminAPIErrors: FaceErrorRenderer {
         switch error.reason {
         case .userNotFound?, .credentialNotFound?, .sessionNotFound?, .deliveryNotFound?, .endpointNotFound?:
             return (.notFound, error.reason!.rawValue)
-        case .userExists?, .lastAuthenticationMethod?:
+        case .userExists?, .lastAuthenticationMethod?, .accountDisabled?:
             return (.conflict, error.reason!.rawValue)
         default:
             break

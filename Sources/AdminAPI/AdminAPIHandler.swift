@@ -101,6 +101,24 @@ struct AdminAPIHandler: APIProtocol {
         return .ok(.init(body: .json(credential(changed))))
     }
 
+    func createEnrollmentLink(_ input: Operations.CreateEnrollmentLink.Input) async throws -> Operations.CreateEnrollmentLink.Output {
+        let key = try AdminCaller.require(.credentials, writes: true)
+        var lifetime: TimeInterval = 86400
+        if case .json(let body)? = input.body, let seconds = body.expiresIn {
+            guard (300...604_800).contains(seconds) else {
+                throw IdentityError(.invalidRequest, "expires_in must be between 300 (5 minutes) and 604800 (7 days) seconds", field: "expires_in")
+            }
+            lifetime = TimeInterval(seconds)
+        }
+        let userID = UserID(rawValue: input.path.id)
+        let made = try await services.recovery.createEnrollmentLink(userID: userID, lifetime: lifetime, by: key.actor)
+        // In the fragment: a browser sends neither it nor the code in it to any server.
+        var fragment = URLComponents()
+        fragment.queryItems = [URLQueryItem(name: "user", value: userID.rawValue), URLQueryItem(name: "code", value: made.code)]
+        let url = services.publicURL + "/enroll#" + (fragment.percentEncodedQuery ?? "")
+        return .created(.init(body: .json(.init(url: url, code: made.code, expiresAt: made.expiresAt))))
+    }
+
     // MARK: - Sessions
 
     func listUserSessions(_ input: Operations.ListUserSessions.Input) async throws -> Operations.ListUserSessions.Output {

@@ -20,12 +20,18 @@ public struct AdminAPIServices: Sendable {
     public let webhookEndpoints: [WebhookEndpoint]
     /// The FIDO metadata in use and where it comes from, when configured.
     public let metadata: (source: String, metadata: AttestationMetadata)?
+    /// Enrollment links.
+    public let recovery: AccountRecoveryService
+    /// The server's public URL, which enrollment links open.
+    public let publicURL: String
 
     /// Creates the services.
     public init(
-        admin: AdminService, clients: ClientRegistry, authenticatorNames: AuthenticatorNames, isPublic: Bool, webhookEndpoints: [WebhookEndpoint] = [],
-        metadata: (source: String, metadata: AttestationMetadata)? = nil
+        admin: AdminService, recovery: AccountRecoveryService, publicURL: String, clients: ClientRegistry, authenticatorNames: AuthenticatorNames,
+        isPublic: Bool, webhookEndpoints: [WebhookEndpoint] = [], metadata: (source: String, metadata: AttestationMetadata)? = nil
     ) {
+        self.recovery = recovery
+        self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
         self.metadata = metadata
         self.webhookEndpoints = webhookEndpoints
         self.admin = admin

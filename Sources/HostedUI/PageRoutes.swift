@@ -44,6 +44,9 @@ extension Router where Context == BasicRequestContext {
                 request, title: "Sign in", page: "login", body: Pages.login(notice: notice), data: ["return-to": returnTo, "rp-id": pages.relyingPartyID]
             )
         }
+        open.get("/enroll") { request, _ in
+            pages.render(request, title: "Add a passkey to your account", page: "enrollment-link", body: Pages.enrollmentLink())
+        }
         open.get("/recover") { request, context in
             if context.identity != nil { return PageResponses.redirect("/account") }
             return pages.render(request, title: "Get back into your account", page: "recover", body: Pages.recover(codeMinutes: Int(pages.recovery.settings.codeLifetime / 60)))

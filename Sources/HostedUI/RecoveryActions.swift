@@ -16,6 +16,12 @@ struct RecoveryFinish: Decodable {
     let recovery_code: String?
 }
 
+/// `POST /ui/enroll`'s body: an enrollment link's account and code.
+struct EnrollmentLinkUse: Decodable {
+    let user_id: String?
+    let code: String?
+}
+
 /// The account page's answer to a verified code.
 struct VerifiedAnswer: Encodable {
     let email: String
@@ -42,6 +48,15 @@ extension Router where Context == BasicRequestContext {
                 throw IdentityError(.invalidRequest, "Enter the email address of your account.", reason: .required, field: "email")
             }
             let user = try await pages.recovery.recover(email: email, code: body.code, recoveryCode: body.recovery_code, clientID: OAuthClient.hostedPages.clientID)
+            let (token, _) = try await pages.sessions.startAfterRecovery(for: user)
+            return try await Self.signedIn(pages, request, token: token, ["redirect_to": "/account/passkeys/new?recovered=1"])
+        }
+        finishes.post("enroll") { request, _ in
+            let body = try await pages.body.json(EnrollmentLinkUse.self, from: request)
+            guard let userID = body.user_id?.trimmingCharacters(in: .whitespaces), !userID.isEmpty, let code = body.code, !code.isEmpty else {
+                throw IdentityError(.invalidRequest, "Enter the account ID and the code from your link.", reason: .required, field: body.user_id?.isEmpty == false ? "code" : "user_id")
+            }
+            let user = try await pages.recovery.redeemEnrollmentLink(userID: UserID(rawValue: userID), code: code, clientID: OAuthClient.hostedPages.clientID)
             let (token, _) = try await pages.sessions.startAfterRecovery(for: user)
             return try await Self.signedIn(pages, request, token: token, ["redirect_to": "/account/passkeys/new?recovered=1"])
         }

@@ -305,7 +305,8 @@ public enum LatchkeyApplication {
             ))
         }
         let admin = AdminAPIServices(
-            admin: AdminService(storage: storage, clock: clock, random: random), clients: clients, authenticatorNames: names,
+            admin: AdminService(storage: storage, clock: clock, random: random), recovery: recovery, publicURL: configuration.server.publicURL,
+            clients: clients, authenticatorNames: names,
             isPublic: configuration.admin.isPublic, webhookEndpoints: configuration.webhooks.endpoints,
             metadata: metadata.map { ($0.settings.source, $0.metadata) }
         )

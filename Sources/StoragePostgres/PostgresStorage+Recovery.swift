@@ -80,11 +80,11 @@ extension PostgresStorage {
     // MARK: - One-time codes
 
     /// Stores a code in place of the user's earlier one for the same purpose, and queues its mail.
-    public func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail) async throws {
+    public func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail?) async throws {
         try StoredText.requireStorable(code.userID.rawValue, code.address, in: "saveOneTimeCode")
-        try StoredText.requireStorable(mail.id, mail.recipient, mail.recipientName, mail.subject, mail.text, mail.html, in: "saveOneTimeCode")
+        if let mail { try StoredText.requireStorable(mail.id, mail.recipient, mail.recipientName, mail.subject, mail.text, mail.html, in: "saveOneTimeCode") }
         try await transaction { db in
-            try await self.insert(mail, db)
+            if let mail { try await self.insert(mail, db) }
             _ = try await db.rows(
                 """
                 INSERT INTO one_time_codes (user_id, purpose, code_hash, address, created_at, expires_at, attempts)

@@ -73,11 +73,11 @@ extension SQLiteStorage {
     // MARK: - One-time codes
 
     /// Stores a code in place of the user's earlier one for the same purpose, and queues its mail.
-    public func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail) async throws {
+    public func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail?) async throws {
         try StoredText.requireStorable(code.userID.rawValue, code.address, in: "saveOneTimeCode")
-        try StoredText.requireStorable(mail.id, mail.recipient, mail.recipientName, mail.subject, mail.text, mail.html, in: "saveOneTimeCode")
+        if let mail { try StoredText.requireStorable(mail.id, mail.recipient, mail.recipientName, mail.subject, mail.text, mail.html, in: "saveOneTimeCode") }
         try database.write { db in
-            try Self.insert(mail, db)
+            if let mail { try Self.insert(mail, db) }
             _ = try db.execute(
                 """
                 INSERT INTO one_time_codes (user_id, purpose, code_hash, address, created_at, expires_at, attempts) VALUES (?, ?, ?, ?, ?, ?, ?)

@@ -437,14 +437,16 @@ public final class InMemoryStorage: IdentityStorage {
     private static func codeKey(_ userID: UserID, _ purpose: OneTimeCodePurpose) -> String { purpose.rawValue + "\n" + userID.rawValue }
 
     /// Stores a code in place of the earlier one, and queues its mail.
-    public func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail) async throws {
-        try StoredText.requireStorable(mail.id, mail.recipient, mail.recipientName, mail.subject, mail.text, mail.html, in: "saveOneTimeCode")
+    public func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail?) async throws {
+        if let mail { try StoredText.requireStorable(mail.id, mail.recipient, mail.recipientName, mail.subject, mail.text, mail.html, in: "saveOneTimeCode") }
         try state.withLock { state in
             guard state.users[code.userID] != nil else { throw InMemoryStorageError(.invalidArgument, "no such user") }
-            guard state.outbox[mail.id] == nil else { throw InMemoryStorageError(.invalidArgument, "a message with this ID is queued") }
+            if let mail {
+                guard state.outbox[mail.id] == nil else { throw InMemoryStorageError(.invalidArgument, "a message with this ID is queued") }
+                state.outbox[mail.id] = (mail, "pending", mail.createdAt, nil)
+                state.outboxOrder.append(mail.id)
+            }
             state.oneTimeCodes[Self.codeKey(code.userID, code.purpose)] = code
-            state.outbox[mail.id] = (mail, "pending", mail.createdAt, nil)
-            state.outboxOrder.append(mail.id)
         }
     }
 

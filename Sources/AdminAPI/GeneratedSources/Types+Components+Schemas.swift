@@ -374,6 +374,66 @@ extension Components {
                 case password
             }
         }
+        /// - Remark: Generated from `#/components/schemas/EnrollmentLinkRequest`.
+        internal struct EnrollmentLinkRequest: Codable, Hashable, Sendable {
+            /// Seconds the link works (default 86400).
+            ///
+            /// - Remark: Generated from `#/components/schemas/EnrollmentLinkRequest/expires_in`.
+            internal var expiresIn: Swift.Int?
+            /// Creates a new `EnrollmentLinkRequest`.
+            ///
+            /// - Parameters:
+            ///   - expiresIn: Seconds the link works (default 86400).
+            internal init(expiresIn: Swift.Int? = nil) {
+                self.expiresIn = expiresIn
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case expiresIn = "expires_in"
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.expiresIn = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .expiresIn
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "expires_in"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/EnrollmentLink`.
+        internal struct EnrollmentLink: Codable, Hashable, Sendable {
+            /// The hosted page, with the user and the code in its fragment (never sent to a server in a request line or a Referer).
+            ///
+            /// - Remark: Generated from `#/components/schemas/EnrollmentLink/url`.
+            internal var url: Swift.String
+            /// 16 digits, for a person who types it on the page instead.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EnrollmentLink/code`.
+            internal var code: Swift.String
+            /// - Remark: Generated from `#/components/schemas/EnrollmentLink/expires_at`.
+            internal var expiresAt: Foundation.Date
+            /// Creates a new `EnrollmentLink`.
+            ///
+            /// - Parameters:
+            ///   - url: The hosted page, with the user and the code in its fragment (never sent to a server in a request line or a Referer).
+            ///   - code: 16 digits, for a person who types it on the page instead.
+            ///   - expiresAt:
+            internal init(
+                url: Swift.String,
+                code: Swift.String,
+                expiresAt: Foundation.Date
+            ) {
+                self.url = url
+                self.code = code
+                self.expiresAt = expiresAt
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case url
+                case code
+                case expiresAt = "expires_at"
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/Session`.
         internal struct Session: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Session/id`.
@@ -638,6 +698,7 @@ extension Components {
             case adminRequest = "admin_request"
             case adminKeyCreated = "admin_key_created"
             case adminKeyRevoked = "admin_key_revoked"
+            case enrollmentLinkCreated = "enrollment_link_created"
         }
         /// - Remark: Generated from `#/components/schemas/WebhookEventType`.
         internal enum WebhookEventType: String, Codable, Hashable, Sendable, CaseIterable {

@@ -1106,6 +1106,173 @@ internal enum Operations {
             }
         }
     }
+    /// A one-use link with which the person adds a passkey without signing in (scope credentials:write)
+    ///
+    /// For a new device, after a lost one, or an account made ahead of its first sign-in. The link opens the
+    /// hosted pages, which trade its code for a session that may only add a passkey. A new link replaces the
+    /// user's previous one; it works once, until it expires.
+    ///
+    ///
+    /// - Remark: HTTP `POST /users/{id}/enrollment-links`.
+    /// - Remark: Generated from `#/paths//users/{id}/enrollment-links/post(createEnrollmentLink)`.
+    internal enum CreateEnrollmentLink {
+        internal static let id: Swift.String = "createEnrollmentLink"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/users/{id}/enrollment-links/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/users/{id}/enrollment-links/POST/path/id`.
+                internal var id: Components.Parameters.UserID
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                internal init(id: Components.Parameters.UserID) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.CreateEnrollmentLink.Input.Path
+            /// - Remark: Generated from `#/paths/users/{id}/enrollment-links/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateEnrollmentLink.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateEnrollmentLink.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.CreateEnrollmentLink.Input.Headers
+            /// - Remark: Generated from `#/paths/users/{id}/enrollment-links/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/users/{id}/enrollment-links/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.EnrollmentLinkRequest)
+            }
+            internal var body: Operations.CreateEnrollmentLink.Input.Body?
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.CreateEnrollmentLink.Input.Path,
+                headers: Operations.CreateEnrollmentLink.Input.Headers = .init(),
+                body: Operations.CreateEnrollmentLink.Input.Body? = nil
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/users/{id}/enrollment-links/POST/responses/201/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/users/{id}/enrollment-links/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.EnrollmentLink)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.EnrollmentLink {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.CreateEnrollmentLink.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.CreateEnrollmentLink.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// The link.
+            ///
+            /// - Remark: Generated from `#/paths//users/{id}/enrollment-links/post(createEnrollmentLink)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.CreateEnrollmentLink.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            internal var created: Operations.CreateEnrollmentLink.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//users/{id}/enrollment-links/post(createEnrollmentLink)/responses/default`.
+            ///
+            /// HTTP response code: `default`.
+            case `default`(statusCode: Swift.Int, Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.`default``.
+            ///
+            /// - Throws: An error if `self` is not `.`default``.
+            /// - SeeAlso: `.`default``.
+            internal var `default`: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .`default`(_, response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "default",
+                            response: self
+                        )
+                    }
+                }
+            }
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
     /// A user's passkeys, and whether they have a password (scope credentials:read)
     ///
     /// - Remark: HTTP `GET /users/{id}/credentials`.

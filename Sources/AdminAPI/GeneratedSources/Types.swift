@@ -44,6 +44,16 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /users/{id}/enable`.
     /// - Remark: Generated from `#/paths//users/{id}/enable/post(enableUser)`.
     func enableUser(_ input: Operations.EnableUser.Input) async throws -> Operations.EnableUser.Output
+    /// A one-use link with which the person adds a passkey without signing in (scope credentials:write)
+    ///
+    /// For a new device, after a lost one, or an account made ahead of its first sign-in. The link opens the
+    /// hosted pages, which trade its code for a session that may only add a passkey. A new link replaces the
+    /// user's previous one; it works once, until it expires.
+    ///
+    ///
+    /// - Remark: HTTP `POST /users/{id}/enrollment-links`.
+    /// - Remark: Generated from `#/paths//users/{id}/enrollment-links/post(createEnrollmentLink)`.
+    func createEnrollmentLink(_ input: Operations.CreateEnrollmentLink.Input) async throws -> Operations.CreateEnrollmentLink.Output
     /// A user's passkeys, and whether they have a password (scope credentials:read)
     ///
     /// - Remark: HTTP `GET /users/{id}/credentials`.
@@ -222,6 +232,26 @@ extension APIProtocol {
         try await enableUser(Operations.EnableUser.Input(
             path: path,
             headers: headers
+        ))
+    }
+    /// A one-use link with which the person adds a passkey without signing in (scope credentials:write)
+    ///
+    /// For a new device, after a lost one, or an account made ahead of its first sign-in. The link opens the
+    /// hosted pages, which trade its code for a session that may only add a passkey. A new link replaces the
+    /// user's previous one; it works once, until it expires.
+    ///
+    ///
+    /// - Remark: HTTP `POST /users/{id}/enrollment-links`.
+    /// - Remark: Generated from `#/paths//users/{id}/enrollment-links/post(createEnrollmentLink)`.
+    internal func createEnrollmentLink(
+        path: Operations.CreateEnrollmentLink.Input.Path,
+        headers: Operations.CreateEnrollmentLink.Input.Headers = .init(),
+        body: Operations.CreateEnrollmentLink.Input.Body? = nil
+    ) async throws -> Operations.CreateEnrollmentLink.Output {
+        try await createEnrollmentLink(Operations.CreateEnrollmentLink.Input(
+            path: path,
+            headers: headers,
+            body: body
         ))
     }
     /// A user's passkeys, and whether they have a password (scope credentials:read)

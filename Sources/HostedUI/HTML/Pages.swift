@@ -122,6 +122,24 @@ enum Pages {
         """
     }
 
+    /// An administrator's enrollment link: the user and code come in the URL's fragment
+    /// (filled in by the page's script), or are typed.
+    static func enrollmentLink() -> String {
+        """
+        <h1>Add a passkey to your account</h1>
+        <p>Your administrator sent you this link. It lets you create a passkey on this device, once.</p>
+        <form id="enroll-form" novalidate>
+        <label for="enroll-user">Account ID</label>
+        <input id="enroll-user" name="user_id" autocomplete="off" autocapitalize="none" spellcheck="false" maxlength="200">
+        <label for="enroll-code">Code</label>
+        <input id="enroll-code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="32">
+        <button type="submit">Continue</button>
+        </form>
+        \(statusArea())
+        <p class="alt"><a href="/login">Sign in instead</a></p>
+        """
+    }
+
     /// The account page's email address: verified, or a way to verify it; and a way to
     /// change it (the new address is proved by a code before it replaces this one).
     static func emailSection(_ user: User) -> String {

@@ -321,6 +321,23 @@
     });
   };
 
+  /** An administrator's enrollment link: the account and code arrive in the fragment. */
+  pages["enrollment-link"] = function () {
+    var form = $("#enroll-form");
+    var given = new URLSearchParams(location.hash.slice(1));
+    if (given.get("user")) form.elements.user_id.value = given.get("user");
+    if (given.get("code")) form.elements.code.value = given.get("code");
+    // The code stays out of the history and of anything that reads the address later.
+    if (location.hash) history.replaceState(null, "", location.pathname);
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      busy(form.querySelector("button"), async function () {
+        var result = await call("POST", "/ui/enroll", { user_id: form.elements.user_id.value.trim(), code: form.elements.code.value.trim() });
+        location.assign(result.redirect_to);
+      }, form);
+    });
+  };
+
   /** The account page's email verification and recovery codes. */
   function accountRecovery() {
     var send = $("#send-verification");

@@ -8,6 +8,8 @@ public enum OneTimeCodePurpose: String, Sendable, Hashable, CaseIterable {
     case recovery
     /// Proving a new email address before it replaces the account's current one.
     case emailChange = "email_change"
+    /// An administrator's one-use enrollment link: adding a passkey without signing in.
+    case enrollment
 }
 
 /// A short code sent to an address (verification, recovery by email): stored as a keyed

@@ -167,6 +167,8 @@ public struct AuditEvent: Sendable, Hashable {
         case adminKeyCreated = "admin_key_created"
         /// An operator revoked an admin API key.
         case adminKeyRevoked = "admin_key_revoked"
+        /// An administrator made a one-use enrollment link for an account.
+        case enrollmentLinkCreated = "enrollment_link_created"
     }
 
     /// The prefix of ``actor`` for an admin API key.

@@ -254,6 +254,49 @@ public struct AccountRecoveryService: Sendable {
         }
     }
 
+    // MARK: - Enrollment links
+
+    /// Digits of an enrollment link's code: it is handed on by an administrator and may be
+    /// typed, so digits; 16 of them against at most ``VerificationSettings/maximumAttempts``
+    /// guesses.
+    static let enrollmentCodeDigits = 16
+
+    /// Makes a one-use enrollment link's code for an account: with it, the person adds a
+    /// passkey without signing in (a new device, a lost one, an account made ahead of its
+    /// first sign-in). A new code replaces the account's previous one.
+    /// - Parameter actor: Who made it, for the audit trail.
+    /// - Throws: `not_found` (`user_not_found`); `invalid_grant` (`account_disabled`).
+    public func createEnrollmentLink(userID: UserID, lifetime: TimeInterval, by actor: String) async throws -> (code: String, expiresAt: Date) {
+        guard let user = try await storage.user(id: userID) else { throw IdentityError(.notFound, "no user has this ID", reason: .userNotFound) }
+        guard !user.isDisabled else { throw IdentityError(.conflict, "this account is disabled; enable it first", reason: .accountDisabled) }
+        let now = clock.now()
+        let code = OneTimeCodeText.new(digits: Self.enrollmentCodeDigits, random: random)
+        let expiresAt = now.addingTimeInterval(lifetime)
+        try await storage.saveOneTimeCode(
+            OneTimeCode(
+                userID: userID, purpose: .enrollment, hash: Self.hash(code, userID: userID, purpose: .enrollment, key: codeKey), address: "",
+                createdAt: now, expiresAt: expiresAt
+            ),
+            queueing: nil
+        )
+        try await storage.record(AuditEvent(time: now, kind: .enrollmentLinkCreated, userID: userID, detail: "expires \(Int(lifetime)) s after", actor: actor))
+        return (code, expiresAt)
+    }
+
+    /// Uses an enrollment link's code: the account, for a session that may only add a passkey.
+    /// - Throws: `invalid_grant` with reason `invalid_code`, `expired_code`,
+    ///   `too_many_attempts` or `account_disabled`; an unknown account gets `invalid_code`.
+    public func redeemEnrollmentLink(userID: UserID, code: String, clientID: String?) async throws -> User {
+        guard let user = try await storage.user(id: userID) else { throw IdentityError(.invalidGrant, "the code is wrong", reason: .invalidCode) }
+        do {
+            try await check(code, purpose: .enrollment, userID: user.id, address: "")
+        } catch let error as IdentityError {
+            try await storage.record(AuditEvent(time: clock.now(), kind: .recoveryFailed, userID: user.id, clientID: clientID, detail: "enrollment link"))
+            throw IdentityError(.invalidGrant, error.message, reason: error.reason)
+        }
+        return try await recovered(user, method: "an enrollment link", clientID: clientID)
+    }
+
     private func recovered(_ user: User, method: String, clientID: String?) async throws -> User {
         let now = clock.now()
         guard !user.isDisabled else {

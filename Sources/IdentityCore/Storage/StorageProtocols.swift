@@ -302,7 +302,8 @@ public protocol MailOutboxStore: Sendable {
 public protocol AccountCodeStore: Sendable {
     /// Stores a code, replacing the user's earlier one for the same purpose, and queues the
     /// mail that carries it, in one transaction (one write where sign-ups queue their code).
-    func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail) async throws
+    /// An enrollment link's code travels without mail (`nil`): the administrator hands it on.
+    func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail?) async throws
     /// The user's code for `purpose`, if one is stored.
     func oneTimeCode(userID: UserID, purpose: OneTimeCodePurpose) async throws -> OneTimeCode?
     /// Counts one guess against the user's code for `purpose`.

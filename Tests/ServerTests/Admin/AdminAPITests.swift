@@ -19,6 +19,7 @@ struct AdminAPITests {
         ("DELETE", "/users/{id}", "users:write", nil),
         ("POST", "/users/{id}/disable", "users:write", nil),
         ("POST", "/users/{id}/enable", "users:write", nil),
+        ("POST", "/users/{id}/enrollment-links", "credentials:write", nil),
         ("GET", "/users/{id}/credentials", "credentials:read", nil),
         ("DELETE", "/users/{id}/credentials/{credential}", "credentials:write", nil),
         ("POST", "/users/{id}/credentials/{credential}/disable", "credentials:write", nil),
@@ -362,5 +363,58 @@ struct AdminAPITests {
         #expect((events?.first?["actor"] as? [String: Any])?["type"] as? String == "cli")
         let badScope = try await admin.cli(["keys", "create", "--name", "x", "--scopes", "events:write"])
         #expect(badScope.status != 0 && badScope.output.contains("unknown scope"), "\(badScope.output)")
+    }
+}
+
+extension AdminAPITests {
+    /// An account made ahead of its first sign-in gets its first passkey through a one-use
+    /// enrollment link on the hosted pages, without signing in; the link works once.
+    @Test func anEnrollmentLinkAddsAPasskeyWithoutSigningIn() async throws {
+        let admin = try await AdminAPIFixture.start()
+        defer { admin.stop() }
+        let key = try await admin.key("users:write,credentials:write,events:read").key
+        let made = try await admin.call("POST", "/users", key: key, json: ["email": "grace@example.com", "name": "Grace"])
+        let id = try #require(made.json["id"] as? String)
+        expectProblem(try await admin.call("POST", "/users/\(id)/enrollment-links", key: key, json: ["expires_in": 10]), 400, "invalid_request")
+        expectProblem(try await admin.call("POST", "/users/nobody/enrollment-links", key: key), 404, "user_not_found")
+        let link = try await admin.call("POST", "/users/\(id)/enrollment-links", key: key, json: ["expires_in": 3600])
+        #expect(link.status == 201, "\(link.text)")
+        let url = try #require(link.json["url"] as? String)
+        let code = try #require(link.json["code"] as? String)
+        #expect(url == "http://localhost:8080/enroll#user=\(id)&code=\(code)" && code.count == 16 && code.allSatisfy(\.isNumber), "\(url)")
+        #expect(link.json["expires_at"] is String)
+
+        // The page, then the code traded for a session that may add a passkey.
+        let browser = BrowserAgent(server: admin.server.baseURL)
+        let page = try await browser.get("/enroll")
+        #expect(page.status == 200 && page.text.contains("Add a passkey to your account"))
+        let wrong = try await browser.call("POST", "/ui/enroll", ["user_id": id, "code": "0000000000000000"])
+        #expect(wrong.status >= 400 && wrong.json["redirect_to"] == nil, "\(wrong.text)")
+        let used = try await browser.call("POST", "/ui/enroll", ["user_id": id, "code": code])
+        #expect(used.status == 200 && used.json["redirect_to"] as? String == "/account/passkeys/new?recovered=1", "\(used.text)")
+        try await browser.get("/account/passkeys/new?recovered=1")
+        let options = try await browser.call("POST", "/ui/passkeys/options")
+        let ceremony = try JSONDecoder().decode(BrowserAgent.Ceremony<PublicKeyCredentialCreationOptionsJSON>.self, from: options.body)
+        let (response, credential) = try browser.authenticator.makeCredential(ceremony.options, origin: browser.origin)
+        let added = try await browser.call(
+            "POST", "/ui/passkeys", ["auth_session": ceremony.auth_session, "response": try JSONSerialization.jsonObject(with: JSONEncoder().encode(response))]
+        )
+        #expect((200...201).contains(added.status), "\(added.text)")
+
+        // Once only; and the new passkey signs in anywhere.
+        let again = try await BrowserAgent(server: admin.server.baseURL).call("POST", "/ui/enroll", ["user_id": id, "code": code])
+        #expect(again.status >= 400, "\(again.text)")
+        var grace = PasskeyUser(server: admin.server.baseURL)
+        grace.authenticator = browser.authenticator
+        grace.credentials = [credential]
+        let tokens = try await grace.signIn()
+        #expect(claims(of: tokens.accessToken)["sub"] as? String == id)
+        let events = try await admin.call("GET", "/events?user_id=\(id)", key: key).json["events"] as? [[String: Any]] ?? []
+        #expect(events.contains { $0["type"] as? String == "enrollment_link_created" && ($0["actor"] as? [String: Any])?["type"] as? String == "admin_key" })
+        #expect(events.contains { $0["type"] as? String == "account_recovered" && ($0["details"] as? String)?.contains("enrollment link") == true })
+
+        // Not for an account that is off.
+        #expect(try await admin.call("POST", "/users/\(id)/disable", key: key).status == 200)
+        expectProblem(try await admin.call("POST", "/users/\(id)/enrollment-links", key: key), 409, "account_disabled")
     }
 }

@@ -90,7 +90,8 @@ struct PasswordUpgradeBrowserTests {
             try await fresh.waitUntil("document.querySelector('#password-signup-password-error').textContent.includes('most common')")
             try await fresh.fill("#password-signup-password", "a better passphrase")
             try await fresh.click("#password-signup-form button")
-            try await fresh.waitUntil("location.pathname === '/account' && document.readyState === 'complete'")
+            // The password's hash takes seconds while the rest of the suite runs beside it.
+            try await fresh.waitUntil("location.pathname === '/account' && document.readyState === 'complete'", timeout: .seconds(30))
             #expect(try await fresh.text("main").contains("nokeys@example.com"))
             #expect(try await fresh.text("#password-section").contains("Add a passkey first"))
         }
