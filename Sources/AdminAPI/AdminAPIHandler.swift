@@ -153,7 +153,7 @@ struct AdminAPIHandler: APIProtocol {
         let query = input.query
         let filter = AuditQuery(
             kind: query._type.flatMap { AuditEvent.Kind(rawValue: $0.rawValue) }, userID: query.userId.map(UserID.init(rawValue:)), clientID: query.clientId,
-            from: query.from, to: query.to, limit: 0
+            ip: query.ip, from: query.from, to: query.to, limit: 0
         )
         let page = try await admin.events(filter, pageSize: query.pageSize, pageToken: query.pageToken)
         if let next = page.next {
@@ -161,6 +161,7 @@ struct AdminAPIHandler: APIProtocol {
             if let kind = query._type { parameters.append(("type", kind.rawValue)) }
             if let userID = query.userId { parameters.append(("user_id", userID)) }
             if let clientID = query.clientId { parameters.append(("client_id", clientID)) }
+            if let ip = query.ip { parameters.append(("ip", ip)) }
             if let from = query.from { parameters.append(("from", from.formatted(.iso8601))) }
             if let to = query.to { parameters.append(("to", to.formatted(.iso8601))) }
             if let size = query.pageSize { parameters.append(("page_size", String(size))) }
@@ -174,7 +175,7 @@ struct AdminAPIHandler: APIProtocol {
         let query = input.query
         let filter = AuditQuery(
             kind: query._type.flatMap { AuditEvent.Kind(rawValue: $0.rawValue) }, userID: query.userId.map(UserID.init(rawValue:)), clientID: query.clientId,
-            from: query.from, to: query.to, limit: 0
+            ip: query.ip, from: query.from, to: query.to, limit: 0
         )
         // The first page is read before answering, so that a database that is down gets a
         // 503 rather than a cut stream.
@@ -310,7 +311,8 @@ struct AdminAPIHandler: APIProtocol {
         }
         return Components.Schemas.Event(
             id: String(logged.id), time: event.time, _type: type, actor: actor, userId: event.userID?.rawValue, clientId: event.clientID,
-            credentialId: event.credentialID, details: event.detail
+            credentialId: event.credentialID, ip: event.origin?.ip, userAgent: event.origin?.userAgent,
+            face: event.origin?.face.flatMap(Components.Schemas.Event.FacePayload.init(rawValue:)), details: event.detail
         )
     }
 

@@ -261,6 +261,7 @@ public enum LatchkeyApplication {
         // except where a GET creates something (see StateCreatingRoutesMiddleware).
         let router = Router(options: .autoGenerateHeadEndpoints)
         router.add(middleware: HostRequiredMiddleware(envelopes: envelopes))
+        router.add(middleware: RequestOriginMiddleware())
         router.add(middleware: NotFoundMiddleware(pages: hostedPages, envelopes: envelopes))
         if measured { router.add(middleware: MetricsMiddleware()) }
         if configuration.logging.logsRequests { router.add(middleware: RequestLogMiddleware()) }
@@ -351,6 +352,7 @@ public enum LatchkeyApplication {
         var envelopes = FaceEnvelopes(fallback: AdminAPIErrors())
         envelopes.claim("/", AdminAPIErrors())
         router.add(middleware: HostRequiredMiddleware(envelopes: envelopes))
+        router.add(middleware: RequestOriginMiddleware())
         // The router's own 404 for any other path, in the Admin API's envelope.
         router.add(middleware: ErrorRenderingMiddleware(AdminAPIErrors()))
         try router.addAdminAPI(services)

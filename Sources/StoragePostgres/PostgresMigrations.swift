@@ -751,7 +751,10 @@ enum PostgresMigrations {
         """
 
     /// Operating it, as SQLite's v13: admin API keys (only their SHA-256), accounts an
-    /// administrator turned off, the actor of an audit event, the directory's order (IDs
+    /// administrator turned off, the actor of an audit event and its request (address, user
+    /// agent, face: columns whose default reads the transaction's `latchkey.origin` setting,
+    /// which the finish functions' statements set, so that the functions need no new
+    /// parameters), the directory's order (IDs
     /// compared as bytes, as SQLite does), and the webhooks' outbox, written by a trigger on
     /// the audit trail in the transaction of the event it reports. The trigger is on only
     /// while some endpoint subscribes (see `replaceWebhookSubscriptions`), so that a login
@@ -760,6 +763,11 @@ enum PostgresMigrations {
         ALTER TABLE users ADD COLUMN disabled_at double precision
         ;
         ALTER TABLE audit_events ADD COLUMN actor text
+        ;
+        ALTER TABLE audit_events
+            ADD COLUMN ip text DEFAULT nullif(split_part(current_setting('latchkey.origin', true), chr(31), 1), ''),
+            ADD COLUMN user_agent text DEFAULT nullif(split_part(current_setting('latchkey.origin', true), chr(31), 2), ''),
+            ADD COLUMN face text DEFAULT nullif(split_part(current_setting('latchkey.origin', true), chr(31), 3), '')
         ;
         CREATE INDEX users_created_at_id ON users (created_at, id COLLATE "C")
         ;

@@ -160,7 +160,7 @@ extension PostgresStorage {
 
     /// Audit events matching a filter, newest first.
     public func events(_ query: AuditQuery) async throws -> [LoggedEvent] {
-        guard query.limit > 0, !StoredText.containsNUL([query.userID?.rawValue, query.clientID]) else { return [] }
+        guard query.limit > 0, !StoredText.containsNUL([query.userID?.rawValue, query.clientID, query.ip]) else { return [] }
         var conditions: [String] = []
         var bindings = PostgresBindings()
         func add(_ condition: String) { conditions.append(condition.replacingOccurrences(of: "?", with: "$\(bindings.count)")) }
@@ -175,6 +175,10 @@ extension PostgresStorage {
         if let clientID = query.clientID {
             bindings.append(clientID)
             add("client_id = ?")
+        }
+        if let ip = query.ip {
+            bindings.append(ip)
+            add("ip = ?")
         }
         if let from = query.from {
             bindings.append(from.seconds)

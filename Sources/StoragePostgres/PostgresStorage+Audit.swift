@@ -13,11 +13,11 @@ extension PostgresStorage {
     /// Records events inside the caller's transaction, in one statement.
     func record(_ events: [AuditEvent], _ db: PostgresConnection) async throws {
         guard !events.isEmpty else { return }
-        var bindings = PostgresBindings(capacity: events.count * 7)
+        var bindings = PostgresBindings(capacity: events.count * 10)
         var rows: [String] = []
         for (index, event) in events.enumerated() {
-            let first = index * 7 + 1
-            rows.append("(" + (first..<first + 7).map { "$\($0)" }.joined(separator: ", ") + ")")
+            let first = index * 10 + 1
+            rows.append("(" + (first..<first + 10).map { "$\($0)" }.joined(separator: ", ") + ")")
             bindings.append(event.time.seconds)
             bindings.append(event.kind.rawValue)
             bindings.append(event.userID.map { StoredText.sanitized($0.rawValue) })
@@ -25,8 +25,12 @@ extension PostgresStorage {
             bindings.append(event.credentialID.map(StoredText.sanitized))
             bindings.append(StoredText.sanitized(event.detail))
             bindings.append(event.actor.map(StoredText.sanitized))
+            bindings.append(event.origin?.ip.map(StoredText.sanitized))
+            bindings.append(event.origin?.userAgent.map(StoredText.sanitized))
+            bindings.append(event.origin?.face)
         }
-        let sql = "INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail, actor) VALUES " + rows.joined(separator: ", ")
+        let sql = "INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail, actor, ip, user_agent, face) VALUES "
+            + rows.joined(separator: ", ")
         _ = try await db.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
     }
 

@@ -45,7 +45,7 @@ extension PostgresConnection {
 /// as one call of `latchkey_finish_login` (migration v6): one round trip instead of one per
 /// statement, the failed-finish limit included. It answers `NULL` when that limit refuses.
 struct LoginFinish: PostgresPreparedStatement {
-    static let sql = "SELECT latchkey_finish_login(" + (1...34).map { "$\($0)" }.joined(separator: ", ") + ")"
+    static let sql = "SELECT latchkey_finish_login(" + (1...34).map { "$\($0)" }.joined(separator: ", ") + ") " + RequestOriginSetting.from(35)
     typealias Row = Bool?
 
     private let bindings: PostgresBindings
@@ -56,7 +56,7 @@ struct LoginFinish: PostgresPreparedStatement {
             let tail = FinishTail(completion, check: check)
         else { return nil }
         let use = update.use
-        var bindings = PostgresBindings(capacity: 34)
+        var bindings = PostgresBindings(capacity: 35)
         bindings.append(completion.key.bytes.bytea)
         bindings.append(update.credentialID.bytea)
         bindings.append(Int64(use.signCount))
@@ -68,6 +68,7 @@ struct LoginFinish: PostgresPreparedStatement {
         bindings.append(Int64(update.verifiedAgainst?.signCount ?? 0))
         bindings.append(update.verifiedAgainst?.ownerUpdatedAt.seconds ?? 0)
         tail.append(to: &bindings)
+        bindings.append(RequestOriginSetting.value(completion.events))
         self.bindings = bindings
     }
 
@@ -80,7 +81,7 @@ struct LoginFinish: PostgresPreparedStatement {
 /// session), as one call of `latchkey_finish_signup` (migration v6), answering as
 /// ``LoginFinish`` does.
 struct SignupFinish: PostgresPreparedStatement {
-    static let sql = "SELECT latchkey_finish_signup(" + (1...59).map { "$\($0)" }.joined(separator: ", ") + ")"
+    static let sql = "SELECT latchkey_finish_signup(" + (1...59).map { "$\($0)" }.joined(separator: ", ") + ") " + RequestOriginSetting.from(60)
     typealias Row = Bool?
 
     private let bindings: PostgresBindings
@@ -92,7 +93,7 @@ struct SignupFinish: PostgresPreparedStatement {
         else { return nil }
         let user = account.user, profile = user.profile, credential = account.credential
         let metadata = credential.attestationMetadata
-        var bindings = PostgresBindings(capacity: 59)
+        var bindings = PostgresBindings(capacity: 60)
         bindings.append(completion.key.bytes.bytea)
         bindings.append(user.id.rawValue)
         bindings.append(user.userHandle.bytea)
@@ -124,6 +125,7 @@ struct SignupFinish: PostgresPreparedStatement {
         bindings.append(metadata?.description)
         bindings.append(metadata?.status)
         tail.append(to: &bindings)
+        bindings.append(RequestOriginSetting.value(completion.events))
         self.bindings = bindings
     }
 
@@ -161,15 +163,16 @@ private struct FinishTail {
 /// A completion's claim on its ceremony, with its audit events, for the completions written
 /// statement by statement: `latchkey_claim_ceremony` (migration v6).
 struct CeremonyClaim: PostgresPreparedStatement {
-    static let sql = "SELECT latchkey_claim_ceremony(" + (1...11).map { "$\($0)" }.joined(separator: ", ") + ")"
+    static let sql = "SELECT latchkey_claim_ceremony(" + (1...11).map { "$\($0)" }.joined(separator: ", ") + ") " + RequestOriginSetting.from(12)
     typealias Row = Bool?
 
     private let bindings: PostgresBindings
 
     init(key: CeremonyKey, events: [AuditEvent]) {
-        var bindings = PostgresBindings(capacity: 11)
+        var bindings = PostgresBindings(capacity: 12)
         bindings.append(key.bytes.bytea)
         Self.appendEvents(events, check: nil, to: &bindings)
+        bindings.append(RequestOriginSetting.value(events))
         self.bindings = bindings
     }
 
@@ -291,4 +294,21 @@ struct RequestCountReadStatement: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Int64, Int64).self) }
+}
+
+/// The request an audit event comes from, for the finish functions, whose events take it from
+/// the `audit_events` columns' defaults: the statement first sets the transaction's
+/// `latchkey.origin` (a subquery in `FROM`, with a volatile function, runs before the
+/// function in the select list), so the functions keep their parameters and a login its
+/// one round trip.
+enum RequestOriginSetting {
+    /// `FROM (SELECT set_config('latchkey.origin', $n, true)) AS origin`.
+    static func from(_ parameter: Int) -> String {
+        "FROM (SELECT set_config('latchkey.origin', $\(parameter), true)) AS origin"
+    }
+
+    /// The setting for a completion's events: one request's, so the first event's.
+    static func value(_ events: [AuditEvent]) -> String {
+        events.first?.origin.map { StoredText.sanitized($0.setting) } ?? ""
+    }
 }

@@ -410,12 +410,16 @@ enum Migrations {
         """
 
     /// Operating it: admin API keys (only their SHA-256), accounts an administrator turned
-    /// off, the actor of an audit event (an admin key), the directory's order, and the
+    /// off, the actor and request (address, user agent, face) of an audit event, the
+    /// directory's order, and the
     /// webhooks' outbox: a trigger writes a delivery per subscribed endpoint in the
     /// transaction of the audit event (and so of the change) it reports.
     private static let v13 = """
         ALTER TABLE users ADD COLUMN disabled_at REAL;
         ALTER TABLE audit_events ADD COLUMN actor TEXT;
+        ALTER TABLE audit_events ADD COLUMN ip TEXT;
+        ALTER TABLE audit_events ADD COLUMN user_agent TEXT;
+        ALTER TABLE audit_events ADD COLUMN face TEXT;
         CREATE INDEX users_created_at_id ON users (created_at, id);
         CREATE TABLE admin_keys (
             id TEXT NOT NULL PRIMARY KEY,

@@ -136,7 +136,7 @@ extension SQLiteStorage {
 
     /// Audit events matching a filter, newest first.
     public func events(_ query: AuditQuery) async throws -> [LoggedEvent] {
-        guard query.limit > 0, StoredText.canMatch(query.userID?.rawValue), StoredText.canMatch(query.clientID) else { return [] }
+        guard query.limit > 0, StoredText.canMatch(query.userID?.rawValue), StoredText.canMatch(query.clientID), StoredText.canMatch(query.ip) else { return [] }
         var conditions: [String] = []
         var arguments: [any SQLiteBindable] = []
         if let kind = query.kind {
@@ -150,6 +150,10 @@ extension SQLiteStorage {
         if let clientID = query.clientID {
             conditions.append("client_id = ?")
             arguments.append(clientID)
+        }
+        if let ip = query.ip {
+            conditions.append("ip = ?")
+            arguments.append(ip)
         }
         if let from = query.from {
             conditions.append("time >= ?")

@@ -12,11 +12,12 @@ extension SQLiteStorage {
     /// Records an event inside the caller's transaction.
     static func record(_ event: AuditEvent, _ db: SQLiteConnection) throws {
         try db.execute(
-            "INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail, actor) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail, actor, ip, user_agent, face) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 event.time.databaseSeconds, event.kind.rawValue, event.userID.map { StoredText.sanitized($0.rawValue) },
                 event.clientID.map(StoredText.sanitized), event.credentialID.map(StoredText.sanitized),
-                StoredText.sanitized(event.detail), event.actor.map(StoredText.sanitized),
+                StoredText.sanitized(event.detail), event.actor.map(StoredText.sanitized), event.origin?.ip.map(StoredText.sanitized),
+                event.origin?.userAgent.map(StoredText.sanitized), event.origin?.face,
             ]
         )
     }

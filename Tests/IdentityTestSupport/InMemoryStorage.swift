@@ -909,7 +909,8 @@ public final class InMemoryStorage: IdentityStorage {
         let kept = AuditEvent(
             time: event.time, kind: event.kind, userID: event.userID.map { UserID(rawValue: StoredText.sanitized($0.rawValue)) },
             clientID: event.clientID.map(StoredText.sanitized), credentialID: event.credentialID.map(StoredText.sanitized), detail: StoredText.sanitized(event.detail),
-            actor: event.actor.map(StoredText.sanitized)
+            actor: event.actor.map(StoredText.sanitized),
+            origin: event.origin.map { RequestOrigin(ip: $0.ip.map(StoredText.sanitized), userAgent: $0.userAgent.map(StoredText.sanitized), face: $0.face) }
         )
         state.withLock { $0.log(kept) }
     }

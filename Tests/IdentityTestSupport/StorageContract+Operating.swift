@@ -166,3 +166,42 @@ extension StorageContract {
         #expect(try await storage.events(AuditQuery(limit: 0)).isEmpty)
     }
 }
+
+extension StorageContract {
+    /// The request an event came from is kept with it, whichever way the store writes it: a
+    /// login's finish, a sign-up's, any other completion, or a single event; and the trail
+    /// filters by its address.
+    static func auditEventOrigins(_ storage: any IdentityStorage) async throws {
+        let origin = RequestOrigin(ip: "203.0.113.7", userAgent: "Example/1.0 (\u{1F} test)", face: "authentication_api")
+        let (ada, credential) = try await signUp("ada", on: storage)
+        let bob = StorageFixtures.user("bob")
+        try await RequestOrigin.$current.withValue(origin) {
+            // A login's finish.
+            let login = CeremonyCompletion(
+                key: StorageFixtures.ceremonyKey("origin-login"),
+                credentialUse: .init(credentialID: credential.credentialID, use: CredentialUse(signCount: 7, isBackedUp: false, isUserVerified: true, usedAt: StorageFixtures.time(3), signCountRegressed: false)),
+                events: [AuditEvent(time: StorageFixtures.time(3), kind: .login, userID: ada.id, clientID: "client-a")],
+                session: .tokens(TokenSessionStart(familyID: "origin-family", userID: ada.id, clientID: "client-a", startedAt: StorageFixtures.time(3), refreshToken: nil))
+            )
+            #expect(try await storage.completeCeremony(login))
+            // A sign-up's finish.
+            let signup = CeremonyCompletion(
+                key: StorageFixtures.ceremonyKey("origin-signup"), newAccount: .init(user: bob, credential: StorageFixtures.credential("bob-1", userID: bob.id)),
+                events: [AuditEvent(time: StorageFixtures.time(4), kind: .signup, userID: bob.id, clientID: "client-a")]
+            )
+            #expect(try await storage.completeCeremony(signup))
+            // A refusal: a completion with events alone.
+            #expect(try await storage.completeCeremony(CeremonyCompletion(
+                key: StorageFixtures.ceremonyKey("origin-refused"), events: [AuditEvent(time: StorageFixtures.time(5), kind: .loginFailed, clientID: "client-a")]
+            )))
+            try await storage.record(AuditEvent(time: StorageFixtures.time(6), kind: .signedOut, userID: ada.id))
+        }
+        try await storage.record(AuditEvent(time: StorageFixtures.time(7), kind: .login, userID: ada.id))
+        let fromThere = try await storage.events(AuditQuery(ip: "203.0.113.7", limit: 10))
+        #expect(fromThere.map(\.event.kind) == [.signedOut, .loginFailed, .signup, .login], "\(fromThere.map(\.event.kind))")
+        #expect(origin.userAgent == "Example/1.0 (  test)", "control characters become spaces")
+        #expect(fromThere.allSatisfy { $0.event.origin == origin }, "\(fromThere.map(\.event.origin))")
+        #expect(try await storage.events(AuditQuery(limit: 1)).first?.event.origin == nil, "an event outside a request has none")
+        #expect(try await storage.events(AuditQuery(ip: "198.51.100.1", limit: 10)).isEmpty)
+    }
+}

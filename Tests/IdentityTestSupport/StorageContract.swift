@@ -75,6 +75,7 @@ public enum StorageContract {
         case disablingAndDeletingUsers
         case sessionListing
         case auditQueries
+        case auditEventOrigins
         case webhookOutbox
         // Self-service flows
         case flowLifecycle
@@ -120,6 +121,7 @@ public enum StorageContract {
         case .disablingAndDeletingUsers: try await disablingAndDeletingUsers(storage)
         case .sessionListing: try await sessionListing(storage)
         case .auditQueries: try await auditQueries(storage)
+        case .auditEventOrigins: try await auditEventOrigins(storage)
         case .webhookOutbox: try await webhookOutbox(storage)
         case .ceremonyCompletesOnce: try await ceremonyCompletesOnce(storage)
         case .ceremonyCompletionWritesEverything: try await ceremonyCompletionWritesEverything(storage)

@@ -1473,6 +1473,13 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                         name: "client_id",
                         as: Swift.String.self
                     ),
+                    ip: try converter.getOptionalQueryItemAsURI(
+                        in: request.soar_query,
+                        style: .form,
+                        explode: true,
+                        name: "ip",
+                        as: Swift.String.self
+                    ),
                     from: try converter.getOptionalQueryItemAsURI(
                         in: request.soar_query,
                         style: .form,
@@ -1595,6 +1602,13 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                         style: .form,
                         explode: true,
                         name: "client_id",
+                        as: Swift.String.self
+                    ),
+                    ip: try converter.getOptionalQueryItemAsURI(
+                        in: request.soar_query,
+                        style: .form,
+                        explode: true,
+                        name: "ip",
                         as: Swift.String.self
                     ),
                     from: try converter.getOptionalQueryItemAsURI(

@@ -595,6 +595,30 @@ extension Components {
             internal var clientId: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Event/credential_id`.
             internal var credentialId: Swift.String?
+            /// The address of the request it came from (through trusted proxies
+            ///
+            /// - Remark: Generated from `#/components/schemas/Event/ip`.
+            internal var ip: Swift.String?
+            /// That request's User-Agent, at most 256 bytes.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Event/user_agent`.
+            internal var userAgent: Swift.String?
+            /// The face that request called.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Event/face`.
+            internal enum FacePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case authenticationApi = "authentication_api"
+                case myAccount = "my_account"
+                case oidc = "oidc"
+                case kratos = "kratos"
+                case idaas = "idaas"
+                case hostedPages = "hosted_pages"
+                case adminApi = "admin_api"
+            }
+            /// The face that request called.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Event/face`.
+            internal var face: Components.Schemas.Event.FacePayload?
             /// - Remark: Generated from `#/components/schemas/Event/details`.
             internal var details: Swift.String
             /// Creates a new `Event`.
@@ -607,6 +631,9 @@ extension Components {
             ///   - userId:
             ///   - clientId:
             ///   - credentialId:
+            ///   - ip: The address of the request it came from (through trusted proxies
+            ///   - userAgent: That request's User-Agent, at most 256 bytes.
+            ///   - face: The face that request called.
             ///   - details:
             internal init(
                 id: Swift.String,
@@ -616,6 +643,9 @@ extension Components {
                 userId: Swift.String? = nil,
                 clientId: Swift.String? = nil,
                 credentialId: Swift.String? = nil,
+                ip: Swift.String? = nil,
+                userAgent: Swift.String? = nil,
+                face: Components.Schemas.Event.FacePayload? = nil,
                 details: Swift.String
             ) {
                 self.id = id
@@ -625,6 +655,9 @@ extension Components {
                 self.userId = userId
                 self.clientId = clientId
                 self.credentialId = credentialId
+                self.ip = ip
+                self.userAgent = userAgent
+                self.face = face
                 self.details = details
             }
             internal enum CodingKeys: String, CodingKey {
@@ -635,6 +668,9 @@ extension Components {
                 case userId = "user_id"
                 case clientId = "client_id"
                 case credentialId = "credential_id"
+                case ip
+                case userAgent = "user_agent"
+                case face
                 case details
             }
         }

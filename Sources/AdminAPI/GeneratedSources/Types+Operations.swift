@@ -2351,6 +2351,10 @@ internal enum Operations {
                 internal var userId: Swift.String?
                 /// - Remark: Generated from `#/paths/events/GET/query/client_id`.
                 internal var clientId: Swift.String?
+                /// Events of requests from this address.
+                ///
+                /// - Remark: Generated from `#/paths/events/GET/query/ip`.
+                internal var ip: Swift.String?
                 /// Events at or after this time.
                 ///
                 /// - Remark: Generated from `#/paths/events/GET/query/from`.
@@ -2373,6 +2377,7 @@ internal enum Operations {
                 ///   - _type:
                 ///   - userId:
                 ///   - clientId:
+                ///   - ip: Events of requests from this address.
                 ///   - from: Events at or after this time.
                 ///   - to: Events before this time (a range that ends before it starts holds none).
                 ///   - pageSize: At most this many items (default 50).
@@ -2381,6 +2386,7 @@ internal enum Operations {
                     _type: Components.Schemas.EventType? = nil,
                     userId: Swift.String? = nil,
                     clientId: Swift.String? = nil,
+                    ip: Swift.String? = nil,
                     from: Foundation.Date? = nil,
                     to: Foundation.Date? = nil,
                     pageSize: Components.Parameters.PageSize? = nil,
@@ -2389,6 +2395,7 @@ internal enum Operations {
                     self._type = _type
                     self.userId = userId
                     self.clientId = clientId
+                    self.ip = ip
                     self.from = from
                     self.to = to
                     self.pageSize = pageSize
@@ -2567,6 +2574,8 @@ internal enum Operations {
                 internal var userId: Swift.String?
                 /// - Remark: Generated from `#/paths/events/export/GET/query/client_id`.
                 internal var clientId: Swift.String?
+                /// - Remark: Generated from `#/paths/events/export/GET/query/ip`.
+                internal var ip: Swift.String?
                 /// Events at or after this time.
                 ///
                 /// - Remark: Generated from `#/paths/events/export/GET/query/from`.
@@ -2581,18 +2590,21 @@ internal enum Operations {
                 ///   - _type:
                 ///   - userId:
                 ///   - clientId:
+                ///   - ip:
                 ///   - from: Events at or after this time.
                 ///   - to: Events before this time.
                 internal init(
                     _type: Components.Schemas.EventType? = nil,
                     userId: Swift.String? = nil,
                     clientId: Swift.String? = nil,
+                    ip: Swift.String? = nil,
                     from: Foundation.Date? = nil,
                     to: Foundation.Date? = nil
                 ) {
                     self._type = _type
                     self.userId = userId
                     self.clientId = clientId
+                    self.ip = ip
                     self.from = from
                     self.to = to
                 }

@@ -178,6 +178,8 @@ public struct AuditEvent: Sendable, Hashable {
 
     /// Who acted, when not the user or the system: `admin_key:<id>` for the Admin API.
     public var actor: String?
+    /// The request it came from, when it came from one.
+    public var origin: RequestOrigin?
 
     /// When it happened.
     public let time: Date
@@ -194,9 +196,11 @@ public struct AuditEvent: Sendable, Hashable {
 
     /// Creates an event.
     public init(
-        time: Date, kind: Kind, userID: UserID? = nil, clientID: String? = nil, credentialID: String? = nil, detail: String = "", actor: String? = nil
+        time: Date, kind: Kind, userID: UserID? = nil, clientID: String? = nil, credentialID: String? = nil, detail: String = "", actor: String? = nil,
+        origin: RequestOrigin? = RequestOrigin.current
     ) {
         self.actor = actor
+        self.origin = origin
         self.time = time
         self.kind = kind
         self.userID = userID

@@ -104,6 +104,8 @@ public struct AuditQuery: Sendable, Hashable {
     public var userID: UserID?
     /// Only events of this client.
     public var clientID: String?
+    /// Only events of requests from this address.
+    public var ip: String?
     /// Only events at or after this time.
     public var from: Date?
     /// Only events before this time.
@@ -114,7 +116,11 @@ public struct AuditQuery: Sendable, Hashable {
     public var limit: Int
 
     /// Creates a filter.
-    public init(kind: AuditEvent.Kind? = nil, userID: UserID? = nil, clientID: String? = nil, from: Date? = nil, to: Date? = nil, before: Int64? = nil, limit: Int) {
+    public init(
+        kind: AuditEvent.Kind? = nil, userID: UserID? = nil, clientID: String? = nil, ip: String? = nil, from: Date? = nil, to: Date? = nil,
+        before: Int64? = nil, limit: Int
+    ) {
+        self.ip = ip
         self.kind = kind
         self.userID = userID
         self.clientID = clientID
@@ -130,6 +136,7 @@ public struct AuditQuery: Sendable, Hashable {
         if let kind, event.kind != kind { return false }
         if let userID, event.userID != userID { return false }
         if let clientID, event.clientID != clientID { return false }
+        if let ip, event.origin?.ip != ip { return false }
         if let from, event.time < from { return false }
         if let to, event.time >= to { return false }
         if let before, logged.id >= before { return false }

@@ -156,12 +156,15 @@ extension AuditEvent {
             time: try row.date(prefix + "time"), kind: try row.enumeration(Kind.self, prefix + "kind"),
             userID: try row.optionalText(prefix + "user_id").map(UserID.init(rawValue:)),
             clientID: try row.optionalText(prefix + "client_id"), credentialID: try row.optionalText(prefix + "credential_id"),
-            detail: try row.text(prefix + "detail"), actor: try row.optionalText(prefix + "actor")
+            detail: try row.text(prefix + "detail"), actor: try row.optionalText(prefix + "actor"),
+            origin: RequestOrigin.stored(
+                ip: try row.optionalText(prefix + "ip"), userAgent: try row.optionalText(prefix + "user_agent"), face: try row.optionalText(prefix + "face")
+            )
         )
     }
 
     /// The `audit_events` columns under an `e_` prefix, for joins (the table aliased `e`).
-    public static let prefixedColumns = ["id", "time", "kind", "user_id", "client_id", "credential_id", "detail", "actor"]
+    public static let prefixedColumns = ["id", "time", "kind", "user_id", "client_id", "credential_id", "detail", "actor", "ip", "user_agent", "face"]
         .map { "e.\($0) AS e_\($0)" }.joined(separator: ", ")
 }
 

@@ -197,6 +197,9 @@ struct AdminAPITests {
         let kratosRefused = try await kratos.signIn()
         #expect(kratosRefused.status >= 400 && kratosRefused.json["session_token"] == nil, "\(kratosRefused.text.prefix(300))")
 
+        let kratosEvents = try await admin.call("GET", "/events?user_id=\(kratosID)&type=signup", key: try await admin.key("events:read").key).json["events"] as? [[String: Any]]
+        #expect(kratosEvents?.first?["face"] as? String == "kratos", "\(kratosEvents ?? [])")
+
         // Turned on again, the person signs in.
         #expect(try await admin.call("POST", "/users/\(adaID)/enable", key: key).json["disabled"] as? Bool == false)
         _ = try await ada.signIn()
@@ -261,6 +264,12 @@ struct AdminAPITests {
         for _ in 0..<4 { _ = try await ada.signIn() }
         let logins = try await admin.call("GET", "/events?type=login&client_id=demo", key: key).json["events"] as? [[String: Any]] ?? []
         #expect(logins.count == 4 && logins.allSatisfy { ($0["actor"] as? [String: Any])?["type"] as? String == "user" })
+        // Each carries the request it came from.
+        #expect(logins.allSatisfy { $0["ip"] as? String == "127.0.0.1" && $0["face"] as? String == "authentication_api" && ($0["user_agent"] as? String)?.isEmpty == false }, "\(logins.first ?? [:])")
+        #expect((try await admin.call("GET", "/events?type=login&ip=127.0.0.1", key: key).json["events"] as? [Any])?.count == 4)
+        #expect((try await admin.call("GET", "/events?type=login&ip=198.51.100.9", key: key).json["events"] as? [Any])?.isEmpty == true)
+        let calls = try await admin.call("GET", "/events?type=admin_request&page_size=1", key: key).json["events"] as? [[String: Any]]
+        #expect(calls?.first?["face"] as? String == "admin_api", "\(calls ?? [])")
         let ids = logins.compactMap { Int($0["id"] as? String ?? "") }
         #expect(ids == ids.sorted(by: >), "newest first")
         var paged: [String] = []

@@ -1,0 +1,36 @@
+/// Where the request an audit event comes from: the client's address, its `User-Agent`,
+/// and the face it called. Set once per request by the server's first middleware, read by
+/// every ``AuditEvent`` made while the request is served, so that no service passes it on.
+public struct RequestOrigin: Sendable, Hashable {
+    /// The client's address (through trusted proxies, the address they name).
+    public let ip: String?
+    /// The `User-Agent`, at most 256 bytes.
+    public let userAgent: String?
+    /// The face: `authentication_api`, `my_account`, `oidc`, `kratos`, `idaas`,
+    /// `hosted_pages` or `admin_api`.
+    public let face: String?
+
+    /// The origin of the request this task serves.
+    @TaskLocal public static var current: RequestOrigin?
+
+    /// Creates an origin.
+    public init(ip: String?, userAgent: String?, face: String?) {
+        self.ip = ip
+        // Control characters (a separator among them) become spaces: it is kept for people.
+        self.userAgent = userAgent.map { text in
+            String(String(decoding: text.utf8.prefix(256), as: UTF8.self).map { $0.unicodeScalars.allSatisfy { $0.value < 0x20 || $0.value == 0x7F } ? " " : $0 })
+        }
+        self.face = face
+    }
+
+    /// The three as one text, separated by U+001F: how a database function's session
+    /// setting carries them (see the PostgreSQL backend).
+    public var setting: String {
+        [ip ?? "", userAgent ?? "", face ?? ""].joined(separator: "\u{1F}")
+    }
+
+    /// An origin read back from its stored parts; `nil` when none is there.
+    public static func stored(ip: String?, userAgent: String?, face: String?) -> RequestOrigin? {
+        ip == nil && userAgent == nil && face == nil ? nil : RequestOrigin(ip: ip, userAgent: userAgent, face: face)
+    }
+}
