@@ -412,8 +412,9 @@ enum Migrations {
     /// Operating it: admin API keys (only their SHA-256), accounts an administrator turned
     /// off, the actor and request (address, user agent, face) of an audit event, the
     /// directory's order, and the
-    /// webhooks' outbox: a trigger writes a delivery per subscribed endpoint in the
-    /// transaction of the audit event (and so of the change) it reports.
+    /// webhooks' outbox, which a trigger fills in the transaction of the audit event (and so
+    /// of the change) it reports; the trigger is made at start-up while endpoints subscribe
+    /// (`replaceWebhookSubscriptions`).
     private static let v13 = """
         ALTER TABLE users ADD COLUMN disabled_at REAL;
         ALTER TABLE audit_events ADD COLUMN actor TEXT;
@@ -454,13 +455,5 @@ enum Migrations {
             delivered_at REAL
         ) STRICT;
         CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
-        CREATE TRIGGER audit_events_webhooks AFTER INSERT ON audit_events
-        WHEN EXISTS (SELECT 1 FROM webhook_subscriptions WHERE kind = NEW.kind)
-        BEGIN
-            INSERT OR IGNORE INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at, created_at)
-            SELECT 'msg_' || NEW.id || '_' || s.endpoint_id, s.endpoint_id, NEW.id, NEW.time, NEW.time
-            FROM webhook_subscriptions s
-            WHERE s.kind = NEW.kind AND NOT EXISTS (SELECT 1 FROM webhook_endpoints_off o WHERE o.endpoint_id = s.endpoint_id);
-        END;
         """
 }

@@ -2,15 +2,31 @@ public import Foundation
 public import IdentityCore
 
 extension SQLiteStorage {
-    /// Makes these the subscriptions the audit trail's trigger writes deliveries for.
+    /// Makes these the subscriptions the audit trail's trigger writes deliveries for. The
+    /// trigger exists only while there are any, as on PostgreSQL: an audit event (every
+    /// login writes one) pays nothing for webhooks nobody configured.
     public func replaceWebhookSubscriptions(_ subscriptions: [String: Set<AuditEvent.Kind>]) async throws {
         try database.write { db in
             try db.execute("DELETE FROM webhook_subscriptions")
             for (endpoint, kinds) in subscriptions {
                 for kind in kinds { try db.execute("INSERT INTO webhook_subscriptions (kind, endpoint_id) VALUES (?, ?)", [kind.rawValue, endpoint]) }
             }
+            try db.executeScript("DROP TRIGGER IF EXISTS audit_events_webhooks")
+            if subscriptions.values.contains(where: { !$0.isEmpty }) { try db.executeScript(Self.webhookTrigger) }
         }
     }
+
+    /// Writes a delivery per subscribed endpoint that is on, in the audit event's transaction.
+    static let webhookTrigger = """
+        CREATE TRIGGER audit_events_webhooks AFTER INSERT ON audit_events
+        WHEN EXISTS (SELECT 1 FROM webhook_subscriptions WHERE kind = NEW.kind)
+        BEGIN
+            INSERT OR IGNORE INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at, created_at)
+            SELECT 'msg_' || NEW.id || '_' || s.endpoint_id, s.endpoint_id, NEW.id, NEW.time, NEW.time
+            FROM webhook_subscriptions s
+            WHERE s.kind = NEW.kind AND NOT EXISTS (SELECT 1 FROM webhook_endpoints_off o WHERE o.endpoint_id = s.endpoint_id);
+        END;
+        """
 
     /// Claims due deliveries of endpoints that are on, leasing them until `leaseUntil`.
     public func claimWebhookDeliveries(dueAt time: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookDelivery] {

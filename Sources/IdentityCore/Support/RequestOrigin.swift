@@ -17,8 +17,12 @@ public struct RequestOrigin: Sendable, Hashable {
     public init(ip: String?, userAgent: String?, face: String?) {
         self.ip = ip
         // Control characters (a separator among them) become spaces: it is kept for people.
+        // Every request pays for this: the character-by-character pass only when a control
+        // byte is there.
         self.userAgent = userAgent.map { text in
-            String(String(decoding: text.utf8.prefix(256), as: UTF8.self).map { $0.unicodeScalars.allSatisfy { $0.value < 0x20 || $0.value == 0x7F } ? " " : $0 })
+            let capped = text.utf8.count <= 256 ? text : String(decoding: text.utf8.prefix(256), as: UTF8.self)
+            guard capped.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return capped }
+            return String(capped.map { $0.unicodeScalars.allSatisfy { $0.value < 0x20 || $0.value == 0x7F } ? " " : $0 })
         }
         self.face = face
     }
