@@ -30,7 +30,7 @@ enum PostgresFailure {
     /// violation, ``StorageUnavailable`` when the database cannot do the work now (gone,
     /// restarting, out of connections or space, too slow), anything else unchanged.
     static func translate(_ error: any Error) -> any Error {
-        if error is StoreConflict || error is StorageUnavailable || error is StaleRead { return error }
+        if error is StoreConflict || error is StorageUnavailable || error is StaleRead || error is FinishStatementByStatement { return error }
         if let psql = error as? PSQLError {
             guard psql.code == .server, let state = psql.serverInfo?[.sqlState] else {
                 // Connection lost, refused, closed, TLS failed: nothing the request did.
@@ -39,8 +39,9 @@ enum PostgresFailure {
             if state == "23505", let constraint = psql.serverInfo?[.constraintName], let kind = conflicts[constraint] {
                 return StoreConflict(kind)
             }
-            // Raised by latchkey_finish_login (migration v2).
+            // Raised by the login's finish (``LoginFinish``, and latchkey_finish_login of v2).
             if state == "LK001" { return StaleRead() }
+            if state == "LK003" { return FinishStatementByStatement() }
             if state == "LK002" { return PostgresStorageError(.invalidArgument, psql.serverInfo?[.message] ?? "refresh token family of another user or client") }
             let message = psql.serverInfo?[.message] ?? ""
             switch state.prefix(2) {
@@ -73,3 +74,7 @@ enum PostgresFailure {
         return psql.serverInfo?[.sqlState]
     }
 }
+
+/// The login's one-statement finish declined a completion it does not write (a session whose
+/// family exists): nothing was written, and the caller finishes it statement by statement.
+struct FinishStatementByStatement: Error {}

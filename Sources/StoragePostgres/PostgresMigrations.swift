@@ -11,7 +11,7 @@ import PostgresNIO
 /// uniqueness violation is told apart by its constraint's name (``PostgresFailure``).
 enum PostgresMigrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8)]
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9)]
 
     /// Serializes migrations across instances: whichever takes it first migrates, the
     /// others wait and then find nothing left to do. (The two-key form of the advisory
@@ -823,5 +823,81 @@ enum PostgresMigrations {
         CREATE TRIGGER audit_events_webhooks AFTER INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION latchkey_audit_webhooks()
         ;
         ALTER TABLE audit_events DISABLE TRIGGER audit_events_webhooks
+        """
+
+    /// A lighter login (see ``LoginFinish``).
+    ///
+    /// - `latchkey_refuse` raises an error with a given SQLSTATE, which a statement cannot do
+    ///   on its own, so that a login's one statement can roll back everything it wrote.
+    /// - A session no longer checks its user with a foreign key. The check locked the user's
+    ///   row on every login (`FOR KEY SHARE`), which wrote a WAL record and dirtied the users
+    ///   table's page, often with a full-page image: half a login's WAL. A login's update of its
+    ///   passkey already proves the user exists at commit (deleting a user deletes the passkey
+    ///   first, and the two updates wait for each other). Every other session's start
+    ///   (`latchkey_start_session`) makes the foreign key's check itself, and a trigger keeps
+    ///   what its cascade did: deleting a user deletes their sessions, whichever version of
+    ///   Latchkey deletes it.
+    ///
+    /// The v6 functions stay for instances that still call them.
+    static let v9 = """
+        CREATE FUNCTION latchkey_refuse(p_state text, p_message text) RETURNS boolean LANGUAGE plpgsql AS $$
+        BEGIN
+            RAISE EXCEPTION USING ERRCODE = p_state, MESSAGE = p_message;
+        END
+        $$
+        ;
+        ALTER TABLE refresh_token_families DROP CONSTRAINT refresh_token_families_user_id_fkey
+        ;
+        CREATE FUNCTION latchkey_delete_user_sessions() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            DELETE FROM refresh_token_families WHERE user_id = OLD.id;
+            RETURN NULL;
+        END
+        $$
+        ;
+        CREATE TRIGGER users_delete_sessions AFTER DELETE ON users FOR EACH ROW EXECUTE FUNCTION latchkey_delete_user_sessions()
+        ;
+        CREATE OR REPLACE FUNCTION latchkey_start_session(
+            p_family_id text, p_user_id text, p_client_id text, p_started_at double precision, p_session_credential bytea, p_method text,
+            p_token_hash bytea, p_scopes text[], p_audience text, p_authenticated_at double precision, p_token_user_verified boolean,
+            p_password_sign_in boolean, p_issued_at double precision, p_expires_at double precision
+        ) RETURNS void LANGUAGE plpgsql AS $$
+        BEGIN
+            IF p_family_id IS NULL THEN
+                RETURN;
+            END IF;
+            -- What the foreign key checked: the user exists, and stays until this commits.
+            PERFORM 1 FROM users WHERE id = p_user_id FOR KEY SHARE;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'a session of user %, who does not exist', p_user_id USING ERRCODE = 'foreign_key_violation';
+            END IF;
+            INSERT INTO refresh_token_families (
+                id, user_id, client_id, created_at, revoked_at, credential_id, method,
+                token_hash, scopes, audience, authenticated_at, user_verified, password_sign_in, issued_at, expires_at, used_at
+            ) VALUES (
+                p_family_id, p_user_id, p_client_id, p_started_at, NULL, p_session_credential, p_method,
+                p_token_hash, CASE WHEN p_token_hash IS NOT NULL THEN p_scopes END, p_audience, p_authenticated_at, p_token_user_verified,
+                p_password_sign_in, p_issued_at, p_expires_at, NULL
+            ) ON CONFLICT (id) DO NOTHING;
+            IF FOUND THEN
+                RETURN;
+            END IF;
+            -- A family is one login of one user at one client: a token claiming otherwise is a
+            -- bug in the caller, and storing it would let rotation hand out tokens across accounts.
+            PERFORM 1 FROM refresh_token_families WHERE id = p_family_id AND user_id = p_user_id AND client_id = p_client_id;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'refresh token family % belongs to another user or client', p_family_id USING ERRCODE = 'LK002';
+            END IF;
+            IF p_token_hash IS NOT NULL THEN
+                INSERT INTO refresh_tokens (
+                    token_hash, family_id, user_id, client_id, scopes, audience, authenticated_at,
+                    user_verified, password_sign_in, issued_at, expires_at, used_at
+                ) VALUES (
+                    p_token_hash, p_family_id, p_user_id, p_client_id, p_scopes, p_audience, p_authenticated_at,
+                    p_token_user_verified, p_password_sign_in, p_issued_at, p_expires_at, NULL
+                );
+            END IF;
+        END
+        $$
         """
 }

@@ -108,7 +108,8 @@ extension PostgresStorage {
         }
     }
 
-    /// Deletes an account; everything that names it goes with it (`ON DELETE CASCADE`).
+    /// Deletes an account; everything that names it goes with it (`ON DELETE CASCADE`, and for
+    /// its sessions the trigger of migration v9).
     public func deleteUser(id: UserID) async throws -> Bool {
         guard !StoredText.containsNUL([id.rawValue]) else { return false }
         return try await autocommit { db in

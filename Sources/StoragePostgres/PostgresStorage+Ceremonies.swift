@@ -10,9 +10,10 @@ extension PostgresStorage {
     /// concurrent claim of the same key waits for the first to commit or roll back, so exactly
     /// one wins. Then the account or passkey, the passkey's use and the session.
     ///
-    /// A login's and a sign-up's finish are one function call each, which also makes the
-    /// request's failed-finish check (``FailureCheck``); anything else (an enrollment, a
-    /// browser session) goes statement by statement, its check made before.
+    /// A login's finish is one statement (``LoginFinish``) and a sign-up's one function call,
+    /// each of which also makes the request's failed-finish check (``FailureCheck``); anything
+    /// else (an enrollment, a browser session) goes statement by statement, its check made
+    /// before.
     public func completeCeremony(_ completion: CeremonyCompletion) async throws -> Bool {
         if let account = completion.newAccount { try Self.requireAccount(account.user, credential: account.credential) }
         if let credential = completion.newCredential { try credential.requireStorable() }
@@ -21,7 +22,13 @@ extension PostgresStorage {
         let check = FailureCheck.pending.flatMap { $0.claim() ? $0 : nil }
         let completed: Bool?
         if let login = LoginFinish(completion, check: check) {
-            completed = try await autocommit { db in try await db.rows(login, prepared: self.prepares, logger: self.logger).first ?? false }
+            do {
+                completed = try await autocommit { db in try await db.rows(login, prepared: self.prepares, logger: self.logger).first ?? false }
+            } catch is FinishStatementByStatement {
+                // The statement wrote nothing; its check was not made either.
+                if let check { try await makeFailureCheck(check) }
+                completed = try await completeInTransaction(completion)
+            }
         } else if let signup = SignupFinish(completion, check: check) {
             completed = try await autocommit { db in try await db.rows(signup, prepared: self.prepares, logger: self.logger).first ?? false }
         } else {

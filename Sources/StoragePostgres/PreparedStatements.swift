@@ -3,10 +3,13 @@ import PostgresNIO
 import WebAuthn
 
 // The statements every login runs, prepared once per connection (postgres-nio keeps them
-// by name on each connection): the server parses and plans each once, not per request.
+// by name on each connection): the server parses and plans each once, not per request. Each
+// names itself: the protocol's default name is the type's reflected name, a string built
+// anew on every execution.
 
 /// A passkey with its owner, by credential ID: the first read of every login.
 struct CredentialWithOwnerStatement: PostgresPreparedStatement {
+    static let name = "latchkey_credential_with_owner"
     static let sql = "SELECT c.*, \(User.prefixedColumns) FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = $1"
     typealias Row = PostgresRandomAccessRow
 
@@ -41,11 +44,83 @@ extension PostgresConnection {
     }
 }
 
-/// A passkey sign-in's completion (a use of the passkey, events, at most a token session),
-/// as one call of `latchkey_finish_login` (migration v6): one round trip instead of one per
-/// statement, the failed-finish limit included. It answers `NULL` when that limit refuses.
+/// A passkey sign-in's completion (its one audit event, the passkey's use checked against
+/// what was verified, at most a token session) in one statement, sent as one prepared statement: the failed-finish check, the
+/// ceremony's claim (its audit event carries its key, which is unique), the passkey's use and
+/// the session with its first refresh token. It answers `NULL` when the failed-finish limit
+/// refuses, `false` when the ceremony was claimed before (nothing written), and raises `LK001`
+/// (``StaleRead``) when the passkey or its owner changed since the login was verified, which
+/// rolls the whole statement back.
+///
+/// One statement rather than a call of `latchkey_finish_login` (migration v6, kept for older
+/// instances): PL/pgSQL runs each of its statements through the executor on its own (start,
+/// plan-cache check, locks, end), ten or so per login. A login with more than one event (a
+/// security event beside it, which is rare) finishes statement by statement instead, so that
+/// this statement inserts into `audit_events` once: each insert opens the table's indexes
+/// and builds its defaults anew on every execution.
+///
+/// The session is written only with the passkey's use, which proves its user exists when the
+/// statement commits (deleting a user deletes their passkeys, and the two wait for each
+/// other): this is why it needs no foreign key's check (migration v9).
+///
+/// The claim and the statement's snapshot: a concurrent claim of the same key with events
+/// waits on the unique index and then finds it taken, as before. A completion without events
+/// (`finished_ceremonies`) cannot race one with events for the same key, because a
+/// ceremony's completions all have the same shape: the services give every passkey
+/// completion its event, and a completion without events never takes this path.
+///
+/// A session whose family already exists (a rotation onto a saved family, never a login
+/// today) raises `LK003`, and the caller finishes statement by statement instead.
 struct LoginFinish: PostgresPreparedStatement {
-    static let sql = "SELECT latchkey_finish_login(" + (1...34).map { "$\($0)" }.joined(separator: ", ") + ") " + RequestOriginSetting.from(35)
+    static let name = "latchkey_login_finish"
+    // Every parameter is cast: a prepared statement's parameter types are the server's
+    // inference from the first execution's text (a NULL pins nothing), and the bindings are
+    // sent in binary. The failed-finish check reads both windows' counts in one index scan:
+    // this window's count plus the previous one's, weighted and rounded up.
+    static let sql = """
+        WITH origin AS MATERIALIZED (
+            SELECT set_config('latchkey.origin', $34::text, true) AS value
+        ), gate AS MATERIALIZED (
+            SELECT $16::text IS NULL OR COALESCE((
+                SELECT sum(CASE WHEN window_index = $17::bigint THEN count ELSE ceil(count * $18::double precision) END)
+                FROM request_counts WHERE key = $16::text AND window_index IN ($17::bigint, $17::bigint - 1)
+            ), 0) < $19::bigint AS open
+            FROM origin
+        ), claim AS (
+            INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail, ceremony_key)
+            SELECT ($10::double precision[])[1], ($11::text[])[1], NULLIF(($12::text[])[1], ''), NULLIF(($13::text[])[1], ''),
+                NULLIF(($14::text[])[1], ''), ($15::text[])[1], $1::bytea
+            FROM gate
+            WHERE gate.open AND NOT EXISTS (SELECT FROM finished_ceremonies WHERE key = $1::bytea)
+            ON CONFLICT (ceremony_key) DO NOTHING
+            RETURNING 1
+        ), used AS (
+            UPDATE credentials SET
+                sign_count = $3::bigint, backed_up = $4::boolean, user_verified = (user_verified OR $5::boolean),
+                last_used_at = $6::double precision, sign_count_regressed = (sign_count_regressed OR $7::boolean)
+            WHERE id = $2::bytea AND EXISTS (SELECT FROM claim) AND sign_count = $8::bigint AND NOT disabled
+                AND (SELECT updated_at FROM users WHERE users.id = credentials.user_id) = $9::double precision
+            RETURNING 1
+        ), family AS (
+            INSERT INTO refresh_token_families (
+                id, user_id, client_id, created_at, revoked_at, credential_id, method,
+                token_hash, scopes, audience, authenticated_at, user_verified, password_sign_in, issued_at, expires_at, used_at
+            )
+            SELECT $20::text, $21::text, $22::text, $23::double precision, NULL, $24::bytea, $25::text,
+                $26::bytea, CASE WHEN $26::bytea IS NOT NULL THEN $27::text[] END, $28::text, $29::double precision, $30::boolean,
+                $31::boolean, $32::double precision, $33::double precision, NULL
+            FROM used WHERE $20::text IS NOT NULL
+            ON CONFLICT (id) DO NOTHING
+            RETURNING 1
+        )
+        SELECT CASE
+            WHEN NOT (SELECT open FROM gate) THEN NULL
+            WHEN NOT EXISTS (SELECT FROM claim) THEN false
+            WHEN NOT EXISTS (SELECT FROM used) THEN latchkey_refuse('LK001', 'the passkey changed since the login was verified')
+            WHEN $20::text IS NOT NULL AND NOT EXISTS (SELECT FROM family) THEN latchkey_refuse('LK003', 'the session''s family exists')
+            ELSE true
+        END
+        """
     typealias Row = Bool?
 
     private let bindings: PostgresBindings
@@ -53,10 +128,10 @@ struct LoginFinish: PostgresPreparedStatement {
     /// `nil` for any other shape of completion.
     init?(_ completion: CeremonyCompletion, check: FailureCheck?) {
         guard completion.newAccount == nil, completion.newCredential == nil, let update = completion.credentialUse, let usedAt = update.use.usedAt,
-            let tail = FinishTail(completion, check: check)
+            completion.events.count == 1, let verified = update.verifiedAgainst, let tail = FinishTail(completion, check: check)
         else { return nil }
         let use = update.use
-        var bindings = PostgresBindings(capacity: 35)
+        var bindings = PostgresBindings(capacity: 34)
         bindings.append(completion.key.bytes.bytea)
         bindings.append(update.credentialID.bytea)
         bindings.append(Int64(use.signCount))
@@ -64,9 +139,8 @@ struct LoginFinish: PostgresPreparedStatement {
         bindings.append(use.isUserVerified)
         bindings.append(usedAt.seconds)
         bindings.append(use.signCountRegressed)
-        bindings.append(update.verifiedAgainst != nil)
-        bindings.append(Int64(update.verifiedAgainst?.signCount ?? 0))
-        bindings.append(update.verifiedAgainst?.ownerUpdatedAt.seconds ?? 0)
+        bindings.append(Int64(verified.signCount))
+        bindings.append(verified.ownerUpdatedAt.seconds)
         tail.append(to: &bindings)
         bindings.append(RequestOriginSetting.value(completion.events))
         self.bindings = bindings
@@ -81,6 +155,7 @@ struct LoginFinish: PostgresPreparedStatement {
 /// session), as one call of `latchkey_finish_signup` (migration v6), answering as
 /// ``LoginFinish`` does.
 struct SignupFinish: PostgresPreparedStatement {
+    static let name = "latchkey_signup_finish"
     static let sql = "SELECT latchkey_finish_signup(" + (1...59).map { "$\($0)" }.joined(separator: ", ") + ") " + RequestOriginSetting.from(60)
     typealias Row = Bool?
 
@@ -163,6 +238,7 @@ private struct FinishTail {
 /// A completion's claim on its ceremony, with its audit events, for the completions written
 /// statement by statement: `latchkey_claim_ceremony` (migration v6).
 struct CeremonyClaim: PostgresPreparedStatement {
+    static let name = "latchkey_ceremony_claim"
     static let sql = "SELECT latchkey_claim_ceremony(" + (1...11).map { "$\($0)" }.joined(separator: ", ") + ") " + RequestOriginSetting.from(12)
     typealias Row = Bool?
 
@@ -200,6 +276,7 @@ struct CeremonyClaim: PostgresPreparedStatement {
 /// A session's start with its first refresh token, if any: `latchkey_start_session`
 /// (migration v6), which keeps the first token in the family's row.
 struct SessionStart: PostgresPreparedStatement {
+    static let name = "latchkey_session_start"
     static let sql = "SELECT latchkey_start_session(" + (1...14).map { "$\($0)" }.joined(separator: ", ") + ")"
     typealias Row = PostgresRandomAccessRow
 
@@ -247,6 +324,7 @@ struct SessionStart: PostgresPreparedStatement {
 /// A rate-limit count: this window's row counted up (by 0 to only read), the previous
 /// window's read, in one statement.
 struct RequestCountStatement: PostgresPreparedStatement {
+    static let name = "latchkey_request_count"
     static let sql = """
         WITH counted AS (
             INSERT INTO request_counts (key, window_index, count, window_end) VALUES ($1, $2, $4, $3)
@@ -277,6 +355,7 @@ struct RequestCountStatement: PostgresPreparedStatement {
 
 /// A rate-limit count read without counting: this window's and the previous window's.
 struct RequestCountReadStatement: PostgresPreparedStatement {
+    static let name = "latchkey_request_count_read"
     static let sql = """
         SELECT COALESCE((SELECT count FROM request_counts WHERE key = $1 AND window_index = $2), 0)::bigint,
             COALESCE((SELECT count FROM request_counts WHERE key = $1 AND window_index = $2 - 1), 0)::bigint

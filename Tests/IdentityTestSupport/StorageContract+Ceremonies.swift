@@ -129,6 +129,39 @@ extension StorageContract {
         #expect(try await storage.completeCeremony(CeremonyCompletion(key: StorageFixtures.ceremonyKey("counter"))), "a stale completion left its key unused")
     }
 
+    /// Every shape of a verified login completes with everything it carries: the common one
+    /// (one event, a new token session), one with a security event beside its login event,
+    /// and one whose token joins a session that exists (a backend may write these another
+    /// way than the common one). A replay of each writes nothing.
+    static func loginShapesAllComplete(_ storage: any IdentityStorage) async throws {
+        let (alice, credential) = try await signUp("alice", on: storage)
+        var signCount = credential.signCount
+        func login(_ label: String, events: [AuditEvent.Kind], family: String) async throws -> Bool {
+            let use = CredentialUse(signCount: signCount + 1, isBackedUp: false, isUserVerified: true, usedAt: StorageFixtures.time(20), signCountRegressed: false)
+            let token = StorageFixtures.refreshToken(label, familyID: family, userID: alice.id)
+            let completion = CeremonyCompletion(
+                key: StorageFixtures.ceremonyKey(label),
+                credentialUse: .init(credentialID: credential.credentialID, use: use, verifiedAgainst: .init(signCount: signCount, ownerUpdatedAt: alice.updatedAt)),
+                events: events.map { AuditEvent(time: StorageFixtures.time(20), kind: $0, userID: alice.id, detail: label) },
+                session: .tokens(TokenSessionStart(familyID: family, userID: alice.id, clientID: "client-a", startedAt: StorageFixtures.time(20), refreshToken: token))
+            )
+            let completed = try await storage.completeCeremony(completion)
+            if completed { signCount += 1 }
+            return completed
+        }
+        #expect(try await login("common", events: [.login], family: "family-common"))
+        #expect(try await login("flagged", events: [.signCountRegressed, .login], family: "family-flagged"))
+        #expect(try await login("joining", events: [.login], family: "family-common"))
+        for (label, family) in [("common", "family-common"), ("flagged", "family-flagged"), ("joining", "family-common")] {
+            #expect(try await storage.refreshToken(hash: StorageFixtures.refreshToken(label, familyID: family, userID: alice.id).tokenHash)?.familyID == family, "\(label)")
+        }
+        #expect(try await storage.credential(id: credential.credentialID)?.signCount == credential.signCount + 3)
+        #expect(try await storage.events(userID: alice.id, limit: 10).map(\.detail) == ["joining", "flagged", "flagged", "common"])
+        #expect(try await login("common", events: [.login], family: "family-replay") == false, "a replay")
+        #expect(try await storage.events(userID: alice.id, limit: 10).count == 4, "the replay wrote nothing")
+        #expect(try await storage.isSessionActive(familyID: "family-replay", userID: alice.id) == false)
+    }
+
     /// Purging forgets the keys of ceremonies that expired before the time given, and keeps
     /// the rest.
     static func purgeCeremonies(_ storage: any IdentityStorage) async throws {

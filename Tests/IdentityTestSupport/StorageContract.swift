@@ -44,6 +44,7 @@ public enum StorageContract {
         case ceremonyCompletionRecordsUse
         case ceremonyCompletionRecordsRefusedUse
         case ceremonyCompletionChecksWhatWasVerified
+        case loginShapesAllComplete
         case purgeCeremonies
         // Refresh tokens
         case refreshTokenRotation
@@ -129,6 +130,7 @@ public enum StorageContract {
         case .ceremonyCompletionRecordsUse: try await ceremonyCompletionRecordsUse(storage)
         case .ceremonyCompletionRecordsRefusedUse: try await ceremonyCompletionRecordsRefusedUse(storage)
         case .ceremonyCompletionChecksWhatWasVerified: try await ceremonyCompletionChecksWhatWasVerified(storage)
+        case .loginShapesAllComplete: try await loginShapesAllComplete(storage)
         case .purgeCeremonies: try await purgeCeremonies(storage)
         case .refreshTokenRotation: try await refreshTokenRotation(storage)
         case .refreshTokenReuseRevokesFamily: try await refreshTokenReuseRevokesFamily(storage)
