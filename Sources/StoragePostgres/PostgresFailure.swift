@@ -30,18 +30,25 @@ enum PostgresFailure {
     /// violation, ``StorageUnavailable`` when the database cannot do the work now (gone,
     /// restarting, out of connections or space, too slow), anything else unchanged.
     static func translate(_ error: any Error) -> any Error {
-        if error is StoreConflict || error is StorageUnavailable || error is StaleRead || error is FinishStatementByStatement { return error }
+        if error is StoreConflict || error is StorageUnavailable || error is StaleRead || error is FinishStatementByStatement
+            || error is CeremonyClaimedBefore
+        {
+            return error
+        }
         if let psql = error as? PSQLError {
             guard psql.code == .server, let state = psql.serverInfo?[.sqlState] else {
                 // Connection lost, refused, closed, TLS failed: nothing the request did.
                 return StorageUnavailable("PostgreSQL connection: \(psql.code)\(psql.underlying.map { ": \($0)" } ?? "")")
             }
-            if state == "23505", let constraint = psql.serverInfo?[.constraintName], let kind = conflicts[constraint] {
-                return StoreConflict(kind)
+            if state == "23505", let constraint = psql.serverInfo?[.constraintName] {
+                if let kind = conflicts[constraint] { return StoreConflict(kind) }
+                // Only the login's one statement (``LoginFinish``) inserts these without
+                // `ON CONFLICT`: the ceremony was claimed before, or the session exists.
+                if constraint == "audit_events_ceremony_key" { return CeremonyClaimedBefore() }
+                if constraint == "refresh_token_families_pkey" { return FinishStatementByStatement() }
             }
             // Raised by the login's finish (``LoginFinish``, and latchkey_finish_login of v2).
             if state == "LK001" { return StaleRead() }
-            if state == "LK003" { return FinishStatementByStatement() }
             if state == "LK002" { return PostgresStorageError(.invalidArgument, psql.serverInfo?[.message] ?? "refresh token family of another user or client") }
             let message = psql.serverInfo?[.message] ?? ""
             switch state.prefix(2) {
@@ -78,3 +85,6 @@ enum PostgresFailure {
 /// The login's one-statement finish declined a completion it does not write (a session whose
 /// family exists): nothing was written, and the caller finishes it statement by statement.
 struct FinishStatementByStatement: Error {}
+
+/// The login's one-statement finish found its ceremony claimed before: nothing was written.
+struct CeremonyClaimedBefore: Error {}

@@ -838,6 +838,12 @@ enum PostgresMigrations {
     ///   what its cascade did: deleting a user deletes their sessions, whichever version of
     ///   Latchkey deletes it.
     ///
+    /// - The two indexes by time that only the purges read (`audit_events_time`,
+    ///   `refresh_token_families_created_at`) are block-range (BRIN) indexes: rows arrive in
+    ///   time order, so a range's summary finds them, and an insert into the table's newest,
+    ///   not yet summarized range writes nothing to the index. A B-tree insert was two of a
+    ///   login's nine index entries, and their share of its WAL.
+    ///
     /// The v6 functions stay for instances that still call them.
     static let v9 = """
         CREATE FUNCTION latchkey_refuse(p_state text, p_message text) RETURNS boolean LANGUAGE plpgsql AS $$
@@ -856,6 +862,14 @@ enum PostgresMigrations {
         $$
         ;
         CREATE TRIGGER users_delete_sessions AFTER DELETE ON users FOR EACH ROW EXECUTE FUNCTION latchkey_delete_user_sessions()
+        ;
+        DROP INDEX audit_events_time
+        ;
+        CREATE INDEX audit_events_time ON audit_events USING brin (time)
+        ;
+        DROP INDEX refresh_token_families_created_at
+        ;
+        CREATE INDEX refresh_token_families_created_at ON refresh_token_families USING brin (created_at)
         ;
         CREATE OR REPLACE FUNCTION latchkey_start_session(
             p_family_id text, p_user_id text, p_client_id text, p_started_at double precision, p_session_credential bytea, p_method text,

@@ -34,13 +34,15 @@ extension PostgresStorage {
         _ = try await db.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
     }
 
-    /// Deletes the oldest events before `time`, at most `limit` in one statement.
+    /// Deletes the oldest events before `time`, at most `limit` in one statement. Oldest by
+    /// insertion: the index by time is a block-range one (migration v9), which cannot give
+    /// rows in order, and a long backlog is found in order of the primary key.
     public func purgeAuditEvents(before time: Date, limit: Int) async throws -> Int {
         try await autocommit { db in
             try await db.rows(
                 """
                 DELETE FROM audit_events WHERE id IN (
-                    SELECT id FROM audit_events WHERE time < \(time.seconds) ORDER BY time LIMIT \(Int64(max(0, limit)))
+                    SELECT id FROM audit_events WHERE time < \(time.seconds) ORDER BY id LIMIT \(Int64(max(0, limit)))
                 ) RETURNING 1
                 """, logger: self.logger
             ).count

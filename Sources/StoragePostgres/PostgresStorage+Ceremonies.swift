@@ -24,6 +24,8 @@ extension PostgresStorage {
         if let login = LoginFinish(completion, check: check) {
             do {
                 completed = try await autocommit { db in try await db.rows(login, prepared: self.prepares, logger: self.logger).first ?? false }
+            } catch is CeremonyClaimedBefore {
+                completed = false
             } catch is FinishStatementByStatement {
                 // The statement wrote nothing; its check was not made either.
                 if let check { try await makeFailureCheck(check) }

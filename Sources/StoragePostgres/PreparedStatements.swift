@@ -45,12 +45,12 @@ extension PostgresConnection {
 }
 
 /// A passkey sign-in's completion (its one audit event, the passkey's use checked against
-/// what was verified, at most a token session) in one statement, sent as one prepared statement: the failed-finish check, the
-/// ceremony's claim (its audit event carries its key, which is unique), the passkey's use and
-/// the session with its first refresh token. It answers `NULL` when the failed-finish limit
-/// refuses, `false` when the ceremony was claimed before (nothing written), and raises `LK001`
-/// (``StaleRead``) when the passkey or its owner changed since the login was verified, which
-/// rolls the whole statement back.
+/// what was verified, at most a token session) in one prepared statement: the failed-finish
+/// check, the ceremony's claim (its audit event carries its key, which is unique), the
+/// passkey's use and the session with its first refresh token. It answers `NULL` when the
+/// failed-finish limit refuses and `true` when it wrote the login; it fails when the ceremony
+/// was claimed before (see below), and raises `LK001` (``StaleRead``) when the passkey or its
+/// owner changed since the login was verified. A failure rolls the whole statement back.
 ///
 /// One statement rather than a call of `latchkey_finish_login` (migration v6, kept for older
 /// instances): PL/pgSQL runs each of its statements through the executor on its own (start,
@@ -69,8 +69,13 @@ extension PostgresConnection {
 /// ceremony's completions all have the same shape: the services give every passkey
 /// completion its event, and a completion without events never takes this path.
 ///
-/// A session whose family already exists (a rotation onto a saved family, never a login
-/// today) raises `LK003`, and the caller finishes statement by statement instead.
+/// Its two inserts are plain ones, not `ON CONFLICT DO NOTHING`: a speculative insert checks
+/// its unique index once more and writes one more WAL record to confirm the row. So a
+/// ceremony claimed before fails the claim's insert on `audit_events_ceremony_key` (answered
+/// `false`, ``CeremonyClaimedBefore``), and a session whose family already exists (a rotation
+/// onto a saved family, never a login today) fails on the family's key, after which the
+/// caller finishes statement by statement (``FinishStatementByStatement``). Either failure
+/// rolls back the whole statement, and PostgreSQL's log shows it as an error.
 struct LoginFinish: PostgresPreparedStatement {
     static let name = "latchkey_login_finish"
     // Every parameter is cast: a prepared statement's parameter types are the server's
@@ -92,7 +97,6 @@ struct LoginFinish: PostgresPreparedStatement {
                 NULLIF(($14::text[])[1], ''), ($15::text[])[1], $1::bytea
             FROM gate
             WHERE gate.open AND NOT EXISTS (SELECT FROM finished_ceremonies WHERE key = $1::bytea)
-            ON CONFLICT (ceremony_key) DO NOTHING
             RETURNING 1
         ), used AS (
             UPDATE credentials SET
@@ -110,14 +114,11 @@ struct LoginFinish: PostgresPreparedStatement {
                 $26::bytea, CASE WHEN $26::bytea IS NOT NULL THEN $27::text[] END, $28::text, $29::double precision, $30::boolean,
                 $31::boolean, $32::double precision, $33::double precision, NULL
             FROM used WHERE $20::text IS NOT NULL
-            ON CONFLICT (id) DO NOTHING
-            RETURNING 1
         )
         SELECT CASE
             WHEN NOT (SELECT open FROM gate) THEN NULL
             WHEN NOT EXISTS (SELECT FROM claim) THEN false
             WHEN NOT EXISTS (SELECT FROM used) THEN latchkey_refuse('LK001', 'the passkey changed since the login was verified')
-            WHEN $20::text IS NOT NULL AND NOT EXISTS (SELECT FROM family) THEN latchkey_refuse('LK003', 'the session''s family exists')
             ELSE true
         END
         """
