@@ -843,6 +843,8 @@ enum PostgresMigrations {
     ///   time order, so a range's summary finds them, and an insert into the table's newest,
     ///   not yet summarized range writes nothing to the index. A B-tree insert was two of a
     ///   login's nine index entries, and their share of its WAL.
+    /// - Sessions lose their index by credential: revoking a passkey's sessions finds them by
+    ///   the passkey's user, whose index sessions have anyway.
     ///
     /// The v6 functions stay for instances that still call them.
     static let v9 = """
@@ -870,6 +872,8 @@ enum PostgresMigrations {
         DROP INDEX refresh_token_families_created_at
         ;
         CREATE INDEX refresh_token_families_created_at ON refresh_token_families USING brin (created_at)
+        ;
+        DROP INDEX refresh_token_families_credential_id
         ;
         CREATE OR REPLACE FUNCTION latchkey_start_session(
             p_family_id text, p_user_id text, p_client_id text, p_started_at double precision, p_session_credential bytea, p_method text,

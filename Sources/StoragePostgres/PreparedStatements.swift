@@ -93,8 +93,7 @@ struct LoginFinish: PostgresPreparedStatement {
             FROM origin
         ), claim AS (
             INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail, ceremony_key)
-            SELECT ($10::double precision[])[1], ($11::text[])[1], NULLIF(($12::text[])[1], ''), NULLIF(($13::text[])[1], ''),
-                NULLIF(($14::text[])[1], ''), ($15::text[])[1], $1::bytea
+            SELECT $10::double precision, $11::text, $12::text, $13::text, $14::text, $15::text, $1::bytea
             FROM gate
             WHERE gate.open AND NOT EXISTS (SELECT FROM finished_ceremonies WHERE key = $1::bytea)
             RETURNING 1
@@ -142,7 +141,17 @@ struct LoginFinish: PostgresPreparedStatement {
         bindings.append(use.signCountRegressed)
         bindings.append(Int64(verified.signCount))
         bindings.append(verified.ownerUpdatedAt.seconds)
-        tail.append(to: &bindings)
+        // The one event as values, not the one-element arrays the functions take: an array
+        // costs both sides more to encode and decode than its element.
+        let event = completion.events[0]
+        bindings.append(event.time.seconds)
+        bindings.append(event.kind.rawValue)
+        bindings.append(event.userID.map { StoredText.sanitized($0.rawValue) })
+        bindings.append(event.clientID.map(StoredText.sanitized))
+        bindings.append(event.credentialID.map(StoredText.sanitized))
+        bindings.append(StoredText.sanitized(event.detail))
+        CeremonyClaim.appendCheck(check, to: &bindings)
+        SessionStart.append(tail.start, to: &bindings)
         bindings.append(RequestOriginSetting.value(completion.events))
         self.bindings = bindings
     }
@@ -263,6 +272,11 @@ struct CeremonyClaim: PostgresPreparedStatement {
         bindings.append(texts(events.map(\.clientID)))
         bindings.append(texts(events.map(\.credentialID)))
         bindings.append(events.map { StoredText.sanitized($0.detail) })
+        appendCheck(check, to: &bindings)
+    }
+
+    /// The failed-finish check (all NULL without one): 4 parameters.
+    static func appendCheck(_ check: FailureCheck?, to bindings: inout PostgresBindings) {
         bindings.append(check.map { StoredText.sanitized($0.key) })
         bindings.append(check?.window.index)
         bindings.append(check?.window.previousWeight)
