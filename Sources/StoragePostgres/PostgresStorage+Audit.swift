@@ -18,12 +18,7 @@ extension PostgresStorage {
         for (index, event) in events.enumerated() {
             let first = index * 10 + 1
             rows.append("(" + (first..<first + 10).map { "$\($0)" }.joined(separator: ", ") + ")")
-            bindings.append(event.time.seconds)
-            bindings.append(event.kind.rawValue)
-            bindings.append(event.userID.map { StoredText.sanitized($0.rawValue) })
-            bindings.append(event.clientID.map(StoredText.sanitized))
-            bindings.append(event.credentialID.map(StoredText.sanitized))
-            bindings.append(StoredText.sanitized(event.detail))
+            bindings.appendColumns(of: event)
             bindings.append(event.actor.map(StoredText.sanitized))
             bindings.append(event.origin?.ip.map(StoredText.sanitized))
             bindings.append(event.origin?.userAgent.map(StoredText.sanitized))

@@ -143,13 +143,7 @@ struct LoginFinish: PostgresPreparedStatement {
         bindings.append(verified.ownerUpdatedAt.seconds)
         // The one event as values, not the one-element arrays the functions take: an array
         // costs both sides more to encode and decode than its element.
-        let event = completion.events[0]
-        bindings.append(event.time.seconds)
-        bindings.append(event.kind.rawValue)
-        bindings.append(event.userID.map { StoredText.sanitized($0.rawValue) })
-        bindings.append(event.clientID.map(StoredText.sanitized))
-        bindings.append(event.credentialID.map(StoredText.sanitized))
-        bindings.append(StoredText.sanitized(event.detail))
+        bindings.appendColumns(of: completion.events[0])
         CeremonyClaim.appendCheck(check, to: &bindings)
         SessionStart.append(tail.start, to: &bindings)
         bindings.append(RequestOriginSetting.value(completion.events))
@@ -404,5 +398,17 @@ enum RequestOriginSetting {
     /// The setting for a completion's events: one request's, so the first event's.
     static func value(_ events: [AuditEvent]) -> String {
         events.first?.origin.map { StoredText.sanitized($0.setting) } ?? ""
+    }
+}
+
+extension PostgresBindings {
+    /// An audit event's own columns: `time, kind, user_id, client_id, credential_id, detail`.
+    mutating func appendColumns(of event: AuditEvent) {
+        append(event.time.seconds)
+        append(event.kind.rawValue)
+        append(event.userID.map { StoredText.sanitized($0.rawValue) })
+        append(event.clientID.map(StoredText.sanitized))
+        append(event.credentialID.map(StoredText.sanitized))
+        append(StoredText.sanitized(event.detail))
     }
 }
