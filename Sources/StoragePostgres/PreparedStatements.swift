@@ -48,9 +48,10 @@ extension PostgresConnection {
 /// what was verified, at most a token session) in one prepared statement: the failed-finish
 /// check, the ceremony's claim (its audit event carries its key, which is unique), the
 /// passkey's use and the session with its first refresh token. It answers `NULL` when the
-/// failed-finish limit refuses and `true` when it wrote the login; it fails when the ceremony
-/// was claimed before (see below), and raises `LK001` (``StaleRead``) when the passkey or its
-/// owner changed since the login was verified. A failure rolls the whole statement back.
+/// failed-finish limit refuses, `false` when the key was finished without events, and `true`
+/// when it wrote the login; it fails when the ceremony was claimed before (see below), and
+/// raises `LK001` (``StaleRead``) when the passkey or its owner changed since the login was
+/// verified. A failure rolls the whole statement back.
 ///
 /// One statement rather than a call of `latchkey_finish_login` (migration v6, kept for older
 /// instances): PL/pgSQL runs each of its statements through the executor on its own (start,
@@ -64,7 +65,7 @@ extension PostgresConnection {
 /// other): this is why it needs no foreign key's check (migration v9).
 ///
 /// The claim and the statement's snapshot: a concurrent claim of the same key with events
-/// waits on the unique index and then finds it taken, as before. A completion without events
+/// waits on the unique index and then fails on it. A completion without events
 /// (`finished_ceremonies`) cannot race one with events for the same key, because a
 /// ceremony's completions all have the same shape: the services give every passkey
 /// completion its event, and a completion without events never takes this path.
