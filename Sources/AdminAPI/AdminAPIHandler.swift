@@ -151,10 +151,7 @@ struct AdminAPIHandler: APIProtocol {
     func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output {
         _ = try AdminCaller.require(.events, writes: false)
         let query = input.query
-        let filter = AuditQuery(
-            kind: query._type.flatMap { AuditEvent.Kind(rawValue: $0.rawValue) }, userID: query.userId.map(UserID.init(rawValue:)), clientID: query.clientId,
-            ip: query.ip, from: query.from, to: query.to, limit: 0
-        )
+        let filter = Self.auditQuery(type: query._type, userID: query.userId, clientID: query.clientId, ip: query.ip, from: query.from, to: query.to)
         let page = try await admin.events(filter, pageSize: query.pageSize, pageToken: query.pageToken)
         if let next = page.next {
             var parameters = [("page_token", next)]
@@ -170,13 +167,20 @@ struct AdminAPIHandler: APIProtocol {
         return .ok(.init(body: .json(.init(events: try page.events.map(Self.event), nextPageToken: page.next))))
     }
 
+    /// The filter both event operations take (their generated query types are distinct).
+    private static func auditQuery(
+        type: Components.Schemas.EventType?, userID: String?, clientID: String?, ip: String?, from: Date?, to: Date?
+    ) -> AuditQuery {
+        AuditQuery(
+            kind: type.flatMap { AuditEvent.Kind(rawValue: $0.rawValue) }, userID: userID.map(UserID.init(rawValue:)), clientID: clientID,
+            ip: ip, from: from, to: to, limit: 0
+        )
+    }
+
     func exportEvents(_ input: Operations.ExportEvents.Input) async throws -> Operations.ExportEvents.Output {
         _ = try AdminCaller.require(.events, writes: false)
         let query = input.query
-        let filter = AuditQuery(
-            kind: query._type.flatMap { AuditEvent.Kind(rawValue: $0.rawValue) }, userID: query.userId.map(UserID.init(rawValue:)), clientID: query.clientId,
-            ip: query.ip, from: query.from, to: query.to, limit: 0
-        )
+        let filter = Self.auditQuery(type: query._type, userID: query.userId, clientID: query.clientId, ip: query.ip, from: query.from, to: query.to)
         // The first page is read before answering, so that a database that is down gets a
         // 503 rather than a cut stream.
         let first = try await admin.events(filter, pageSize: AdminService.maximumPageSize, pageToken: nil)

@@ -27,24 +27,24 @@ extension PostgresStorage {
             } catch is CeremonyClaimedBefore {
                 completed = false
             } catch is FinishStatementByStatement {
-                // The statement wrote nothing; its check was not made either.
-                if let check { try await makeFailureCheck(check) }
-                completed = try await completeInTransaction(completion)
+                // The statement wrote nothing, and what its check read counts for nothing.
+                completed = try await completeInTransaction(completion, check: check)
             }
         } else if let signup = SignupFinish(completion, check: check) {
             completed = try await autocommit { db in try await db.rows(signup, prepared: self.prepares, logger: self.logger).first ?? false }
         } else {
-            if let check { try await makeFailureCheck(check) }
-            completed = try await completeInTransaction(completion)
+            completed = try await completeInTransaction(completion, check: check)
         }
         guard let completed else { throw check?.refuse() ?? PostgresStorageError(.invalidArgument, "a ceremony was refused without a check") }
         if completed { securityEvents.announce(completion.events) }
         return completed
     }
 
-    /// Any completion, statement by statement in one transaction.
-    private func completeInTransaction(_ completion: CeremonyCompletion) async throws -> Bool {
-        try await transaction { db in
+    /// Any completion, statement by statement in one transaction, after the request's
+    /// failed-finish check, if it owes one.
+    private func completeInTransaction(_ completion: CeremonyCompletion, check: FailureCheck?) async throws -> Bool {
+        if let check { try await makeFailureCheck(check) }
+        return try await transaction { db in
             guard try await db.rows(CeremonyClaim(key: completion.key, events: completion.events), prepared: self.prepares, logger: self.logger).first == true else {
                 return false
             }
