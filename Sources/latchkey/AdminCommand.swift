@@ -13,6 +13,7 @@ struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
         abstract: "Operate Latchkey: admin API keys, users and their passkeys.",
+        discussion: "A credential ID (and a user ID made before 0.12.0) may begin with \"-\": give IDs after \"--\" at the end of the line, as in latchkey admin passkeys delete --database URL -- USER_ID CREDENTIAL_ID.",
         subcommands: [KeysCommand.self, UsersCommand.self, PasskeysCommand.self]
     )
 

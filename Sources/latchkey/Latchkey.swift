@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `latchkey` command: the passkey server and its tools.
 
@@ -13,6 +14,14 @@ struct Latchkey: AsyncParsableCommand {
     /// Runs the command line. In an async context `main()` resolves to the asynchronous entry
     /// point that the async subcommands need; top-level code would pick the synchronous one.
     static func runAsync() async {
+        if let hint = DashLedArgument.hint(for: Array(CommandLine.arguments.dropFirst())) {
+            // A dash-led ID either fails the parse or, when it holds an "h", reads as `-h`
+            // and parses as the help screen (ArgumentParser's internal `HelpCommand`).
+            let parsed = try? parseAsRoot()
+            if parsed.map({ "\(type(of: $0))" == "HelpCommand" }) ?? true {
+                FileHandle.standardError.write(Data((hint + "\n").utf8))
+            }
+        }
         await main()
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import WebAuthn
 
 /// A user's stable identifier, used as the `sub` claim. Random, never derived from
 /// personal data.
@@ -10,6 +11,16 @@ public struct UserID: RawRepresentable, Hashable, Sendable, Codable, CustomStrin
     public init(rawValue: String) { self.rawValue = rawValue }
 
     public var description: String { rawValue }
+
+    /// A new user's ID: 16 random bytes, base64url. The first byte is nudged so that the ID
+    /// never begins with "-", which a command line would read as an option
+    /// (`latchkey admin users show ID`); the ID keeps nearly all of its 128 bits.
+    public static func new(randomBytes bytes: [UInt8]) -> UserID {
+        var bytes = bytes
+        // The first character is the top six bits of the first byte; 62 is "-".
+        if let first = bytes.first, first >> 2 == 62 { bytes[0] = first ^ 0x80 }
+        return UserID(rawValue: Base64URL.encode(bytes))
+    }
 }
 
 /// The profile a user signs up with. Identifiers (email, phone number, username) are

@@ -99,7 +99,7 @@ public struct AdminService: Sendable {
         guard profile.email != nil else { throw IdentityError(.invalidRequest, "an account made ahead of its first sign-in needs an email address to recover by", field: "email") }
         let now = clock.now()
         let user = User(
-            id: UserID(rawValue: Base64URL.encode(random.bytes(16))), userHandle: random.bytes(32), profile: profile, createdAt: now, updatedAt: now,
+            id: UserID.new(randomBytes: random.bytes(16)), userHandle: random.bytes(32), profile: profile, createdAt: now, updatedAt: now,
             emailVerifiedAt: emailVerified ? now : nil
         )
         do {

@@ -77,7 +77,7 @@ public struct PasskeyService: Sendable {
         let now = clock.now()
         // The user handle is random and unrelated to any identifier (WebAuthn L3 §14.6.1).
         let user = User(
-            id: UserID(rawValue: Base64URL.encode(random.bytes(16))), userHandle: random.bytes(32), profile: profile,
+            id: UserID.new(randomBytes: random.bytes(16)), userHandle: random.bytes(32), profile: profile,
             createdAt: now, updatedAt: now
         )
         let ceremony = makeCeremony(kind: .signup, clientID: client.clientID, pendingUser: user, lifetime: lifetime)

@@ -42,7 +42,7 @@ public struct PasswordService: Sendable {
         // stops at the limit whatever the answer would have been.
         for identifier in profile.identifiers { try await rateLimits?.admit(identifier: identifier) }
         let now = clock.now()
-        let user = User(id: UserID(rawValue: Base64URL.encode(random.bytes(16))), userHandle: random.bytes(32), profile: profile, createdAt: now, updatedAt: now)
+        let user = User(id: UserID.new(randomBytes: random.bytes(16)), userHandle: random.bytes(32), profile: profile, createdAt: now, updatedAt: now)
         let hash = try await Self.offloaded { [hasher, salt = random.bytes(16)] in try hasher.hash(password, salt: salt) }
         do {
             try await storage.createUser(user, password: PasswordRecord(userID: user.id, hash: hash, createdAt: now))

@@ -22,8 +22,9 @@ struct AdminAPIFixture {
     }
 
     /// Runs `latchkey admin …` on the server's database.
-    func cli(_ arguments: [String]) async throws -> CommandRun {
-        try await CommandRun.run(["admin"] + arguments + ["--database", database], workingDirectory: directory.url)
+    func cli(_ arguments: [String], ids: [String] = []) async throws -> CommandRun {
+        // IDs go after `--`, as the command's help says, since one may begin with "-".
+        try await CommandRun.run(["admin"] + arguments + ["--database", database] + (ids.isEmpty ? [] : ["--"] + ids), workingDirectory: directory.url)
     }
 
     /// Makes a key with these scopes: its ID and the key.

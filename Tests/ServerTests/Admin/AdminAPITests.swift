@@ -362,10 +362,18 @@ struct AdminAPITests {
         #expect(try await admin.cli(["users", "disable", id]).output.contains("disabled"))
         await expectAPIError(status: 403) { try await ada.client.refresh(refreshToken: try #require(tokens.refreshToken)) }
         #expect(try await admin.cli(["users", "enable", id]).status == 0)
-        let last = try await admin.cli(["passkeys", "delete", id, Base64URL.encode(ada.credentials[0].credentialID)])
+        // A credential ID is the authenticator's, and one in 64 begins with "-": after `--`.
+        let last = try await admin.cli(["passkeys", "delete"], ids: [id, Base64URL.encode(ada.credentials[0].credentialID)])
         #expect(last.status != 0 && last.output.contains("last way to sign in"), "\(last.output)")
         let missing = try await admin.cli(["users", "show", "nobody"])
         #expect(missing.status != 0 && missing.output.contains("no user has this ID"), "\(missing.output)")
+        let dashLed = try await admin.cli(["users", "show", "-Ab3dEf"])
+        #expect(dashLed.status != 0 && dashLed.output.contains("\"-Ab3dEf\" begins with \"-\"") && dashLed.output.contains("after \"--\""), "\(dashLed.output)")
+        // With an "h" in it, it reads as `-h`: the help screen, and the same hint.
+        let readAsHelp = try await admin.cli(["users", "delete", "-Ab3hEf"])
+        #expect(readAsHelp.output.contains("\"-Ab3hEf\" begins with \"-\""), "\(readAsHelp.output)")
+        let afterTerminator = try await admin.cli(["users", "show"], ids: ["-Ab3dEf"])
+        #expect(afterTerminator.status != 0 && afterTerminator.output.contains("no user has this ID"), "\(afterTerminator.output)")
         #expect(try await admin.cli(["users", "delete", id]).status == 0)
         let key = try await admin.key("events:read").key
         let events = try await admin.call("GET", "/events?user_id=\(id)&type=user_deleted", key: key).json["events"] as? [[String: Any]]
