@@ -1,4 +1,5 @@
 import Foundation
+import HTTPAPI
 import HTTPTypes
 import IdentityCore
 import NIOCore
@@ -13,7 +14,7 @@ final class ClientAddressHandler: ChannelInboundHandler, RemovableChannelHandler
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
 
-    static let header = HTTPField.Name("X-Latchkey-Client-Address")!
+    static let header = ClientAddressHeader.name
     private static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
 
     private let trustedProxies: [AddressRange]

@@ -36,15 +36,18 @@ public struct LatchkeyLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
+        // Most lines (a login's security event among them) carry only their own metadata:
+        // merging it into an empty dictionary would copy it for nothing.
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
-        if let given = event.metadata { merged.merge(given) { $1 } }
+        if let given = event.metadata { merged = merged.isEmpty ? given : merged.merging(given) { $1 } }
         let now = Date()
         var line = ""
         switch format {
         case .text:
-            line = Timestamps.seconds(now) + " " + event.level.rawValue + " " + label + ":"
-            for key in merged.keys.sorted() { line += " \(key)=\(merged[key]!)" }
+            line.reserveCapacity(256)
+            line += Timestamps.seconds(now) + " " + event.level.rawValue + " " + label + ":"
+            for (key, value) in merged.sorted(by: { $0.key < $1.key }) { line += " \(key)=\(value)" }
             line += " [\(event.source)] \(event.message)\n"
         case .json:
             var members = [("time", Timestamps.milliseconds(now)), ("level", event.level.rawValue), ("label", label), ("source", event.source)]

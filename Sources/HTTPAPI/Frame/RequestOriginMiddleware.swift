@@ -10,8 +10,8 @@ public struct RequestOriginMiddleware<Context: RequestContext>: RouterMiddleware
 
     @concurrent public func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         let origin = RequestOrigin(
-            ip: request.headers[RateLimitMiddleware<BasicRequestContext, AuthenticationAPIErrors>.clientAddressHeader],
-            userAgent: request.headers[.userAgent], face: RequestFaces.face(of: request.uri.path)
+            ip: request.headers.firstValue(ClientAddressHeader.name),
+            userAgent: request.headers.firstValue(.userAgent), face: RequestFaces.face(of: request.uri.path)
         )
         return try await RequestOrigin.$current.withValue(origin) { try await next(request, context) }
     }
