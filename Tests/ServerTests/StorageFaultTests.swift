@@ -37,9 +37,7 @@ struct StorageFaultTests {
         try locker.run()
         defer { if locker.isRunning { locker.terminate() } }
         // Read off the cooperative threads: the test process's own servers need them.
-        let line = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)) }
-        }
+        let line = await blockingWait { String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) }
         try #require(line.contains("locked"), "the lock was not taken: \(line)")
 
         // A sign-up cannot write: 503 in the Auth0 envelope, after the busy timeout.

@@ -22,9 +22,7 @@ struct ExternalCommand {
         try process.run()
         let watchdog = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-        let data = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile()) }
-        }
+        let data = await blockingWait { pipe.fileHandleForReading.readDataToEndOfFile() }
         var status: Int32 = -1
         for await code in exited.stream { status = code }
         watchdog.cancel()

@@ -47,9 +47,7 @@ final class RawSocket: @unchecked Sendable {
     /// What arrives until the server closes the connection or `seconds` pass without data;
     /// and whether it closed.
     func read(for seconds: Double) async -> (text: String, closed: Bool) {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: self.readBlocking(for: seconds)) }
-        }
+        await blockingWait { self.readBlocking(for: seconds) }
     }
 
     private func readBlocking(for seconds: Double) -> (text: String, closed: Bool) {

@@ -227,14 +227,9 @@ struct CommandRun {
 
     /// Runs the command; one still running after `timeout` seconds is killed, so that a
     /// command that never ends fails its test instead of hanging the suite. The wait happens
-    /// on a dispatch queue: blocking one of the test process's few cooperative threads would
-    /// starve the in-process servers the command may be talking to.
+    /// on a thread of its own (``blockingWait(_:)``).
     static func run(_ arguments: [String], workingDirectory: URL, environment: [String: String] = [:], timeout: Double = 120) async throws -> CommandRun {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try runBlocking(arguments, workingDirectory: workingDirectory, environment: environment, timeout: timeout) })
-            }
-        }
+        try await blockingWait { Result { try runBlocking(arguments, workingDirectory: workingDirectory, environment: environment, timeout: timeout) } }.get()
     }
 
     private static func runBlocking(_ arguments: [String], workingDirectory: URL, environment: [String: String], timeout: Double) throws -> CommandRun {
