@@ -79,7 +79,7 @@ enum AdminAddress {
     /// Whether the connection's address (as the server's connection handler wrote it, in
     /// place of anything the client sent) is this machine's.
     static func isLoopback(_ request: Request) -> Bool {
-        guard let address = request.headers[RateLimitMiddleware<BasicRequestContext, AdminAPIErrors>.clientAddressHeader] else { return false }
+        guard let address = request.headers[ClientAddressHeader.name] else { return false }
         return address.hasPrefix("127.") || address == "::1" || address.hasPrefix("::ffff:127.")
     }
 }

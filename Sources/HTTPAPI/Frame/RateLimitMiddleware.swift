@@ -34,10 +34,6 @@ public struct RateLimitMiddleware<Context: RequestContext, Renderer: FaceErrorRe
         }
     }
 
-    /// The header the server's connection handler sets from the socket (or from a trusted
-    /// proxy's `X-Forwarded-For`), replacing any the client sent.
-    public static var clientAddressHeader: HTTPField.Name { ClientAddressHeader.name }
-
     @concurrent public func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         guard let limits else { return try await next(request, context) }
         let client = request.headers.firstValue(ClientAddressHeader.name) ?? "unknown"
