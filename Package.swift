@@ -69,6 +69,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4", traits: []),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
+        // Webhook deliveries: it connects to the address the sender checked (dnsOverride),
+        // so a name cannot be rebound between the check and the request, and it reaches IPv6
+        // literals, which Foundation's URLSession cannot on Linux.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // The WebAuthn engine and its foundations.
@@ -154,6 +158,8 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             // The FIDO Metadata Service's root (GlobalSign Root CA - R3), which signs the MDS3 BLOB's chain.
             resources: [.copy("Resources/passkey-provider-aaguids.json"), .copy("Resources/fido-mds-root.pem")],
@@ -186,7 +192,7 @@ let package = Package(
             name: "Mail",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOExtras", package: "swift-nio-extras"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strictSettings
         ),

@@ -4,7 +4,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-# GRDB builds against the system SQLite.
+# StorageSQLite builds against the system SQLite (its headers come from libsqlite3-dev).
 if [ ! -f /usr/include/sqlite3.h ]; then
     echo "==> installing libsqlite3-dev"
     if command -v apt-get >/dev/null; then

@@ -3,10 +3,11 @@
 package (PyPI; an implementation of Standard Webhooks independent of Latchkey's) and keeps
 the ones that verify. Run it with the python that `scripts/webhook-receiver.sh setup` prints.
 
-    webhook-receiver.py --secret whsec_... [--port N] [--dir DIR] [--status CODE]
+    webhook-receiver.py --secret whsec_... [--host H] [--port N] [--dir DIR] [--status CODE]
 
   --secret S     the endpoint's secret; a delivery must carry a valid v1 signature by it
-  --port N       port on 127.0.0.1 (default 0: a free one)
+  --host H       address to listen on (default 127.0.0.1; ::1 for IPv6)
+  --port N       port (default 0: a free one)
   --dir DIR      keep each verified delivery as DIR/NNNNNN.json: {"id", "timestamp",
                  "payload"} (the parsed body); a delivery that does not verify is kept as
                  DIR/rejected-NNNNNN.json with the reason, and answered 400
@@ -17,6 +18,7 @@ Prints one line, "READY <port>", on stdout once listening.
 import argparse
 import json
 import os
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -24,6 +26,7 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--secret", required=True)
+parser.add_argument("--host", default="127.0.0.1")
 parser.add_argument("--port", type=int, default=0)
 parser.add_argument("--dir", default=".")
 parser.add_argument("--status", type=int, default=204)
@@ -61,6 +64,10 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
-server = ThreadingHTTPServer(("127.0.0.1", arguments.port), Handler)
+class Server(ThreadingHTTPServer):
+    address_family = socket.AF_INET6 if ":" in arguments.host else socket.AF_INET
+
+
+server = Server((arguments.host, arguments.port), Handler)
 print(f"READY {server.server_address[1]}", flush=True)
 server.serve_forever()

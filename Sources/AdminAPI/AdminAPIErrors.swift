@@ -23,6 +23,13 @@ struct AdminAPIProblem: Error, Sendable {
         detail: "the Admin API answers callers on this machine only; set admin.public: true to open it to other addresses"
     )
 
+    static func notAcceptable(_ mediaType: String) -> AdminAPIProblem {
+        AdminAPIProblem(
+            status: .notAcceptable, code: "not_acceptable",
+            detail: "this operation answers with \(mediaType), which the Accept header does not admit; nothing was changed"
+        )
+    }
+
     static func insufficientScope(_ scope: AdminScope) -> AdminAPIProblem {
         AdminAPIProblem(status: .forbidden, code: "insufficient_scope", detail: "this admin API key lacks the scope \(scope)")
     }

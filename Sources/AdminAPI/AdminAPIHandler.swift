@@ -102,7 +102,7 @@ struct AdminAPIHandler: APIProtocol {
     }
 
     func createEnrollmentLink(_ input: Operations.CreateEnrollmentLink.Input) async throws -> Operations.CreateEnrollmentLink.Output {
-        let key = try AdminCaller.require(.credentials, writes: true)
+        let key = try AdminCaller.require(.enrollment, writes: true)
         var lifetime: TimeInterval = 86400
         if case .json(let body)? = input.body, let seconds = body.expiresIn {
             guard (300...604_800).contains(seconds) else {

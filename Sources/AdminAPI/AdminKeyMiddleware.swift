@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
-public import Hummingbird
+import Hummingbird
 import HTTPAPI
-public import IdentityCore
+import IdentityCore
 import Logging
 import Synchronization
 
@@ -42,9 +42,18 @@ struct AdminKeyMiddleware<Context: RequestContext>: RouterMiddleware {
         guard parts.count == 2, parts[0].lowercased() == "bearer", let key = try await admin.key(bearer: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
             throw AdminAPIProblem.invalidKey
         }
+        var request = request
+        // The answer's type is settled before the operation runs, so a refused `Accept`
+        // changes nothing; the generated server then gets the one type it produces.
+        let produces = AdminKeyMiddleware.mediaType(of: request)
+        let acceptable = AcceptHeader(request.headers).admits(produces)
+        if acceptable, request.headers[.accept] != nil {
+            var head = request.head
+            head.headerFields[.accept] = produces
+            request = Request(head: head, body: request.body)
+        }
         // A POST without a body (the enrollment link's is optional) reaches the generated
         // server as an empty JSON body, which it refuses: no body is an empty object.
-        var request = request
         if request.method == .post, request.headers[.contentType] == nil, request.headers[.transferEncoding] == nil,
             request.headers[.contentLength].map({ $0 == "0" }) ?? true
         {
@@ -55,6 +64,7 @@ struct AdminKeyMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         let response: Response
         do {
+            guard acceptable else { throw AdminAPIProblem.notAcceptable(produces) }
             let link = AdminCaller.NextLink()
             var answered = try await AdminCaller.$key.withValue(key) {
                 try await AdminCaller.$nextLink.withValue(link) { try await next(request, context) }
@@ -73,6 +83,10 @@ struct AdminKeyMiddleware<Context: RequestContext>: RouterMiddleware {
         return response
     }
 
+    /// What an operation answers with: NDJSON for the audit export, JSON for the rest.
+    static func mediaType(of request: Request) -> String {
+        request.uri.path.hasSuffix("/events/export") ? "application/x-ndjson" : "application/json"
+    }
 }
 
 enum AdminAddress {
@@ -80,6 +94,6 @@ enum AdminAddress {
     /// place of anything the client sent) is this machine's.
     static func isLoopback(_ request: Request) -> Bool {
         guard let address = request.headers[ClientAddressHeader.name] else { return false }
-        return address.hasPrefix("127.") || address == "::1" || address.hasPrefix("::ffff:127.")
+        return AddressRange.isLoopback(address)
     }
 }

@@ -26,6 +26,8 @@ struct CeremonyFinish: Decodable {
 struct EnrollmentFinish: Decodable {
     let auth_session: String
     let response: RegistrationResponseJSON
+    /// A recovery's last step: end every session of the account, this one included.
+    let sign_out_everywhere: Bool?
 }
 
 struct NameChange: Decodable {
@@ -88,10 +90,10 @@ extension Router where Context == BasicRequestContext {
         }
         finishes.post("session") { request, _ in
             let body = try await pages.body.json(CeremonyFinish.self, from: request)
-            let (_, (token, _)) = try await pages.passkeys.finishCeremony(
+            let (_, (token, session)) = try await pages.passkeys.finishCeremony(
                 client: client, authSession: body.auth_session, response: body.response, startSession: pages.sessions.begin
             )
-            return try await Self.signedIn(pages, request, token: token, ["redirect_to": ReturnTo.validated(body.return_to)])
+            return try await Self.signedIn(pages, request, token: token, session: session, ["redirect_to": ReturnTo.validated(body.return_to)])
         }
         finishes.post("password-session") { request, _ in
             let body = try await pages.body.json(PasswordSignIn.self, from: request)
@@ -104,14 +106,14 @@ extension Router where Context == BasicRequestContext {
                 )
                 upgrade = CeremonyOptions(options: challenge.options, auth_session: challenge.authSession)
             }
-            return try await Self.signedIn(pages, request, token: token, PasswordSessionResult(redirect_to: ReturnTo.validated(body.return_to), upgrade: upgrade))
+            return try await Self.signedIn(pages, request, token: token, session: session, PasswordSessionResult(redirect_to: ReturnTo.validated(body.return_to), upgrade: upgrade))
         }
         // Only for browsers that cannot create a passkey: sign-up stays passkey-first.
         finishes.post("password-signup") { request, _ in
             let body = try await pages.body.json(PasswordSignup.self, from: request)
             let user = try await pages.passwords.signUp(client: client, email: body.email, password: body.password, name: body.name)
-            let (token, _) = try await pages.sessions.startAfterPassword(for: user)
-            return try await Self.signedIn(pages, request, token: token, PasswordSessionResult(redirect_to: ReturnTo.validated(body.return_to), upgrade: nil))
+            let (token, session) = try await pages.sessions.startAfterPassword(for: user)
+            return try await Self.signedIn(pages, request, token: token, session: session, PasswordSessionResult(redirect_to: ReturnTo.validated(body.return_to), upgrade: nil))
         }
         actions.post("logout") { request, _ in
             try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
@@ -143,6 +145,7 @@ extension Router where Context == BasicRequestContext {
             // A recovery's session has done its one job: it ends, and the person signs in with
             // the new passkey.
             if session.isRecovery {
+                if body.sign_out_everywhere == true { _ = try await pages.accounts.signOutEverywhere(userID: session.userID, clientID: client.clientID) }
                 try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
                 // Back on the account page after that sign-in, where the person is asked to
                 // replace the recovery codes.
@@ -168,7 +171,7 @@ extension Router where Context == BasicRequestContext {
             return try await Self.signalData(pages, session.userID)
         }
         account.addConsentActions(pages)
-        addRecoveryActions(pages, starts: starts, finishes: finishes, account: account)
+        addRecoveryActions(pages, starts: starts, finishes: finishes, account: account, accountStarts: signedIn(starts))
     }
 
     /// Clears the session cookie and sends the browser to the sign-in page at `location`,
@@ -183,11 +186,14 @@ extension Router where Context == BasicRequestContext {
 
     /// Hands the browser the session just started. A sign-in replaces the browser's previous
     /// session (after `prompt=login`, or as another account), so that one ends.
-    static func signedIn(_ pages: HostedPages, _ request: Request, token: String, _ result: some Encodable) async throws -> Response {
+    /// The cookie lives as long as the session: a recovery's is a quarter of an hour, not the
+    /// sign-in lifetime.
+    static func signedIn(_ pages: HostedPages, _ request: Request, token: String, session: BrowserSession, _ result: some Encodable) async throws -> Response {
         try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
         var response = JSONResponse.make(result)
+        let lifetime = max(1, Int(session.expiresAt.timeIntervalSince(session.authenticatedAt).rounded(.down)))
         response.headers.append(HTTPField(
-            name: .setCookie, value: Cookies.setCookie(pages.sessionCookie, token, maxAge: Int(pages.sessions.lifetime), sameSite: "Lax", secure: pages.secureCookies)
+            name: .setCookie, value: Cookies.setCookie(pages.sessionCookie, token, maxAge: lifetime, sameSite: "Lax", secure: pages.secureCookies)
         ))
         return response
     }

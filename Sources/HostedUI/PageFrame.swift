@@ -64,6 +64,7 @@ struct PageErrorMiddleware: RouterMiddleware {
             context.logger.notice("hosted page refused", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             var response = page(request, title: "Something went wrong", message: error.message, code: error.code.rawValue, status: error.status)
             if error.code == .methodNotAllowed { response.headers[.allow] = "GET" }
+            if let retryAfter = error.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
             return response
         } catch {
             context.logger.error("hosted page failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])

@@ -32,7 +32,8 @@ extension Router where Context == BasicRequestContext {
     /// The hosted pages' recovery calls ("Lost your passkey?" and "Use a recovery code" on
     /// the sign-in side; recovery codes and email verification on the account page).
     func addRecoveryActions(
-        _ pages: HostedPages, starts: RouterGroup<HostedPageContext>, finishes: RouterGroup<HostedPageContext>, account: RouterGroup<HostedPageContext>
+        _ pages: HostedPages, starts: RouterGroup<HostedPageContext>, finishes: RouterGroup<HostedPageContext>, account: RouterGroup<HostedPageContext>,
+        accountStarts: RouterGroup<HostedPageContext>
     ) {
         starts.post("recovery/start") { request, _ in
             let body = try await pages.body.json(RecoveryStart.self, from: request)
@@ -48,8 +49,8 @@ extension Router where Context == BasicRequestContext {
                 throw IdentityError(.invalidRequest, "Enter the email address of your account.", reason: .required, field: "email")
             }
             let user = try await pages.recovery.recover(email: email, code: body.code, recoveryCode: body.recovery_code, clientID: OAuthClient.hostedPages.clientID)
-            let (token, _) = try await pages.sessions.startAfterRecovery(for: user)
-            return try await Self.signedIn(pages, request, token: token, ["redirect_to": "/account/passkeys/new?recovered=1"])
+            let (token, session) = try await pages.sessions.startAfterRecovery(for: user)
+            return try await Self.signedIn(pages, request, token: token, session: session, ["redirect_to": "/account/passkeys/new?recovered=1"])
         }
         finishes.post("enroll") { request, _ in
             let body = try await pages.body.json(EnrollmentLinkUse.self, from: request)
@@ -57,18 +58,19 @@ extension Router where Context == BasicRequestContext {
                 throw IdentityError(.invalidRequest, "Enter the account ID and the code from your link.", reason: .required, field: body.user_id?.isEmpty == false ? "code" : "user_id")
             }
             let user = try await pages.recovery.redeemEnrollmentLink(userID: UserID(rawValue: userID), code: code, clientID: OAuthClient.hostedPages.clientID)
-            let (token, _) = try await pages.sessions.startAfterRecovery(for: user)
-            return try await Self.signedIn(pages, request, token: token, ["redirect_to": "/account/passkeys/new?recovered=1"])
+            let (token, session) = try await pages.sessions.startAfterRecovery(for: user)
+            return try await Self.signedIn(pages, request, token: token, session: session, ["redirect_to": "/account/passkeys/new?recovered=1"])
         }
-        account.post("recovery-codes") { _, context in
+        // What sends mail or runs slow hashes counts as a start against the address's limit.
+        accountStarts.post("recovery-codes") { _, context in
             let codes = try await pages.recovery.createRecoveryCodes(by: try context.caller().signIn)
             return JSONResponse.make(["recovery_codes": codes])
         }
-        account.post("email-verification") { _, context in
+        accountStarts.post("email-verification") { _, context in
             try await pages.recovery.sendEmailVerification(userID: try context.caller().userID)
             return JSONResponse.make(["message": "A code is on its way to your email address."])
         }
-        account.post("profile/email") { request, context in
+        accountStarts.post("profile/email") { request, context in
             let body = try await pages.body.json(RecoveryStart.self, from: request)
             guard let email = body.email?.trimmingCharacters(in: .whitespaces), !email.isEmpty else {
                 throw IdentityError(.invalidRequest, "Enter the new email address.", reason: .required, field: "email")

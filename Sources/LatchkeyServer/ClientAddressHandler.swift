@@ -44,15 +44,24 @@ final class ClientAddressHandler: ChannelInboundHandler, RemovableChannelHandler
         return peer
     }
 
+    /// What a request whose forwarded address cannot be read is counted as: not the proxy
+    /// (whose bucket its other clients share, and which the Admin API admits when it is on
+    /// loopback), but a client of its own that no address rule admits.
+    static let unknownClient = "unknown"
+
     private func clientAddress(peer: String, head: HTTPRequest) -> String {
         guard trustedProxies.contains(where: { $0.contains(peer) }) else { return peer }
         let hops = head.headerFields[values: Self.forwardedFor]
             .flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }
-        for hop in hops.reversed() where !trustedProxies.contains(where: { $0.contains(hop) }) {
-            return AddressRange.isAddress(hop) ? hop : peer
+        guard !hops.isEmpty else { return peer }
+        // Right to left: the first hop that is not a trusted proxy is the client. A hop that is
+        // not an address on the way there means the chain cannot be believed past it.
+        for hop in hops.reversed() {
+            guard AddressRange.isAddress(hop) else { return Self.unknownClient }
+            if !trustedProxies.contains(where: { $0.contains(hop) }) { return hop }
         }
-        return hops.first.flatMap { AddressRange.isAddress($0) ? $0 : nil } ?? peer
+        return hops[0]
     }
 }

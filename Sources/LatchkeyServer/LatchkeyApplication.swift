@@ -85,7 +85,7 @@ public enum LatchkeyApplication {
         if let source = routes.metadata { services.append(MetadataRefreshService(source: source, logger: logger)) }
         services.append(DecoyCensusService(passkeys: routes.passkeys, interval: .seconds(600), logger: logger))
         services.append(MailSenderService(
-            outbox: routes.storage, transport: routes.mail.transport, clock: clock, wakeUps: routes.mail.wakeUps, logger: logger,
+            outbox: routes.storage, transport: routes.mail.transport, sealing: routes.mail.sealing, clock: clock, wakeUps: routes.mail.wakeUps, logger: logger,
             lease: Double(configuration.email.smtp?.timeout.components.seconds ?? 30) + 5
         ))
         services.append(AccountMailService(
@@ -229,7 +229,10 @@ public enum LatchkeyApplication {
         let accounts = AccountService(storage: storage, clock: clock, sensitiveActions: sensitiveActions)
         let authorization = AuthorizationService(clients: clients, tokens: tokens, storage: storage, clock: clock, random: random)
         let passwords = PasswordService(storage: storage, clock: clock, random: random, rateLimits: rateLimits, sensitiveActions: sensitiveActions)
-        let mail = MailSetup(configuration.email, storage: storage, serviceName: configuration.relyingParty.name, clock: clock, random: random, logger: logger)
+        let mail = MailSetup(
+            configuration.email, storage: storage, serviceName: configuration.relyingParty.name, sealing: configuration.secrets.keyEncryption, clock: clock,
+            random: random, logger: logger
+        )
         let recovery = AccountRecoveryService(
             storage: storage, mailer: mail.mailer, secrets: secrets, settings: configuration.verification, clock: clock, random: random, rateLimits: rateLimits,
             sensitiveActions: sensitiveActions
@@ -356,9 +359,20 @@ public enum LatchkeyApplication {
         // The router's own 404 for any other path, in the Admin API's envelope.
         router.add(middleware: ErrorRenderingMiddleware(AdminAPIErrors()))
         try router.addAdminAPI(services)
+        // The main listener's bounds: a connection limit of its own (a caller can hold open
+        // only as many as the main listener allows), and the same idle timeout.
+        let connections = ConnectionLimiter(
+            maximum: configuration.server.maximumConnections, maximumPerAddress: configuration.server.maximumConnectionsPerAddress,
+            ipv6PrefixLength: configuration.rateLimits.ipv6PrefixLength
+        )
         return Application(
             router: router,
-            server: .http1(configuration: .init(additionalChannelHandlers: [ClientAddressHandler(trustedProxies: configuration.server.trustedProxies)])),
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [
+                    connections.handler(), ConnectionCloseHandler(), ClientAddressHandler(trustedProxies: configuration.server.trustedProxies),
+                ],
+                idleTimeout: .nanoseconds(Int64(configuration.server.idleTimeout * 1_000_000_000))
+            )),
             configuration: .init(address: .hostname(host, port: port), serverName: "Latchkey admin"),
             onServerRunning: { channel in
                 logger.info("Admin API on http://\(host):\(channel.localAddress?.port ?? port)/admin/v1/")

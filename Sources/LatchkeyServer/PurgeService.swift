@@ -64,7 +64,9 @@ struct PurgeService: Service {
             try await storage.purgeRefreshTokenFamilies(startedBefore: now.addingTimeInterval(-familyLifetime - min(86400, familyLifetime)), limit: Self.batch)
         }
         removed["rate-limit counts"] = try await storage.purgeRequestCounts(before: now.addingTimeInterval(-120))
-        removed["one-time codes"] = try await storage.purgeOneTimeCodes(expiredBefore: now)
+        // Kept a day past their end, so that the next code still waits out its run's doubled
+        // cool-down (AccountRecoveryService forgets a run a day after its last code).
+        removed["one-time codes"] = try await storage.purgeOneTimeCodes(expiredBefore: now.addingTimeInterval(-86400))
         // Sent and given-up messages (their bodies already erased) are kept a week, for an
         // operator asking whether a mail went out.
         removed["sent mail"] = try await inBatches { try await storage.purgeMail(queuedBefore: now.addingTimeInterval(-7 * 86400), limit: Self.batch) }

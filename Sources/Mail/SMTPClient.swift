@@ -1,6 +1,5 @@
 public import Foundation
 public import NIOCore
-import NIOExtras
 public import NIOPosix
 import NIOSSL
 import Synchronization
@@ -36,6 +35,7 @@ public struct SMTPClient: Sendable {
         let boundary = "=_latchkey_" + messageID
         let data = message.rendered(date: date, messageID: messageID, boundary: boundary)
         let tls = try makeTLSContext()
+        let tally = LineTally()
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
             let implicit = settings.security == .implicitTLS
@@ -45,7 +45,7 @@ public struct SMTPClient: Sendable {
                 .connect(host: settings.host, port: settings.port) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         if implicit { try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: serverName)) }
-                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineBasedFrameDecoder()))
+                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(SMTPLineDecoder(tally: tally)))
                         return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }
@@ -63,7 +63,7 @@ public struct SMTPClient: Sendable {
         do {
             return try await channel.executeThenClose { inbound, outbound in
                 var conversation = Conversation(inbound: inbound.makeAsyncIterator(), outbound: outbound, host: settings.host)
-                return try await converse(&conversation, channel: channel.channel, tls: tls, message: message, data: data)
+                return try await converse(&conversation, channel: channel.channel, tls: tls, tally: tally, message: message, data: data)
             }
         } catch _ where expired.isSet {
             throw SMTPError(.connection, "\(settings.host) did not finish within \(settings.timeout.components.seconds) s (email.timeout)")
@@ -79,7 +79,7 @@ public struct SMTPClient: Sendable {
     }
 
     private func converse(
-        _ conversation: inout Conversation, channel: any Channel, tls: NIOSSLContext, message: MailMessage, data: String
+        _ conversation: inout Conversation, channel: any Channel, tls: NIOSSLContext, tally: LineTally, message: MailMessage, data: String
     ) async throws -> String {
         var capabilities: Set<String>
         if settings.security == .implicitTLS {
@@ -95,8 +95,19 @@ public struct SMTPClient: Sendable {
             if capabilities.contains("STARTTLS") {
                 try await conversation.command("STARTTLS", expect: [220])
                 capabilities = try await duringHandshake {
-                    let handler = try NIOSSLClientHandler(context: tls, serverHostname: Self.serverName(settings.host))
-                    try await channel.pipeline.addHandler(handler, position: .first).get()
+                    let serverName = Self.serverName(settings.host)
+                    // Made and added on the channel's loop: the handler is not Sendable.
+                    try await channel.eventLoop.submit {
+                        try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: serverName), position: .first)
+                    }.get()
+                    // Whatever arrived in plaintext after the `220` (read already, or waiting in
+                    // the decoder) was not said by the server behind TLS: someone on the path
+                    // can inject it, and acting on it would take their answers for the
+                    // server's (the STARTTLS injection class, CVE-2011-0411). Anything read
+                    // from now on passes through TLS first.
+                    guard tally.decoded == conversation.consumed, tally.pending == 0 else {
+                        throw SMTPError(.tls, "\(settings.host) sent plaintext after agreeing to start TLS; refusing the connection (a STARTTLS injection?)")
+                    }
                     // RFC 3207 §4.2: what the server said before TLS is forgotten; ask again.
                     return try await conversation.hello(settings.clientName)
                 }
@@ -116,7 +127,7 @@ public struct SMTPClient: Sendable {
         try await conversation.command("DATA", expect: [354])
         let accepted = try await conversation.data(data)
         // The message is the server's now; a failed QUIT changes nothing.
-        try? await conversation.command("QUIT", expect: [221])
+        _ = try? await conversation.command("QUIT", expect: [221])
         return accepted.summary
     }
 
@@ -159,11 +170,57 @@ private final class ExpiryFlag: Sendable {
     var isSet: Bool { value.withLock { $0 } }
 }
 
+/// What the line decoder has handed on and holds back, read on the conversation's side to
+/// tell whether the server sent more than its reply (see STARTTLS in ``SMTPClient``).
+final class LineTally: Sendable {
+    private let decodedLines = Atomic<Int>(0)
+    private let pendingBytes = Atomic<Int>(0)
+
+    /// Lines decoded so far.
+    var decoded: Int { decodedLines.load(ordering: .sequentiallyConsistent) }
+    /// Bytes of a line not yet complete.
+    var pending: Int { pendingBytes.load(ordering: .sequentiallyConsistent) }
+
+    func record(decodedLine: Bool, pending: Int) {
+        if decodedLine { decodedLines.add(1, ordering: .sequentiallyConsistent) }
+        pendingBytes.store(pending, ordering: .sequentiallyConsistent)
+    }
+}
+
+/// Splits replies into lines (without the `\n`; a trailing `\r` is left for the reader), and
+/// tells its tally what it handed on. A line longer than any SMTP reply (RFC 5321 §4.5.3.1.5:
+/// 512 octets) by far is refused rather than buffered.
+struct SMTPLineDecoder: ByteToMessageDecoder {
+    typealias InboundOut = ByteBuffer
+    let tally: LineTally
+    static let maximumLine = 8192
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
+            guard buffer.readableBytes <= Self.maximumLine else { throw SMTPError(.protocolViolation, "the server sent a line longer than \(Self.maximumLine) bytes") }
+            tally.record(decodedLine: false, pending: buffer.readableBytes)
+            return .needMoreData
+        }
+        guard let line = buffer.readSlice(length: newline - buffer.readerIndex) else { return .needMoreData }
+        buffer.moveReaderIndex(forwardBy: 1)
+        tally.record(decodedLine: true, pending: buffer.readableBytes)
+        context.fireChannelRead(wrapInboundOut(line))
+        return .continue
+    }
+
+    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+        while try decode(context: context, buffer: &buffer) == .continue {}
+        return .needMoreData
+    }
+}
+
 /// One SMTP conversation: commands out, replies in.
 private struct Conversation {
     var inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
     let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     let host: String
+    /// Lines read so far.
+    var consumed = 0
 
     /// Reads one reply and checks its code.
     @discardableResult
@@ -173,6 +230,7 @@ private struct Conversation {
             guard var line = try await inbound.next(isolation: #isolation) else {
                 throw SMTPError(.connection, "\(host) closed the connection (or it timed out) waiting for the \(what)")
             }
+            consumed += 1
             var text = line.readString(length: line.readableBytes) ?? ""
             if text.hasSuffix("\r") { text.removeLast() }
             guard let reply = try parser.add(text) else { continue }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Where and how to hand mail over: the `email.smtp_url` configuration and what goes with it.
 public struct SMTPSettings: Sendable {

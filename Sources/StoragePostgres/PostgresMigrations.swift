@@ -11,7 +11,7 @@ import PostgresNIO
 /// uniqueness violation is told apart by its constraint's name (``PostgresFailure``).
 enum PostgresMigrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9)]
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10)]
 
     /// Serializes migrations across instances: whichever takes it first migrates, the
     /// others wait and then find nothing left to do. (The two-key form of the advisory
@@ -917,5 +917,38 @@ enum PostgresMigrations {
             END IF;
         END
         $$
+        """
+
+    /// Codes that cannot be ground down, as SQLite's v14: a one-time code's place in its
+    /// series of re-issues, codes without a foreign key to users (a stand-in's code for an
+    /// address no account recovers through; a trigger deletes a deleted user's), per-account
+    /// counters, a saved recovery code's lookup key, and `enrollment:write` for every key
+    /// that holds `credentials:write`. 0.12 instances keep working against it.
+    static let v10 = """
+        ALTER TABLE one_time_codes DROP CONSTRAINT one_time_codes_user_id_fkey
+        ;
+        ALTER TABLE one_time_codes ADD COLUMN issued integer NOT NULL DEFAULT 1
+        ;
+        CREATE TABLE account_counters (
+            subject text NOT NULL,
+            counter text NOT NULL,
+            count integer NOT NULL,
+            expires_at double precision,
+            CONSTRAINT account_counters_pkey PRIMARY KEY (subject, counter)
+        )
+        ;
+        CREATE FUNCTION latchkey_delete_user_codes() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            DELETE FROM one_time_codes WHERE user_id = OLD.id;
+            DELETE FROM account_counters WHERE subject = OLD.id;
+            RETURN NULL;
+        END
+        $$
+        ;
+        CREATE TRIGGER users_delete_codes AFTER DELETE ON users FOR EACH ROW EXECUTE FUNCTION latchkey_delete_user_codes()
+        ;
+        ALTER TABLE recovery_codes ADD COLUMN lookup_key bytea
+        ;
+        UPDATE admin_keys SET scopes = scopes || ',enrollment:write' WHERE ',' || scopes || ',' LIKE '%,credentials:write,%'
         """
 }

@@ -79,20 +79,46 @@ extension PostgresStorage {
 
     // MARK: - One-time codes
 
-    /// Stores a code in place of the user's earlier one for the same purpose, and queues its mail.
-    public func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail?) async throws {
+    /// Stores a code in place of the user's earlier one for the same purpose, when what is
+    /// stored is what `replacing` names (decided in the write), and queues its mail.
+    public func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail?, replacing: OneTimeCodeReplacement) async throws -> Bool {
         try StoredText.requireStorable(code.userID.rawValue, code.address, in: "saveOneTimeCode")
         if let mail { try StoredText.requireStorable(mail.id, mail.recipient, mail.recipientName, mail.subject, mail.text, mail.html, in: "saveOneTimeCode") }
-        try await transaction { db in
+        return try await transaction { db in
+            let written: Int
+            switch replacing {
+            case .any:
+                written = try await db.rows(
+                    """
+                    INSERT INTO one_time_codes (user_id, purpose, code_hash, address, created_at, expires_at, attempts, issued)
+                    VALUES (\(code.userID.rawValue), \(code.purpose.rawValue), \(code.hash.bytea), \(code.address), \(code.createdAt.seconds),
+                        \(code.expiresAt.seconds), \(Int64(code.attempts)), \(Int64(code.issued)))
+                    ON CONFLICT (user_id, purpose) DO UPDATE SET code_hash = excluded.code_hash, address = excluded.address,
+                        created_at = excluded.created_at, expires_at = excluded.expires_at, attempts = excluded.attempts, issued = excluded.issued
+                    RETURNING 1
+                    """, logger: self.logger
+                ).count
+            case .none:
+                written = try await db.rows(
+                    """
+                    INSERT INTO one_time_codes (user_id, purpose, code_hash, address, created_at, expires_at, attempts, issued)
+                    VALUES (\(code.userID.rawValue), \(code.purpose.rawValue), \(code.hash.bytea), \(code.address), \(code.createdAt.seconds),
+                        \(code.expiresAt.seconds), \(Int64(code.attempts)), \(Int64(code.issued)))
+                    ON CONFLICT (user_id, purpose) DO NOTHING RETURNING 1
+                    """, logger: self.logger
+                ).count
+            case .code(let hash):
+                written = try await db.rows(
+                    """
+                    UPDATE one_time_codes SET code_hash = \(code.hash.bytea), address = \(code.address), created_at = \(code.createdAt.seconds),
+                        expires_at = \(code.expiresAt.seconds), attempts = \(Int64(code.attempts)), issued = \(Int64(code.issued))
+                    WHERE user_id = \(code.userID.rawValue) AND purpose = \(code.purpose.rawValue) AND code_hash = \(hash.bytea) RETURNING 1
+                    """, logger: self.logger
+                ).count
+            }
+            guard written == 1 else { return false }
             if let mail { try await self.insert(mail, db) }
-            _ = try await db.rows(
-                """
-                INSERT INTO one_time_codes (user_id, purpose, code_hash, address, created_at, expires_at, attempts)
-                VALUES (\(code.userID.rawValue), \(code.purpose.rawValue), \(code.hash.bytea), \(code.address), \(code.createdAt.seconds),
-                    \(code.expiresAt.seconds), \(Int64(code.attempts)))
-                ON CONFLICT (user_id, purpose) DO UPDATE SET code_hash = excluded.code_hash, address = excluded.address,
-                    created_at = excluded.created_at, expires_at = excluded.expires_at, attempts = excluded.attempts
-                """, logger: self.logger)
+            return true
         }
     }
 
@@ -155,10 +181,47 @@ extension PostgresStorage {
         }
     }
 
-    /// Deletes codes that expired before `time`.
+    /// Deletes codes that expired before `time`, and counters whose window ended before it.
     public func purgeOneTimeCodes(expiredBefore time: Date) async throws -> Int {
         try await autocommit { db in
             try await db.rows("DELETE FROM one_time_codes WHERE expires_at < \(time.seconds) RETURNING 1", logger: self.logger).count
+                + db.rows("DELETE FROM account_counters WHERE expires_at < \(time.seconds) RETURNING 1", logger: self.logger).count
+        }
+    }
+
+    // MARK: - Per-account counters
+
+    /// Adds to a per-account counter in one statement, starting it again when its window ended.
+    public func countAccountEvents(_ counter: AccountCounter, subject: UserID, adding count: Int, window: TimeInterval?, at time: Date) async throws -> Int {
+        guard StoredText.canMatch(subject.rawValue) else { return count }
+        return try await autocommit { db in
+            guard count != 0 else {
+                return try await db.row(
+                    """
+                    SELECT count FROM account_counters WHERE subject = \(subject.rawValue) AND counter = \(counter.rawValue)
+                        AND (expires_at IS NULL OR expires_at > \(time.seconds))
+                    """, logger: self.logger
+                ).map { Int(try $0.integer("count")) } ?? 0
+            }
+            let expires = window.map { time.addingTimeInterval($0).seconds }
+            return try await db.row(
+                """
+                INSERT INTO account_counters AS c (subject, counter, count, expires_at)
+                VALUES (\(subject.rawValue), \(counter.rawValue), \(Int64(count)), \(expires))
+                ON CONFLICT (subject, counter) DO UPDATE SET
+                    count = CASE WHEN c.expires_at <= \(time.seconds) THEN excluded.count ELSE c.count + excluded.count END,
+                    expires_at = CASE WHEN c.expires_at <= \(time.seconds) THEN excluded.expires_at ELSE c.expires_at END
+                RETURNING count
+                """, logger: self.logger
+            ).map { Int(try $0.integer("count")) } ?? count
+        }
+    }
+
+    /// Sets a per-account counter back to zero.
+    public func resetAccountCounter(_ counter: AccountCounter, subject: UserID) async throws {
+        guard StoredText.canMatch(subject.rawValue) else { return }
+        try await autocommit { db in
+            _ = try await db.rows("DELETE FROM account_counters WHERE subject = \(subject.rawValue) AND counter = \(counter.rawValue)", logger: self.logger)
         }
     }
 
@@ -172,8 +235,8 @@ extension PostgresStorage {
             for code in codes {
                 _ = try await db.rows(
                     """
-                    INSERT INTO recovery_codes (user_id, id, code_hash, created_at, used_at)
-                    VALUES (\(userID.rawValue), \(code.id), \(code.hash), \(code.createdAt.seconds), \(code.usedAt?.seconds))
+                    INSERT INTO recovery_codes (user_id, id, code_hash, created_at, used_at, lookup_key)
+                    VALUES (\(userID.rawValue), \(code.id), \(code.hash), \(code.createdAt.seconds), \(code.usedAt?.seconds), \(code.lookupKey?.bytea))
                     """, logger: self.logger)
             }
         }
@@ -189,13 +252,13 @@ extension PostgresStorage {
         }
     }
 
-    /// Marks a saved recovery code used, if it was not.
-    public func useRecoveryCode(userID: UserID, id: String, at time: Date) async throws -> Bool {
-        guard StoredText.canMatch(userID.rawValue), StoredText.canMatch(id) else { return false }
+    /// Marks the saved recovery code with this hash used, if it was not.
+    public func useRecoveryCode(userID: UserID, hash: String, at time: Date) async throws -> Bool {
+        guard StoredText.canMatch(userID.rawValue), StoredText.canMatch(hash) else { return false }
         return try await autocommit { db in
             try await db.rows(
                 """
-                UPDATE recovery_codes SET used_at = \(time.seconds) WHERE user_id = \(userID.rawValue) AND id = \(id) AND used_at IS NULL RETURNING 1
+                UPDATE recovery_codes SET used_at = \(time.seconds) WHERE user_id = \(userID.rawValue) AND code_hash = \(hash) AND used_at IS NULL RETURNING 1
                 """, logger: self.logger
             ).count == 1
         }

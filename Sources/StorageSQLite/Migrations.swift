@@ -12,7 +12,7 @@ enum Migrations {
     /// Every migration, in the order they apply.
     static let all: [(name: String, sql: String)] = [
         ("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11), ("v12", v12),
-        ("v13", v13),
+        ("v13", v13), ("v14", v14),
     ]
 
     /// The applied migrations: the known ones in order, then any only a newer build knows,
@@ -455,5 +455,43 @@ enum Migrations {
             delivered_at REAL
         ) STRICT;
         CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+        """
+
+    /// Codes that cannot be ground down: a one-time code's place in its series of re-issues
+    /// (each waits twice as long), codes without a foreign key to users (an address no
+    /// account recovers through keeps a stand-in's code, so it answers as an account does; a
+    /// trigger deletes a deleted user's), per-account counters (wrong codes in a row, code
+    /// mails per hour, recovery-code sets per hour), a saved recovery code's lookup key, and
+    /// the `enrollment:write` scope for every key that could make enrollment links before it
+    /// existed (`credentials:write`).
+    private static let v14 = """
+        CREATE TABLE one_time_codes_v14 (
+            user_id TEXT NOT NULL,
+            purpose TEXT NOT NULL,
+            code_hash BLOB NOT NULL,
+            address TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            expires_at REAL NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            issued INTEGER NOT NULL DEFAULT 1,
+            PRIMARY KEY (user_id, purpose)
+        ) STRICT;
+        INSERT INTO one_time_codes_v14 (user_id, purpose, code_hash, address, created_at, expires_at, attempts)
+            SELECT user_id, purpose, code_hash, address, created_at, expires_at, attempts FROM one_time_codes;
+        DROP TABLE one_time_codes;
+        ALTER TABLE one_time_codes_v14 RENAME TO one_time_codes;
+        CREATE TABLE account_counters (
+            subject TEXT NOT NULL,
+            counter TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            expires_at REAL,
+            PRIMARY KEY (subject, counter)
+        ) STRICT, WITHOUT ROWID;
+        CREATE TRIGGER users_delete_codes AFTER DELETE ON users BEGIN
+            DELETE FROM one_time_codes WHERE user_id = old.id;
+            DELETE FROM account_counters WHERE subject = old.id;
+        END;
+        ALTER TABLE recovery_codes ADD COLUMN lookup_key BLOB;
+        UPDATE admin_keys SET scopes = scopes || ',enrollment:write' WHERE ',' || scopes || ',' LIKE '%,credentials:write,%';
         """
 }

@@ -72,21 +72,30 @@ extension SQLiteStorage {
 
     // MARK: - One-time codes
 
-    /// Stores a code in place of the user's earlier one for the same purpose, and queues its mail.
-    public func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail?) async throws {
+    /// Stores a code in place of the user's earlier one for the same purpose, when what is
+    /// stored is what `replacing` names, and queues its mail.
+    public func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail?, replacing: OneTimeCodeReplacement) async throws -> Bool {
         try StoredText.requireStorable(code.userID.rawValue, code.address, in: "saveOneTimeCode")
         if let mail { try StoredText.requireStorable(mail.id, mail.recipient, mail.recipientName, mail.subject, mail.text, mail.html, in: "saveOneTimeCode") }
-        try database.write { db in
+        return try database.write { db in
+            // Writes are serialized, so what is read here is what the write replaces.
+            let stored = try db.row("SELECT code_hash FROM one_time_codes WHERE user_id = ? AND purpose = ?", [code.userID.rawValue, code.purpose.rawValue])
+            switch replacing {
+            case .any: break
+            case .none: guard stored == nil else { return false }
+            case .code(let hash): guard let stored, try stored.bytes("code_hash") == hash else { return false }
+            }
             if let mail { try Self.insert(mail, db) }
             _ = try db.execute(
                 """
-                INSERT INTO one_time_codes (user_id, purpose, code_hash, address, created_at, expires_at, attempts) VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO one_time_codes (user_id, purpose, code_hash, address, created_at, expires_at, attempts, issued) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (user_id, purpose) DO UPDATE SET code_hash = excluded.code_hash, address = excluded.address,
-                    created_at = excluded.created_at, expires_at = excluded.expires_at, attempts = excluded.attempts
+                    created_at = excluded.created_at, expires_at = excluded.expires_at, attempts = excluded.attempts, issued = excluded.issued
                 """,
                 [code.userID.rawValue, code.purpose.rawValue, code.hash, code.address, code.createdAt.databaseSeconds, code.expiresAt.databaseSeconds,
-                 Int64(code.attempts)]
+                 Int64(code.attempts), Int64(code.issued)]
             )
+            return true
         }
     }
 
@@ -141,9 +150,49 @@ extension SQLiteStorage {
         }
     }
 
-    /// Deletes codes that expired before `time`.
+    /// Deletes codes that expired before `time`, and counters whose window ended before it.
     public func purgeOneTimeCodes(expiredBefore time: Date) async throws -> Int {
-        try database.write { db in try db.execute("DELETE FROM one_time_codes WHERE expires_at < ?", [time.databaseSeconds]) }
+        try database.write { db in
+            try db.execute("DELETE FROM one_time_codes WHERE expires_at < ?", [time.databaseSeconds])
+                + db.execute("DELETE FROM account_counters WHERE expires_at < ?", [time.databaseSeconds])
+        }
+    }
+
+    // MARK: - Per-account counters
+
+    /// Adds to a per-account counter, starting it again when its window ended.
+    public func countAccountEvents(_ counter: AccountCounter, subject: UserID, adding count: Int, window: TimeInterval?, at time: Date) async throws -> Int {
+        guard StoredText.canMatch(subject.rawValue) else { return count }
+        let read = { (db: SQLiteConnection) throws -> Int in
+            guard let row = try db.row(
+                "SELECT count FROM account_counters WHERE subject = ? AND counter = ? AND (expires_at IS NULL OR expires_at > ?)",
+                [subject.rawValue, counter.rawValue, time.databaseSeconds]
+            ) else { return 0 }
+            return Int(try row.integer("count"))
+        }
+        guard count != 0 else { return try database.read(read) }
+        return try database.write { db in
+            let current = try read(db)
+            let expires = current == 0 ? window.map { time.addingTimeInterval($0).databaseSeconds } : nil
+            return Int(try db.row(
+                """
+                INSERT INTO account_counters (subject, counter, count, expires_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (subject, counter) DO UPDATE SET
+                    count = CASE WHEN ? THEN excluded.count ELSE account_counters.count + excluded.count END,
+                    expires_at = CASE WHEN ? THEN excluded.expires_at ELSE account_counters.expires_at END
+                RETURNING count
+                """,
+                [subject.rawValue, counter.rawValue, Int64(count), expires, current == 0, current == 0]
+            )?.integer("count") ?? Int64(count))
+        }
+    }
+
+    /// Sets a per-account counter back to zero.
+    public func resetAccountCounter(_ counter: AccountCounter, subject: UserID) async throws {
+        guard StoredText.canMatch(subject.rawValue) else { return }
+        try database.write { db in
+            _ = try db.execute("DELETE FROM account_counters WHERE subject = ? AND counter = ?", [subject.rawValue, counter.rawValue])
+        }
     }
 
     // MARK: - Saved recovery codes
@@ -155,8 +204,8 @@ extension SQLiteStorage {
             _ = try db.execute("DELETE FROM recovery_codes WHERE user_id = ?", [userID.rawValue])
             for code in codes {
                 _ = try db.execute(
-                    "INSERT INTO recovery_codes (user_id, id, code_hash, created_at, used_at) VALUES (?, ?, ?, ?, ?)",
-                    [userID.rawValue, code.id, code.hash, code.createdAt.databaseSeconds, code.usedAt?.databaseSeconds]
+                    "INSERT INTO recovery_codes (user_id, id, code_hash, created_at, used_at, lookup_key) VALUES (?, ?, ?, ?, ?, ?)",
+                    [userID.rawValue, code.id, code.hash, code.createdAt.databaseSeconds, code.usedAt?.databaseSeconds, code.lookupKey]
                 )
             }
         }
@@ -170,12 +219,12 @@ extension SQLiteStorage {
         }
     }
 
-    /// Marks a saved recovery code used, if it was not.
-    public func useRecoveryCode(userID: UserID, id: String, at time: Date) async throws -> Bool {
-        guard StoredText.canMatch(userID.rawValue), StoredText.canMatch(id) else { return false }
+    /// Marks the saved recovery code with this hash used, if it was not.
+    public func useRecoveryCode(userID: UserID, hash: String, at time: Date) async throws -> Bool {
+        guard StoredText.canMatch(userID.rawValue), StoredText.canMatch(hash) else { return false }
         return try database.write { db in
             try db.execute(
-                "UPDATE recovery_codes SET used_at = ? WHERE user_id = ? AND id = ? AND used_at IS NULL", [time.databaseSeconds, userID.rawValue, id]
+                "UPDATE recovery_codes SET used_at = ? WHERE user_id = ? AND code_hash = ? AND used_at IS NULL", [time.databaseSeconds, userID.rawValue, hash]
             ) == 1
         }
     }

@@ -435,6 +435,33 @@ struct RulesEveryFaceTests {
         #expect(page.status == .notFound && page.text.contains("<html"), "a browser gets a page")
     }
 
+    /// No face answers a 5xx to an `Accept` it cannot honour or read, with a body or without:
+    /// each either serves its one type or refuses in its envelope.
+    @Test func aBadAcceptNeverMakesAFiveHundred() async throws {
+        let client = try await RouterClient.start(yaml: Self.idaas)
+        defer { client.remove() }
+        let routes: [(HTTPRequest.Method, String)] = [
+            (.post, "/passkey/register"), (.post, "/passkey/challenge"), (.post, "/oauth/token"), (.post, "/oauth/revoke"), (.get, "/userinfo"),
+            (.post, "/recovery/start"), (.get, "/.well-known/openid-configuration"), (.get, "/.well-known/jwks.json"), (.get, "/authorize"),
+            (.get, "/me/v1/authentication-methods"), (.patch, "/me/v1/profile"), (.post, "/me/v1/recovery-codes"), (.post, "/me/v1/email-verification"),
+            (.delete, "/me/v1/sessions"), (.get, "/me/v1/signals"),
+            (.get, "/self-service/login/api"), (.get, "/self-service/registration/api"), (.get, "/self-service/recovery/api"), (.post, "/self-service/recovery"),
+            (.get, "/self-service/settings/api"), (.get, "/sessions/whoami"), (.post, "/self-service/verification"),
+            (.post, "/api/web/v2/authentication/users/authenticate/PASSKEY"), (.post, "/api/web/v1/adminapi/authentication"),
+            (.get, "/api/web/v1/fido2/self"),
+            (.get, "/login"), (.get, "/account"), (.post, "/ui/login"), (.post, "/ui/recovery"), (.post, "/ui/profile/email"), (.get, "/recover"),
+            (.get, "/admin/v1/users"), (.post, "/admin/v1/users"), (.get, "/admin/v1/events/export"),
+        ]
+        for (method, path) in routes {
+            for accept in ["text/html", "application/xml", "application/json;q=0", "garbage", "*/*;q=2", ";;;"] {
+                for body in [nil, "{", #"{"client_id":"demo","email":"a@example.com"}"#] as [String?] {
+                    let reply = try await client.send(method, path, body: body, headers: [.accept: accept, RateLimitHeader.name: "127.0.0.1"])
+                    #expect(reply.status.code < 500, "\(method) \(path) Accept \(accept): \(reply.status.code) \(reply.text.prefix(200))")
+                }
+            }
+        }
+    }
+
     /// The hosted pages' signed-in groups: a page sends the person to sign in and come back;
     /// a JSON call is refused in the pages' envelope; with a session both go through.
     @Test func theHostedPagesSignedInGroups() async throws {

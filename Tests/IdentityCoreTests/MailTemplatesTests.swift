@@ -29,4 +29,24 @@ import Testing
     @Test func timesNeedNoLocale() {
         #expect(Mailer.timeText(Date(timeIntervalSince1970: 1_795_000_000)) == "2026-11-18 11:06 UTC")
     }
+
+    /// With a key-encryption key, a message waits in the outbox sealed: its subject and
+    /// bodies (which carry the code) open only under that key, each bound to its message.
+    @Test func queuedMessagesAreSealedUnderTheKeyEncryptionKey() throws {
+        let key = try #require(KeyEncryption(key: Array(repeating: 7, count: 32)))
+        let other = try #require(KeyEncryption(key: Array(repeating: 8, count: 32)))
+        let mail = OutboxMail(
+            id: "m1", kind: .recoveryCode, recipient: "ada@example.com", recipientName: nil, subject: "Your code: 12345678", text: "Code 12345678",
+            html: "<p>12345678</p>", createdAt: Date()
+        )
+        let sealed = try mail.sealed(under: key)
+        #expect([sealed.subject, sealed.text, sealed.html].allSatisfy { $0.hasPrefix("sealed:") && !$0.contains("12345678") })
+        #expect(sealed.recipient == "ada@example.com")
+        #expect(try sealed.opened(under: key) == mail)
+        #expect(throws: KeyEncryption.Failure.self) { try sealed.opened(under: other) }
+        #expect(throws: KeyEncryption.Failure.self) { try sealed.opened(under: nil) }
+        let moved = OutboxMail(id: "m2", kind: sealed.kind, recipient: sealed.recipient, recipientName: nil, subject: sealed.subject, text: sealed.text, html: sealed.html, createdAt: sealed.createdAt)
+        #expect(throws: KeyEncryption.Failure.self, "a part moved to another message does not open") { try moved.opened(under: key) }
+        #expect(try mail.opened(under: key) == mail, "a message queued in the clear is sent as it is")
+    }
 }

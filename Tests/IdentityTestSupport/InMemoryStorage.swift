@@ -436,18 +436,43 @@ public final class InMemoryStorage: IdentityStorage {
 
     private static func codeKey(_ userID: UserID, _ purpose: OneTimeCodePurpose) -> String { purpose.rawValue + "\n" + userID.rawValue }
 
-    /// Stores a code in place of the earlier one, and queues its mail.
-    public func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail?) async throws {
+    /// Stores a code in place of the earlier one, when it is what `replacing` names, and
+    /// queues its mail.
+    public func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail?, replacing: OneTimeCodeReplacement) async throws -> Bool {
         if let mail { try StoredText.requireStorable(mail.id, mail.recipient, mail.recipientName, mail.subject, mail.text, mail.html, in: "saveOneTimeCode") }
-        try state.withLock { state in
-            guard state.users[code.userID] != nil else { throw InMemoryStorageError(.invalidArgument, "no such user") }
+        return try state.withLock { state in
+            let stored = state.oneTimeCodes[Self.codeKey(code.userID, code.purpose)]
+            switch replacing {
+            case .any: break
+            case .none: guard stored == nil else { return false }
+            case .code(let hash): guard stored?.hash == hash else { return false }
+            }
             if let mail {
                 guard state.outbox[mail.id] == nil else { throw InMemoryStorageError(.invalidArgument, "a message with this ID is queued") }
                 state.outbox[mail.id] = (mail, "pending", mail.createdAt, nil)
                 state.outboxOrder.append(mail.id)
             }
             state.oneTimeCodes[Self.codeKey(code.userID, code.purpose)] = code
+            return true
         }
+    }
+
+    /// Adds to a per-account counter, starting it again when its window ended.
+    public func countAccountEvents(_ counter: AccountCounter, subject: UserID, adding count: Int, window: TimeInterval?, at time: Date) async throws -> Int {
+        state.withLock { state in
+            let key = counter.rawValue + "\n" + subject.rawValue
+            let live = state.accountCounters[key].flatMap { entry in entry.expiresAt.map { $0 > time } ?? true ? entry : nil }
+            var entry: (count: Int, expiresAt: Date?) = live ?? (0, window.map { time.addingTimeInterval($0) })
+            guard count != 0 else { return entry.count }
+            entry.count += count
+            state.accountCounters[key] = entry
+            return entry.count
+        }
+    }
+
+    /// Sets a per-account counter back to zero.
+    public func resetAccountCounter(_ counter: AccountCounter, subject: UserID) async throws {
+        state.withLock { $0.accountCounters[counter.rawValue + "\n" + subject.rawValue] = nil }
     }
 
     /// The user's code for `purpose`.
@@ -462,7 +487,7 @@ public final class InMemoryStorage: IdentityStorage {
             guard let code = state.oneTimeCodes[key] else { return nil }
             let counted = OneTimeCode(
                 userID: code.userID, purpose: code.purpose, hash: code.hash, address: code.address, createdAt: code.createdAt, expiresAt: code.expiresAt,
-                attempts: code.attempts + 1
+                attempts: code.attempts + 1, issued: code.issued
             )
             state.oneTimeCodes[key] = counted
             return counted.attempts
@@ -508,7 +533,9 @@ public final class InMemoryStorage: IdentityStorage {
         state.withLock { state in
             let before = state.oneTimeCodes.count
             state.oneTimeCodes = state.oneTimeCodes.filter { $0.value.expiresAt >= time }
-            return before - state.oneTimeCodes.count
+            let counters = state.accountCounters.count
+            state.accountCounters = state.accountCounters.filter { $0.value.expiresAt.map { $0 >= time } ?? true }
+            return before - state.oneTimeCodes.count + counters - state.accountCounters.count
         }
     }
 
@@ -526,11 +553,11 @@ public final class InMemoryStorage: IdentityStorage {
     }
 
     /// Marks a saved recovery code used, if it was not.
-    public func useRecoveryCode(userID: UserID, id: String, at time: Date) async throws -> Bool {
+    public func useRecoveryCode(userID: UserID, hash: String, at time: Date) async throws -> Bool {
         state.withLock { state in
-            guard var codes = state.recoveryCodes[userID], let index = codes.firstIndex(where: { $0.id == id && $0.usedAt == nil }) else { return false }
+            guard var codes = state.recoveryCodes[userID], let index = codes.firstIndex(where: { $0.hash == hash && $0.usedAt == nil }) else { return false }
             let code = codes[index]
-            codes[index] = RecoveryCode(id: code.id, userID: code.userID, hash: code.hash, createdAt: code.createdAt, usedAt: time)
+            codes[index] = RecoveryCode(id: code.id, userID: code.userID, hash: code.hash, createdAt: code.createdAt, usedAt: time, lookupKey: code.lookupKey)
             state.recoveryCodes[userID] = codes
             return true
         }
@@ -769,6 +796,7 @@ public final class InMemoryStorage: IdentityStorage {
             state.passwords[id] = nil
             state.consents[id] = nil
             state.oneTimeCodes = state.oneTimeCodes.filter { $0.value.userID != id }
+            state.accountCounters = state.accountCounters.filter { !$0.key.hasSuffix("\n" + id.rawValue) }
             state.recoveryCodes[id] = nil
             return true
         }
@@ -1043,6 +1071,7 @@ private struct State {
     var outboxOrder: [String] = []
     var oneTimeCodes: [String: OneTimeCode] = [:]
     var recoveryCodes: [UserID: [RecoveryCode]] = [:]
+    var accountCounters: [String: (count: Int, expiresAt: Date?)] = [:]
     /// In insertion order.
     var adminKeys: [AdminAPIKey] = []
     var webhookSubscriptions: [String: Set<AuditEvent.Kind>] = [:]

@@ -82,13 +82,51 @@ extension StorageContract {
 
         #expect(try await storage.purgeOneTimeCodes(expiredBefore: StorageFixtures.time(1500)) == 2)
         #expect(try await storage.oneTimeCode(userID: bob.id, purpose: .recovery) == nil)
-        await #expect(throws: (any Error).self, "a code for a user that does not exist") {
-            try await storage.saveOneTimeCode(
-                code(User(id: UserID(rawValue: "nobody"), userHandle: [1], profile: UserProfile(), createdAt: .now, updatedAt: .now), .recovery, hash: 5),
-                queueing: mail("c5", at: 1)
-            )
+
+        // A code replaces only what the caller saw; a refused one queues no mail.
+        let fresh = code(ada, .emailChange, hash: 6)
+        #expect(try await storage.saveOneTimeCode(fresh, queueing: mail("c6", at: 3), replacing: .code(hash: Array(repeating: 9, count: 32))) == false)
+        #expect(try await storage.mailState(id: "c6") == nil, "all or nothing: no mail for a code that was not stored")
+        #expect(try await storage.saveOneTimeCode(fresh, queueing: mail("c6", at: 3), replacing: .none))
+        #expect(try await storage.saveOneTimeCode(code(ada, .emailChange, hash: 7), queueing: mail("c7", at: 3), replacing: .none) == false, "one is stored")
+        let next = OneTimeCode(
+            userID: ada.id, purpose: .emailChange, hash: Array(repeating: 8, count: 32), address: "new@example.com", createdAt: StorageFixtures.time(4),
+            expiresAt: StorageFixtures.time(900), issued: 2
+        )
+        #expect(try await storage.saveOneTimeCode(next, queueing: mail("c8", at: 4), replacing: .code(hash: fresh.hash)))
+        #expect(try await storage.oneTimeCode(userID: ada.id, purpose: .emailChange)?.issued == 2)
+        #expect(try await storage.mailState(id: "c7") == nil)
+        #expect(try await storage.mailState(id: "c8") != nil)
+        // A stand-in subject (no account) keeps a code like an account does.
+        let standIn = UserID(rawValue: "decoy:0123")
+        #expect(try await storage.saveOneTimeCode(OneTimeCode(
+            userID: standIn, purpose: .recovery, hash: [1], address: "x@example.com", createdAt: StorageFixtures.time(1), expiresAt: StorageFixtures.time(1000)
+        ), queueing: nil, replacing: .none))
+        #expect(try await storage.countOneTimeCodeAttempt(userID: standIn, purpose: .recovery) == 1)
+    }
+
+    /// Per-account counters count within their window, start again after it, reset on
+    /// demand, and are purged once their window ended; one without a window never ends.
+    static func accountCounters(_ storage: any IdentityStorage) async throws {
+        let (ada, _) = try await signUp("ada", on: storage)
+        let t = StorageFixtures.time
+        #expect(try await storage.countAccountEvents(.codeMails, subject: ada.id, adding: 0, window: 3600, at: t(0)) == 0)
+        #expect(try await storage.countAccountEvents(.codeMails, subject: ada.id, adding: 1, window: 3600, at: t(10)) == 1)
+        #expect(try await storage.countAccountEvents(.codeMails, subject: ada.id, adding: 1, window: 3600, at: t(20)) == 2)
+        #expect(try await storage.countAccountEvents(.codeMails, subject: ada.id, adding: 0, window: 3600, at: t(3609)) == 2)
+        #expect(try await storage.countAccountEvents(.codeMails, subject: ada.id, adding: 0, window: 3600, at: t(3611)) == 0, "the window ended")
+        #expect(try await storage.countAccountEvents(.codeMails, subject: ada.id, adding: 1, window: 3600, at: t(3611)) == 1, "a new window")
+        for n in 1...3 {
+            #expect(try await storage.countAccountEvents(.codeFailures, subject: ada.id, adding: 1, window: nil, at: t(Double(n))) == n)
         }
-        #expect(try await storage.mailState(id: "c5") == nil, "all or nothing: no mail for a code that was not stored")
+        #expect(try await storage.countAccountEvents(.codeFailures, subject: ada.id, adding: 0, window: nil, at: t(1e7)) == 3, "no window: it stays")
+        #expect(try await storage.countAccountEvents(.recoveryCodeSets, subject: ada.id, adding: 0, window: 3600, at: t(5)) == 0, "counters count apart")
+        #expect(try await storage.purgeOneTimeCodes(expiredBefore: t(1e7)) == 1, "the ended code-mail window goes")
+        #expect(try await storage.countAccountEvents(.codeFailures, subject: ada.id, adding: 0, window: nil, at: t(1e7)) == 3)
+        try await storage.resetAccountCounter(.codeFailures, subject: ada.id)
+        #expect(try await storage.countAccountEvents(.codeFailures, subject: ada.id, adding: 0, window: nil, at: t(1e7)) == 0)
+        let standIn = UserID(rawValue: "decoy:abcd")
+        #expect(try await storage.countAccountEvents(.codeFailures, subject: standIn, adding: 1, window: nil, at: t(1)) == 1, "a stand-in is counted too")
     }
 
     /// A set of saved codes replaces the earlier set; each is used once.
@@ -98,15 +136,24 @@ extension StorageContract {
         let first = (1...10).map { RecoveryCode(id: String($0), userID: ada.id, hash: "$scrypt$first-\($0)", createdAt: StorageFixtures.time(1)) }
         try await storage.replaceRecoveryCodes(userID: ada.id, with: first)
         #expect(try await storage.recoveryCodes(userID: ada.id) == first, "in order, 1 to 10")
-        #expect(try await storage.useRecoveryCode(userID: ada.id, id: "3", at: StorageFixtures.time(5)))
-        #expect(try await storage.useRecoveryCode(userID: ada.id, id: "3", at: StorageFixtures.time(6)) == false, "single use")
+        #expect(try await storage.useRecoveryCode(userID: ada.id, hash: "$scrypt$first-3", at: StorageFixtures.time(5)))
+        #expect(try await storage.useRecoveryCode(userID: ada.id, hash: "$scrypt$first-3", at: StorageFixtures.time(6)) == false, "single use")
         #expect(try await storage.recoveryCodes(userID: ada.id).filter { $0.usedAt != nil }.map(\.id) == ["3"])
         #expect(try await storage.recoveryCodes(userID: ada.id).first { $0.id == "3" }?.usedAt == StorageFixtures.time(5))
 
         let second = (1...10).map { RecoveryCode(id: String($0), userID: ada.id, hash: "$scrypt$second-\($0)", createdAt: StorageFixtures.time(9)) }
         try await storage.replaceRecoveryCodes(userID: ada.id, with: second)
         #expect(try await storage.recoveryCodes(userID: ada.id) == second, "the new set replaces the old, used ones too")
-        #expect(try await storage.useRecoveryCode(userID: UserID(rawValue: "nobody"), id: "1", at: StorageFixtures.time(10)) == false)
+        #expect(try await storage.useRecoveryCode(userID: ada.id, hash: "$scrypt$first-4", at: StorageFixtures.time(10)) == false, "marked by hash: the old set's code spends nothing")
+        #expect(try await storage.recoveryCodes(userID: ada.id).allSatisfy { $0.usedAt == nil })
+        #expect(try await storage.useRecoveryCode(userID: UserID(rawValue: "nobody"), hash: "$scrypt$second-1", at: StorageFixtures.time(10)) == false)
+
+        // A code keeps its lookup key.
+        let keyed = (1...3).map {
+            RecoveryCode(id: String($0), userID: ada.id, hash: "$scrypt$keyed-\($0)", createdAt: StorageFixtures.time(11), lookupKey: [UInt8](repeating: UInt8($0), count: 32))
+        }
+        try await storage.replaceRecoveryCodes(userID: ada.id, with: keyed)
+        #expect(try await storage.recoveryCodes(userID: ada.id).map(\.lookupKey) == keyed.map(\.lookupKey))
     }
 
     /// Verifying marks the address verified only while it is still the account's.

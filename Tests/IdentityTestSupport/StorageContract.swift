@@ -62,6 +62,7 @@ public enum StorageContract {
         case mailOutboxLifecycle
         case oneTimeCodeLifecycle
         case recoveryCodeLifecycle
+        case accountCounters
         case emailVerification
         case retentionPurges
         case requestCounters
@@ -146,6 +147,7 @@ public enum StorageContract {
         case .mailOutboxLifecycle: try await mailOutboxLifecycle(storage)
         case .oneTimeCodeLifecycle: try await oneTimeCodeLifecycle(storage)
         case .recoveryCodeLifecycle: try await recoveryCodeLifecycle(storage)
+        case .accountCounters: try await accountCounters(storage)
         case .emailVerification: try await emailVerification(storage)
         case .retentionPurges: try await retentionPurges(storage)
         case .requestCounters: try await requestCounters(storage)

@@ -312,6 +312,11 @@ struct ConfigurationTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = Data((0..<32).map { UInt8($0) }).base64EncodedString()
         try key.write(to: directory.appendingPathComponent("kek"), atomically: true, encoding: .utf8)
+        // Readable by others: refused, as ssh refuses such a key.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory.appendingPathComponent("kek").path)
+        let open = error("secrets: { key_encryption_key_file: \(directory.appendingPathComponent("kek").path) }")
+        #expect(open?.key == "secrets.key_encryption_key_file" && open?.message.contains("chmod 600") == true && open?.message.contains(key) == false, "\(String(describing: open))")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: directory.appendingPathComponent("kek").path)
         let fromFile = try load("secrets: { key_encryption_key_file: \(directory.appendingPathComponent("kek").path) }").secrets
         #expect(fromFile.keyEncryption?.keyID == KeyEncryption(key: (0..<32).map { UInt8($0) })?.keyID)
         #expect(fromFile.source == "secrets.key_encryption_key_file")
@@ -320,6 +325,7 @@ struct ConfigurationTests {
         let missing = error("secrets: { key_encryption_key_file: \(directory.appendingPathComponent("absent").path) }")
         #expect(missing?.key == "secrets.key_encryption_key_file" && missing?.message.contains("cannot read") == true)
         try "not a key".write(to: directory.appendingPathComponent("bad"), atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: directory.appendingPathComponent("bad").path)
         #expect(error("secrets: { key_encryption_key_file: \(directory.appendingPathComponent("bad").path) }")?.message.contains("32 bytes") == true)
         let badVariable = error(environment: ["LATCHKEY_KEY_ENCRYPTION_KEY": "short-secret-value"])
         #expect(badVariable?.key == "LATCHKEY_KEY_ENCRYPTION_KEY" && badVariable?.message.contains("short-secret-value") == false)

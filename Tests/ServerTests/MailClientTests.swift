@@ -107,16 +107,9 @@ struct MailClientTests {
         #expect(error?.kind == .connection && error?.isTransient == true)
 
         // A server that accepts and never speaks: the deadline ends the conversation.
-        let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(silent) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(silent, $0, length) } }
-        listen(silent, 4)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(silent, $0, &length) } }
-        let quiet = SMTPSettings(host: "127.0.0.1", port: Int(UInt16(bigEndian: address.sin_port)), security: .opportunistic, timeout: .seconds(2))
+        let silent = loopbackListener()
+        defer { close(silent.descriptor) }
+        let quiet = SMTPSettings(host: "127.0.0.1", port: silent.port, security: .opportunistic, timeout: .seconds(2))
         let started = ContinuousClock.now
         let timedOut = await Self.failure { try await SMTPClient(settings: quiet).send(try Self.message(), messageID: "x") }
         #expect(timedOut?.kind == .connection && timedOut?.message.contains("did not finish within 2 s") == true, "\(String(describing: timedOut))")

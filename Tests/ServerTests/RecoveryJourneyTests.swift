@@ -146,7 +146,7 @@ struct RecoveryJourneyTests {
         let log = server.output.text
         let section = try #require(log.range(of: "DEVELOPMENT MAILER").map { String(log[$0.lowerBound...].prefix(800)) })
         #expect(section.contains("To: ada@example.com") && section.contains("was NOT sent"), "\(section)")
-        let code = try #require(section.split(whereSeparator: { !$0.isNumber }).first { $0.count == 6 }.map(String.init))
+        let code = try #require(section.split(whereSeparator: { !$0.isNumber }).first { $0.count == 8 }.map(String.init))
         let verified = try await RawHTTP(baseURL: server.baseURL).json(
             "POST", "/me/v1/email-verification/verify", ["code": code], headers: ["Authorization": "Bearer \(tokens.accessToken)"]
         )

@@ -147,4 +147,21 @@ struct RecoveryRulesTests {
         let stale = try await http.json("PATCH", "/me/v1/profile", ["email": "ada3@example.com"], headers: bearer)
         #expect(stale.status == 401 && stale.json["reason"] as? String == "insufficient_user_authentication", "\(stale.text)")
     }
+
+    /// The hosted pages' recovery session lives a quarter of an hour, and so does its cookie.
+    @Test func aHostedRecoveryCookieLivesAsLongAsItsSession() async throws {
+        let sink = try await SMTPSink.start(["--tls"])
+        defer { sink.stop() }
+        let (server, _, tokens, _) = try await Self.start(sink)
+        defer { Task { await server.stop() } }
+        let http = RawHTTP(baseURL: server.baseURL)
+        let created = try await http.send("POST", "/me/v1/recovery-codes", headers: ["Authorization": "Bearer \(tokens.accessToken)"])
+        let codes = try #require(created.json["recovery_codes"] as? [String])
+        let browser = BrowserAgent(server: server.baseURL)
+        _ = try await browser.get("/login")
+        let used = try await browser.call("POST", "/ui/recovery", ["email": "ada@example.com", "recovery_code": codes[0]])
+        #expect(used.status == 200, "\(used.text)")
+        let cookie = used.header("Set-Cookie") ?? ""
+        #expect(cookie.contains("Max-Age=900;") || cookie.hasSuffix("Max-Age=900"), "\(cookie)")
+    }
 }

@@ -225,6 +225,7 @@ struct RulesEveryFaceProcessTests {
         let first = directory.path("kek-1"), second = directory.path("kek-2")
         try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString().write(toFile: first, atomically: true, encoding: .utf8)
         try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).map { String(format: "%02x", $0) }.joined().write(toFile: second, atomically: true, encoding: .utf8)
+        for file in [first, second] { try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file) }
         let sealedKeys = "SELECT (SELECT count(*) FROM signing_keys WHERE substr(private_key, 1, 4) = CAST('LKS1' AS BLOB)) || ',' || (SELECT count(*) FROM secrets WHERE substr(value, 1, 4) = CAST('LKS1' AS BLOB))"
 
         // Before: keys in the clear.

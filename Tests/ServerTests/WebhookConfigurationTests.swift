@@ -88,7 +88,9 @@ struct WebhookConfigurationTests {
 
     @Test func privateAddressesAreRefusedUnlessAllowed() {
         let policy = WebhookAddressPolicy(allowed: ["10.1.0.0/16"].compactMap(AddressRange.init))
-        for address in ["127.0.0.1", "10.2.3.4", "192.168.1.1", "172.16.0.9", "169.254.169.254", "::1", "fe80::1", "fd12::3", "::ffff:127.0.0.1", "0.0.0.0", "100.64.0.1"] {
+        for address in ["127.0.0.1", "10.2.3.4", "192.168.1.1", "172.16.0.9", "169.254.169.254", "::1", "fe80::1", "fd12::3", "::ffff:127.0.0.1", "0.0.0.0", "100.64.0.1",
+            // The mapped loopback however written, NAT64 and 6to4 (which lead wherever the gateways do).
+            "::ffff:7f00:1", "0:0:0:0:0:ffff:7f00:0001", "::ffff:a02:304", "64:ff9b::7f00:1", "64:ff9b::5db8:d822", "64:ff9b:1::1", "2002:7f00:1::1", "not-an-address"] {
             #expect(policy.refusal(for: address) != nil, "\(address)")
         }
         for address in ["10.1.2.3", "93.184.216.34", "2606:2800:220:1::1", "::ffff:93.184.216.34"] {

@@ -159,13 +159,7 @@ import Testing
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("old.sqlite").path
             do {
-                let old = try SQLiteConnection(path: path)
-                try old.executeScript("PRAGMA journal_mode = WAL")
-                try old.executeScript("CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
-                for migration in Migrations.all.prefix(4) {
-                    try old.executeScript(migration.sql)
-                    try old.execute("INSERT INTO grdb_migrations (identifier) VALUES (?)", [migration.name])
-                }
+                let old = try Self.database(at: path, migratedTo: 4)
                 try old.executeScript("""
                     INSERT INTO users (id, user_handle, email, created_at, updated_at) VALUES ('user-ada', x'0102', 'ada@example.com', 1, 1);
                     INSERT INTO credentials (id, user_id, public_key, algorithm, sign_count, backup_eligible, backed_up, user_verified, transports,
@@ -195,6 +189,46 @@ import Testing
             let event = AuditEvent(time: StorageFixtures.time(3), kind: .login, userID: UserID(rawValue: "user-ada"), detail: "new event")
             #expect(try await storage.completeCeremony(CeremonyCompletion(key: StorageFixtures.ceremonyKey("k"), events: [event])))
             #expect(try await storage.events(userID: UserID(rawValue: "user-ada"), limit: 10).map(\.detail) == ["new event", "old event"])
+            try storage.close()
+        }
+    }
+
+    /// A database as an older build left it: the first `count` migrations applied.
+    static func database(at path: String, migratedTo count: Int) throws -> SQLiteConnection {
+        let old = try SQLiteConnection(path: path)
+        try old.executeScript("PRAGMA journal_mode = WAL")
+        try old.executeScript("CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+        for migration in Migrations.all.prefix(count) {
+            try old.executeScript(migration.sql)
+            try old.execute("INSERT INTO grdb_migrations (identifier) VALUES (?)", [migration.name])
+        }
+        return old
+    }
+
+    /// 0.12's schema (v13) to v14: a key that could make enrollment links keeps that power
+    /// (`enrollment:write`), others gain nothing; a pending code keeps working, now without a
+    /// foreign key, and goes with its user.
+    @Test func aVersion13DatabaseKeepsItsKeysPowersAndItsCodes() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("v13.sqlite").path
+            do {
+                let old = try Self.database(at: path, migratedTo: 13)
+                try old.executeScript("""
+                    INSERT INTO users (id, user_handle, email, created_at, updated_at) VALUES ('user-ada', x'0102', 'ada@example.com', 1, 1);
+                    INSERT INTO admin_keys (id, name, scopes, key_hash, created_at) VALUES ('ak_1', 'desk', 'credentials:read,credentials:write,users:read', x'01', 1);
+                    INSERT INTO admin_keys (id, name, scopes, key_hash, created_at) VALUES ('ak_2', 'reader', 'credentials:read,users:read', x'02', 1);
+                    INSERT INTO one_time_codes (user_id, purpose, code_hash, address, created_at, expires_at, attempts)
+                        VALUES ('user-ada', 'recovery', x'aa', 'ada@example.com', 1, 9999999999, 2);
+                    """)
+            }
+            let storage = try SQLiteStorage(path: path)
+            let keys = Dictionary(uniqueKeysWithValues: try await storage.adminKeys().map { ($0.id, $0.scopes) })
+            #expect(keys["ak_1"]?.contains(AdminScope(.enrollment, writes: true)) == true && keys["ak_1"]?.contains(AdminScope(.credentials, writes: true)) == true)
+            #expect(keys["ak_2"]?.contains(AdminScope(.enrollment, writes: true)) == false)
+            let code = try #require(try await storage.oneTimeCode(userID: UserID(rawValue: "user-ada"), purpose: .recovery))
+            #expect(code.attempts == 2 && code.issued == 1 && code.hash == [0xaa])
+            #expect(try await storage.deleteUser(id: UserID(rawValue: "user-ada")))
+            #expect(try await storage.oneTimeCode(userID: UserID(rawValue: "user-ada"), purpose: .recovery) == nil, "a deleted user's codes go with it")
             try storage.close()
         }
     }

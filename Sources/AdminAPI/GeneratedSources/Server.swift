@@ -835,7 +835,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
             }
         )
     }
-    /// A one-use link with which the person adds a passkey without signing in (scope credentials:write)
+    /// A one-use link with which the person adds a passkey without signing in (scope enrollment:write)
     ///
     /// For a new device, after a lost one, or an account made ahead of its first sign-in. The link opens the
     /// hosted pages, which trade its code for a session that may only add a passkey. A new link replaces the

@@ -44,7 +44,7 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /users/{id}/enable`.
     /// - Remark: Generated from `#/paths//users/{id}/enable/post(enableUser)`.
     func enableUser(_ input: Operations.EnableUser.Input) async throws -> Operations.EnableUser.Output
-    /// A one-use link with which the person adds a passkey without signing in (scope credentials:write)
+    /// A one-use link with which the person adds a passkey without signing in (scope enrollment:write)
     ///
     /// For a new device, after a lost one, or an account made ahead of its first sign-in. The link opens the
     /// hosted pages, which trade its code for a session that may only add a passkey. A new link replaces the
@@ -234,7 +234,7 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// A one-use link with which the person adds a passkey without signing in (scope credentials:write)
+    /// A one-use link with which the person adds a passkey without signing in (scope enrollment:write)
     ///
     /// For a new device, after a lost one, or an account made ahead of its first sign-in. The link opens the
     /// hosted pages, which trade its code for a session that may only add a passkey. A new link replaces the

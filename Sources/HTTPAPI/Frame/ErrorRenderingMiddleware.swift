@@ -29,7 +29,7 @@ extension FaceErrorRenderer {
             // The rest of a body that was too large or unreadable is never read: the
             // connection closes once the answer is written (ConnectionCloseHandler).
             if error.reason == .bodyTooLarge || error.reason == .unreadableBody { response.headers[.connection] = "close" }
-            if case .rateLimited(let retryAfter) = error.reason { response.headers[.retryAfter] = String(retryAfter) }
+            if let retryAfter = error.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
             if error.code == .methodNotAllowed { response.headers[.allow] = "GET" }
             return response
         case let error as StorageUnavailable:

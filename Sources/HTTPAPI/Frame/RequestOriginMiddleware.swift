@@ -1,5 +1,5 @@
 public import Hummingbird
-public import IdentityCore
+import IdentityCore
 
 /// Records where each request comes from (``RequestOrigin``) for the audit events made while
 /// it is served: the client's address as the connection handler wrote it, the `User-Agent`,

@@ -141,7 +141,8 @@ struct KratosSessionBody: Encodable, Sendable {
         // A passkey is one factor, whatever its user verification (Kratos counts it as aal1),
         // and so is a password.
         authenticator_assurance_level = "aal1"
-        authentication_methods = [Method(method: session.method.rawValue, aal: "aal1", completed_at: authenticated_at)]
+        // A recovery's session says so, as Kratos's does (`code_recovery`): it proves a code.
+        authentication_methods = [Method(method: session.isRecovery ? "code_recovery" : session.method.rawValue, aal: "aal1", completed_at: authenticated_at)]
         issued_at = authenticated_at
         identity = KratosIdentityBody(user, publicURL: publicURL)
         devices = []

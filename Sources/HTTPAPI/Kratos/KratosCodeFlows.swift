@@ -93,6 +93,9 @@ struct KratosCodeFlow {
         } catch let error as IdentityError where error.reason == .tooManyAttempts {
             throw try await replaced(flow)
         } catch let error as IdentityError where error.code != .tooManyRequests {
+            // Kratos answers a wrong code with the flow and `200`, which the finish limit would
+            // not count: it is counted here, as every other face's wrong code is.
+            try await services.flows.rateLimits?.noteFailure(from: request.headers.firstValue(ClientAddressHeader.name) ?? "unknown")
             return respond(flow, state: state, messages: [invalid])
         }
         let passed = InteractiveFlowService.CodeFlowState(step: .passedChallenge, email: address)

@@ -21,7 +21,9 @@ extension Router where Context == BasicRequestContext {
             let grant = try context.grant(requiring: Scopes.readAuthenticationMethods)
             return JSONResponse.make(LatchkeyWire.AccountSignals(try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)))
         }
-        me.patch("profile") { request, context in
+        // A new email address is mailed a code: the route counts as a start against the
+        // address's limit, as every route that sends mail does.
+        starts.patch("profile") { request, context in
             let grant = try context.grant(requiring: Scopes.updateProfile)
             let body = try await services.body.json(UpdateProfileRequest.self, from: request)
             // A new email address is proved first: a code goes to it, and

@@ -34,7 +34,8 @@ extension Router where Context == BasicRequestContext {
             let status = try await services.recovery.recoveryCodeStatus(userID: grant.userID)
             return JSONResponse.make(RecoveryCodeStatus(remaining: status.remaining, createdAt: status.createdAt.map(WireTime.text)))
         }
-        me.post("recovery-codes") { _, context in
+        // Ten slow hashes: a start against the address's limit (and the account's own).
+        starts.post("recovery-codes") { _, context in
             let grant = try context.grant(requiring: Scopes.createAuthenticationMethods)
             // A recovery token may enroll a passkey and nothing else (its person then signs in
             // with the new passkey and makes a new set).

@@ -344,6 +344,13 @@ enum Pages {
             """
     }
 
+    /// The recovery's last step offers to end every other session: a lost device may be in
+    /// someone else's hands. (Recovery by an emailed code has ended them already.)
+    static let signOutEverywhereChoice = """
+        <p><label class="choice"><input type="checkbox" id="sign-out-everywhere"> Sign out everywhere else \
+        (your other devices and apps sign in again)</label></p>
+        """
+
     static func enroll(accountName: String, recovering: Bool = false) -> String {
         let intro = recovering
             ? "<p id=\"recovered-notice\">You are back in. Create a new passkey for <strong>\(HTML.escape(accountName))</strong> now: " +
@@ -354,6 +361,7 @@ enum Pages {
         <h1>Add a passkey</h1>
         \(intro)
         \(unsupported)
+        \(recovering ? signOutEverywhereChoice : "")
         <p><button type="button" id="add-passkey">Create a passkey</button></p>
         \(statusArea())
         \(recovering ? "" : "<p class=\"alt\"><a href=\"/account/passkeys\">Back to your passkeys</a></p>")

@@ -285,7 +285,10 @@
       var challenge = await call("POST", "/ui/passkeys/options", {});
       setStatus("Follow your device's prompt to create the passkey…");
       var response = await Latchkey.create(challenge.options);
-      var result = await call("POST", "/ui/passkeys", { auth_session: challenge.auth_session, response: response });
+      var everywhere = $("#sign-out-everywhere");
+      var result = await call("POST", "/ui/passkeys", {
+        auth_session: challenge.auth_session, response: response, sign_out_everywhere: everywhere ? everywhere.checked : undefined
+      });
       // After a recovery the session ends with the new passkey: the server says where to go.
       location.assign(result && result.redirect_to ? result.redirect_to : "/account/passkeys?added=1");
     });

@@ -44,9 +44,15 @@ public struct AdminScope: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// The resources the Admin API has.
     public enum Resource: String, Sendable, Hashable, CaseIterable {
         case users, credentials, sessions, events, webhooks, clients
+        /// One-use enrollment links, with which whoever holds one adds a passkey to the
+        /// account: a way in, so a scope of its own (`enrollment:write`) rather than part of
+        /// `credentials:write`. Nothing about it is read.
+        case enrollment
 
         /// Whether the API changes it: events and clients are read-only.
         public var isWritable: Bool { self != .events && self != .clients }
+        /// Whether the API reads it: enrollment links are only made.
+        public var isReadable: Bool { self != .enrollment }
     }
 
     /// Creates a scope.
@@ -60,7 +66,7 @@ public struct AdminScope: Sendable, Hashable, Comparable, CustomStringConvertibl
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let resource = Resource(rawValue: String(parts[0])) else { return nil }
         switch parts[1] {
-        case "read": self.init(resource, writes: false)
+        case "read" where resource.isReadable: self.init(resource, writes: false)
         case "write" where resource.isWritable: self.init(resource, writes: true)
         default: return nil
         }
@@ -71,7 +77,9 @@ public struct AdminScope: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     /// Every scope there is, in a stable order.
     public static var all: [AdminScope] {
-        Resource.allCases.flatMap { $0.isWritable ? [AdminScope($0, writes: false), AdminScope($0, writes: true)] : [AdminScope($0, writes: false)] }
+        Resource.allCases.flatMap { resource in
+            (resource.isReadable ? [AdminScope(resource, writes: false)] : []) + (resource.isWritable ? [AdminScope(resource, writes: true)] : [])
+        }
     }
 
     public static func < (lhs: AdminScope, rhs: AdminScope) -> Bool { lhs.description < rhs.description }
@@ -85,7 +93,7 @@ public struct AdminScope: Sendable, Hashable, Comparable, CustomStringConvertibl
                 throw IdentityError(.invalidRequest, "unknown scope \"\(item.prefix(60))\"; scopes are \(all.map(\.description).joined(separator: ", "))")
             }
             scopes.insert(scope)
-            if scope.writes { scopes.insert(AdminScope(scope.resource, writes: false)) }
+            if scope.writes, scope.resource.isReadable { scopes.insert(AdminScope(scope.resource, writes: false)) }
         }
         guard !scopes.isEmpty else { throw IdentityError(.invalidRequest, "a key needs at least one scope, such as users:read") }
         return scopes

@@ -55,6 +55,38 @@ public struct OutboxMail: Sendable, Hashable {
     }
 }
 
+extension OutboxMail {
+    /// What marks a sealed part: the rest is the sealed bytes in base64.
+    static let sealedPrefix = "sealed:"
+
+    /// The message with its subject and bodies (which carry codes) sealed under `key`, each
+    /// bound to the message's ID and part, so that codes do not wait in the outbox in the
+    /// clear while the relay is down. The recipient stays readable: the sender needs it.
+    public func sealed(under key: KeyEncryption) throws -> OutboxMail {
+        func seal(_ part: String, _ name: String) throws -> String {
+            Self.sealedPrefix + Data(try key.seal(Array(part.utf8), name: "mail:\(id):\(name)")).base64EncodedString()
+        }
+        return OutboxMail(
+            id: id, kind: kind, recipient: recipient, recipientName: recipientName, subject: try seal(subject, "subject"), text: try seal(text, "text"),
+            html: try seal(html, "html"), createdAt: createdAt, attempts: attempts
+        )
+    }
+
+    /// The message as it is sent: its parts opened under `key` when sealed.
+    /// - Throws: ``KeyEncryption/Failure`` when a part is sealed and `key` is not the one.
+    public func opened(under key: KeyEncryption?) throws -> OutboxMail {
+        func open(_ part: String, _ name: String) throws -> String {
+            guard part.hasPrefix(Self.sealedPrefix) else { return part }
+            guard let bytes = Data(base64Encoded: String(part.dropFirst(Self.sealedPrefix.count))) else { throw KeyEncryption.Failure.damaged(name: name) }
+            return String(decoding: try KeyEncryption.open(Array(bytes), under: key, name: "mail:\(id):\(name)"), as: UTF8.self)
+        }
+        return OutboxMail(
+            id: id, kind: kind, recipient: recipient, recipientName: recipientName, subject: try open(subject, "subject"), text: try open(text, "text"),
+            html: try open(html, "html"), createdAt: createdAt, attempts: attempts
+        )
+    }
+}
+
 /// How one attempt to send a message ended.
 public enum MailOutcome: Sendable, Hashable {
     /// The mail server took it. Its body (which may carry a code) is erased.

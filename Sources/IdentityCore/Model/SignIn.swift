@@ -35,12 +35,16 @@ public struct SignIn: Sendable, Hashable {
     public let authenticatedAt: Date
     /// How.
     public let method: SignInMethod
+    /// Whether a recovery (a recovery code, an enrollment link) started the session rather
+    /// than a sign-in: it may add a passkey and nothing else (``SensitiveActions``).
+    public let isRecovery: Bool
 
     /// Creates the value.
-    public init(userID: UserID, authenticatedAt: Date, method: SignInMethod) {
+    public init(userID: UserID, authenticatedAt: Date, method: SignInMethod, isRecovery: Bool = false) {
         self.userID = userID
         self.authenticatedAt = authenticatedAt
         self.method = method
+        self.isRecovery = isRecovery
     }
 }
 
@@ -61,10 +65,10 @@ public enum Actor: Sendable, Hashable {
 
 extension BrowserSession {
     /// The sign-in this session carries.
-    public var signIn: SignIn { SignIn(userID: userID, authenticatedAt: authenticatedAt, method: method) }
+    public var signIn: SignIn { SignIn(userID: userID, authenticatedAt: authenticatedAt, method: method, isRecovery: isRecovery) }
 }
 
 extension AccessGrant {
     /// The sign-in this access token carries.
-    public var signIn: SignIn { SignIn(userID: userID, authenticatedAt: authenticatedAt, method: method) }
+    public var signIn: SignIn { SignIn(userID: userID, authenticatedAt: authenticatedAt, method: method, isRecovery: isRecovery) }
 }

@@ -7,23 +7,55 @@ public struct VerificationSettings: Sendable, Hashable {
     public var codeLifetime: TimeInterval
     /// Wrong guesses a code takes before it stops working.
     public var maximumAttempts: Int
-    /// The digits in an emailed code (6 or more).
+    /// The digits in an emailed code (6 or more; ``defaultCodeDigits`` unless configured).
     public var codeDigits: Int
     /// Whether sign-up sends a verification code (`verification.on_signup`).
     public var onSignup: Bool
+    /// The wait before a code for the same purpose may be sent again
+    /// (`verification.resend_cooldown`); each further re-issue waits twice as long as the one
+    /// before, until a code is used or a day passes without one.
+    public var resendCooldown: TimeInterval
+    /// Code mails (and changes of address) an account may ask for per hour
+    /// (`verification.mails_per_hour`).
+    public var mailsPerHour: Int
+
+    /// Wrong codes in a row after which an account's emailed codes stop working until a
+    /// right one (an administrator's enrollment link, or a code from before) is used: NIST SP
+    /// 800-63B-4 §3.2.2 allows at most 100 consecutive failed attempts on one account.
+    public static let maximumConsecutiveFailures = 100
+
+    /// Eight digits, so that the cap makes guessing hopeless: within the 100 wrong codes an
+    /// account takes before its codes stop working, a guesser wins with a chance of at most
+    /// 100 / 10^8 = 1 in a million, and only a right code (the person's own) lets them start
+    /// over. With six digits that would be 1 in 10,000 per round, with rounds as many as the
+    /// person uses codes.
+    public static let defaultCodeDigits = 8
 
     /// Creates settings; the defaults are the ones above.
-    public init(codeLifetime: TimeInterval = 15 * 60, maximumAttempts: Int = 5, codeDigits: Int = 6, onSignup: Bool = true) {
+    public init(
+        codeLifetime: TimeInterval = 15 * 60, maximumAttempts: Int = 5, codeDigits: Int = defaultCodeDigits, onSignup: Bool = true,
+        resendCooldown: TimeInterval = 30, mailsPerHour: Int = 10
+    ) {
         self.codeLifetime = codeLifetime
         self.maximumAttempts = maximumAttempts
         self.codeDigits = max(6, codeDigits)
         self.onSignup = onSignup
+        self.resendCooldown = max(1, resendCooldown)
+        self.mailsPerHour = max(1, mailsPerHour)
     }
 }
 
 /// Getting people back in: verified email addresses, saved recovery codes, and recovery by
 /// a code sent to a verified address (NIST SP 800-63B-4 §4.2). Every face's recovery story
 /// (My Account and the recovery grant, the hosted pages, Kratos's flows) calls this.
+///
+/// Codes cannot be ground down: each code takes ``VerificationSettings/maximumAttempts``
+/// guesses, an account takes ``VerificationSettings/maximumConsecutiveFailures`` wrong codes
+/// in a row across all its codes, re-issuing waits longer each time, and an account asks for
+/// at most ``VerificationSettings/mailsPerHour`` code mails. The flows that start from an
+/// address (recovery, Kratos's verification) answer the same for every address: an address
+/// no account can take a code through gets a stand-in's code that is never mailed and never
+/// matches, counted and refused exactly as an account's.
 public struct AccountRecoveryService: Sendable {
     private let storage: any IdentityStorage
     private let mailer: Mailer
@@ -37,13 +69,20 @@ public struct AccountRecoveryService: Sendable {
     private let sensitiveActions: SensitiveActions
 
     /// Saved recovery codes carry 80 random bits, so the password hasher's cost is there to
-    /// follow NIST's "stored hashed" rather than to slow guessing: 2^12 rounds keep the
-    /// check of a set of ten under a tenth of a second.
+    /// follow NIST's "stored hashed" rather than to slow guessing: 2^12 rounds keep a check
+    /// under a tenth of a second.
     static let recoveryCodeHasher = PasswordHasher(logRounds: 12, blockSize: 8, parallelism: 1)
     /// Codes in a set.
     public static let recoveryCodeCount = 10
+    /// New sets of saved recovery codes an account may make per hour: each costs ten slow
+    /// hashes on the queue password sign-ins share.
+    public static let recoveryCodeSetsPerHour = 5
+    /// How long a run of re-issued codes is remembered: a day after the last code, the next
+    /// one waits only ``VerificationSettings/resendCooldown`` again.
+    static let reissueMemory: TimeInterval = 86400
 
-    /// Creates the service.
+    /// The service needs the instance's one-time-code key from `secrets`; `rateLimits` adds
+    /// the per-identifier limit to the flows that name an address.
     public init(
         storage: any IdentityStorage, mailer: Mailer, secrets: InstanceSecrets, settings: VerificationSettings = VerificationSettings(), clock: any WallClock,
         random: any RandomSource, rateLimits: RateLimits? = nil, sensitiveActions: SensitiveActions? = nil
@@ -61,28 +100,35 @@ public struct AccountRecoveryService: Sendable {
     // MARK: - Verified addresses
 
     /// Sends a new verification code to the user's email address, replacing any earlier one.
-    /// - Throws: `invalid_request` when the account has no email address.
+    /// - Throws: `invalid_request` when the account has no email address; `too_many_requests`
+    ///   while the last code's cool-down lasts or the account's mails for the hour are spent.
     public func sendEmailVerification(userID: UserID) async throws {
         guard let user = try await storage.user(id: userID) else { throw IdentityError(.notFound, "no such user") }
         guard let email = user.profile.email else {
             throw IdentityError(.invalidRequest, "this account has no email address to verify", reason: .required, field: "email")
         }
         try await rateLimits?.admit(identifier: .email(email))
-        try await sendCode(.emailVerification, kind: .verificationCode, to: user, address: email)
+        let turn = try await nextCode(.emailVerification, subject: user.id)
+        try await admitCodeMail(for: user.id)
+        try await issueCode(turn, mailTo: user, address: email)
     }
 
     /// What sign-up does when `verification.on_signup` is on: sends the code. A failure to
     /// queue it does not undo the sign-up; the person can ask for another code.
     public func signedUp(_ user: User) async {
         guard settings.onSignup, let email = user.profile.email else { return }
-        try? await sendCode(.emailVerification, kind: .verificationCode, to: user, address: email)
+        guard let turn = try? await nextCode(.emailVerification, subject: user.id), (try? await admitCodeMail(for: user.id)) != nil else { return }
+        try? await issueCode(turn, mailTo: user, address: email)
     }
 
     /// Starts changing the account's email address: a sensitive action (the sign-in must be
-    /// recent), and the new address is proved by a code sent to it before it replaces the
-    /// old one (``verifyEmail(userID:code:)`` finishes the change).
+    /// recent, and not a recovery's), and the new address is proved by a code sent to it
+    /// before it replaces the old one (``verifyEmail(userID:code:)`` finishes the change).
+    /// Each request counts against the account's mails for the hour before the address is
+    /// looked up, so that neither mail nor "taken" answers come without limit.
     /// - Returns: The new address, normalized.
-    /// - Throws: `invalid_request` for a malformed, unchanged or taken address.
+    /// - Throws: `invalid_request` for a malformed, unchanged or taken address;
+    ///   `too_many_requests` as ``sendEmailVerification(userID:)``.
     public func requestEmailChange(by signIn: SignIn, to newEmail: String) async throws -> String {
         try sensitiveActions.requireRecent(signIn, for: "Changing your email address")
         let profile = try ProfileValidation.validate(UserProfile(email: newEmail), allowed: [.email])
@@ -91,10 +137,12 @@ public struct AccountRecoveryService: Sendable {
         }
         guard address != user.profile.email else { throw IdentityError(.invalidRequest, "this is already the account's email address", field: "email") }
         try await rateLimits?.admit(identifier: .email(address))
+        let turn = try await nextCode(.emailChange, subject: user.id)
+        try await admitCodeMail(for: user.id)
         guard try await storage.user(identifier: .email(address)) == nil else {
             throw IdentityError(.invalidRequest, "another account has this email address", reason: .userExists(.email), field: "email")
         }
-        try await sendCode(.emailChange, kind: .verificationCode, to: user, address: address)
+        try await issueCode(turn, mailTo: user, address: address)
         return address
     }
 
@@ -108,7 +156,7 @@ public struct AccountRecoveryService: Sendable {
             let old = user.profile.email
         {
             try await rateLimits?.admit(identifier: .email(pending.address))
-            try await check(code, purpose: .emailChange, userID: userID, address: pending.address)
+            try await check(code, purpose: .emailChange, subject: userID, address: pending.address)
             let now = clock.now()
             let changed: User?
             do {
@@ -127,7 +175,7 @@ public struct AccountRecoveryService: Sendable {
             throw IdentityError(.invalidRequest, "this account has no email address to verify", reason: .required, field: "email")
         }
         try await rateLimits?.admit(identifier: .email(email))
-        try await check(code, purpose: .emailVerification, userID: userID, address: email)
+        try await check(code, purpose: .emailVerification, subject: userID, address: email)
         let now = clock.now()
         guard let verified = try await storage.markEmailVerified(userID: userID, email: email, at: now) else {
             throw Self.invalidCode
@@ -138,42 +186,56 @@ public struct AccountRecoveryService: Sendable {
 
     /// Sends a verification code to `email` when it is an account's address, for flows that
     /// start from an address rather than a signed-in account (Kratos's verification flow).
-    /// The answer is the same whatever the address, and the code is queued off the
-    /// request's path.
+    /// The answer is the same whatever the address (another address gets a stand-in's code,
+    /// never mailed), and the code is made off the request's path.
     public func sendVerification(toAddress email: String) async throws {
         guard let identifier = ProfileValidation.identifier(forLogin: email), case .email(let address) = identifier else {
             throw IdentityError(.invalidRequest, "email must be an email address", reason: .malformedIdentifier, field: "email")
         }
         try await rateLimits?.admit(identifier: identifier)
-        guard let user = try await storage.user(identifier: identifier), user.profile.email == address else { return }
+        let user = try await storage.user(identifier: identifier).flatMap { $0.profile.email == address ? $0 : nil }
+        let subject = user?.id ?? standIn(for: address)
         let service = self
-        Task { try? await service.sendCode(.emailVerification, kind: .verificationCode, to: user, address: address) }
+        Task { try await service.quietlyIssue(.emailVerification, subject: subject, mailTo: user, address: address) }
     }
 
     /// Checks a verification code sent to `email` (see ``sendVerification(toAddress:)``); an
-    /// address no account has gets the answer a wrong code gets.
+    /// address no account has is checked against its stand-in's code, which never matches.
     public func verifyEmail(address email: String, code: String) async throws -> User {
-        guard let identifier = ProfileValidation.identifier(forLogin: email), case .email = identifier,
-            let user = try await storage.user(identifier: identifier)
-        else { throw Self.invalidCode }
+        guard let identifier = ProfileValidation.identifier(forLogin: email), case .email(let address) = identifier else { throw Self.invalidCode }
+        guard let user = try await storage.user(identifier: identifier), user.profile.email == address else {
+            try await check(code, purpose: .emailVerification, subject: standIn(for: address), address: address)
+            throw Self.invalidCode
+        }
         return try await verifyEmail(userID: user.id, code: code)
     }
 
     // MARK: - Saved recovery codes
 
     /// Makes a new set of saved recovery codes, replacing any earlier set. Creating a way into
-    /// the account is a sensitive action: the sign-in must be recent.
+    /// the account is a sensitive action: the sign-in must be recent, and not a recovery's;
+    /// and an account makes at most ``recoveryCodeSetsPerHour`` sets an hour.
     /// - Returns: The codes, shown once (`XXXX-XXXX-XXXX-XXXX`, Crockford base32).
     public func createRecoveryCodes(by signIn: SignIn) async throws -> [String] {
         try sensitiveActions.requireRecent(signIn, for: "Creating recovery codes")
         let now = clock.now()
+        let sets = try await storage.countAccountEvents(.recoveryCodeSets, subject: signIn.userID, adding: 1, window: 3600, at: now)
+        guard sets <= Self.recoveryCodeSetsPerHour else {
+            throw IdentityError(
+                .tooManyRequests, "this account made \(Self.recoveryCodeSetsPerHour) sets of recovery codes in the last hour; try again later",
+                reason: .rateLimited(retryAfter: 600)
+            )
+        }
         let codes = (0..<Self.recoveryCodeCount).map { _ in RecoveryCodeText.new(random: random) }
         let salts = codes.map { _ in random.bytes(16) }
         let hashes = try await PasswordService.offloaded {
             try zip(codes, salts).map { code, salt in try Self.recoveryCodeHasher.hash(RecoveryCodeText.normalized(code), salt: salt) }
         }
-        let records = hashes.enumerated().map { index, hash in
-            RecoveryCode(id: String(index + 1), userID: signIn.userID, hash: hash, createdAt: now)
+        let records = zip(codes, hashes).enumerated().map { index, pair in
+            RecoveryCode(
+                id: String(index + 1), userID: signIn.userID, hash: pair.1, createdAt: now,
+                lookupKey: Self.lookupKey(RecoveryCodeText.normalized(pair.0), userID: signIn.userID, key: codeKey)
+            )
         }
         try await storage.replaceRecoveryCodes(userID: signIn.userID, with: records)
         try await storage.record(AuditEvent(time: now, kind: .recoveryCodesCreated, userID: signIn.userID))
@@ -191,26 +253,35 @@ public struct AccountRecoveryService: Sendable {
     /// "Lost your passkey?": sends a recovery code to `email` if it is an account's verified
     /// address. Whatever the address, the answer is the same and the caller answers `202`;
     /// the lookup happens either way, and the code is made and queued off the request's
-    /// path, so the time does not tell either.
+    /// path, so the time does not tell either. Another address gets a stand-in's code.
     public func startRecovery(email: String) async throws {
         guard let identifier = ProfileValidation.identifier(forLogin: email), case .email(let address) = identifier else {
             throw IdentityError(.invalidRequest, "email must be an email address", reason: .malformedIdentifier, field: "email")
         }
         try await rateLimits?.admit(identifier: identifier)
-        let user = try await storage.user(identifier: identifier)
-        guard let user, user.isEmailVerified, user.profile.email == address, !user.isDisabled else { return }
+        let user = Self.recoverable(try await storage.user(identifier: identifier), address: address)
+        let subject = user?.id ?? standIn(for: address)
         let service = self
-        Task { try? await service.sendCode(.recovery, kind: .recoveryCode, to: user, address: address) }
+        Task { try await service.quietlyIssue(.recovery, subject: subject, mailTo: user, address: address) }
+    }
+
+    /// The account a recovery code for `address` goes to: one whose verified address it is,
+    /// and that is not turned off.
+    private static func recoverable(_ user: User?, address: String) -> User? {
+        guard let user, user.isEmailVerified, user.profile.email == address, !user.isDisabled else { return nil }
+        return user
     }
 
     /// Lets a person who lost their passkeys in: `code` is the one emailed by
     /// ``startRecovery(email:)``, `recoveryCode` one of their saved codes (exactly one of the
     /// two). The account's verified address hears about it, and an audit event records it.
+    /// Recovery by an emailed code ends every other session of the account: the lost device
+    /// may be in someone else's hands.
     /// - Returns: The account, for a restricted token that may only enroll a passkey.
     /// - Throws: `invalid_grant` with reason `invalid_code`, `expired_code` or
-    ///   `too_many_attempts`; an unknown address gets `invalid_code`, as a wrong code does.
+    ///   `too_many_attempts`, the same for every address.
     public func recover(email: String, code: String?, recoveryCode: String?, clientID: String?) async throws -> User {
-        guard let identifier = ProfileValidation.identifier(forLogin: email), case .email = identifier else {
+        guard let identifier = ProfileValidation.identifier(forLogin: email), case .email(let address) = identifier else {
             throw IdentityError(.invalidRequest, "email must be an email address", reason: .malformedIdentifier, field: "email")
         }
         switch (code?.isEmpty == false ? code : nil, recoveryCode?.isEmpty == false ? recoveryCode : nil) {
@@ -218,39 +289,50 @@ public struct AccountRecoveryService: Sendable {
             throw IdentityError(.invalidRequest, "send either code (the emailed one) or recovery_code (a saved one)", reason: .required, field: "code")
         case (let code?, nil):
             try await rateLimits?.admit(identifier: identifier)
-            guard let user = try await storage.user(identifier: identifier), user.isEmailVerified, let address = user.profile.email else {
-                throw IdentityError(.invalidGrant, "the code is wrong", reason: .invalidCode)
-            }
+            let user = Self.recoverable(try await storage.user(identifier: identifier), address: address)
             do {
-                try await check(code, purpose: .recovery, userID: user.id, address: address)
+                try await check(code, purpose: .recovery, subject: user?.id ?? standIn(for: address), address: address)
             } catch let error as IdentityError {
-                try await storage.record(AuditEvent(time: clock.now(), kind: .recoveryFailed, userID: user.id, clientID: clientID, detail: "email code"))
+                if let user {
+                    try await storage.record(AuditEvent(time: clock.now(), kind: .recoveryFailed, userID: user.id, clientID: clientID, detail: "email code"))
+                }
                 throw IdentityError(.invalidGrant, error.message, reason: error.reason)
             }
+            // A stand-in's code never matches, so a code that did is an account's.
+            guard let user else { throw IdentityError(.invalidGrant, Self.invalidCode.message, reason: .invalidCode) }
+            _ = try await storage.revokeAllSessions(userID: user.id, at: clock.now())
             return try await recovered(user, method: "email code", clientID: clientID)
         case (nil, let saved?):
             try await rateLimits?.admit(identifier: identifier)
             let user = try await storage.user(identifier: identifier)
-            var codes: [RecoveryCode] = []
-            if let user { codes = try await storage.recoveryCodes(userID: user.id) }
-            let unused = codes.filter { $0.usedAt == nil }
-            let candidate = RecoveryCodeText.normalized(saved)
-            // Unknown accounts and accounts without codes check one decoy hash, so that they
-            // take about as long as a wrong code.
-            let match = try await PasswordService.offloaded { [unused] () -> RecoveryCode? in
-                guard !unused.isEmpty else {
-                    _ = PasswordHasher.verify(candidate, against: Self.decoyHash)
-                    return nil
-                }
-                return unused.first { PasswordHasher.verify(candidate, against: $0.hash) }
-            }
-            guard let user, let match, try await storage.useRecoveryCode(userID: user.id, id: match.id, at: clock.now()) else {
+            let match = try await savedCode(saved, of: user)
+            guard let user, let match, try await storage.useRecoveryCode(userID: user.id, hash: match.hash, at: clock.now()) else {
                 if let user {
                     try await storage.record(AuditEvent(time: clock.now(), kind: .recoveryFailed, userID: user.id, clientID: clientID, detail: "saved code"))
                 }
                 throw IdentityError(.invalidGrant, "the recovery code is wrong or was used", reason: .invalidCode)
             }
             return try await recovered(user, method: "a saved recovery code", clientID: clientID)
+        }
+    }
+
+    /// The unused saved code of `user` that `text` is, checked with one slow hash whatever
+    /// the account holds: the code's lookup key finds its record; codes made before lookup
+    /// keys existed are checked one by one; an account with neither, and an unknown one,
+    /// checks a decoy, so that it takes as long as a wrong code.
+    private func savedCode(_ text: String, of user: User?) async throws -> RecoveryCode? {
+        let candidate = RecoveryCodeText.normalized(text)
+        var unused: [RecoveryCode] = []
+        if let user { unused = try await storage.recoveryCodes(userID: user.id).filter { $0.usedAt == nil } }
+        let lookup = user.map { Self.lookupKey(candidate, userID: $0.id, key: codeKey) }
+        let keyed = unused.first { $0.lookupKey != nil && $0.lookupKey == lookup }
+        let candidates = keyed.map { [$0] } ?? unused.filter { $0.lookupKey == nil }
+        return try await PasswordService.offloaded { [candidates] () -> RecoveryCode? in
+            guard !candidates.isEmpty else {
+                _ = PasswordHasher.verify(candidate, against: Self.decoyHash)
+                return nil
+            }
+            return candidates.first { PasswordHasher.verify(candidate, against: $0.hash) }
         }
     }
 
@@ -289,7 +371,7 @@ public struct AccountRecoveryService: Sendable {
     public func redeemEnrollmentLink(userID: UserID, code: String, clientID: String?) async throws -> User {
         guard let user = try await storage.user(id: userID) else { throw IdentityError(.invalidGrant, "the code is wrong", reason: .invalidCode) }
         do {
-            try await check(code, purpose: .enrollment, userID: user.id, address: "")
+            try await check(code, purpose: .enrollment, subject: user.id, address: "")
         } catch let error as IdentityError {
             try await storage.record(AuditEvent(time: clock.now(), kind: .recoveryFailed, userID: user.id, clientID: clientID, detail: "enrollment link"))
             throw IdentityError(.invalidGrant, error.message, reason: error.reason)
@@ -313,44 +395,119 @@ public struct AccountRecoveryService: Sendable {
     // MARK: - One-time codes
 
     static let invalidCode = IdentityError(.invalidRequest, "the code is wrong", reason: .invalidCode)
+    private static let tooManyGuesses = IdentityError(.invalidRequest, "this code took too many wrong guesses; ask for a new one", reason: .tooManyAttempts)
+    private static let tooManyWrongCodes = IdentityError(
+        .invalidRequest,
+        "this account took too many wrong codes, so emailed codes no longer work for it; use a saved recovery code, or ask an administrator for an enrollment link",
+        reason: .tooManyAttempts
+    )
 
-    /// Makes, stores and mails a code.
-    private func sendCode(_ purpose: OneTimeCodePurpose, kind: MailKind, to user: User, address: String) async throws {
-        let now = clock.now()
-        let code = OneTimeCodeText.new(digits: settings.codeDigits, random: random)
-        guard let mail = mailer.compose(kind, to: user, address: address, values: ["code": code, "minutes": String(Int(settings.codeLifetime / 60))]) else { return }
-        try await storage.saveOneTimeCode(
-            OneTimeCode(
-                userID: user.id, purpose: purpose, hash: Self.hash(code, userID: user.id, purpose: purpose, key: codeKey), address: address,
-                createdAt: now, expiresAt: now.addingTimeInterval(settings.codeLifetime)
-            ),
-            queueing: mail
-        )
-        mailer.didQueue()
+    /// Whose codes an address that no account can take one through has: a stand-in derived
+    /// from the address under the instance's key (never a user ID: those hold no ":"), so
+    /// that such an address keeps codes, counts guesses and is refused as an account is.
+    private func standIn(for address: String) -> UserID {
+        let digest = HMAC<SHA256>.authenticationCode(for: Data("stand-in\n\(address)".utf8), using: codeKey)
+        return UserID(rawValue: "decoy:" + UUIDText.hex(Array(digest.prefix(16))))
     }
 
-    /// Checks a one-time code and uses it up: the guess is counted first, so no more than
-    /// ``VerificationSettings/maximumAttempts`` guesses are ever compared.
-    private func check(_ code: String, purpose: OneTimeCodePurpose, userID: UserID, address: String) async throws {
-        guard let stored = try await storage.oneTimeCode(userID: userID, purpose: purpose) else { throw Self.invalidCode }
-        guard stored.attempts < settings.maximumAttempts else {
-            throw IdentityError(.invalidRequest, "this code took too many wrong guesses; ask for a new one", reason: .tooManyAttempts)
+    /// Counts a code mail (or a change of address) against the account's hourly allowance.
+    private func admitCodeMail(for subject: UserID) async throws {
+        let count = try await storage.countAccountEvents(.codeMails, subject: subject, adding: 1, window: 3600, at: clock.now())
+        guard count <= settings.mailsPerHour else {
+            throw IdentityError(
+                .tooManyRequests, "this account asked for \(settings.mailsPerHour) codes in the last hour; try again later", reason: .rateLimited(retryAfter: 600)
+            )
         }
-        guard clock.now() < stored.expiresAt else {
+    }
+
+    /// Where the next code for `purpose` stands in its run of re-issues.
+    struct CodeTurn {
+        let purpose: OneTimeCodePurpose
+        let subject: UserID
+        /// The code it replaces, if any.
+        let stored: OneTimeCode?
+        /// Its place in the run.
+        let issued: Int
+    }
+
+    /// The next code's turn, once the last code's cool-down is over: a re-issue waits
+    /// ``VerificationSettings/resendCooldown`` doubled for each code issued before it in the
+    /// run. Checked before the account's hourly allowance is counted, so waiting costs none of it.
+    /// - Throws: `too_many_requests` (`rate_limited`, with the seconds left) while it lasts.
+    private func nextCode(_ purpose: OneTimeCodePurpose, subject: UserID) async throws -> CodeTurn {
+        let now = clock.now()
+        let stored = try await storage.oneTimeCode(userID: subject, purpose: purpose)
+        guard let stored, now.timeIntervalSince(stored.createdAt) < Self.reissueMemory else {
+            return CodeTurn(purpose: purpose, subject: subject, stored: stored, issued: 1)
+        }
+        let wait = settings.resendCooldown * Double(1 << min(max(stored.issued - 1, 0), 20))
+        let allowed = stored.createdAt.addingTimeInterval(wait)
+        guard now >= allowed else { throw Self.coolingDown(until: allowed, now: now) }
+        return CodeTurn(purpose: purpose, subject: subject, stored: stored, issued: stored.issued + 1)
+    }
+
+    /// A code for a flow that answers the same whatever happens (``startRecovery(email:)``):
+    /// refusals are the answer's business, not the caller's.
+    private func quietlyIssue(_ purpose: OneTimeCodePurpose, subject: UserID, mailTo user: User?, address: String) async throws {
+        let turn = try await nextCode(purpose, subject: subject)
+        try await admitCodeMail(for: subject)
+        try await issueCode(turn, mailTo: user, address: address)
+    }
+
+    /// Makes, stores and (to an account) mails a code in its turn. The store writes it only
+    /// over the code the turn saw, so of two racing requests one is refused.
+    /// - Parameter user: Whom to mail; `nil` for a stand-in, whose code goes nowhere.
+    private func issueCode(_ turn: CodeTurn, mailTo user: User?, address: String) async throws {
+        let now = clock.now()
+        let code = OneTimeCodeText.new(digits: settings.codeDigits, random: random)
+        let mail = user.flatMap { user in
+            mailer.compose(
+                turn.purpose == .recovery ? .recoveryCode : .verificationCode, to: user, address: address,
+                values: ["code": code, "minutes": String(Int(settings.codeLifetime / 60))]
+            )
+        }
+        let record = OneTimeCode(
+            userID: turn.subject, purpose: turn.purpose, hash: Self.hash(code, userID: turn.subject, purpose: turn.purpose, key: codeKey), address: address,
+            createdAt: now, expiresAt: now.addingTimeInterval(settings.codeLifetime), issued: turn.issued
+        )
+        guard try await storage.saveOneTimeCode(record, queueing: mail, replacing: turn.stored.map { .code(hash: $0.hash) } ?? .none) else {
+            throw Self.coolingDown(until: now.addingTimeInterval(settings.resendCooldown), now: now)
+        }
+        if mail != nil { mailer.didQueue() }
+    }
+
+    private static func coolingDown(until allowed: Date, now: Date) -> IdentityError {
+        let seconds = max(1, Int(allowed.timeIntervalSince(now).rounded(.up)))
+        return IdentityError(.tooManyRequests, "a code was sent a moment ago; ask for another in \(seconds) s", reason: .rateLimited(retryAfter: seconds))
+    }
+
+    /// Checks a one-time code and uses it up. The account's run of wrong codes is checked
+    /// first (an enrollment link, an administrator's rescue, is exempt and does not add to
+    /// it), then the code's own guesses, counted before the comparison so that no more than
+    /// ``VerificationSettings/maximumAttempts`` are ever compared. A right code ends the run.
+    private func check(_ code: String, purpose: OneTimeCodePurpose, subject: UserID, address: String) async throws {
+        let now = clock.now()
+        let capped = purpose != .enrollment
+        if capped {
+            let failures = try await storage.countAccountEvents(.codeFailures, subject: subject, adding: 0, window: nil, at: now)
+            guard failures < VerificationSettings.maximumConsecutiveFailures else { throw Self.tooManyWrongCodes }
+        }
+        guard let stored = try await storage.oneTimeCode(userID: subject, purpose: purpose) else { throw Self.invalidCode }
+        guard stored.attempts < settings.maximumAttempts else { throw Self.tooManyGuesses }
+        guard now < stored.expiresAt else {
             throw IdentityError(.invalidRequest, "this code has expired; ask for a new one", reason: .expiredCode)
         }
-        guard let attempts = try await storage.countOneTimeCodeAttempt(userID: userID, purpose: purpose) else { throw Self.invalidCode }
-        guard attempts <= settings.maximumAttempts else {
-            throw IdentityError(.invalidRequest, "this code took too many wrong guesses; ask for a new one", reason: .tooManyAttempts)
-        }
-        let hash = Self.hash(OneTimeCodeText.normalized(code), userID: userID, purpose: purpose, key: codeKey)
+        guard let attempts = try await storage.countOneTimeCodeAttempt(userID: subject, purpose: purpose) else { throw Self.invalidCode }
+        guard attempts <= settings.maximumAttempts else { throw Self.tooManyGuesses }
+        let hash = Self.hash(OneTimeCodeText.normalized(code), userID: subject, purpose: purpose, key: codeKey)
         // Constant-time comparison: the time does not tell how much of the hash matched.
         var difference: UInt8 = hash.count == stored.hash.count ? 0 : 1
         for (a, b) in zip(hash, stored.hash) { difference |= a ^ b }
-        guard difference == 0, stored.address == address else {
+        guard difference == 0, stored.address == address, try await storage.consumeOneTimeCode(userID: subject, purpose: purpose, hash: hash) else {
+            if capped { _ = try await storage.countAccountEvents(.codeFailures, subject: subject, adding: 1, window: nil, at: now) }
             throw Self.invalidCode
         }
-        guard try await storage.consumeOneTimeCode(userID: userID, purpose: purpose, hash: hash) else { throw Self.invalidCode }
+        try await storage.resetAccountCounter(.codeFailures, subject: subject)
     }
 
     static func hash(_ code: String, userID: UserID, purpose: OneTimeCodePurpose, key: SymmetricKey) -> [UInt8] {
@@ -358,7 +515,13 @@ public struct AccountRecoveryService: Sendable {
         return Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
     }
 
-    /// A hash that matches nothing, checked for unknown accounts.
+    /// A saved recovery code's lookup key: an HMAC under the instance's key, so that the
+    /// stored key says nothing of the code without that key.
+    static func lookupKey(_ normalizedCode: String, userID: UserID, key: SymmetricKey) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: Data("recovery-code\n\(userID.rawValue)\n\(normalizedCode)".utf8), using: key))
+    }
+
+    /// A hash that matches nothing, checked for accounts without codes.
     private static let decoyHash = (try? recoveryCodeHasher.hash("decoy", salt: Array(repeating: 7, count: 16))) ?? ""
 }
 

@@ -1,5 +1,5 @@
 import Crypto
-public import Foundation
+import Foundation
 import LatchkeyWire
 
 /// What an operator does through the Admin API and `latchkey admin`: admin API keys, the

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The words of each message Latchkey sends: a subject, a plain-text body and an HTML body
 /// per ``MailKind``, with `{{name}}` placeholders. The defaults are plain English; an

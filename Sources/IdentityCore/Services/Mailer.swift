@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Queues the messages Latchkey sends: renders a template and puts the result in the
 /// outbox, which a background sender empties. A request never waits on a mail server.
@@ -11,12 +11,16 @@ public struct Mailer: Sendable {
     public let serviceName: String
     /// Called after a message is queued, so that the sender need not wait for its next poll.
     private let queued: @Sendable () -> Void
+    /// The key-encryption key, when one is configured: messages wait in the outbox sealed.
+    private let sealing: KeyEncryption?
 
-    /// Creates the mailer.
+    /// `sealing` seals each message's subject and bodies before it is queued; the sender
+    /// opens them with the same key.
     public init(
         outbox: any MailOutboxStore, templates: MailTemplates = MailTemplates(), serviceName: String, clock: any WallClock, random: any RandomSource,
-        onQueued: @escaping @Sendable () -> Void = {}
+        sealing: KeyEncryption? = nil, onQueued: @escaping @Sendable () -> Void = {}
     ) {
+        self.sealing = sealing
         self.queued = onQueued
         self.outbox = outbox
         self.templates = templates
@@ -43,15 +47,21 @@ public struct Mailer: Sendable {
     public func compose(_ kind: MailKind, to user: User, address: String? = nil, values: [String: String] = [:]) -> OutboxMail? {
         guard let recipient = address ?? user.profile.email else { return nil }
         let now = clock.now()
+        // An address the account has not proven may be anyone's: the account's own words (its
+        // name, which whoever signed up chose) never reach it; it is greeted by itself.
+        let proven = user.isEmailVerified && recipient == user.profile.email
         var filled = values
         filled["service"] = filled["service"] ?? serviceName
-        filled["name"] = filled["name"] ?? user.displayName
+        filled["name"] = filled["name"] ?? (proven ? user.displayName : recipient)
         filled["time"] = filled["time"] ?? Self.timeText(now)
         let rendered = templates.render(kind, values: filled)
-        return OutboxMail(
-            id: UUIDText.hex(random.bytes(16)), kind: kind, recipient: recipient, recipientName: user.profile.name, subject: rendered.subject,
+        let mail = OutboxMail(
+            id: UUIDText.hex(random.bytes(16)), kind: kind, recipient: recipient, recipientName: proven ? user.profile.name : nil, subject: rendered.subject,
             text: rendered.text, html: rendered.html, createdAt: now
         )
+        // AES-GCM with a key this instance holds does not fail; were it to, the message goes
+        // out as it would without a key rather than not at all.
+        return sealing.flatMap { try? mail.sealed(under: $0) } ?? mail
     }
 
     /// Tells the sender that a message was queued, so that it need not wait for its next poll.

@@ -1,7 +1,7 @@
 public import LatchkeyWire
 import Crypto
 import Foundation
-public import WebAuthn
+import WebAuthn
 
 /// Finishing ceremonies. Each finish opens the sealed ceremony, verifies the response with
 /// the one verifier, and hands everything it writes (account or passkey, passkey use,
@@ -94,7 +94,7 @@ extension PasskeyService {
     ) async throws -> PasskeyCredential {
         let newName = try ProfileValidation.optionalName(name, field: "name")
         let ceremony = try open(authSession, clientID: clientID)
-        if ceremony.kind == .enrollment { try sensitiveActions.requireRecent(actor, for: "Adding a passkey") }
+        if ceremony.kind == .enrollment { try sensitiveActions.requireRecent(actor, for: "Adding a passkey", allowingRecovery: true) }
         guard ceremony.kind == .enrollment || ceremony.kind == .conditionalEnrollment, ceremony.userID == userID else {
             try await refuse(ceremony)
             throw IdentityError(.invalidGrant, "this auth_session was not started for adding a passkey to this account", reason: .invalidAuthSession)

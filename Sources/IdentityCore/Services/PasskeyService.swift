@@ -150,7 +150,7 @@ public struct PasskeyService: Sendable {
     /// Starts adding a passkey to the signed-in owner's account, whose sign-in must be
     /// recent; the options exclude the passkeys the account already has.
     public func startEnrollment(for signIn: SignIn, clientID: String, addressedByChallenge: Bool = false) async throws -> CreationChallenge {
-        try sensitiveActions.requireRecent(signIn, for: "Adding a passkey")
+        try sensitiveActions.requireRecent(signIn, for: "Adding a passkey", allowingRecovery: true)
         return try await startEnrollment(userID: signIn.userID, clientID: clientID, addressedByChallenge: addressedByChallenge)
     }
 

@@ -117,21 +117,9 @@ public struct PasswordService: Sendable {
         (try? PasswordHasher.standard.hash("latchkey decoy password", salt: Array("latchkey-decoy16".utf8))) ?? ""
     }()
 
-    /// Where scrypt runs: off the calling thread, which may be one of the server's event
-    /// loops that must keep answering other requests meanwhile, and at most one hash per
-    /// core at a time, queued beyond that, so a burst of sign-ins cannot claim 32 MiB each
-    /// at once.
-    private static let hashing: OperationQueue = {
-        let queue = OperationQueue()
-        queue.name = "latchkey-password-hashing"
-        queue.maxConcurrentOperationCount = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        return queue
-    }()
-
-    /// Runs hashing work on ``hashing`` (recovery codes' hashes too).
+    /// Runs hashing work on the shared ``HashingQueue`` (recovery codes' hashes too).
+    /// - Throws: `temporarily_unavailable` (reason `busy`) when the queue is full.
     static func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            hashing.addOperation { continuation.resume(with: Result { try work() }) }
-        }
+        try await HashingQueue.shared.run(work)
     }
 }

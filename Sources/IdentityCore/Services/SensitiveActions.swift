@@ -20,7 +20,16 @@ public struct SensitiveActions: Sendable {
     /// 9470's `insufficient_user_authentication` and `max_age`, which each face words its own
     /// way (My Account's `401` challenge, Kratos's `session_refresh_required`, IDaaS's
     /// `reauthentication_required`).
-    public func requireRecent(_ signIn: SignIn, for action: String) throws(IdentityError) {
+    ///
+    /// A session a recovery started may add a passkey (`allowingRecovery`) and nothing else, in
+    /// every face: it proves a code, not the account's owner at a device.
+    public func requireRecent(_ signIn: SignIn, for action: String, allowingRecovery: Bool = false) throws(IdentityError) {
+        guard allowingRecovery || !signIn.isRecovery else {
+            throw IdentityError(
+                .accessDenied, "\(action) is not possible in a session that account recovery started: add a passkey, sign in with it, then retry.",
+                reason: .recoverySession
+            )
+        }
         let age = clock.now().timeIntervalSince(signIn.authenticatedAt)
         guard age > maximumAge else { return }
         throw IdentityError(
@@ -31,8 +40,8 @@ public struct SensitiveActions: Sendable {
     }
 
     /// The same for whoever acts: an administrator's decision needs no sign-in of the owner.
-    public func requireRecent(_ actor: Actor, for action: String) throws(IdentityError) {
+    public func requireRecent(_ actor: Actor, for action: String, allowingRecovery: Bool = false) throws(IdentityError) {
         guard case .owner(let signIn) = actor else { return }
-        try requireRecent(signIn, for: action)
+        try requireRecent(signIn, for: action, allowingRecovery: allowingRecovery)
     }
 }

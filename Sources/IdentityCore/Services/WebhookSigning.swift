@@ -65,11 +65,15 @@ public enum WebhookRetrySchedule {
 
 /// The addresses a webhook may not be delivered to unless `webhooks.allow_private_networks`
 /// names them: loopback, link-local, private, shared (CGNAT), unspecified and multicast, so
-/// that a configured URL cannot reach the server's own network (SSRF).
+/// that a configured URL cannot reach the server's own network (SSRF). IPv4 ranges hold the
+/// IPv4-mapped forms of their addresses however written (`::ffff:7f00:1`); and the prefixes
+/// that carry an IPv4 address inside IPv6 to a translator (NAT64 `64:ff9b::/96` and
+/// `64:ff9b:1::/48`, 6to4 `2002::/16`) are refused whole, since where they lead depends on
+/// the network's gateways.
 public struct WebhookAddressPolicy: Sendable {
     static let refused = [
         "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12", "192.168.0.0/16", "224.0.0.0/4",
-        "240.0.0.0/4", "::/128", "::1/128", "fc00::/7", "fe80::/10", "ff00::/8",
+        "240.0.0.0/4", "::/128", "::1/128", "fc00::/7", "fe80::/10", "ff00::/8", "64:ff9b::/96", "64:ff9b:1::/48", "2002::/16",
     ].compactMap(AddressRange.init)
 
     let allowed: [AddressRange]
@@ -79,9 +83,9 @@ public struct WebhookAddressPolicy: Sendable {
 
     /// Why `address` may not be delivered to, or `nil` when it may.
     public func refusal(for address: String) -> String? {
-        let plain = address.hasPrefix("::ffff:") && address.contains(".") ? String(address.dropFirst(7)) : address
-        guard Self.refused.contains(where: { $0.contains(plain) }) else { return nil }
-        guard !allowed.contains(where: { $0.contains(plain) || $0.contains(address) }) else { return nil }
-        return "\(address) is a loopback, link-local or private address; name it in webhooks.allow_private_networks to deliver there"
+        guard AddressRange.isAddress(address) else { return "\(address) is not an address" }
+        guard Self.refused.contains(where: { $0.contains(address) }) else { return nil }
+        guard !allowed.contains(where: { $0.contains(address) }) else { return nil }
+        return "\(address) is a loopback, link-local, private or translated address; name it in webhooks.allow_private_networks to deliver there"
     }
 }

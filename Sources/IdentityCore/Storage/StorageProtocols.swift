@@ -300,10 +300,12 @@ public protocol MailOutboxStore: Sendable {
 
 /// One-time codes, saved recovery codes and the verified state of addresses.
 public protocol AccountCodeStore: Sendable {
-    /// Stores a code, replacing the user's earlier one for the same purpose, and queues the
-    /// mail that carries it, in one transaction (one write where sign-ups queue their code).
-    /// An enrollment link's code travels without mail (`nil`): the administrator hands it on.
-    func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail?) async throws
+    /// Stores a code in place of the user's earlier one for the same purpose, when what is
+    /// stored is what `replacing` names, and queues the mail that carries it, in one
+    /// transaction (one write where sign-ups queue their code). An enrollment link's code
+    /// travels without mail (`nil`): the administrator hands it on.
+    /// - Returns: Whether the code was stored; when not, nothing was written.
+    func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail?, replacing: OneTimeCodeReplacement) async throws -> Bool
     /// The user's code for `purpose`, if one is stored.
     func oneTimeCode(userID: UserID, purpose: OneTimeCodePurpose) async throws -> OneTimeCode?
     /// Counts one guess against the user's code for `purpose`.
@@ -323,9 +325,24 @@ public protocol AccountCodeStore: Sendable {
     func replaceRecoveryCodes(userID: UserID, with codes: [RecoveryCode]) async throws
     /// The user's saved recovery codes, used ones included.
     func recoveryCodes(userID: UserID) async throws -> [RecoveryCode]
-    /// Marks a saved recovery code used, if it was not.
+    /// Marks the user's saved recovery code with this hash used, if it was not: by its hash,
+    /// so that a new set made meanwhile has no code this marks.
     /// - Returns: Whether this call used it (of two concurrent uses, one wins).
-    func useRecoveryCode(userID: UserID, id: String, at time: Date) async throws -> Bool
-    /// Deletes one-time codes that expired before `time`.
+    func useRecoveryCode(userID: UserID, hash: String, at time: Date) async throws -> Bool
+    /// Adds `count` to a per-account counter at `time` and returns its value, this count
+    /// included (`count` 0 only reads). A counter whose window ended starts again from
+    /// `count`, its new window `window` seconds from `time`; `nil` never ends one.
+    func countAccountEvents(_ counter: AccountCounter, subject: UserID, adding count: Int, window: TimeInterval?, at time: Date) async throws -> Int
+    /// Sets a per-account counter back to zero.
+    func resetAccountCounter(_ counter: AccountCounter, subject: UserID) async throws
+    /// Deletes one-time codes that expired before `time`, and counters whose window ended
+    /// before it.
     func purgeOneTimeCodes(expiredBefore time: Date) async throws -> Int
+}
+
+extension AccountCodeStore {
+    /// Stores a code in place of any earlier one for the same user and purpose.
+    public func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail?) async throws {
+        _ = try await saveOneTimeCode(code, queueing: mail, replacing: .any)
+    }
 }

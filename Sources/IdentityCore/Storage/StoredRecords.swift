@@ -254,7 +254,7 @@ extension OneTimeCode {
         self.init(
             userID: UserID(rawValue: try row.text("user_id")), purpose: try row.enumeration(OneTimeCodePurpose.self, "purpose"),
             hash: try row.bytes("code_hash"), address: try row.text("address"), createdAt: try row.date("created_at"),
-            expiresAt: try row.date("expires_at"), attempts: Int(try row.integer("attempts"))
+            expiresAt: try row.date("expires_at"), attempts: Int(try row.integer("attempts")), issued: Int(try row.integer("issued"))
         )
     }
 }
@@ -264,7 +264,7 @@ extension RecoveryCode {
     public init(stored row: some StoredRow) throws {
         self.init(
             id: try row.text("id"), userID: UserID(rawValue: try row.text("user_id")), hash: try row.text("code_hash"),
-            createdAt: try row.date("created_at"), usedAt: try row.optionalDate("used_at")
+            createdAt: try row.date("created_at"), usedAt: try row.optionalDate("used_at"), lookupKey: try row.optionalBytes("lookup_key")
         )
     }
 }

@@ -23,11 +23,30 @@ public struct AddressRange: Sendable, Equatable {
         network = Self.masked(bytes, prefixLength: prefixLength)
     }
 
-    /// Whether `address` falls in the range.
+    /// Whether `address` falls in the range. An IPv4 range also holds the IPv4-mapped IPv6
+    /// form of its addresses (`::ffff:127.0.0.1`), which is how a dual-stack socket reports an
+    /// IPv4 peer.
     public func contains(_ address: String) -> Bool {
-        guard let bytes = Self.bytes(address), bytes.count == network.count else { return false }
+        guard var bytes = Self.bytes(address) else { return false }
+        if bytes.count == 16, network.count == 4, let mapped = Self.mappedIPv4(bytes) { bytes = mapped }
+        guard bytes.count == network.count else { return false }
         return Self.masked(bytes, prefixLength: prefixLength) == network
     }
+
+    /// The IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, RFC 4291
+    /// §2.5.5.2), however it is written (`::ffff:7f00:1` too).
+    static func mappedIPv4(_ bytes: [UInt8]) -> [UInt8]? {
+        guard bytes.count == 16, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF else { return nil }
+        return Array(bytes[12...])
+    }
+
+    /// Whether `address` is this machine's: `127.0.0.0/8`, `::1`, or the IPv4-mapped form of
+    /// a `127.` address. Anything that is not an address (`unknown`) is not.
+    public static func isLoopback(_ address: String) -> Bool {
+        loopback.contains { $0.contains(address) }
+    }
+
+    private static let loopback = ["127.0.0.0/8", "::1/128"].compactMap(AddressRange.init)
 
     /// Whether `text` is an IPv4 or IPv6 address.
     public static func isAddress(_ text: String) -> Bool { bytes(text) != nil }
@@ -39,9 +58,7 @@ public struct AddressRange: Sendable, Equatable {
     public static func limitKey(_ address: String, ipv6PrefixLength: Int) -> String {
         // Most clients are IPv4: no parse for them.
         guard address.utf8.contains(UInt8(ascii: ":")), let bytes = bytes(address), bytes.count == 16 else { return address }
-        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
-            return bytes[12...].map(String.init).joined(separator: ".")
-        }
+        if let mapped = mappedIPv4(bytes) { return mapped.map(String.init).joined(separator: ".") }
         let length = min(max(ipv6PrefixLength, 0), 128)
         guard length < 128 else { return address }
         return format(masked(bytes, prefixLength: length)) + "/\(length)"
@@ -65,7 +82,7 @@ public struct AddressRange: Sendable, Equatable {
     }
 
     /// The address's bytes: 4 for IPv4, 16 for IPv6 (inet_pton, so no hand-written parser).
-    private static func bytes(_ text: String) -> [UInt8]? {
+    static func bytes(_ text: String) -> [UInt8]? {
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
         var v6 = in6_addr()

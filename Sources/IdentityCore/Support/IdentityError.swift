@@ -68,6 +68,15 @@ public struct IdentityError: Error, Hashable, Sendable, CustomStringConvertible 
         IdentityError(.invalidGrant, "this account has been disabled by an administrator", reason: .accountDisabled)
     }
 
+    /// The seconds a client should wait before trying again (`Retry-After`), when the
+    /// failure says so.
+    public var retryAfter: Int? {
+        switch reason {
+        case .rateLimited(let seconds), .busy(let seconds): return seconds
+        default: return nil
+        }
+    }
+
     /// Whether the reason is ``Reason/userExists(_:)``, whichever identifier it names.
     public var isUserExists: Bool {
         if case .userExists = reason { return true }
@@ -146,6 +155,10 @@ extension IdentityError {
         case expiredCode
         /// A one-time code that took too many wrong guesses; a new one must be sent.
         case tooManyAttempts
+        /// A session that account recovery started, which may only add a passkey.
+        case recoverySession
+        /// The server is busy with slow work (password hashing); retry in `retryAfter` seconds.
+        case busy(retryAfter: Int)
 
         /// The stable name clients see.
         public var rawValue: String {
@@ -181,6 +194,8 @@ extension IdentityError {
             case .invalidCode: return "invalid_code"
             case .expiredCode: return "expired_code"
             case .tooManyAttempts: return "too_many_attempts"
+            case .recoverySession: return "recovery_session"
+            case .busy: return "busy"
             }
         }
     }

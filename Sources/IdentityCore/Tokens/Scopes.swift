@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import LatchkeyWire
 
 /// The scopes Latchkey grants. All of them concern the signed-in user's own data, so

@@ -235,14 +235,21 @@ public enum ConfigurationLoader {
 
     /// `verification`: emailed codes.
     private static func parseVerification(_ node: YAMLReader) throws(ConfigurationError) -> VerificationSettings {
-        try node.requireKeys(["code_lifetime", "on_signup", "max_attempts", "code_digits"])
+        try node.requireKeys(["code_lifetime", "on_signup", "max_attempts", "code_digits", "resend_cooldown", "mails_per_hour"])
         let lifetime = try node.child("code_lifetime").duration() ?? 15 * 60
         guard (60...86400).contains(lifetime) else { throw node.child("code_lifetime").error("must be between 1m and 24h, found \(Int(lifetime))s") }
         let attempts = try node.child("max_attempts").int() ?? 5
         guard (1...20).contains(attempts) else { throw node.child("max_attempts").error("must be between 1 and 20, found \(attempts)") }
-        let digits = try node.child("code_digits").int() ?? 6
+        let digits = try node.child("code_digits").int() ?? VerificationSettings.defaultCodeDigits
         guard (6...12).contains(digits) else { throw node.child("code_digits").error("must be between 6 and 12, found \(digits)") }
-        return VerificationSettings(codeLifetime: lifetime, maximumAttempts: attempts, codeDigits: digits, onSignup: try node.child("on_signup").bool() ?? true)
+        let cooldown = try node.child("resend_cooldown").duration() ?? 30
+        guard (1...3600).contains(cooldown) else { throw node.child("resend_cooldown").error("must be between 1s and 1h, found \(Int(cooldown))s") }
+        let mails = try node.child("mails_per_hour").int() ?? 10
+        guard (1...1000).contains(mails) else { throw node.child("mails_per_hour").error("must be between 1 and 1000, found \(mails)") }
+        return VerificationSettings(
+            codeLifetime: lifetime, maximumAttempts: attempts, codeDigits: digits, onSignup: try node.child("on_signup").bool() ?? true, resendCooldown: cooldown,
+            mailsPerHour: mails
+        )
     }
 
     /// What every section reads from: the file's values, the environment and the flags.
@@ -823,12 +830,19 @@ public enum ConfigurationLoader {
 
     /// Reads a key-encryption key file: 32 bytes, in base64 or hex or raw. `key` names the
     /// setting or flag in errors.
+    /// A file that its group or others may read is refused, as ssh refuses such a private
+    /// key: the key guards every signing key and secret in the database.
     public static func keyEncryptionKey(file path: String, key: String) throws(ConfigurationError) -> KeyEncryption {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw ConfigurationError(key: key, "cannot read \(path): \(error.localizedDescription)")
+        }
+        if let mode = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int, mode & 0o077 != 0 {
+            throw ConfigurationError(
+                key: key, "\(path) may be read by its group or others (mode \(String(mode & 0o777, radix: 8))); make it the owner's alone: chmod 600 \(path)"
+            )
         }
         guard let encryption = KeyEncryption(text: Array(data)) else {
             throw ConfigurationError(key: key, "\(path) must hold a key of 32 bytes in base64 or hex (for example from `openssl rand -base64 32 > \(path)`)")

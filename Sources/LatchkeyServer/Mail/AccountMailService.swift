@@ -32,7 +32,7 @@ struct AccountMailService: Service {
     }
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             for await event in events {
                 do {
                     try await handle(event)

@@ -11,6 +11,8 @@ import ServiceLifecycle
 struct MailSenderService: Service {
     let outbox: any MailOutboxStore
     let transport: any MailTransport
+    /// What opens the messages sealed in the outbox.
+    let sealing: KeyEncryption?
     let clock: any WallClock
     /// Woken when this instance queues a message; other instances' messages and retries
     /// are found by polling at ``pollInterval``.
@@ -82,7 +84,13 @@ struct MailSenderService: Service {
         ]
         let outcome: MailOutcome
         do {
-            try await transport.deliver(mail)
+            let opened: OutboxMail
+            do {
+                opened = try mail.opened(under: sealing)
+            } catch {
+                throw SMTPError(.invalidMessage, "the message is sealed under another key-encryption key than this instance's: \(error)")
+            }
+            try await transport.deliver(opened)
             outcome = .sent
             logger.info("mail sent", metadata: metadata, source: "mail")
         } catch {

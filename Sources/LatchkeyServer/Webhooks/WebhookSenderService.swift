@@ -1,10 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-#if canImport(Glibc)
-import Glibc
-#endif
 import IdentityCore
 import LatchkeyWire
 import Logging
@@ -40,58 +34,48 @@ struct WebhookSenderService: Service {
     static let batch = 16
 
     func run() async throws {
-        let session = URLSession(configuration: Self.sessionConfiguration, delegate: RedirectRefusal(), delegateQueue: nil)
+        let poster = WebhookPoster(policy: policy, timeout: Self.timeout)
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await _ in wakeUps {
                         try? await Task.sleep(for: .milliseconds(20))
-                        await round(session)
+                        await round(poster)
                     }
                 }
                 group.addTask {
                     while !Task.isCancelled {
-                        await round(session)
+                        await round(poster)
                         try? await Task.sleep(for: pollInterval)
                     }
                 }
             }
         }
-        session.invalidateAndCancel()
-    }
-
-    private static var sessionConfiguration: URLSessionConfiguration {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        configuration.httpShouldSetCookies = false
-        configuration.urlCache = nil
-        return configuration
     }
 
     /// Sends until nothing is due.
-    private func round(_ session: URLSession) async {
+    private func round(_ poster: WebhookPoster) async {
         do {
-            while try await sendDue(session) > 0 {}
+            while try await sendDue(poster) > 0 {}
         } catch {
             logger.warning("could not read the webhooks' outbox", metadata: ["error": "\(error)"], source: "webhooks")
         }
     }
 
     /// Sends what is due now. - Returns: How many deliveries were tried.
-    private func sendDue(_ session: URLSession) async throws -> Int {
+    private func sendDue(_ poster: WebhookPoster) async throws -> Int {
         let now = clock.now()
         let due = try await store.claimWebhookDeliveries(dueAt: now, leaseUntil: now.addingTimeInterval(Self.timeout * 2 + 30), limit: Self.batch)
         await withTaskGroup(of: Void.self) { group in
-            for delivery in due { group.addTask { await deliver(delivery, session) } }
+            for delivery in due { group.addTask { await deliver(delivery, poster) } }
         }
         return due.count
     }
 
-    private func deliver(_ delivery: WebhookDelivery, _ session: URLSession) async {
+    private func deliver(_ delivery: WebhookDelivery, _ poster: WebhookPoster) async {
         let outcome: WebhookAttemptOutcome
         if let endpoint = endpoints[delivery.endpointID] {
-            outcome = await attempt(delivery, to: endpoint, session)
+            outcome = await attempt(delivery, to: endpoint, poster)
         } else {
             outcome = .failed(status: nil, error: "the endpoint is no longer configured")
         }
@@ -106,38 +90,29 @@ struct WebhookSenderService: Service {
         }
     }
 
-    /// One attempt: the address checked, the body signed and posted.
-    private func attempt(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint, _ session: URLSession) async -> WebhookAttemptOutcome {
+    /// One attempt: the body signed and posted to the address the name was checked at.
+    private func attempt(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint, _ poster: WebhookPoster) async -> WebhookAttemptOutcome {
         guard let type = WebhookEventType(reporting: delivery.event.event.kind) else {
             return .failed(status: nil, error: "no webhook type reports \(delivery.event.event.kind.rawValue)")
         }
-        // Checked before every attempt: a name may point elsewhere since the last one.
-        // getaddrinfo blocks: off the event loops that serve requests.
-        let resolved = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: Self.addresses(of: endpoint.url)) }
-        }
-        if let problem = resolved.problem { return retry(delivery, status: nil, error: problem) }
-        if let refusal = resolved.addresses.lazy.compactMap(policy.refusal(for:)).first { return .failed(status: nil, error: refusal) }
         let body = WebhookPayload.body(delivery, type: type)
         let timestamp = Int64(clock.now().timeIntervalSince1970)
-        var request = URLRequest(url: endpoint.url, timeoutInterval: Self.timeout)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue(delivery.id, forHTTPHeaderField: "webhook-id")
-        request.setValue(String(timestamp), forHTTPHeaderField: "webhook-timestamp")
-        request.setValue(StandardWebhookSignature.header(id: delivery.id, timestamp: timestamp, body: body, secrets: endpoint.secrets), forHTTPHeaderField: "webhook-signature")
-        request.setValue("Latchkey-Webhooks/1", forHTTPHeaderField: "User-Agent")
-        do {
-            let (_, response) = try await session.upload(for: request, from: Data(body))
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let headers = [
+            ("Content-Type", "application/json"), ("webhook-id", delivery.id), ("webhook-timestamp", String(timestamp)),
+            ("webhook-signature", StandardWebhookSignature.header(id: delivery.id, timestamp: timestamp, body: body, secrets: endpoint.secrets)),
+            ("User-Agent", "Latchkey-Webhooks/1"),
+        ]
+        // Checked before every attempt: a name may point elsewhere since the last one.
+        switch await poster.post(endpoint.url, headers: headers, body: body) {
+        case .refused(let refusal): return .failed(status: nil, error: refusal)
+        case .unreachable(let problem): return retry(delivery, status: nil, error: problem)
+        case .answered(let status):
             switch status {
             case 200..<300: return .delivered(status: status)
             case 410: return .failed(status: 410, error: "410 Gone: the endpoint is turned off")
             case 300..<400: return retry(delivery, status: status, error: "answered a redirect (\(status)), which is not followed")
             default: return retry(delivery, status: status, error: "answered \(status)")
             }
-        } catch {
-            return retry(delivery, status: nil, error: (error as? URLError).map { "no answer: \($0.code.rawValue == URLError.timedOut.rawValue ? "timed out after \(Int(Self.timeout)) s" : $0.localizedDescription)" } ?? "no answer: \(error)")
         }
     }
 
@@ -146,38 +121,6 @@ struct WebhookSenderService: Service {
             return .failed(status: status, error: error + "; retries ran out")
         }
         return .retry(status: status, error: error, retryAt: next)
-    }
-
-    /// The addresses the URL's host resolves to now.
-    static func addresses(of url: URL) -> (addresses: [String], problem: String?) {
-        guard let host = url.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) else { return ([], "the URL has no host") }
-        if AddressRange.isAddress(host) { return ([host], nil) }
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, nil, &hints, &list)
-        guard status == 0, let first = list else { return ([], "\(host) does not resolve") }
-        defer { freeaddrinfo(list) }
-        var addresses: [String] = []
-        var cursor: UnsafeMutablePointer<addrinfo>? = first
-        while let entry = cursor {
-            var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-            if getnameinfo(entry.pointee.ai_addr, entry.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST) == 0 {
-                addresses.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-            }
-            cursor = entry.pointee.ai_next
-        }
-        return (addresses, addresses.isEmpty ? "\(host) does not resolve" : nil)
-    }
-}
-
-/// Refuses every redirect: a webhook goes to the configured URL and nowhere else.
-private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
     }
 }
 

@@ -389,7 +389,7 @@ extension AdminAPITests {
     @Test func anEnrollmentLinkAddsAPasskeyWithoutSigningIn() async throws {
         let admin = try await AdminAPIFixture.start()
         defer { admin.stop() }
-        let key = try await admin.key("users:write,credentials:write,events:read").key
+        let key = try await admin.key("users:write,credentials:write,enrollment:write,events:read").key
         let made = try await admin.call("POST", "/users", key: key, json: ["email": "grace@example.com", "name": "Grace"])
         let id = try #require(made.json["id"] as? String)
         expectProblem(try await admin.call("POST", "/users/\(id)/enrollment-links", key: key, json: ["expires_in": 10]), 400, "invalid_request")

@@ -1,4 +1,6 @@
 import Foundation
+import IdentityCore
+@testable import LatchkeyServer
 import LatchkeyClient
 import Testing
 import WebAuthn
@@ -107,8 +109,8 @@ struct WebhookTests {
         defer { admin.stop() }
         // Two sign-ups for one address, both started before either finishes: the second's
         // transaction (account, passkey, audit event, delivery) rolls back at the commit.
-        var first = PasskeyUser(server: admin.server.baseURL)
-        var second = PasskeyUser(server: admin.server.baseURL)
+        let first = PasskeyUser(server: admin.server.baseURL)
+        let second = PasskeyUser(server: admin.server.baseURL)
         let (firstOptions, firstSession) = try await first.client.signupChallenge(profile: SignupProfile(email: "ada@example.com"))
         let (secondOptions, secondSession) = try await second.client.signupChallenge(profile: SignupProfile(email: "ada@example.com"))
         let firstResponse = try first.authenticator.makeCredential(firstOptions, origin: first.origin).response
@@ -167,5 +169,45 @@ struct WebhookTests {
         expectProblem(try await admin.call("POST", "/webhooks/endpoints/ep_nothing/enable", key: writer), 404, "endpoint_not_found")
         _ = try await bob.signIn()
         try await gone.waitFor(2)
+    }
+
+    /// An IPv6 literal is delivered to (Foundation's URLSession could not on Linux), and a
+    /// name is connected to at the very address its check resolved: a name that only the
+    /// check can resolve still reaches the receiver, and one the check refuses reaches nothing.
+    @Test func anIPv6LiteralIsReachedAndANameIsReachedAtTheAddressThatWasChecked() async throws {
+        let secret = WebhookReceiver.secret(7)
+        let six = try await WebhookReceiver.start(secret: secret, host: "::1")
+        defer { six.stop() }
+        #expect(six.url.hasPrefix("http://[::1]:"))
+        let admin = try await AdminAPIFixture.start(configuration: Self.configuration(url: six.url, secrets: [secret], allow: #"["::1/128"]"#))
+        defer { admin.stop() }
+        var ada = PasskeyUser(server: admin.server.baseURL)
+        _ = try await ada.signUp(SignupProfile(email: "ada@example.com"))
+        #expect(try await !six.waitFor(1).isEmpty)
+
+        let four = try await WebhookReceiver.start(secret: secret)
+        defer { four.stop() }
+        let body = Array(#"{"type":"user.created","timestamp":"2026-11-28T00:00:00Z","data":{}}"#.utf8)
+        let timestamp = Int64(Date().timeIntervalSince1970)
+        let headers = [
+            ("Content-Type", "application/json"), ("webhook-id", "msg_rebinding"), ("webhook-timestamp", String(timestamp)),
+            ("webhook-signature", StandardWebhookSignature.header(id: "msg_rebinding", timestamp: timestamp, body: body, secrets: [try #require(WebhookSecret(secret))])),
+        ]
+        let url = try #require(URL(string: "http://rebound.invalid:\(four.port)/hooks"))
+        let allowed = WebhookPoster(policy: WebhookAddressPolicy(allowed: ["127.0.0.1/32"].compactMap(AddressRange.init)), resolve: { _ in (["127.0.0.1"], nil) })
+        #expect(await allowed.post(url, headers: headers, body: body) == .answered(204))
+        #expect(try await four.waitFor(1).map(\.id) == ["msg_rebinding"])
+        let refused = WebhookPoster(policy: WebhookAddressPolicy(allowed: ["127.0.0.1/32"].compactMap(AddressRange.init)), resolve: { _ in (["127.0.0.1", "127.0.0.2"], nil) })
+        guard case .refused? = Optional(await refused.post(url, headers: headers, body: body)) else {
+            Issue.record("a name one of whose addresses is refused is not delivered to")
+            return
+        }
+        let unresolved = WebhookPoster(policy: WebhookAddressPolicy(allowed: []), resolve: WebhookPoster.systemAddresses)
+        guard case .unreachable? = Optional(await unresolved.post(url, headers: headers, body: body)) else {
+            Issue.record("a name the system cannot resolve is unreachable")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(four.deliveries().count == 1)
     }
 }

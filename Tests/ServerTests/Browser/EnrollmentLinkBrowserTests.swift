@@ -10,7 +10,7 @@ struct EnrollmentLinkBrowserTests {
         try await BrowserFixture.run { fixture in
             let database = "sqlite:" + fixture.directory.path("latchkey.sqlite")
             let made = try await CommandRun.run(
-                ["admin", "keys", "create", "--name", "browser", "--scopes", "users:write,credentials:write", "--database", database],
+                ["admin", "keys", "create", "--name", "browser", "--scopes", "users:write,enrollment:write", "--database", database],
                 workingDirectory: fixture.directory.url
             )
             let key = try #require(made.output.split(separator: "\n").last.map(String.init))

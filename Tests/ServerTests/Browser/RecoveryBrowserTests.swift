@@ -11,7 +11,8 @@ struct RecoveryBrowserTests {
         let sink = try await SMTPSink.start(["--tls"])
         defer { sink.stop() }
         let email = "email: { smtp_url: 'smtp://127.0.0.1:\(sink.port)', from: 'Latchkey <no-reply@example.com>', ca_file: '\(sink.certificate ?? "")' }"
-        try await BrowserFixture.run(extraConfiguration: email) { fixture in
+        // A re-sent code waits a second here (30 s by default), as the page's "send" follows the sign-up's code.
+        try await BrowserFixture.run(extraConfiguration: email + "\nverification: { resend_cooldown: 1s }") { fixture in
             let tab = fixture.tab
             var platform = try await VirtualAuthenticator.add(to: tab)
             try await fixture.open("/signup")
@@ -22,6 +23,7 @@ struct RecoveryBrowserTests {
             // Verify the address from the account page (a new code replaces the sign-up's).
             _ = try await sink.waitForMessage(to: "ada@example.com", subject: "verification code")
             var count = sink.messages().count
+            try await Task.sleep(for: .milliseconds(1100))
             try await tab.click("#send-verification")
             let code = try #require(try await sink.waitForMessage(to: "ada@example.com", subject: "verification code", after: count).code())
             try await tab.waitUntil("!document.querySelector('#verify-email-form').hidden", timeout: .seconds(30))
@@ -51,6 +53,8 @@ struct RecoveryBrowserTests {
             try await tab.click("#recovery-code-form button")
             try await fixture.waitForPath("/account/passkeys/new", query: "?recovered=1", timeout: .seconds(30))
             #expect(try await tab.text("#recovered-notice").contains("15 minutes"))
+            // The last step offers to end every other session.
+            try await tab.waitUntil("document.querySelector('#sign-out-everywhere') !== null", timeout: .seconds(10))
             _ = try await sink.waitForMessage(to: "ada@example.com", subject: "was recovered")
             platform = try await VirtualAuthenticator.add(to: tab)
             try await tab.click("#add-passkey")

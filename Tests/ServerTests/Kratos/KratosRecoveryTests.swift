@@ -29,6 +29,8 @@ struct KratosRecoveryTests {
         #expect(signedUp.status == 200, "\(signedUp.text)")
         let firstMail = try await sink.waitForMessage(to: "jane@example.com", subject: "verification code")
         _ = firstMail
+        // Another code for the same purpose waits out the first one's cool-down.
+        server.clock.advance(by: 31)
 
         // Verification: choose_method → sent_email → passed_challenge.
         let verification = try await app.initialize("/self-service/verification/api").json
@@ -70,6 +72,12 @@ struct KratosRecoveryTests {
         let recoveryToken = try #require(continueWith.first?["ory_session_token"] as? String)
         let settingsID = try #require((continueWith.last?["flow"] as? [String: Any])?["id"] as? String)
         _ = try await sink.waitForMessage(to: "jane@example.com", subject: "was recovered")
+        // The session says what it is, as Kratos's does; and the recovery by email ended the
+        // session the lost phone held.
+        let recoveredWhoami = try await phone.http.send("GET", "/sessions/whoami", contentType: nil, headers: ["X-Session-Token": recoveryToken])
+        let methods = recoveredWhoami.json["authentication_methods"] as? [[String: Any]]
+        #expect(methods?.map { $0["method"] as? String } == ["code_recovery"], "\(recoveredWhoami.text)")
+        #expect(try await app.http.send("GET", "/sessions/whoami", contentType: nil, headers: ["X-Session-Token": token]).status == 401)
 
         // The settings flow the recovery named adds the new passkey.
         let settings = try await phone.initialize("/self-service/settings/flows?id=\(settingsID)", token: recoveryToken)
@@ -78,6 +86,12 @@ struct KratosRecoveryTests {
         let lost = try #require(KratosSampleApp.nodes(settings.json, named: "passkey_remove").first.flatMap { ($0["attributes"] as? [String: Any])?["value"] as? String })
         let removal = try await phone.submit(settings.json, [("method", "passkey"), ("passkey_remove", lost)], headers: ["X-Session-Token": recoveryToken])
         #expect(removal.status == 400, "\(removal.text)")
+        // Nor change the address: a recovery's session may add a passkey and nothing else.
+        let mailsBefore = sink.messages().count
+        let moved = try await phone.submit(settings.json, [("method", "profile"), ("traits", ["email": "thief@example.com"])], headers: ["X-Session-Token": recoveryToken])
+        #expect(moved.status == 400 && moved.json["continue_with"] == nil, "\(moved.text)")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(sink.messages().count == mailsBefore && !sink.messages().contains { $0.recipients.contains("thief@example.com") })
         let added = try phone.create(try KratosSampleApp.creationOptions(settings.json, wrapped: false), name: "jane@example.com")
         let addReply = try await phone.submit(settings.json, [("method", "passkey"), ("passkey_settings_register", try phone.credentialString(added))], headers: ["X-Session-Token": recoveryToken])
         #expect(addReply.status == 200, "\(addReply.text)")
@@ -116,14 +130,15 @@ struct KratosRecoveryTests {
         let flow = try await app.initialize("/self-service/recovery/api").json
         let unknown = try await app.submit(flow, [("method", "code"), ("email", "nobody@example.com")])
         #expect(unknown.status == 200 && KratosSampleApp.messageIDs(unknown.json) == [1_060_003])
-        // Six guesses: the flow is replaced, and the error names the new one.
+        // Six guesses: the flow is replaced, and the error names the new one, exactly as for an
+        // account's address, so the sixth guess does not tell whether one exists.
         var last: RawHTTP.Reply?
         for guess in 0..<6 {
-            last = try await app.submit(unknown.json, [("method", "code"), ("code", String(repeating: String(guess), count: 6))])
+            last = try await app.submit(unknown.json, [("method", "code"), ("code", String(repeating: String(guess), count: 8))])
         }
         let replaced = try #require(last)
-        // A guess against an address no account has never reaches a code: each says "invalid".
-        #expect(replaced.status == 200 && KratosSampleApp.messageIDs(replaced.json) == [4_060_006], "\(replaced.text)")
+        let details = ((replaced.json["error"] as? [String: Any])?["details"] as? [String: Any])?["continue_with"] as? [[String: Any]]
+        #expect(replaced.status == 400 && details?.first?["action"] as? String == "show_recovery_ui", "\(replaced.text)")
         try await Task.sleep(for: .milliseconds(500))
         #expect(sink.messages().isEmpty)
 
@@ -151,6 +166,7 @@ struct KratosRecoveryTests {
         var app = KratosSampleApp(server: server.baseURL, platform: .iOS)
         _ = try await app.signUp(email: "max@example.com")
         _ = try await sink.waitForMessage(to: "max@example.com", subject: "verification code")
+        server.clock.advance(by: 31)
         let flow = try await app.initialize("/self-service/verification/api").json
         let sent = try await app.submit(flow, [("method", "code"), ("email", "max@example.com")])
         let code = try #require(try await sink.waitForMessage(to: "max@example.com", subject: "verification code", after: 1).code())
@@ -166,6 +182,7 @@ struct KratosRecoveryTests {
         // Verified through the replacement, then six wrong recovery guesses: a 400 naming a new flow.
         let replacement = try await app.initialize("/self-service/verification/flows?id=\(late.json["use_flow_id"] as? String ?? "")").json
         var count = sink.messages().count
+        server.clock.advance(by: 61)
         let resent = try await app.submit(replacement, [("method", "code"), ("email", "max@example.com")])
         let fresh = try #require(try await sink.waitForMessage(to: "max@example.com", subject: "verification code", after: count).code())
         #expect(try await app.submit(resent.json, [("method", "code"), ("code", fresh)]).json["state"] as? String == "passed_challenge")
@@ -180,5 +197,26 @@ struct KratosRecoveryTests {
         let tooMany = try await app.submit(sentRecovery.json, [("method", "code"), ("code", recoveryCode)])
         let details = ((tooMany.json["error"] as? [String: Any])?["details"] as? [String: Any])?["continue_with"] as? [[String: Any]]
         #expect(tooMany.status == 400 && details?.first?["action"] as? String == "show_recovery_ui", "\(tooMany.text)")
+    }
+
+    /// Kratos answers a wrong code with the flow and `200`: it still counts toward the
+    /// address's failed-finish limit, as a wrong code does in every face.
+    @Test func wrongCodesCountAsFailures() async throws {
+        let sink = try await SMTPSink.start(["--tls"])
+        defer { sink.stop() }
+        let server = try await InProcessServer.start(yaml: KratosFaceTests.configuration + """
+
+            email: { smtp_url: 'smtp://127.0.0.1:\(sink.port)', from: 'Latchkey <no-reply@example.com>', ca_file: '\(sink.certificate ?? "")' }
+            limits: { ceremony_failures_per_minute: 4 }
+            """)
+        defer { Task { await server.stop() } }
+        let app = KratosSampleApp(server: server.baseURL, platform: .android)
+        let flow = try await app.initialize("/self-service/recovery/api").json
+        let sent = try await app.submit(flow, [("method", "code"), ("email", "someone@example.com")])
+        var statuses: [Int] = []
+        for guess in 0..<5 {
+            statuses.append(try await app.submit(sent.json, [("method", "code"), ("code", String(repeating: String(guess), count: 8))]).status)
+        }
+        #expect(statuses == [200, 200, 200, 200, 429], "\(statuses)")
     }
 }

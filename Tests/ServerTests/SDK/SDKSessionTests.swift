@@ -21,7 +21,7 @@ struct SDKSessionTests {
         let tokens = InMemoryTokenStore()
         let ada = try SDKPerson(server: server.baseURL, email: "ada@example.com", tokens: tokens)
         try await ada.latchkey.signUp()
-        let before = try #require(try await tokens.load())
+        let before = try #require(await tokens.load())
         try await expire(tokens)
 
         // The app relaunched: a new SDK on the same store, whose access token has expired.
@@ -32,7 +32,7 @@ struct SDKSessionTests {
         }
         #expect(relaunched.transport.refreshes == 1, "\(relaunched.transport.paths)")
         #expect(Set(results).count == 1 && results.first != before.accessToken)
-        let after = try #require(try await tokens.load())
+        let after = try #require(await tokens.load())
         #expect(after.refreshToken != before.refreshToken && after.accessToken == results.first)
         // The refreshed session works, and a rotated token presented again ends it (reuse).
         #expect(try await relaunched.latchkey.passkeys().count == 1)

@@ -76,7 +76,7 @@ extension ServerProcess {
             let sections = output.text.components(separatedBy: marker).dropFirst()
             if sections.count >= number {
                 let section = String(sections[sections.index(sections.startIndex, offsetBy: number - 1)].prefix(800))
-                if let code = section.split(whereSeparator: { !$0.isNumber }).first(where: { $0.count == 6 }) { return String(code) }
+                if let code = section.split(whereSeparator: { !$0.isNumber }).first(where: { $0.count == 8 }) { return String(code) }
             }
             try await Task.sleep(for: .milliseconds(100))
         }

@@ -83,3 +83,17 @@ final class RawSocket: @unchecked Sendable {
         return Int(text.dropFirst(9).prefix(3))
     }
 }
+
+/// A TCP socket listening on a free loopback port, for a test that plays a server by hand:
+/// its descriptor (the caller closes it) and port.
+func loopbackListener(backlog: Int32 = 4) -> (descriptor: Int32, port: Int) {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
+    listen(descriptor, backlog)
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+    return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+}

@@ -77,8 +77,8 @@ final class SMTPSink: @unchecked Sendable {
             return decoded.joined(separator: "\n")
         }
 
-        /// The first run of `digits` digits in the plain text (a code).
-        func code(digits: Int = 6) -> String? {
+        /// The first run of `digits` digits in the plain text (a code; eight is the default length).
+        func code(digits: Int = 8) -> String? {
             text.split(whereSeparator: { !$0.isNumber }).first { $0.count == digits }.map(String.init)
         }
     }

@@ -4,6 +4,7 @@ import Foundation
 /// delivery with the standardwebhooks package (PyPI), independently of Latchkey's signer,
 /// and keeps the ones that verify as files.
 final class WebhookReceiver: @unchecked Sendable {
+    let host: String
     let port: Int
     let directory: URL
     private let process: Process
@@ -14,14 +15,15 @@ final class WebhookReceiver: @unchecked Sendable {
     static func secret(_ seed: UInt8) -> String { "whsec_" + Data((0..<24).map { $0 &+ seed }).base64EncodedString() }
 
     /// Starts a receiver verifying with `secret`, answering verified deliveries `status`.
-    static func start(secret: String, port: Int = 0, directory: URL? = nil, status: Int = 204) async throws -> WebhookReceiver {
+    static func start(secret: String, host: String = "127.0.0.1", port: Int = 0, directory: URL? = nil, status: Int = 204) async throws -> WebhookReceiver {
         let python = try python.get()
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-webhooks-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [
-            SMTPSink.repository.appendingPathComponent("scripts/webhook-receiver.py").path, "--secret", secret, "--port", String(port), "--dir", directory.path,
+            SMTPSink.repository.appendingPathComponent("scripts/webhook-receiver.py").path, "--secret", secret, "--host", host, "--port", String(port),
+            "--dir", directory.path,
             "--status", String(status),
         ]
         let output = OutputCollector.collecting(process, errors: false)
@@ -29,7 +31,7 @@ final class WebhookReceiver: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if let range = output.text.range(of: "READY "), let port = Int(output.text[range.upperBound...].prefix { $0.isNumber }) {
-                return WebhookReceiver(port: port, directory: directory, process: process)
+                return WebhookReceiver(host: host, port: port, directory: directory, process: process)
             }
             if !ServerProcess.isAlive(process.processIdentifier) { break }
             try await Task.sleep(for: .milliseconds(50))
@@ -38,13 +40,14 @@ final class WebhookReceiver: @unchecked Sendable {
         throw TestFailure("the webhook receiver did not start")
     }
 
-    private init(port: Int, directory: URL, process: Process) {
+    private init(host: String, port: Int, directory: URL, process: Process) {
+        self.host = host
         self.port = port
         self.directory = directory
         self.process = process
     }
 
-    var url: String { "http://127.0.0.1:\(port)/hooks" }
+    var url: String { "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/hooks" }
 
     /// One verified delivery.
     struct Delivery {

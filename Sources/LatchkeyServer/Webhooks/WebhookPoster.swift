@@ -1,0 +1,88 @@
+import AsyncHTTPClient
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import IdentityCore
+import NIOCore
+import NIOHTTP1
+
+/// Posts one delivery to the very address its host was checked at: the name is resolved
+/// once, every address it gives is held to ``WebhookAddressPolicy``, and the connection goes
+/// to the first of them (AsyncHTTPClient's `dnsOverride`, which keeps the name for TLS), so a
+/// name that points elsewhere by the time of the request (DNS rebinding) changes nothing.
+/// AsyncHTTPClient also reaches IPv6 literals (`http://[::1]:8080/`), which Foundation's
+/// URLSession cannot on Linux.
+struct WebhookPoster: Sendable {
+    /// How a post ended.
+    enum Outcome: Sendable, Equatable {
+        /// The endpoint answered with this status.
+        case answered(Int)
+        /// The policy refuses an address the name resolves to: never retried.
+        case refused(String)
+        /// No answer (the name does not resolve, no connection, a timeout): retried.
+        case unreachable(String)
+    }
+
+    let policy: WebhookAddressPolicy
+    /// Resolves a host name to addresses; `getaddrinfo` unless a test gives its own.
+    var resolve: @Sendable (String) -> (addresses: [String], problem: String?) = Self.systemAddresses
+    /// How long one attempt may take.
+    var timeout: TimeInterval = 15
+
+    func post(_ url: URL, headers: [(String, String)], body: [UInt8]) async -> Outcome {
+        guard let host = url.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), !host.isEmpty else { return .refused("the URL has no host") }
+        // getaddrinfo blocks: off the event loops that serve requests.
+        let resolve = self.resolve
+        let resolved: (addresses: [String], problem: String?) = AddressRange.isAddress(host) ? ([host], nil) : await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: resolve(host)) }
+        }
+        if let problem = resolved.problem { return .unreachable(problem) }
+        if let refusal = resolved.addresses.lazy.compactMap(policy.refusal(for:)).first { return .refused(refusal) }
+        guard let address = resolved.addresses.first else { return .unreachable("\(host) does not resolve") }
+
+        let limit = TimeAmount.nanoseconds(Int64(timeout * 1_000_000_000))
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: limit, read: limit))
+        if !AddressRange.isAddress(host) { configuration.dnsOverride = [host: address] }
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .POST
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let outcome: Outcome
+        do {
+            let response = try await client.execute(request, timeout: limit)
+            // The answer's body says nothing the delivery needs; a little is read so the
+            // connection ends cleanly.
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+            outcome = .answered(Int(response.status.code))
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
+            outcome = .unreachable("no answer: timed out after \(Int(timeout)) s")
+        } catch {
+            outcome = .unreachable("no answer: \(error)")
+        }
+        try? await client.shutdown()
+        return outcome
+    }
+
+    /// The addresses a host name resolves to now.
+    static func systemAddresses(of host: String) -> (addresses: [String], problem: String?) {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, nil, &hints, &list)
+        guard status == 0, let first = list else { return ([], "\(host) does not resolve") }
+        defer { freeaddrinfo(list) }
+        var addresses: [String] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let entry = cursor {
+            var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            if getnameinfo(entry.pointee.ai_addr, entry.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST) == 0 {
+                let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                if !addresses.contains(text) { addresses.append(text) }
+            }
+            cursor = entry.pointee.ai_next
+        }
+        return (addresses, addresses.isEmpty ? "\(host) does not resolve" : nil)
+    }
+}
