@@ -255,7 +255,7 @@ public enum LatchkeyApplication {
         envelopes.claim("/ui/", HostedPageErrors())
         if configuration.faces.kratos.enabled {
             envelopes.claim("/self-service/", KratosErrors())
-            envelopes.claim("/sessions/", KratosErrors())
+            envelopes.claim("/sessions", KratosErrors())
         }
         if configuration.faces.idaas.enabled { envelopes.claim("/api/web/", IDaaSErrors()) }
         envelopes.claim("/admin/v1/", AdminAPIErrors())

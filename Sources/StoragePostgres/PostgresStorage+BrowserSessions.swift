@@ -38,6 +38,19 @@ extension PostgresStorage {
         }
     }
 
+    /// A user's live sessions, newest sign-in first.
+    public func browserSessions(userID: UserID, at time: Date) async throws -> [BrowserSession] {
+        guard StoredText.canMatch(userID.rawValue) else { return [] }
+        return try await autocommit { db in
+            try await db.rows(
+                """
+                SELECT * FROM browser_sessions WHERE user_id = \(userID.rawValue) AND revoked_at IS NULL AND expires_at > \(time.seconds)
+                ORDER BY authenticated_at DESC, token_hash
+                """, logger: self.logger
+            ).map(BrowserSession.init(stored:))
+        }
+    }
+
     /// Deletes sessions that expired before `time`.
     public func purgeBrowserSessions(expiredBefore time: Date) async throws -> Int {
         try await autocommit { db in

@@ -38,6 +38,20 @@ extension SQLiteStorage {
         }
     }
 
+    /// A user's live sessions, newest sign-in first.
+    public func browserSessions(userID: UserID, at time: Date) async throws -> [BrowserSession] {
+        guard StoredText.canMatch(userID.rawValue) else { return [] }
+        return try database.read { db in
+            try db.rows(
+                """
+                SELECT * FROM browser_sessions WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ?
+                ORDER BY authenticated_at DESC, token_hash
+                """,
+                [userID.rawValue, time.databaseSeconds]
+            ).map(BrowserSession.init(stored:))
+        }
+    }
+
     /// Deletes sessions that expired before `time`.
     public func purgeBrowserSessions(expiredBefore time: Date) async throws -> Int {
         try database.write { db in

@@ -31,6 +31,14 @@ struct TokenServiceTests {
         // The rotated refresh token still carries the original grant.
         let full = try await fixture.tokens.refresh(rotated, client: fixture.client, scope: nil, audience: nil)
         #expect(full.scope == tokens.scope)
+        // An empty or blank scope (auth0-python's default) is no scope: the grant as before,
+        // ID token included.
+        var current = try #require(full.refreshToken)
+        for blank in ["", "  "] {
+            let same = try await fixture.tokens.refresh(current, client: fixture.client, scope: blank, audience: nil)
+            #expect(same.scope == tokens.scope && same.idToken != nil, "\(blank.debugDescription)")
+            current = try #require(same.refreshToken)
+        }
         await #expect(throws: IdentityError(.invalidRequest, "")) {
             try await fixture.tokens.refresh(try #require(full.refreshToken), client: fixture.client, scope: "openid phone", audience: nil)
         }

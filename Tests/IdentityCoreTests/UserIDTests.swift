@@ -13,6 +13,11 @@ struct UserIDTests {
             bytes[0] = UInt8(first)
             let id = UserID.new(randomBytes: bytes).rawValue
             #expect(id.count == 22 && !id.hasPrefix("-"), "\(first): \(id)")
+            // RFC 9562 version 4: the version nibble and the variant bits are set.
+            bytes[6] = (bytes[6] & 0x0F) | 0x40
+            bytes[8] = (bytes[8] & 0x3F) | 0x80
+            let uuid = UserID(rawValue: id).uuid
+            #expect(uuid.dropFirst(14).first == "4" && "89ab".contains(uuid.dropFirst(19).first ?? "x"), "\(uuid)")
             if first >> 2 != 62 {
                 #expect(id == Base64URL.encode(bytes), "only a dash-led ID changes: \(first)")
             } else {

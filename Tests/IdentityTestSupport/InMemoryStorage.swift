@@ -339,6 +339,14 @@ public final class InMemoryStorage: IdentityStorage {
         }
     }
 
+    /// A user's live sessions, newest sign-in first.
+    public func browserSessions(userID: UserID, at time: Date) async throws -> [BrowserSession] {
+        state.withLock { state in
+            state.browserSessions.values.filter { $0.session.userID == userID && $0.revokedAt == nil && time < $0.session.expiresAt }.map(\.session)
+                .sorted { $0.authenticatedAt != $1.authenticatedAt ? $0.authenticatedAt > $1.authenticatedAt : $0.tokenHash.lexicographicallyPrecedes($1.tokenHash) }
+        }
+    }
+
     /// Deletes sessions that expired before `time`.
     public func purgeBrowserSessions(expiredBefore time: Date) async throws -> Int {
         state.withLock { state in

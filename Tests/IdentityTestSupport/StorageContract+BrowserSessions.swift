@@ -25,6 +25,21 @@ extension StorageContract {
         )
         try await storage.saveBrowserSession(later)
         #expect(try await storage.browserSession(hash: session.tokenHash, at: StorageFixtures.time(5001)) == later, "the purge removed the old row")
+
+        // A person's live sessions, newest sign-in first; not another's, not a revoked or expired one.
+        let (bob, _) = try await signUp("bob", on: storage)
+        let sessions = [("s3", alice.id, 6000.0, 9000.0), ("s4", alice.id, 7000, 9000), ("s5", alice.id, 6500, 6600), ("s6", bob.id, 7000, 9000), ("s7", alice.id, 6800, 9000)]
+        for (name, user, start, end) in sessions {
+            try await storage.saveBrowserSession(BrowserSession(
+                tokenHash: StorageFixtures.tokenHash(name), userID: user, authenticatedAt: StorageFixtures.time(start), userVerified: true,
+                expiresAt: StorageFixtures.time(end), method: .password
+            ))
+        }
+        try await storage.revokeBrowserSession(hash: StorageFixtures.tokenHash("s7"), at: StorageFixtures.time(6900))
+        let live = try await storage.browserSessions(userID: alice.id, at: StorageFixtures.time(6700))
+        #expect(live.map(\.tokenHash) == ["s4", "s3", "s1"].map(StorageFixtures.tokenHash), "\(live.map(\.authenticatedAt))")
+        #expect(live.first?.method == .password)
+        #expect(try await storage.browserSessions(userID: UserID(rawValue: "nobody"), at: StorageFixtures.time(6700)).isEmpty)
     }
 
     /// A code is consumed once; a second presentation revokes its session, even after expiry.

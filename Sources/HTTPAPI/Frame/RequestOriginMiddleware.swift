@@ -21,7 +21,7 @@ public struct RequestOriginMiddleware<Context: RequestContext>: RouterMiddleware
 public enum RequestFaces {
     /// Path prefixes and the face each belongs to; anything else is the hosted pages'.
     static let faces: [(prefix: String, face: String)] = [
-        ("/admin/", "admin_api"), ("/me/", "my_account"), ("/self-service/", "kratos"), ("/sessions/", "kratos"), ("/api/web/", "idaas"),
+        ("/admin/", "admin_api"), ("/me/", "my_account"), ("/self-service/", "kratos"), ("/sessions", "kratos"), ("/api/web/", "idaas"),
         ("/oauth/", "authentication_api"), ("/passkey/", "authentication_api"), ("/passwordless/", "authentication_api"),
         ("/dbconnections/", "authentication_api"), ("/co/", "authentication_api"), ("/recovery/", "authentication_api"),
         ("/userinfo", "oidc"), ("/.well-known/", "oidc"),

@@ -197,7 +197,8 @@ enum KratosIDs {
     /// A stable ID derived from a label and a value.
     static func derived(_ label: String, _ value: String) -> String { uuid(Array(TokenService.hash(label + ":" + value).prefix(16))) }
 
-    static func uuid(_ bytes: [UInt8]) -> String { UUIDText.format(bytes) }
+    /// Derived IDs carry version 4's bits (RFC 9562), as strict UUID validators require.
+    static func uuid(_ bytes: [UInt8]) -> String { UUIDText.random(bytes) }
 
     /// The credential ID as Kratos names it in `passkey_remove`: lower-case hex.
     static func hex(_ bytes: [UInt8]) -> String { UUIDText.hex(bytes) }

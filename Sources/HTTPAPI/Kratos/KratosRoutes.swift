@@ -88,7 +88,9 @@ extension Router where Context == BasicRequestContext {
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
 
-        signedIn(group("/sessions").add(middleware: ErrorRenderingMiddleware<BasicRequestContext, KratosErrors>(renderer))).get("whoami") { _, context in
+        let sessions = signedIn(group("/sessions").add(middleware: ErrorRenderingMiddleware<BasicRequestContext, KratosErrors>(renderer)))
+        sessions.addKratosSessions(services)
+        sessions.get("whoami") { _, context in
             let session = try context.caller()
             let user = try await services.accounts.user(session.userID)
             var response = JSONResponse.make(KratosSessionBody(session, user: user, publicURL: services.publicURL))

@@ -27,7 +27,7 @@ public struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
         allowedOrigins: Set<String>,
         pathPrefixes: [String] = ["/passkey/", "/oauth/", "/userinfo", "/me/", "/.well-known/openid-configuration", "/.well-known/jwks.json"],
         credentialedOrigins: Set<String> = [],
-        credentialedPathPrefixes: [String] = ["/self-service/", "/sessions/"]
+        credentialedPathPrefixes: [String] = ["/self-service/", "/sessions"]
     ) {
         self.allowedOrigins = allowedOrigins
         self.pathPrefixes = pathPrefixes

@@ -12,11 +12,17 @@ public struct UserID: RawRepresentable, Hashable, Sendable, Codable, CustomStrin
 
     public var description: String { rawValue }
 
-    /// A new user's ID: 16 random bytes, base64url. The first byte is nudged so that the ID
-    /// never begins with "-", which a command line would read as an option
-    /// (`latchkey admin users show ID`); the ID keeps nearly all of its 128 bits.
+    /// A new user's ID: 16 random bytes, base64url, carrying RFC 9562's version 4 and
+    /// variant bits, so that the faces that print it as a UUID (Kratos's identity ID) print
+    /// one that strict validators (npm `uuid.validate`, pydantic's `UUID4`) accept. The
+    /// first byte is nudged so that the ID never begins with "-", which a command line would
+    /// read as an option (`latchkey admin users show ID`); the ID keeps 121 random bits.
     public static func new(randomBytes bytes: [UInt8]) -> UserID {
         var bytes = bytes
+        if bytes.count == 16 {
+            bytes[6] = (bytes[6] & 0x0F) | 0x40
+            bytes[8] = (bytes[8] & 0x3F) | 0x80
+        }
         // The first character is the top six bits of the first byte; 62 is "-".
         if let first = bytes.first, first >> 2 == 62 { bytes[0] = first ^ 0x80 }
         return UserID(rawValue: Base64URL.encode(bytes))

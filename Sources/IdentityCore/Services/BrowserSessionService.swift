@@ -91,6 +91,33 @@ public struct BrowserSessionService: Sendable {
         return try await store.browserSession(hash: TokenService.hash(token), at: clock.now())
     }
 
+    /// The account's other live sessions than `current`, newest sign-in first: where else the
+    /// person is signed in (every face's browser and self-service sessions).
+    public func otherSessions(than current: BrowserSession) async throws -> [BrowserSession] {
+        try await store.browserSessions(userID: current.userID, at: clock.now()).filter { $0.tokenHash != current.tokenHash }
+    }
+
+    /// Ends the account's other live sessions than `current` ("sign out my other devices").
+    /// - Returns: How many were ended.
+    public func endOtherSessions(than current: BrowserSession) async throws -> Int {
+        let others = try await otherSessions(than: current)
+        for session in others { try await store.revokeBrowserSession(hash: session.tokenHash, at: clock.now()) }
+        if !others.isEmpty {
+            try await audit.record(AuditEvent(time: clock.now(), kind: .signedOut, userID: current.userID, clientID: clientID, detail: "\(others.count) other sessions"))
+        }
+        return others.count
+    }
+
+    /// Ends one of the account's other sessions, named by its token's hash.
+    /// - Returns: Whether it was live (and is now ended).
+    public func endOtherSession(tokenHash: [UInt8], of current: BrowserSession) async throws -> Bool {
+        guard tokenHash != current.tokenHash, let session = try await store.browserSession(hash: tokenHash, at: clock.now()), session.userID == current.userID
+        else { return false }
+        try await store.revokeBrowserSession(hash: tokenHash, at: clock.now())
+        try await audit.record(AuditEvent(time: clock.now(), kind: .signedOut, userID: current.userID, clientID: clientID, detail: "another session"))
+        return true
+    }
+
     /// Ends a session.
     public func end(token: String?) async throws {
         guard let session = try await session(token: token) else { return }

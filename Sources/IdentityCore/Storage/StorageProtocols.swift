@@ -153,6 +153,9 @@ public protocol BrowserSessionStore: Sendable {
     func browserSession(hash: [UInt8], at time: Date) async throws -> BrowserSession?
     /// Revokes a session (sign-out). Revoking an unknown session is not an error.
     func revokeBrowserSession(hash: [UInt8], at time: Date) async throws
+    /// A user's sessions that are neither revoked nor expired at `time`, newest sign-in
+    /// first (then by token hash): what "where am I signed in" lists.
+    func browserSessions(userID: UserID, at time: Date) async throws -> [BrowserSession]
     /// Deletes sessions that expired before `time`.
     /// - Returns: How many were deleted.
     @discardableResult

@@ -249,7 +249,9 @@ public struct TokenService: Sendable {
                 )
             }
             newExpiresAt = min(newExpiresAt, sessionEnd)
-            if let scope {
+            // An empty or blank scope is no scope: "as before" (RFC 6749 §6), as Auth0 reads
+            // it (its SDKs send `scope=""` by default).
+            if let scope, !scope.allSatisfy(\.isWhitespace) {
                 let asked = Scopes.grant(scope)
                 guard Set(asked).isSubset(of: Set(stored.scopes)) else {
                     throw IdentityError(.invalidRequest, "scope may not exceed what was originally granted", field: "scope")
