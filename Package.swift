@@ -228,7 +228,7 @@ let package = Package(
         ),
         .testTarget(name: "ConformanceTests", dependencies: ["CBOR", "WebAuthn", "WebAuthnCorpus", "latchkey"]),
         .testTarget(name: "StorageTests", dependencies: ["IdentityCore", "IdentityTestSupport", "StorageSQLite", "StoragePostgres"]),
-        .testTarget(name: "IdentityCoreTests", dependencies: ["IdentityCore", "IdentityTestSupport", "Authenticator", "WebAuthn"]),
+        .testTarget(name: "IdentityCoreTests", dependencies: ["IdentityCore", "IdentityTestSupport", "Authenticator", "WebAuthn", crypto, cryptoExtras]),
         // The faces in process, Hummingbird's testing style: requests go straight to the router.
         .testTarget(
             name: "FaceTests",
@@ -242,7 +242,7 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "LatchkeyServer", "LatchkeyClient", "LatchkeySoftwarePasskeys", "LatchkeyAuthenticationServices", "AuthenticationServicesShim", "LatchkeyDoctor", "AppAssociation", "Authenticator", "IdentityCore", "StorageSQLite", "StoragePostgres",
-                "WebAuthn", "latchkey", "WebAuthnCorpus", "PKITestSupport", "Mail", crypto, .product(name: "Hummingbird", package: "hummingbird"),
+                "WebAuthn", "latchkey", "WebAuthnCorpus", "PKITestSupport", "Mail", crypto, cryptoExtras, .product(name: "Hummingbird", package: "hummingbird"),
                 // A new database for each scale-out test.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]

@@ -61,6 +61,8 @@ setup_tool() {
 setup_tool LATCHKEY_SMTP_SINK_PYTHON smtp-sink.sh "the test SMTP server (aiosmtpd)"
 # The Admin API is tested against its OpenAPI document with Schemathesis.
 setup_tool LATCHKEY_SCHEMATHESIS schemathesis.sh "Schemathesis for the Admin API's conformance test"
+# The OpenID Connect face is driven with authlib and auth0-python, libraries nobody here wrote.
+setup_tool LATCHKEY_OIDC_PYTHON oidc-libraries.sh "the OpenID Connect libraries (authlib, auth0-python)"
 # Webhooks are received by a Python server that verifies them with the standardwebhooks
 # package, an implementation independent of Latchkey's.
 setup_tool LATCHKEY_WEBHOOK_RECEIVER_PYTHON webhook-receiver.sh "the test webhook receiver (standardwebhooks)"

@@ -223,7 +223,7 @@ public enum LatchkeyApplication {
         let clients = ClientRegistry(configuration.clients.map {
             OAuthClient(
                 clientID: $0.id, name: $0.name, secret: $0.secret, grantTypes: Set($0.grantTypes), redirectURIs: $0.redirectURIs,
-                allowedScopes: $0.allowedScopes, isFirstParty: $0.isFirstParty
+                allowedScopes: $0.allowedScopes, isFirstParty: $0.isFirstParty, idTokenSigningAlgorithm: $0.idTokenSigningAlgorithm
             )
         })
         let accounts = AccountService(storage: storage, clock: clock, sensitiveActions: sensitiveActions)
@@ -460,12 +460,14 @@ extension LatchkeyApplication {
     }
 
     /// Adds a token signing key to the configured database and returns its key ID.
-    public static func rotateSigningKey(_ configuration: LatchkeyConfiguration, clock: any WallClock = SystemClock(), random: any RandomSource = SystemRandom()) async throws -> String {
+    public static func rotateSigningKey(
+        _ configuration: LatchkeyConfiguration, algorithm: SigningAlgorithm = .es256, clock: any WallClock = SystemClock(), random: any RandomSource = SystemRandom()
+    ) async throws -> String {
         let storage = try await openStorage(configuration)
         let keys = SigningKeyRing(
             store: try await keyStore(configuration, storage: storage, random: random, logger: Logger(label: "latchkey")), clock: clock, random: random,
             publicationGrace: max(configuration.tokens.accessTokenLifetime, configuration.tokens.idTokenLifetime)
         )
-        return try await keys.rotate()
+        return try await keys.rotate(algorithm)
     }
 }

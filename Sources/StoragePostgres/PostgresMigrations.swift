@@ -922,8 +922,10 @@ enum PostgresMigrations {
     /// Codes that cannot be ground down, as SQLite's v14: a one-time code's place in its
     /// series of re-issues, codes without a foreign key to users (a stand-in's code for an
     /// address no account recovers through; a trigger deletes a deleted user's), per-account
-    /// counters, a saved recovery code's lookup key, and `enrollment:write` for every key
-    /// that holds `credentials:write`. 0.12 instances keep working against it.
+    /// counters, a saved recovery code's lookup key, `enrollment:write` for every key that
+    /// holds `credentials:write`, and each signing key's algorithm. 0.12 instances keep
+    /// working against it (they sign with the newest unretired key, which may then be an RSA
+    /// key they cannot read: replace them before RSA keys exist, at the first start of 0.13).
     static let v10 = """
         ALTER TABLE one_time_codes DROP CONSTRAINT one_time_codes_user_id_fkey
         ;
@@ -950,5 +952,7 @@ enum PostgresMigrations {
         ALTER TABLE recovery_codes ADD COLUMN lookup_key bytea
         ;
         UPDATE admin_keys SET scopes = scopes || ',enrollment:write' WHERE ',' || scopes || ',' LIKE '%,credentials:write,%'
+        ;
+        ALTER TABLE signing_keys ADD COLUMN algorithm text NOT NULL DEFAULT 'ES256' CHECK (algorithm IN ('ES256', 'RS256', 'PS256'))
         """
 }

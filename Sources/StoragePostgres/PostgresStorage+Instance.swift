@@ -8,12 +8,7 @@ extension PostgresStorage {
     /// Every stored key, newest first (by creation time, then by insertion).
     public func signingKeys() async throws -> [SigningKeyRecord] {
         try await autocommit { db in
-            try await db.rows("SELECT * FROM signing_keys ORDER BY created_at DESC, seq DESC", logger: self.logger).map { row in
-                SigningKeyRecord(
-                    keyID: try row.text("key_id"), privateKey: try row.bytes("private_key"),
-                    createdAt: try row.date("created_at"), retiredAt: try row.optionalDate("retired_at")
-                )
-            }
+            try await db.rows("SELECT * FROM signing_keys ORDER BY created_at DESC, seq DESC", logger: self.logger).map { try SigningKeyRecord(stored: $0) }
         }
     }
 
@@ -25,7 +20,10 @@ extension PostgresStorage {
         try await transaction { db in
             try await self.lockSigningKeys(db)
             _ = try await db.rows(
-                "UPDATE signing_keys SET retired_at = \(time.seconds) WHERE retired_at IS NULL AND key_id <> \(key.keyID) RETURNING 1", logger: self.logger)
+                """
+                UPDATE signing_keys SET retired_at = \(time.seconds) WHERE retired_at IS NULL AND key_id <> \(key.keyID) AND algorithm = \(key.algorithm.rawValue)
+                RETURNING 1
+                """, logger: self.logger)
             try await self.insertSigningKey(key, db)
         }
     }
@@ -36,8 +34,10 @@ extension PostgresStorage {
         try StoredText.requireStorable(key.keyID, in: "addFirstSigningKey")
         return try await transaction { db in
             try await self.lockSigningKeys(db)
-            guard try await db.row("SELECT 1 FROM signing_keys WHERE retired_at IS NULL LIMIT 1", logger: self.logger) == nil else { return false }
-            try await self.insertSigningKey(key, db)
+            guard try await db.row(
+                "SELECT 1 FROM signing_keys WHERE retired_at IS NULL AND algorithm = \(key.algorithm.rawValue) LIMIT 1", logger: self.logger
+            ) == nil else { return false }
+            try await self.insertSigningKey(key.retired(at: nil), db)
             return true
         }
     }
@@ -49,8 +49,8 @@ extension PostgresStorage {
     private func insertSigningKey(_ key: SigningKeyRecord, _ db: PostgresConnection) async throws {
         _ = try await db.rows(
             """
-            INSERT INTO signing_keys (key_id, private_key, created_at, retired_at)
-            VALUES (\(key.keyID), \(key.privateKey.bytea), \(key.createdAt.seconds), \(key.retiredAt?.seconds))
+            INSERT INTO signing_keys (key_id, private_key, created_at, retired_at, algorithm)
+            VALUES (\(key.keyID), \(key.privateKey.bytea), \(key.createdAt.seconds), \(key.retiredAt?.seconds), \(key.algorithm.rawValue))
             """, logger: logger)
     }
 

@@ -463,7 +463,8 @@ enum Migrations {
     /// trigger deletes a deleted user's), per-account counters (wrong codes in a row, code
     /// mails per hour, recovery-code sets per hour), a saved recovery code's lookup key, and
     /// the `enrollment:write` scope for every key that could make enrollment links before it
-    /// existed (`credentials:write`).
+    /// existed (`credentials:write`); and each signing key's algorithm (the existing ones are
+    /// ES256), so that RSA keys sign ID tokens beside them.
     private static let v14 = """
         CREATE TABLE one_time_codes_v14 (
             user_id TEXT NOT NULL,
@@ -493,5 +494,6 @@ enum Migrations {
         END;
         ALTER TABLE recovery_codes ADD COLUMN lookup_key BLOB;
         UPDATE admin_keys SET scopes = scopes || ',enrollment:write' WHERE ',' || scopes || ',' LIKE '%,credentials:write,%';
+        ALTER TABLE signing_keys ADD COLUMN algorithm TEXT NOT NULL DEFAULT 'ES256' CHECK (algorithm IN ('ES256', 'RS256', 'PS256'));
         """
 }

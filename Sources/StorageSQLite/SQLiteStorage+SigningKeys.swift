@@ -6,35 +6,41 @@ extension SQLiteStorage {
     public func signingKeys() async throws -> [SigningKeyRecord] {
         try database.read { db in
             try db.rows("SELECT * FROM signing_keys ORDER BY created_at DESC, rowid DESC").map { row in
-                SigningKeyRecord(
-                    keyID: try row.text("key_id"),
-                    privateKey: try row.bytes("private_key"),
-                    createdAt: try row.date("created_at"),
-                    retiredAt: try row.optionalDate("retired_at")
-                )
+                try SigningKeyRecord(stored: row)
             }
         }
     }
 
-    /// Adds a key and retires every other unretired key at `time`, in one transaction, so
-    /// that exactly one key signs at any moment.
+    /// Adds a key and retires every other unretired key of its algorithm at `time`, in one
+    /// transaction, so that exactly one key of each algorithm signs at any moment.
     public func addSigningKey(_ key: SigningKeyRecord, at time: Date) async throws {
         try StoredText.requireStorable(key.keyID, in: "addSigningKey")
         try database.write { db in
-            try db.execute("INSERT INTO signing_keys (key_id, private_key, created_at, retired_at) VALUES (?, ?, ?, ?)", [key.keyID, key.privateKey, key.createdAt.databaseSeconds, key.retiredAt?.databaseSeconds])
-            try db.execute("UPDATE signing_keys SET retired_at = ? WHERE retired_at IS NULL AND key_id <> ?", [time.databaseSeconds, key.keyID])
+            try Self.insert(key, db)
+            try db.execute(
+                "UPDATE signing_keys SET retired_at = ? WHERE retired_at IS NULL AND key_id <> ? AND algorithm = ?",
+                [time.databaseSeconds, key.keyID, key.algorithm.rawValue]
+            )
         }
     }
 
-    /// Adds the key unless an unretired key exists, deciding and inserting in one immediate
-    /// transaction, so that processes starting together on a new file create one key.
+    /// Adds the key unless an unretired key of its algorithm exists, deciding and inserting
+    /// in one immediate transaction, so that processes starting together on a new file
+    /// create one key of each.
     public func addFirstSigningKey(_ key: SigningKeyRecord) async throws -> Bool {
         try StoredText.requireStorable(key.keyID, in: "addFirstSigningKey")
         return try database.write { db in
-            guard try db.row("SELECT 1 FROM signing_keys WHERE retired_at IS NULL") == nil else { return false }
-            try db.execute("INSERT INTO signing_keys (key_id, private_key, created_at, retired_at) VALUES (?, ?, ?, NULL)", [key.keyID, key.privateKey, key.createdAt.databaseSeconds])
+            guard try db.row("SELECT 1 FROM signing_keys WHERE retired_at IS NULL AND algorithm = ?", [key.algorithm.rawValue]) == nil else { return false }
+            try Self.insert(key.retired(at: nil), db)
             return true
         }
+    }
+
+    private static func insert(_ key: SigningKeyRecord, _ db: SQLiteConnection) throws {
+        try db.execute(
+            "INSERT INTO signing_keys (key_id, private_key, created_at, retired_at, algorithm) VALUES (?, ?, ?, ?, ?)",
+            [key.keyID, key.privateKey, key.createdAt.databaseSeconds, key.retiredAt?.databaseSeconds, key.algorithm.rawValue]
+        )
     }
 
     /// Replaces a key's private key while it is still `current`.

@@ -133,10 +133,17 @@ struct KeysCommand: AsyncParsableCommand {
 
         @OptionGroup var options: ServerOptions
 
+        @Option(help: "The algorithm whose key to replace: ES256 (access tokens, and ID tokens that ask for it), RS256 or PS256 (ID tokens).")
+        var algorithm: String = "ES256"
+
+        func validate() throws {
+            guard SigningAlgorithm(rawValue: algorithm) != nil else { throw ValidationError("--algorithm must be ES256, RS256 or PS256") }
+        }
+
         func run() async throws {
             let configuration = try options.load()
-            let keyID = try await LatchkeyApplication.rotateSigningKey(configuration)
-            print("new signing key \(keyID); running servers pick it up within a minute")
+            let keyID = try await LatchkeyApplication.rotateSigningKey(configuration, algorithm: SigningAlgorithm(rawValue: algorithm) ?? .es256)
+            print("new \(algorithm) signing key \(keyID); running servers pick it up within a minute")
         }
     }
 }

@@ -700,8 +700,8 @@ public final class InMemoryStorage: IdentityStorage {
                 throw InMemoryStorageError(.invalidArgument, "signing key \(key.keyID) exists")
             }
             state.signingKeys = state.signingKeys.map { existing in
-                guard existing.retiredAt == nil else { return existing }
-                return SigningKeyRecord(keyID: existing.keyID, privateKey: existing.privateKey, createdAt: existing.createdAt, retiredAt: time)
+                guard existing.retiredAt == nil, existing.algorithm == key.algorithm else { return existing }
+                return existing.retired(at: time)
             }
             state.signingKeys.append(key)
         }
@@ -710,8 +710,8 @@ public final class InMemoryStorage: IdentityStorage {
     /// Adds the key unless an unretired key exists.
     public func addFirstSigningKey(_ key: SigningKeyRecord) async throws -> Bool {
         state.withLock { state in
-            guard !state.signingKeys.contains(where: { $0.retiredAt == nil }) else { return false }
-            state.signingKeys.append(key)
+            guard !state.signingKeys.contains(where: { $0.retiredAt == nil && $0.algorithm == key.algorithm }) else { return false }
+            state.signingKeys.append(key.retired(at: nil))
             return true
         }
     }
@@ -991,7 +991,7 @@ public final class InMemoryStorage: IdentityStorage {
         state.withLock { state in
             guard let index = state.signingKeys.firstIndex(where: { $0.keyID == keyID && $0.privateKey == current }) else { return false }
             let key = state.signingKeys[index]
-            state.signingKeys[index] = SigningKeyRecord(keyID: key.keyID, privateKey: privateKey, createdAt: key.createdAt, retiredAt: key.retiredAt)
+            state.signingKeys[index] = key.storing(privateKey)
             return true
         }
     }

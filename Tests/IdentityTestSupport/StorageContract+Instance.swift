@@ -25,6 +25,17 @@ extension StorageContract {
             try await storage.addSigningKey(SigningKeyRecord(keyID: "k1", privateKey: [0x09], createdAt: StorageFixtures.time(300), retiredAt: nil), at: StorageFixtures.time(300))
         }
         #expect(try await storage.signingKeys().filter { $0.retiredAt == nil }.map(\.keyID) == ["k3"], "a failed add retires nothing")
+
+        // Each algorithm's keys rotate on their own, and a first key is first for its algorithm.
+        let rsa = SigningKeyRecord(keyID: "r1", privateKey: [0x30, 0x82, 0x01], createdAt: StorageFixtures.time(300), retiredAt: nil, algorithm: .rs256)
+        #expect(try await storage.addFirstSigningKey(rsa), "the first RS256 key, beside an ES256 one")
+        #expect(try await storage.addFirstSigningKey(SigningKeyRecord(keyID: "r0", privateKey: [1], createdAt: StorageFixtures.time(301), retiredAt: nil, algorithm: .rs256)) == false)
+        #expect(try await storage.addFirstSigningKey(SigningKeyRecord(keyID: "p1", privateKey: [2], createdAt: StorageFixtures.time(302), retiredAt: nil, algorithm: .ps256)))
+        let rsa2 = SigningKeyRecord(keyID: "r2", privateKey: [0x30, 0x82, 0x02], createdAt: StorageFixtures.time(400), retiredAt: nil, algorithm: .rs256)
+        try await storage.addSigningKey(rsa2, at: StorageFixtures.time(400))
+        let live = try await storage.signingKeys().filter { $0.retiredAt == nil }
+        #expect(Set(live.map(\.keyID)) == ["k3", "r2", "p1"], "one live key per algorithm: \(live.map(\.keyID))")
+        #expect(try await storage.signingKeys().first { $0.keyID == "r1" } == rsa.retired(at: StorageFixtures.time(400)), "the algorithm is kept")
     }
 
     /// Events come newest first, filtered by user and limited.

@@ -152,6 +152,9 @@ struct ConfigurationTests {
         ("verification: { code_digits: 4 }", "verification.code_digits"),
         ("verification: { max_attempts: 0 }", "verification.max_attempts"),
         ("verification: { on_signup: sometimes }", "verification.on_signup"),
+        ("verification: { resend_cooldown: 0s }", "verification.resend_cooldown"),
+        ("verification: { mails_per_hour: 0 }", "verification.mails_per_hour"),
+        ("clients: [{ client_id: a, id_token_signed_response_alg: HS256 }]", "clients[0].id_token_signed_response_alg"),
     ])
     func badValuesNameTheirKey(yaml: String, key: String) {
         let failure = error(yaml)

@@ -1,4 +1,5 @@
 import Crypto
+import CryptoExtras
 import Foundation
 import LatchkeyClient
 import Testing
@@ -42,6 +43,17 @@ struct EndToEndTests {
         #expect(signup.tokenType == "Bearer")
         try await expectSignedByServer(try #require(signup.idToken), server: server.baseURL)
         try await expectSignedByServer(signup.accessToken, server: server.baseURL)
+        // ID tokens RS256 by default (OpenID Connect's mandatory algorithm, and Auth0's); access
+        // tokens ES256. Discovery's jwks_uri lists every key; /.well-known/jwks.json the RSA
+        // keys alone, which is all Auth0's SDKs can read there.
+        #expect(header(of: try #require(signup.idToken))["alg"] as? String == "RS256" && header(of: signup.accessToken)["alg"] as? String == "ES256")
+        let http = RawHTTP(baseURL: server.baseURL)
+        let discovery = try await http.send("GET", "/.well-known/openid-configuration", contentType: nil).json
+        #expect(discovery["jwks_uri"] as? String == "http://localhost:8080/oauth/jwks")
+        #expect((discovery["id_token_signing_alg_values_supported"] as? [String])?.first == "RS256")
+        let rsaOnly = try await http.send("GET", "/.well-known/jwks.json", contentType: nil).json["keys"] as? [[String: Any]] ?? []
+        #expect(!rsaOnly.isEmpty && rsaOnly.allSatisfy { $0["kty"] as? String == "RSA" && $0["n"] is String && $0["e"] as? String == "AQAB" && $0["x"] == nil }, "\(rsaOnly)")
+        #expect(try await jwks(server.baseURL).map { $0["alg"] as? String }.contains("ES256"))
         let subject = try #require(idClaims["sub"] as? String)
 
         // The identifier now exists: signing up again is refused so the app switches to login.
@@ -108,7 +120,7 @@ struct EndToEndTests {
 
         let rotate = try await CommandRun.run(["keys", "rotate", "--config", directory.path("latchkey.yaml"), "--database", "sqlite:" + directory.path("latchkey.sqlite")], workingDirectory: directory.url)
         #expect(rotate.status == 0, "\(rotate.output)")
-        #expect(rotate.output.contains("new signing key"))
+        #expect(rotate.output.contains("new ES256 signing key"))
 
         // The running server picks up the new key when it meets an unknown kid or its cache ages;
         // a fresh server process uses it at once.
@@ -116,7 +128,7 @@ struct EndToEndTests {
         server = try await startServer(directory)
         ada = PasskeyUser(server: server.baseURL, credentials: ada.credentials)
         let keys = try await jwks(server.baseURL)
-        #expect(keys.count == 2)
+        #expect(keys.filter { $0["kty"] as? String == "EC" }.count == 2, "the ES256 key and the one it replaced: \(keys)")
         let fresh = try await ada.signIn()
         #expect(header(of: fresh.accessToken)["kid"] as? String != header(of: tokens.accessToken)["kid"] as? String)
         #expect(try await ada.client.userInfo(accessToken: tokens.accessToken).subject.isEmpty == false)
@@ -261,19 +273,33 @@ func header(of jwt: String) -> [String: Any] {
     return object
 }
 
+/// Every published key, as discovery's `jwks_uri` (`/oauth/jwks`) lists them.
 func jwks(_ server: URL) async throws -> [[String: Any]] {
-    let reply = try await RawHTTP(baseURL: server).send("GET", "/.well-known/jwks.json", contentType: nil)
+    let reply = try await RawHTTP(baseURL: server).send("GET", "/oauth/jwks", contentType: nil)
     return reply.json["keys"] as? [[String: Any]] ?? []
 }
 
-/// Verifies a JWT's ES256 signature with the key the server publishes for its `kid`.
+/// Verifies a JWT's signature (ES256, RS256 or PS256, as its header says and its key's `alg`
+/// agrees) with the key the server publishes for its `kid`.
 func expectSignedByServer(_ jwt: String, server: URL, sourceLocation: SourceLocation = #_sourceLocation) async throws {
     let keyID = try #require(header(of: jwt)["kid"] as? String, sourceLocation: sourceLocation)
+    let algorithm = try #require(header(of: jwt)["alg"] as? String, sourceLocation: sourceLocation)
     let key = try #require(try await jwks(server).first { $0["kid"] as? String == keyID }, sourceLocation: sourceLocation)
-    let x = try #require(Base64URL.decode(key["x"] as? String ?? ""))
-    let y = try #require(Base64URL.decode(key["y"] as? String ?? ""))
-    let publicKey = try P256.Signing.PublicKey(x963Representation: [0x04] + x + y)
+    #expect(key["alg"] as? String == algorithm, sourceLocation: sourceLocation)
     let parts = jwt.split(separator: ".")
-    let signature = try P256.Signing.ECDSASignature(rawRepresentation: try #require(Base64URL.decode(parts[2])))
-    #expect(publicKey.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8)), sourceLocation: sourceLocation)
+    let input = Data((parts[0] + "." + parts[1]).utf8)
+    let signature = try #require(Base64URL.decode(parts[2]))
+    switch algorithm {
+    case "ES256":
+        let x = try #require(Base64URL.decode(key["x"] as? String ?? ""))
+        let y = try #require(Base64URL.decode(key["y"] as? String ?? ""))
+        let publicKey = try P256.Signing.PublicKey(x963Representation: [0x04] + x + y)
+        #expect(publicKey.isValidSignature(try P256.Signing.ECDSASignature(rawRepresentation: signature), for: input), sourceLocation: sourceLocation)
+    case "RS256", "PS256":
+        let publicKey = try _RSA.Signing.PublicKey(n: try #require(Base64URL.decode(key["n"] as? String ?? "")), e: try #require(Base64URL.decode(key["e"] as? String ?? "")))
+        let padding: _RSA.Signing.Padding = algorithm == "PS256" ? .PSS : .insecurePKCS1v1_5
+        #expect(publicKey.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: input, padding: padding), sourceLocation: sourceLocation)
+    default:
+        Issue.record("an unexpected algorithm: \(algorithm)", sourceLocation: sourceLocation)
+    }
 }

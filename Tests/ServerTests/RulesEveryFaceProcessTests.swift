@@ -237,13 +237,14 @@ struct RulesEveryFaceProcessTests {
 
         // With the key: sealed at start-up, and the earlier token still verifies.
         server = try await ServerProcess.start(configuration: Self.configuration + "\nsecrets: { key_encryption_key_file: \(first) }", in: directory)
-        try await server.waitForOutput("sealed 4 stored key(s) under key-encryption key")
-        #expect(server.output.text.contains("sealed 4 stored key(s) under key-encryption key"), "\(server.output.text.suffix(1500))")
+        // The ES256 key, the RS256 key the sign-up's ID token made, and the three instance secrets.
+        try await server.waitForOutput("sealed 5 stored key(s) under key-encryption key")
+        #expect(server.output.text.contains("sealed 5 stored key(s) under key-encryption key"), "\(server.output.text.suffix(1500))")
         #expect(try await Self.userinfo(RawHTTP(baseURL: server.baseURL), tokens.accessToken) == 200)
         ada = PasskeyUser(server: server.baseURL, credentials: ada.credentials)
         _ = try await ada.signIn()
         server.stop()
-        #expect(try await Self.query(directory, sealedKeys) == ["1,3"], "the signing key and the three instance secrets")
+        #expect(try await Self.query(directory, sealedKeys) == ["2,3"], "the two signing keys (ES256, RS256) and the three instance secrets")
         #expect(!(try await Self.query(directory, "SELECT hex(private_key) FROM signing_keys")).isEmpty)
 
         // A wrong key, and no key, stop start-up naming the setting.
@@ -261,7 +262,7 @@ struct RulesEveryFaceProcessTests {
             ["keys", "rewrap", "--old-key-file", first, "--new-key-file", second, "--config", directory.path("latchkey.yaml"), "--database", "sqlite:" + directory.path("latchkey.sqlite")],
             workingDirectory: directory.url
         )
-        #expect(rewrap.status == 0 && rewrap.output.contains("rewrapped 4 stored key(s) under key"), "\(rewrap.output)")
+        #expect(rewrap.status == 0 && rewrap.output.contains("rewrapped 5 stored key(s) under key"), "\(rewrap.output)")
         let stale = try await CommandRun.run(
             ["keys", "rewrap", "--old-key-file", first, "--new-key-file", second, "--config", directory.path("latchkey.yaml"), "--database", "sqlite:" + directory.path("latchkey.sqlite")],
             workingDirectory: directory.url

@@ -16,7 +16,7 @@ extension Router where Context == BasicRequestContext {
                 authorizationEndpoint: issuer + "authorize",
                 tokenEndpoint: issuer + "oauth/token",
                 userinfoEndpoint: issuer + "userinfo",
-                jwksURI: issuer + ".well-known/jwks.json",
+                jwksURI: issuer + "oauth/jwks",
                 revocationEndpoint: issuer + "oauth/revoke",
                 responseTypesSupported: ["code"],
                 responseModesSupported: ["query"],
@@ -24,7 +24,8 @@ extension Router where Context == BasicRequestContext {
                 promptValuesSupported: ["none", "login"],
                 authorizationResponseIssParameterSupported: true,
                 subjectTypesSupported: ["public"],
-                idTokenSigningAlgValuesSupported: ["ES256"],
+                // RS256 first: OpenID Connect Discovery §3 makes it mandatory to support.
+                idTokenSigningAlgValuesSupported: ["RS256", "PS256", "ES256"],
                 scopesSupported: Scopes.known,
                 claimsSupported: [
                     "sub", "iss", "aud", "exp", "iat", "auth_time", "sid", "nonce", "amr", "name", "given_name", "family_name",
@@ -37,8 +38,14 @@ extension Router where Context == BasicRequestContext {
             )
             return Self.cacheable(JSONResponse.make(metadata), seconds: 300)
         }
-        documents.get("/.well-known/jwks.json") { _, _ in
+        // Every key, of every algorithm: what discovery's `jwks_uri` names.
+        documents.get("/oauth/jwks") { _, _ in
             Self.cacheable(JSONResponse.make(try await services.tokens.keySet()), seconds: 300)
+        }
+        // The RSA keys alone, as Auth0 publishes at this address: Auth0's SDKs read every key
+        // here as an RSA key, and refuse the whole set over one EC key.
+        documents.get("/.well-known/jwks.json") { _, _ in
+            Self.cacheable(JSONResponse.make(try await services.tokens.keySet(rsaOnly: true)), seconds: 300)
         }
         let userinfo = group("/userinfo", context: BearerRequestContext.self)
             .add(middleware: ErrorRenderingMiddleware(AuthenticationAPIErrors()))

@@ -43,12 +43,17 @@ public struct OAuthClient: Sendable, Hashable {
     /// Whether it is the deployer's own application (`clients[].first_party`), which the
     /// authorization endpoint serves without asking the person's consent.
     public let isFirstParty: Bool
+    /// What its ID tokens are signed with (`clients[].id_token_signed_response_alg`, OpenID
+    /// Connect Registration's name): RS256 unless it asks for PS256 or ES256, as OpenID
+    /// Connect makes RS256 the default and Auth0's SDKs verify nothing else.
+    public let idTokenSigningAlgorithm: SigningAlgorithm
 
     /// Creates a client.
     public init(
         clientID: String, name: String, secret: String?, grantTypes: Set<GrantType>, redirectURIs: [String] = [], allowedScopes: Set<String>? = nil,
-        isFirstParty: Bool = false
+        isFirstParty: Bool = false, idTokenSigningAlgorithm: SigningAlgorithm = .rs256
     ) {
+        self.idTokenSigningAlgorithm = idTokenSigningAlgorithm
         self.allowedScopes = allowedScopes
         self.isFirstParty = isFirstParty
         self.clientID = clientID

@@ -79,20 +79,50 @@ public enum RefreshOutcome: Sendable, Hashable {
 public struct SigningKeyRecord: Sendable, Hashable {
     /// The key ID (`kid`).
     public let keyID: String
-    /// The P-256 private key, raw representation.
+    /// The private key: a P-256 key's raw representation (ES256), or an RSA key's PKCS#1 DER
+    /// (RS256, PS256).
     public let privateKey: [UInt8]
     /// When it was created.
     public let createdAt: Date
-    /// When a newer key replaced it for signing; it stays published until its tokens expire.
+    /// When a newer key of its algorithm replaced it for signing; it stays published until
+    /// its tokens expire.
     public let retiredAt: Date?
+    /// What it signs with: each algorithm has its own key, rotated on its own.
+    public let algorithm: SigningAlgorithm
 
     /// Creates a record.
-    public init(keyID: String, privateKey: [UInt8], createdAt: Date, retiredAt: Date?) {
+    public init(keyID: String, privateKey: [UInt8], createdAt: Date, retiredAt: Date?, algorithm: SigningAlgorithm = .es256) {
         self.keyID = keyID
         self.privateKey = privateKey
         self.createdAt = createdAt
         self.retiredAt = retiredAt
+        self.algorithm = algorithm
     }
+
+    /// The same key, retired at `time`.
+    public func retired(at time: Date?) -> SigningKeyRecord {
+        SigningKeyRecord(keyID: keyID, privateKey: privateKey, createdAt: createdAt, retiredAt: time, algorithm: algorithm)
+    }
+
+    /// The same key with another stored private key (sealed, or resealed).
+    public func storing(_ privateKey: [UInt8]) -> SigningKeyRecord {
+        SigningKeyRecord(keyID: keyID, privateKey: privateKey, createdAt: createdAt, retiredAt: retiredAt, algorithm: algorithm)
+    }
+}
+
+/// The JWS algorithms tokens are signed with (RFC 7518): ES256 for access tokens and for the
+/// ID tokens of clients that ask for it; RS256, which OpenID Connect makes mandatory (and
+/// which Auth0's SDKs expect), and PS256 for ID tokens.
+public enum SigningAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
+    /// ECDSA with P-256 and SHA-256.
+    case es256 = "ES256"
+    /// RSASSA-PKCS1-v1_5 with SHA-256, RSA-2048.
+    case rs256 = "RS256"
+    /// RSASSA-PSS with SHA-256 (MGF1 SHA-256, a 32-byte salt), RSA-2048.
+    case ps256 = "PS256"
+
+    /// Whether its keys are RSA keys.
+    public var isRSA: Bool { self != .es256 }
 }
 
 /// An event as the audit trail holds it, with its position there.

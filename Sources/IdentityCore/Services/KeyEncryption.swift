@@ -10,8 +10,8 @@ public import Foundation
 ///
 ///     "LKS1" | key ID (8 bytes) | nonce (12) | ciphertext | tag (16)
 ///
-/// Stored keys and secrets are 32 bytes, so a sealed value (72 bytes) is never mistaken for
-/// one that is not.
+/// Stored secrets and P-256 keys are 32 bytes, and RSA keys PKCS#1 DER (which begins `30 82`),
+/// so a sealed value is never mistaken for one that is not.
 public struct KeyEncryption: Sendable {
     /// Why a sealed value could not be opened.
     public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
@@ -139,10 +139,7 @@ public struct SealedKeyStore: SigningKeyStore, SecretStore {
 
     public func signingKeys() async throws -> [SigningKeyRecord] {
         try await base.signingKeys().map { record in
-            SigningKeyRecord(
-                keyID: record.keyID, privateKey: try open(record.privateKey, name: Self.signingKeyName(record.keyID)),
-                createdAt: record.createdAt, retiredAt: record.retiredAt
-            )
+            record.storing(try open(record.privateKey, name: Self.signingKeyName(record.keyID)))
         }
     }
 
@@ -159,7 +156,7 @@ public struct SealedKeyStore: SigningKeyStore, SecretStore {
     }
 
     private func sealed(_ key: SigningKeyRecord) throws -> SigningKeyRecord {
-        SigningKeyRecord(keyID: key.keyID, privateKey: try seal(key.privateKey, name: Self.signingKeyName(key.keyID)), createdAt: key.createdAt, retiredAt: key.retiredAt)
+        key.storing(try seal(key.privateKey, name: Self.signingKeyName(key.keyID)))
     }
 
     public func secret(named name: String, orStore candidate: [UInt8]) async throws -> [UInt8] {

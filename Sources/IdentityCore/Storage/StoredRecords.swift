@@ -313,3 +313,13 @@ extension SessionSummary {
         )
     }
 }
+
+extension SigningKeyRecord {
+    /// Reads a key from a `signing_keys` row.
+    public init(stored row: some StoredRow) throws {
+        self.init(
+            keyID: try row.text("key_id"), privateKey: try row.bytes("private_key"), createdAt: try row.date("created_at"),
+            retiredAt: try row.optionalDate("retired_at"), algorithm: try row.enumeration(SigningAlgorithm.self, "algorithm")
+        )
+    }
+}

@@ -4,9 +4,11 @@ import Synchronization
 public import LatchkeyWire
 import WebAuthn
 
-/// The token signing keys: the newest unretired key signs; retired keys stay published
-/// until every token they signed has expired. Keys live in the store, so every instance
-/// signs with the same key and a restart keeps issued tokens valid.
+/// The token signing keys: for each algorithm (ES256, RS256, PS256) the newest unretired
+/// key signs; retired keys stay published until every token they signed has expired. Keys
+/// live in the store, so every instance signs with the same keys and a restart keeps issued
+/// tokens valid. An algorithm's first key is made when it is first needed, so a server that
+/// signs only ES256 never makes an RSA key.
 ///
 /// Keys are parsed once per load and kept under a lock, not in an actor: signing is on the
 /// path of every login, and a parsed private key saves deriving its public point each time.
@@ -25,16 +27,16 @@ public final class SigningKeyRing: Sendable {
     private struct Loaded: Sendable {
         /// Records, newest first.
         var records: [SigningKeyRecord] = []
-        /// The key that signs, parsed.
-        var active: ActiveSigningKey?
+        /// The key that signs, per algorithm, parsed.
+        var active: [SigningAlgorithm: ActiveSigningKey] = [:]
         /// Public keys that verify, by key ID.
-        var publicKeys: [String: P256.Signing.PublicKey] = [:]
+        var publicKeys: [String: SigningPublicKey] = [:]
         var loadedAt: Date?
     }
 
     private let loaded = Mutex(Loaded())
 
-    /// Creates the ring.
+    /// `publicationGrace` is how long a retired key stays published: the longest token lifetime.
     public init(store: any SigningKeyStore, clock: any WallClock, random: any RandomSource, publicationGrace: TimeInterval, refreshInterval: TimeInterval = 60) {
         self.store = store
         self.clock = clock
@@ -43,64 +45,63 @@ public final class SigningKeyRing: Sendable {
         self.refreshInterval = refreshInterval
     }
 
-    /// Makes sure a signing key exists, creating the first one on first start.
-    public func prepare() async throws {
+    /// Makes sure a signing key of `algorithm` exists, creating the first one if none does.
+    public func prepare(_ algorithm: SigningAlgorithm = .es256) async throws {
         try await reload()
-        if loaded.withLock({ $0.records.first(where: { $0.retiredAt == nil }) }) == nil {
+        if loaded.withLock({ $0.records.first(where: { $0.retiredAt == nil && $0.algorithm == algorithm }) }) == nil {
             // Only if no other instance created one meanwhile: otherwise instances starting
             // together would each retire the other's key and sign with different keys.
-            _ = try await store.addFirstSigningKey(newKey())
+            _ = try await store.addFirstSigningKey(try newKey(algorithm))
             try await reload()
         }
     }
 
-    /// Adds a new signing key; the previous one is retired but stays published.
+    /// Adds a new signing key of `algorithm`; its previous one is retired but stays published.
     @discardableResult
-    public func rotate() async throws -> String {
-        let key = newKey()
+    public func rotate(_ algorithm: SigningAlgorithm = .es256) async throws -> String {
+        let key = try newKey(algorithm)
         try await store.addSigningKey(key, at: clock.now())
         try await reload()
         return key.keyID
     }
 
-    private func newKey() -> SigningKeyRecord {
+    private func newKey(_ algorithm: SigningAlgorithm) throws -> SigningKeyRecord {
         SigningKeyRecord(
-            keyID: Base64URL.encode(random.bytes(12)),
-            privateKey: Array(P256.Signing.PrivateKey().rawRepresentation),
-            createdAt: clock.now(),
-            retiredAt: nil
+            keyID: Base64URL.encode(random.bytes(12)), privateKey: try SigningPrivateKey.new(algorithm).stored, createdAt: clock.now(), retiredAt: nil,
+            algorithm: algorithm
         )
     }
 
-    /// The key to sign with.
-    func activeKey() async throws -> ActiveSigningKey {
-        if let active = loaded.withLock({ isFresh($0) ? $0.active : nil }) { return active }
+    /// The key to sign with for `algorithm`.
+    func activeKey(_ algorithm: SigningAlgorithm = .es256) async throws -> ActiveSigningKey {
+        if let active = loaded.withLock({ isFresh($0) ? $0.active[algorithm] : nil }) { return active }
         try await reload()
-        if let active = loaded.withLock({ $0.active }) { return active }
-        try await prepare()
-        guard let active = loaded.withLock({ $0.active }) else { throw IdentityError(.invalidRequest, "no token signing key could be loaded") }
+        if let active = loaded.withLock({ $0.active[algorithm] }) { return active }
+        try await prepare(algorithm)
+        guard let active = loaded.withLock({ $0.active[algorithm] }) else {
+            throw IdentityError(.invalidRequest, "no \(algorithm.rawValue) token signing key could be loaded")
+        }
         return active
     }
 
     /// The public key for `keyID`, re-reading the store once for a key not seen yet.
-    func publicKey(keyID: String) async throws -> P256.Signing.PublicKey? {
+    func publicKey(keyID: String) async throws -> SigningPublicKey? {
         if let key = loaded.withLock({ $0.publicKeys[keyID] }) { return key }
         try await reload()
         return loaded.withLock { $0.publicKeys[keyID] }
     }
 
-    /// The published keys.
-    public func keySet() async throws -> JSONWebKeySet {
+    /// The published keys, of every algorithm or of those `algorithms` names.
+    public func keySet(algorithms: Set<SigningAlgorithm> = Set(SigningAlgorithm.allCases)) async throws -> JSONWebKeySet {
         if !loaded.withLock({ isFresh($0) }) { try await reload() }
         let now = clock.now()
         return loaded.withLock { state in
             let published = state.records.filter { record in
+                guard algorithms.contains(record.algorithm) else { return false }
                 guard let retired = record.retiredAt else { return true }
                 return retired.addingTimeInterval(publicationGrace) > now
             }
-            return JSONWebKeySet(keys: published.compactMap { record in
-                state.publicKeys[record.keyID].map { JSONWebKey(keyID: record.keyID, publicKey: $0) }
-            })
+            return JSONWebKeySet(keys: published.compactMap { record in state.publicKeys[record.keyID]?.jwk(keyID: record.keyID) })
         }
     }
 
@@ -116,32 +117,36 @@ public final class SigningKeyRing: Sendable {
         for record in records {
             // Keys retired longer than the grace period verify nothing any more.
             if let retired = record.retiredAt, retired.addingTimeInterval(publicationGrace) <= now { continue }
-            if let key = try? P256.Signing.PrivateKey(rawRepresentation: record.privateKey) {
-                next.publicKeys[record.keyID] = key.publicKey
+            // Parsed once: an RSA key's parse is the costly part of loading it.
+            guard let key = try? SigningPrivateKey(stored: record.privateKey, algorithm: record.algorithm) else { continue }
+            next.publicKeys[record.keyID] = key.publicKey
+            if record.retiredAt == nil, next.active[record.algorithm] == nil {
+                next.active[record.algorithm] = ActiveSigningKey(keyID: record.keyID, key: key)
             }
         }
-        if let signing = records.first(where: { $0.retiredAt == nil }) ?? records.first,
-            let key = try? P256.Signing.PrivateKey(rawRepresentation: signing.privateKey)
-        {
-            next.active = ActiveSigningKey(keyID: signing.keyID, key: key)
+        // A store whose keys of an algorithm are all retired still signs with its newest.
+        for algorithm in SigningAlgorithm.allCases where next.active[algorithm] == nil {
+            if let record = records.first(where: { $0.algorithm == algorithm }), let key = try? SigningPrivateKey(stored: record.privateKey, algorithm: algorithm) {
+                next.active[algorithm] = ActiveSigningKey(keyID: record.keyID, key: key)
+            }
         }
         loaded.withLock { $0 = next }
     }
 }
 
-/// The signing key, parsed, with the JOSE headers that name it encoded once.
+/// A signing key, parsed, with the JOSE headers that name it encoded once.
 struct ActiveSigningKey: Sendable {
     let keyID: String
-    let key: P256.Signing.PrivateKey
+    let key: SigningPrivateKey
     /// The base64url header of ID tokens (`typ: JWT`).
     let idTokenHeader: String
     /// The base64url header of access tokens (`typ: at+jwt`, RFC 9068).
     let accessTokenHeader: String
 
-    init(keyID: String, key: P256.Signing.PrivateKey) {
+    init(keyID: String, key: SigningPrivateKey) {
         self.keyID = keyID
         self.key = key
-        idTokenHeader = JSONWebSignature.encodedHeader(keyID: keyID, type: "JWT")
-        accessTokenHeader = JSONWebSignature.encodedHeader(keyID: keyID, type: "at+jwt")
+        idTokenHeader = JSONWebSignature.encodedHeader(keyID: keyID, type: "JWT", algorithm: key.algorithm)
+        accessTokenHeader = JSONWebSignature.encodedHeader(keyID: keyID, type: "at+jwt", algorithm: key.algorithm)
     }
 }

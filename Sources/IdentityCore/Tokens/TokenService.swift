@@ -60,6 +60,8 @@ public struct PendingTokens: Sendable {
     let userVerified: Bool
     let method: SignInMethod
     let nonce: String?
+    /// What the ID token (if one is asked for) is signed with: the client's choice.
+    let idTokenAlgorithm: SigningAlgorithm
 }
 
 /// What a valid access token allows.
@@ -216,7 +218,7 @@ public struct TokenService: Sendable {
                 credentialID: credentialID.flatMap { $0.isEmpty ? nil : $0 }, method: method
             ),
             refreshToken: refreshToken?.token, scopes: scopes, audience: audience, authenticatedAt: authenticatedAt,
-            userVerified: userVerified, method: method, nonce: nonce
+            userVerified: userVerified, method: method, nonce: nonce, idTokenAlgorithm: client.idTokenSigningAlgorithm
         )
     }
 
@@ -225,7 +227,7 @@ public struct TokenService: Sendable {
         try await signedTokens(
             user: user, clientID: pending.session.clientID, scopes: pending.scopes, audience: pending.audience, sessionID: pending.session.familyID,
             authenticatedAt: pending.authenticatedAt, userVerified: pending.userVerified, method: pending.method,
-            refreshToken: pending.refreshToken, nonce: pending.nonce
+            refreshToken: pending.refreshToken, nonce: pending.nonce, idTokenAlgorithm: pending.idTokenAlgorithm
         )
     }
 
@@ -282,7 +284,7 @@ public struct TokenService: Sendable {
                 user: user, clientID: client.clientID, scopes: requested.scopes ?? previous.scopes,
                 audience: requested.audience ?? previous.audience, sessionID: previous.familyID,
                 authenticatedAt: previous.authenticatedAt, userVerified: previous.userVerified, method: previous.method,
-                refreshToken: newToken, nonce: nil
+                refreshToken: newToken, nonce: nil, idTokenAlgorithm: client.idTokenSigningAlgorithm
             )
         }
     }
@@ -331,9 +333,12 @@ public struct TokenService: Sendable {
         )
     }
 
-    /// The published signing keys.
-    public func keySet() async throws -> JSONWebKeySet {
-        try await keys.keySet()
+    /// The published signing keys: every one, or the RSA keys alone (`rsaOnly`), with an
+    /// RS256 key made first if there is none yet, so that the set is never empty.
+    public func keySet(rsaOnly: Bool = false) async throws -> JSONWebKeySet {
+        guard rsaOnly else { return try await keys.keySet() }
+        _ = try await keys.activeKey(.rs256)
+        return try await keys.keySet(algorithms: [.rs256, .ps256])
     }
 
     // MARK: - Building tokens
@@ -348,10 +353,14 @@ public struct TokenService: Sendable {
         userVerified: Bool,
         method: SignInMethod,
         refreshToken: String?,
-        nonce: String?
+        nonce: String?,
+        idTokenAlgorithm: SigningAlgorithm
     ) async throws -> IssuedTokens {
         let now = Int64(clock.now().timeIntervalSince1970)
-        let signing = try await keys.activeKey()
+        // Access tokens are ES256: this server verifies them on every call, and P-256 signs
+        // in a fraction of RSA's time. The ID token, only when one is asked for, is signed
+        // as its client chose.
+        let signing = try await keys.activeKey(.es256)
         let methods = method.authenticationMethodReferences(userVerified: userVerified)
         let access = AccessTokenClaims(
             iss: configuration.issuer, sub: user.id.rawValue, aud: audience, iat: now,
@@ -371,7 +380,8 @@ public struct TokenService: Sendable {
                 email: profile.email, email_verified: profile.emailVerified,
                 phone_number: profile.phoneNumber, phone_number_verified: profile.phoneNumberVerified
             )
-            idToken = try JSONWebSignature.sign(payload: claims.json, header: signing.idTokenHeader, key: signing.key)
+            let idSigning = idTokenAlgorithm == .es256 ? signing : try await keys.activeKey(idTokenAlgorithm)
+            idToken = try JSONWebSignature.sign(payload: claims.json, header: idSigning.idTokenHeader, key: idSigning.key)
         }
         return IssuedTokens(
             accessToken: try JSONWebSignature.sign(payload: access.json, header: signing.accessTokenHeader, key: signing.key),

@@ -456,7 +456,9 @@ public enum ConfigurationLoader {
         }
         var clients: [LatchkeyConfiguration.Client] = []
         for element in elements {
-            try element.requireKeys(["client_id", "name", "client_secret", "grant_types", "ios", "android", "redirect_uris", "allowed_scopes", "first_party"])
+            try element.requireKeys([
+                "client_id", "name", "client_secret", "grant_types", "ios", "android", "redirect_uris", "allowed_scopes", "first_party", "id_token_signed_response_alg",
+            ])
             guard let id = try element.child("client_id").string(), !id.isEmpty else {
                 throw element.child("client_id").error("is required")
             }
@@ -500,9 +502,14 @@ public enum ConfigurationLoader {
                 }
                 allowedScopes = Set(names)
             }
+            let algorithmNode = element.child("id_token_signed_response_alg")
+            let algorithmName = try algorithmNode.string() ?? SigningAlgorithm.rs256.rawValue
+            guard let algorithm = SigningAlgorithm(rawValue: algorithmName) else {
+                throw algorithmNode.error("must be RS256, PS256 or ES256, found \"\(algorithmName.prefix(20))\"")
+            }
             clients.append(.init(
                 id: id, name: try element.child("name").string() ?? id, secret: secret, grantTypes: grants, redirectURIs: redirectURIs, ios: ios, android: android,
-                allowedScopes: allowedScopes, isFirstParty: try element.child("first_party").bool() ?? false
+                allowedScopes: allowedScopes, isFirstParty: try element.child("first_party").bool() ?? false, idTokenSigningAlgorithm: algorithm
             ))
         }
         return clients

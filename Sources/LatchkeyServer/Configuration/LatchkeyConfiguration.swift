@@ -81,6 +81,8 @@ public struct LatchkeyConfiguration: Sendable {
         public var allowedScopes: Set<String>? = nil
         /// `first_party`: the deployer's own app, served by `/authorize` without a consent page.
         public var isFirstParty: Bool = false
+        /// `id_token_signed_response_alg`: `RS256` (the default), `PS256` or `ES256`.
+        public var idTokenSigningAlgorithm: SigningAlgorithm = .rs256
     }
 
     /// Token lifetimes and API audiences.
