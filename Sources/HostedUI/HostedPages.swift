@@ -12,6 +12,8 @@ public struct HostedPages: Sendable {
     /// Password sign-in, for accounts that still have one, and removing it.
     public let passwords: PasswordService
     /// The authorization code flow.
+    /// Signing out at an app's request (RP-Initiated Logout, Auth0's `/v2/logout`).
+    public let logout: LogoutService
     public let authorization: AuthorizationService
     /// Email verification, recovery codes and recovery.
     public let recovery: AccountRecoveryService
@@ -38,7 +40,7 @@ public struct HostedPages: Sendable {
 
     /// Creates the set.
     public init(
-        passkeys: PasskeyService, accounts: AccountService, passwords: PasswordService, authorization: AuthorizationService,
+        passkeys: PasskeyService, accounts: AccountService, passwords: PasswordService, authorization: AuthorizationService, logout: LogoutService,
         recovery: AccountRecoveryService, authenticatorNames: AuthenticatorNames, publicURL: String, maximumBodyBytes: Int,
         sessions: BrowserSessionService, relyingPartyID: String, relyingPartyName: String,
         signupIdentifiers: Set<ProfileValidation.IdentifierKind>,
@@ -53,6 +55,7 @@ public struct HostedPages: Sendable {
         self.accounts = accounts
         self.passwords = passwords
         self.authorization = authorization
+        self.logout = logout
         self.recovery = recovery
         self.authenticatorNames = authenticatorNames
         self.publicURL = PublicURL.trimmed(publicURL)

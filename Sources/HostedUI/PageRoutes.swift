@@ -82,6 +82,7 @@ extension Router where Context == BasicRequestContext {
         }
         // `/authorize` issues a code to a signed-in browser: its HEAD must not.
         open.group().add(middleware: StateCreatingRoutesMiddleware<HostedPageContext>()).addAuthorizationEndpoint(pages)
+        open.addLogoutEndpoints(pages)
         addHostedPageActions(pages)
         addHostedAssets()
     }

@@ -223,7 +223,8 @@ public enum LatchkeyApplication {
         let clients = ClientRegistry(configuration.clients.map {
             OAuthClient(
                 clientID: $0.id, name: $0.name, secret: $0.secret, grantTypes: Set($0.grantTypes), redirectURIs: $0.redirectURIs,
-                allowedScopes: $0.allowedScopes, isFirstParty: $0.isFirstParty, idTokenSigningAlgorithm: $0.idTokenSigningAlgorithm
+                allowedScopes: $0.allowedScopes, isFirstParty: $0.isFirstParty, idTokenSigningAlgorithm: $0.idTokenSigningAlgorithm,
+                postLogoutRedirectURIs: $0.postLogoutRedirectURIs, allowedLogoutURLs: $0.allowedLogoutURLs
             )
         })
         let accounts = AccountService(storage: storage, clock: clock, sensitiveActions: sensitiveActions)
@@ -238,7 +239,8 @@ public enum LatchkeyApplication {
             sensitiveActions: sensitiveActions
         )
         let hostedPages = HostedPages(
-            passkeys: passkeys, accounts: accounts, passwords: passwords, authorization: authorization, recovery: recovery, authenticatorNames: names,
+            passkeys: passkeys, accounts: accounts, passwords: passwords, authorization: authorization,
+            logout: LogoutService(clients: clients, tokens: tokens), recovery: recovery, authenticatorNames: names,
             publicURL: configuration.server.publicURL, maximumBodyBytes: configuration.maximumBodyBytes,
             sessions: BrowserSessionService(store: storage, audit: storage, clock: clock, random: random, lifetime: configuration.hostedPages.sessionLifetime),
             relyingPartyID: configuration.relyingParty.id,

@@ -525,6 +525,8 @@ public struct ProviderMetadata: Codable, Sendable, Hashable {
     public var jwksURI: String?
     /// The revocation endpoint (RFC 7009).
     public var revocationEndpoint: String?
+    /// Where an app sends the browser to sign out (OpenID Connect RP-Initiated Logout 1.0).
+    public var endSessionEndpoint: String?
     /// Supported `response_type` values.
     public var responseTypesSupported: [String]?
     /// Supported `response_mode` values.
@@ -558,7 +560,7 @@ public struct ProviderMetadata: Codable, Sendable, Hashable {
         authorizationResponseIssParameterSupported: Bool? = nil, subjectTypesSupported: [String]? = nil,
         idTokenSigningAlgValuesSupported: [String]? = nil, scopesSupported: [String]? = nil, claimsSupported: [String]? = nil,
         grantTypesSupported: [String]? = nil, tokenEndpointAuthMethodsSupported: [String]? = nil,
-        revocationEndpointAuthMethodsSupported: [String]? = nil
+        revocationEndpointAuthMethodsSupported: [String]? = nil, endSessionEndpoint: String? = nil
     ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
@@ -566,6 +568,7 @@ public struct ProviderMetadata: Codable, Sendable, Hashable {
         self.userinfoEndpoint = userinfoEndpoint
         self.jwksURI = jwksURI
         self.revocationEndpoint = revocationEndpoint
+        self.endSessionEndpoint = endSessionEndpoint
         self.responseTypesSupported = responseTypesSupported
         self.responseModesSupported = responseModesSupported
         self.codeChallengeMethodsSupported = codeChallengeMethodsSupported
@@ -587,6 +590,7 @@ public struct ProviderMetadata: Codable, Sendable, Hashable {
         case userinfoEndpoint = "userinfo_endpoint"
         case jwksURI = "jwks_uri"
         case revocationEndpoint = "revocation_endpoint"
+        case endSessionEndpoint = "end_session_endpoint"
         case responseTypesSupported = "response_types_supported"
         case responseModesSupported = "response_modes_supported"
         case codeChallengeMethodsSupported = "code_challenge_methods_supported"

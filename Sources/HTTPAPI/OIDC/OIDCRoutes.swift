@@ -34,7 +34,8 @@ extension Router where Context == BasicRequestContext {
                 ],
                 grantTypesSupported: [GrantType.authorizationCode.rawValue, GrantType.webauthn.rawValue, GrantType.refreshToken.rawValue],
                 tokenEndpointAuthMethodsSupported: clientAuth,
-                revocationEndpointAuthMethodsSupported: clientAuth
+                revocationEndpointAuthMethodsSupported: clientAuth,
+                endSessionEndpoint: issuer + "oidc/logout"
             )
             return Self.cacheable(JSONResponse.make(metadata), seconds: 300)
         }

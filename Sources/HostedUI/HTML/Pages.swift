@@ -384,4 +384,31 @@ enum Pages {
         <p class="alt"><a href="/">Go to the start page</a></p>
         """
     }
+
+    /// RP-Initiated Logout's question when no ID token says which app asks: the answer posts
+    /// back with the request's own parameters and the page's CSRF token.
+    static func logoutConfirmation(appName: String?, fields: [String: String], csrfToken: String) -> String {
+        let who = appName.map { "<strong>\(HTML.escape($0))</strong> asks you to sign out." } ?? "An app asks you to sign out."
+        let hidden = fields.sorted { $0.key < $1.key }.map { "<input type=\"hidden\" name=\"\(HTML.escape($0.key))\" value=\"\(HTML.escape($0.value))\">" }
+        return """
+        <h1>Sign out?</h1>
+        <p>\(who) You will need to sign in again here.</p>
+        <form method="post" action="/oidc/logout" id="logout-form">
+        \(hidden.joined(separator: "\n"))
+        <input type="hidden" name="csrf_token" value="\(HTML.escape(csrfToken))">
+        <input type="hidden" name="confirm" value="yes">
+        <button type="submit">Sign out</button>
+        </form>
+        <p class="alt"><a href="/account">Stay signed in</a></p>
+        """
+    }
+
+    /// After signing out at an app's request, with nowhere to send the browser back.
+    static func signedOut(siteName: String) -> String {
+        """
+        <h1>You are signed out</h1>
+        <p id="signed-out-notice">You are signed out of \(HTML.escape(siteName)). You can close this page.</p>
+        <p class="alt"><a href="/login">Sign in again</a></p>
+        """
+    }
 }

@@ -47,12 +47,21 @@ public struct OAuthClient: Sendable, Hashable {
     /// Connect Registration's name): RS256 unless it asks for PS256 or ES256, as OpenID
     /// Connect makes RS256 the default and Auth0's SDKs verify nothing else.
     public let idTokenSigningAlgorithm: SigningAlgorithm
+    /// Where RP-Initiated Logout may send the browser back (`clients[].post_logout_redirect_uris`,
+    /// OpenID Connect's name): matched exactly.
+    public let postLogoutRedirectURIs: [String]
+    /// Where Auth0's `/v2/logout` may send the browser back (`clients[].allowed_logout_urls`,
+    /// Auth0's name): matched without the query and fragment, a `*.` host label matching any
+    /// one subdomain.
+    public let allowedLogoutURLs: [String]
 
     /// Creates a client.
     public init(
         clientID: String, name: String, secret: String?, grantTypes: Set<GrantType>, redirectURIs: [String] = [], allowedScopes: Set<String>? = nil,
-        isFirstParty: Bool = false, idTokenSigningAlgorithm: SigningAlgorithm = .rs256
+        isFirstParty: Bool = false, idTokenSigningAlgorithm: SigningAlgorithm = .rs256, postLogoutRedirectURIs: [String] = [], allowedLogoutURLs: [String] = []
     ) {
+        self.postLogoutRedirectURIs = postLogoutRedirectURIs
+        self.allowedLogoutURLs = allowedLogoutURLs
         self.idTokenSigningAlgorithm = idTokenSigningAlgorithm
         self.allowedScopes = allowedScopes
         self.isFirstParty = isFirstParty

@@ -333,6 +333,17 @@ public struct TokenService: Sendable {
         )
     }
 
+    /// What an `id_token_hint` (OpenID Connect RP-Initiated Logout §2) says, once its signature
+    /// and issuer are checked: whose it is, for which client, and which login session. An
+    /// expired hint is still read, as the specification asks.
+    public func idTokenHint(_ token: String) async throws -> (userID: UserID, clientID: String, sessionID: String)? {
+        guard let keyID = Self.keyID(of: token), let key = try await keys.publicKey(keyID: keyID),
+            let verified = JSONWebSignature.verify(token, keys: { $0 == keyID ? key : nil }),
+            let claims = try? JSONDecoder().decode(IDTokenClaims.self, from: verified.payload), claims.iss == configuration.issuer
+        else { return nil }
+        return (UserID(rawValue: claims.sub), claims.aud, claims.sid)
+    }
+
     /// The published signing keys: every one, or the RSA keys alone (`rsaOnly`), with an
     /// RS256 key made first if there is none yet, so that the set is never empty.
     public func keySet(rsaOnly: Bool = false) async throws -> JSONWebKeySet {

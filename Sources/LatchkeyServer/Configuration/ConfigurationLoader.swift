@@ -458,6 +458,7 @@ public enum ConfigurationLoader {
         for element in elements {
             try element.requireKeys([
                 "client_id", "name", "client_secret", "grant_types", "ios", "android", "redirect_uris", "allowed_scopes", "first_party", "id_token_signed_response_alg",
+                "post_logout_redirect_uris", "allowed_logout_urls",
             ])
             guard let id = try element.child("client_id").string(), !id.isEmpty else {
                 throw element.child("client_id").error("is required")
@@ -509,7 +510,9 @@ public enum ConfigurationLoader {
             }
             clients.append(.init(
                 id: id, name: try element.child("name").string() ?? id, secret: secret, grantTypes: grants, redirectURIs: redirectURIs, ios: ios, android: android,
-                allowedScopes: allowedScopes, isFirstParty: try element.child("first_party").bool() ?? false, idTokenSigningAlgorithm: algorithm
+                allowedScopes: allowedScopes, isFirstParty: try element.child("first_party").bool() ?? false, idTokenSigningAlgorithm: algorithm,
+                postLogoutRedirectURIs: try parseRedirectURIs(element.child("post_logout_redirect_uris"), client: id),
+                allowedLogoutURLs: try parseRedirectURIs(element.child("allowed_logout_urls"), client: id)
             ))
         }
         return clients

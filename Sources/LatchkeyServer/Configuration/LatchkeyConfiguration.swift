@@ -83,6 +83,10 @@ public struct LatchkeyConfiguration: Sendable {
         public var isFirstParty: Bool = false
         /// `id_token_signed_response_alg`: `RS256` (the default), `PS256` or `ES256`.
         public var idTokenSigningAlgorithm: SigningAlgorithm = .rs256
+        /// `post_logout_redirect_uris`: where RP-Initiated Logout may return.
+        public var postLogoutRedirectURIs: [String] = []
+        /// `allowed_logout_urls`: where Auth0's `/v2/logout` may return.
+        public var allowedLogoutURLs: [String] = []
     }
 
     /// Token lifetimes and API audiences.
