@@ -15,6 +15,15 @@ extension RouterGroup where Context == HostedPageContext {
             if request.method == .post {
                 for (name, value) in try pages.body.form(from: try await pages.body.bytes(of: request)) { parameters[name] = value }
             }
+            // An app's cross-site form POST arrives without the session cookie (SameSite=Lax):
+            // the same request as a GET, a top-level navigation, carries it.
+            if request.method == .post, parameters["confirm"] == nil, Cookies.value(pages.sessionCookie, in: request) == nil,
+                let query = Self.query(parameters)
+            {
+                var response = PageResponses.redirect("/oidc/logout?" + query)
+                response.status = .seeOther
+                return response
+            }
             let decision: LogoutService.Decision
             do {
                 decision = try await pages.logout.decide(LogoutService.Request(parameters))
@@ -50,9 +59,20 @@ extension RouterGroup where Context == HostedPageContext {
         }
     }
 
+    /// The parameters as a query string.
+    private static func query(_ parameters: [String: String]) -> String? {
+        let unreserved = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        let pairs = parameters.sorted { $0.key < $1.key }.compactMap { name, value in
+            value.addingPercentEncoding(withAllowedCharacters: unreserved).map { name + "=" + $0 }
+        }
+        return pairs.isEmpty ? nil : pairs.joined(separator: "&")
+    }
+
     /// The question, carrying the request's own parameters back.
     private static func confirmation(_ pages: HostedPages, _ request: Request, _ decision: LogoutService.Decision, _ parameters: [String: String]) -> Response {
-        let fields = parameters.filter { ["client_id", "post_logout_redirect_uri", "state"].contains($0.key) }
+        var fields = parameters.filter { ["client_id", "post_logout_redirect_uri", "state"].contains($0.key) }
+        // The client the hint named, so that the confirmation (which carries no hint) keeps its return address.
+        if let clientID = decision.clientID { fields["client_id"] = clientID }
         return pages.render(
             request, title: "Sign out?", page: "logout",
             body: Pages.logoutConfirmation(appName: decision.clientName, fields: fields, csrfToken: pages.csrfToken(for: request).token)

@@ -82,7 +82,8 @@ extension Router where Context == BasicRequestContext {
         }
         // `/authorize` issues a code to a signed-in browser: its HEAD must not.
         open.group().add(middleware: StateCreatingRoutesMiddleware<HostedPageContext>()).addAuthorizationEndpoint(pages)
-        open.addLogoutEndpoints(pages)
+        // Signing out is a change: a HEAD of these GETs must not make it.
+        open.group().add(middleware: StateCreatingRoutesMiddleware<HostedPageContext>()).addLogoutEndpoints(pages)
         addHostedPageActions(pages)
         addHostedAssets()
     }

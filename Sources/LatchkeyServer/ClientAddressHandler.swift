@@ -58,10 +58,20 @@ final class ClientAddressHandler: ChannelInboundHandler, RemovableChannelHandler
         guard !hops.isEmpty else { return peer }
         // Right to left: the first hop that is not a trusted proxy is the client. A hop that is
         // not an address on the way there means the chain cannot be believed past it.
-        for hop in hops.reversed() {
+        for written in hops.reversed() {
+            let hop = Self.address(written)
             guard AddressRange.isAddress(hop) else { return Self.unknownClient }
             if !trustedProxies.contains(where: { $0.contains(hop) }) { return hop }
         }
-        return hops[0]
+        return Self.address(hops[0])
+    }
+
+    /// A hop as some proxies write it, with a port (`203.0.113.9:5678`, `[2001:db8::1]:443`)
+    /// or in brackets, reduced to its address.
+    static func address(_ hop: String) -> String {
+        if hop.hasPrefix("["), let close = hop.firstIndex(of: "]") { return String(hop[hop.index(after: hop.startIndex)..<close]) }
+        let colons = hop.filter { $0 == ":" }.count
+        if colons == 1, let colon = hop.firstIndex(of: ":") { return String(hop[..<colon]) }
+        return hop
     }
 }

@@ -58,7 +58,8 @@ struct RecoveryLimitsTests {
                 #expect(answer == "invalid_code")
                 wrong += 1
             }
-            fixture.clock.advance(by: 2 * 86400)
+            // Past the next code's wait (at most 15 minutes), well within the day the run counts.
+            fixture.clock.advance(by: 16 * 60)
         }
         // A new code, mailed and right: refused all the same, as the account took 100 wrong ones.
         try await recovery.startRecovery(email: "ada@example.com")
@@ -74,6 +75,25 @@ struct RecoveryLimitsTests {
         try await settle()
         let fresh = try #require(try await mails().last?.text.firstMatch(of: /\b(\d{8})\b/)?.1)
         #expect(try await recovery.recover(email: "ada@example.com", code: String(fresh), recoveryCode: nil, clientID: nil).id == ada.id)
+    }
+
+    @Test func aRunOfWrongCodesCountsForADayAndASavedCodeEndsIt() async throws {
+        let ada = try await verifiedAda()
+        // A hundred wrong codes, as the counter holds them.
+        _ = try await fixture.storage.countAccountEvents(.codeFailures, subject: ada.id, adding: 100, window: 86400, at: fixture.clock.now())
+        try await recovery.sendEmailVerification(userID: ada.id)
+        var code = try #require(try await mails().last?.text.firstMatch(of: /\b(\d{8})\b/)?.1)
+        #expect(await reason { _ = try await recovery.verifyEmail(userID: ada.id, code: String(code)) } == "too_many_attempts")
+        fixture.clock.advance(by: 86400 + 1)
+        try await recovery.sendEmailVerification(userID: ada.id)
+        code = try #require(try await mails().last?.text.firstMatch(of: /\b(\d{8})\b/)?.1)
+        #expect(try await recovery.verifyEmail(userID: ada.id, code: String(code)).isEmailVerified, "the next day, codes work again")
+
+        // A saved code's recovery ends a run someone else made.
+        let codes = try await recovery.createRecoveryCodes(by: SignIn(userID: ada.id, authenticatedAt: fixture.clock.now(), method: .passkey))
+        _ = try await fixture.storage.countAccountEvents(.codeFailures, subject: ada.id, adding: 100, window: 86400, at: fixture.clock.now())
+        _ = try await recovery.recover(email: "ada@example.com", code: nil, recoveryCode: codes[0], clientID: nil)
+        #expect(try await fixture.storage.countAccountEvents(.codeFailures, subject: ada.id, adding: 0, window: 86400, at: fixture.clock.now()) == 0)
     }
 
     @Test func aCodeIsSentAgainOnlyAfterAWaitThatDoubles() async throws {

@@ -21,12 +21,17 @@ struct LogoutTests {
 
     /// A browser signed in on the hosted pages, and an ID token of the same person for `demo`.
     static func signedIn(_ server: ServerProcess, email: String = "ada@example.com") async throws -> (BrowserAgent, String) {
+        let (browser, tokens) = try await signedInWithTokens(server, email: email)
+        return (browser, try #require(tokens.idToken))
+    }
+
+    static func signedInWithTokens(_ server: ServerProcess, email: String = "ada@example.com") async throws -> (BrowserAgent, TokenResponse) {
         let browser = BrowserAgent(server: server.baseURL)
         #expect(try await browser.signUp(email: email).status == 200)
         var app = PasskeyUser(server: server.baseURL)
         app.authenticator = browser.authenticator
         app.credentials = browser.credentials
-        return (browser, try #require(try await app.signIn().idToken))
+        return (browser, try await app.signIn())
     }
 
     static func isSignedIn(_ browser: BrowserAgent) async throws -> Bool {
@@ -40,7 +45,8 @@ struct LogoutTests {
         let discovery = try await RawHTTP(baseURL: server.baseURL).send("GET", "/.well-known/openid-configuration", contentType: nil).json
         #expect(discovery["end_session_endpoint"] as? String == "http://localhost:8080/oidc/logout")
 
-        let (browser, idToken) = try await Self.signedIn(server)
+        let (browser, tokens) = try await Self.signedInWithTokens(server)
+        let idToken = try #require(tokens.idToken)
         #expect(try await Self.isSignedIn(browser))
         // An unregistered return address, a client_id that disagrees, a forged hint: a page, no redirect, still signed in.
         for query in [
@@ -61,6 +67,35 @@ struct LogoutTests {
         )
         #expect(ended.status == 303 && ended.header("Location") == "https://app.example.com/after?state=s-123", "\(ended.status) \(ended.headers)")
         #expect(try await Self.isSignedIn(browser) == false, "the browser's session ended")
+
+        // An app's cross-site form POST comes without the cookie: it is sent on as a GET, which carries it.
+        let form = "id_token_hint=\(idToken)&post_logout_redirect_uri=https%3A%2F%2Fapp.example.com%2Fafter%3Fa%3D1%26b%3D2"
+        let posted = try await browser.http.send("POST", "/oidc/logout", body: Data(form.utf8), contentType: "application/x-www-form-urlencoded")
+        #expect(posted.status == 303 && posted.header("Location")?.hasPrefix("/oidc/logout?id_token_hint=") == true, "\(posted.status)")
+        #expect(posted.header("Location")?.contains("post_logout_redirect_uri=https%3A%2F%2Fapp.example.com%2Fafter%3Fa%3D1%26b%3D2") == true)
+        // A HEAD signs nobody out.
+        #expect(try await browser.http.send("HEAD", "/v2/logout", contentType: nil, headers: browser.cookieHeader).status == 405)
+        // An access token is never a hint.
+        #expect(try await browser.http.send("GET", "/oidc/logout?id_token_hint=\(tokens.accessToken)", contentType: nil).status == 400)
+    }
+
+    /// A hint of another account than the browser's asks first, and the answer keeps the
+    /// client the hint named, so it returns where that client registered.
+    @Test func anotherAccountsHintIsConfirmedAndKeepsItsClient() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
+        defer { server.stop() }
+        let (browser, _) = try await Self.signedIn(server)
+        let (_, othersToken) = try await Self.signedIn(server, email: "eve@example.com")
+        let asked = try await browser.http.send(
+            "GET", "/oidc/logout?id_token_hint=\(othersToken)&post_logout_redirect_uri=https://app.example.com/after", contentType: nil, headers: browser.cookieHeader
+        )
+        #expect(asked.status == 200 && asked.text.contains("Sign out?") && asked.text.contains(#"name="client_id" value="demo""#), "\(asked.text.prefix(400))")
+        #expect(try await Self.isSignedIn(browser))
+        let token = try #require(asked.text.firstMatch(of: /name="csrf_token" value="([^"]+)"/)?.1)
+        let form = "client_id=demo&post_logout_redirect_uri=https%3A%2F%2Fapp.example.com%2Fafter&confirm=yes&csrf_token=\(token)"
+        let confirmed = try await browser.http.send("POST", "/oidc/logout", body: Data(form.utf8), contentType: "application/x-www-form-urlencoded", headers: browser.cookieHeader)
+        #expect(confirmed.status == 303 && confirmed.header("Location") == "https://app.example.com/after", "\(confirmed.status)")
     }
 
     @Test func withoutAHintThePersonConfirms() async throws {

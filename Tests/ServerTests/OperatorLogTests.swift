@@ -34,6 +34,8 @@ struct OperatorLogTests {
         response.response.signature = Base64URLBytes(signature)
         await expectAPIError(status: 403) { try await ada.client.finishLogin(authSession: authSession, response: response) }
         server.stop()
+        // The pipe may still hold the last lines when the process has exited.
+        try await server.waitForOutput("Latchkey stopped")
 
         let text = server.output.text
         let all = lines(text)

@@ -61,12 +61,14 @@ struct KratosPage {
 
     init(_ query: Parameters, total: Int) {
         self.total = total
+        // Clamped to the list before any arithmetic: a page number or token offset near
+        // Int.max must not overflow.
         if query.get("page_token") != nil || query.get("page_size") != nil {
             size = Self.size(query.get("page_size"))
-            offset = query.get("page_token").flatMap(Self.offset(token:)) ?? 0
+            offset = min(query.get("page_token").flatMap(Self.offset(token:)) ?? 0, total)
         } else {
             size = Self.size(query.get("per_page"))
-            offset = max(0, query.get("page").flatMap { Int($0) } ?? 0) * size
+            offset = min(max(0, query.get("page").flatMap { Int($0) } ?? 0), total / size + 1) * size
         }
     }
 
@@ -85,7 +87,7 @@ struct KratosPage {
     private static func token(offset: Int) -> String { Base64URL.encode(Array(#"{"offset":"\#(offset)","v":2}"#.utf8)) }
 
     /// The slice of the list this page holds.
-    var range: Range<Int> { min(offset, total)..<min(offset + size, total) }
+    var range: Range<Int> { min(offset, total)..<min(offset, total) + min(size, total - min(offset, total)) }
 
     /// RFC 8288 links to the first, previous, next and last pages, as Kratos writes them.
     func links(path: String) -> String {

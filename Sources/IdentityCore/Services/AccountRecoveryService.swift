@@ -13,22 +13,22 @@ public struct VerificationSettings: Sendable, Hashable {
     public var onSignup: Bool
     /// The wait before a code for the same purpose may be sent again
     /// (`verification.resend_cooldown`); each further re-issue waits twice as long as the one
-    /// before, until a code is used or a day passes without one.
+    /// before (at most 15 minutes), until a code is used or a day passes without one.
     public var resendCooldown: TimeInterval
     /// Code mails (and changes of address) an account may ask for per hour
     /// (`verification.mails_per_hour`).
     public var mailsPerHour: Int
 
-    /// Wrong codes in a row after which an account's emailed codes stop working until a
-    /// right one (an administrator's enrollment link, or a code from before) is used: NIST SP
-    /// 800-63B-4 §3.2.2 allows at most 100 consecutive failed attempts on one account.
+    /// Wrong codes in a row after which an account's emailed codes stop working for the rest
+    /// of the day, or until a right one, a saved recovery code or an administrator's
+    /// enrollment link is used: NIST SP 800-63B-4 §3.2.2 allows at most 100 consecutive failed
+    /// attempts on one account.
     public static let maximumConsecutiveFailures = 100
 
-    /// Eight digits, so that the cap makes guessing hopeless: within the 100 wrong codes an
-    /// account takes before its codes stop working, a guesser wins with a chance of at most
-    /// 100 / 10^8 = 1 in a million, and only a right code (the person's own) lets them start
-    /// over. With six digits that would be 1 in 10,000 per round, with rounds as many as the
-    /// person uses codes.
+    /// Eight digits, so that the cap makes guessing hopeless: with at most 100 wrong codes an
+    /// account takes in a day, a guesser wins with a chance of at most 100 / 10^8, 1 in a
+    /// million a day, about 1 in 2,700 over a year of guessing every day. With six digits it
+    /// would be 1 in 10,000 a day: even odds within 19 years of it.
     public static let defaultCodeDigits = 8
 
     /// Creates settings; the defaults are the ones above.
@@ -80,6 +80,13 @@ public struct AccountRecoveryService: Sendable {
     /// How long a run of re-issued codes is remembered: a day after the last code, the next
     /// one waits only ``VerificationSettings/resendCooldown`` again.
     static let reissueMemory: TimeInterval = 86400
+    /// The longest a re-send waits, however long the run: someone asking for codes to a
+    /// person's address can delay the person's own code by this much, not by days.
+    static let longestCooldown: TimeInterval = 15 * 60
+    /// How long a run of wrong codes counts: an account's emailed codes stop after
+    /// ``VerificationSettings/maximumConsecutiveFailures`` wrong ones within a day, and work
+    /// again the day after, so that nobody can switch them off for good.
+    static let failureWindow: TimeInterval = 86400
 
     /// The service needs the instance's one-time-code key from `secrets`; `rateLimits` adds
     /// the per-identifier limit to the flows that name an address.
@@ -152,10 +159,17 @@ public struct AccountRecoveryService: Sendable {
     /// - Throws: `invalid_request` with reason `invalid_code`, `expired_code` or
     ///   `too_many_attempts`.
     public func verifyEmail(userID: UserID, code: String) async throws -> User {
-        if let pending = try await storage.oneTimeCode(userID: userID, purpose: .emailChange), let user = try await storage.user(id: userID),
-            let old = user.profile.email
+        try await verifyEmail(userID: userID, code: code, admitted: false)
+    }
+
+    /// `admitted`: the caller counted the attempt against the identifier limit already.
+    private func verifyEmail(userID: UserID, code: String, admitted: Bool) async throws -> User {
+        // A change of address is what the code proves only while its code is live: an
+        // abandoned one (expired, or out of guesses) leaves the current address verifiable.
+        if let pending = try await storage.oneTimeCode(userID: userID, purpose: .emailChange), clock.now() < pending.expiresAt,
+            pending.attempts < settings.maximumAttempts, let user = try await storage.user(id: userID), let old = user.profile.email
         {
-            try await rateLimits?.admit(identifier: .email(pending.address))
+            if !admitted { try await rateLimits?.admit(identifier: .email(pending.address)) }
             try await check(code, purpose: .emailChange, subject: userID, address: pending.address)
             let now = clock.now()
             let changed: User?
@@ -174,7 +188,7 @@ public struct AccountRecoveryService: Sendable {
         guard let user = try await storage.user(id: userID), let email = user.profile.email else {
             throw IdentityError(.invalidRequest, "this account has no email address to verify", reason: .required, field: "email")
         }
-        try await rateLimits?.admit(identifier: .email(email))
+        if !admitted { try await rateLimits?.admit(identifier: .email(email)) }
         try await check(code, purpose: .emailVerification, subject: userID, address: email)
         let now = clock.now()
         guard let verified = try await storage.markEmailVerified(userID: userID, email: email, at: now) else {
@@ -203,11 +217,14 @@ public struct AccountRecoveryService: Sendable {
     /// address no account has is checked against its stand-in's code, which never matches.
     public func verifyEmail(address email: String, code: String) async throws -> User {
         guard let identifier = ProfileValidation.identifier(forLogin: email), case .email(let address) = identifier else { throw Self.invalidCode }
+        // Counted once, before the lookup, whatever the address: the limit's answer does not
+        // tell an account's address from another.
+        try await rateLimits?.admit(identifier: identifier)
         guard let user = try await storage.user(identifier: identifier), user.profile.email == address else {
             try await check(code, purpose: .emailVerification, subject: standIn(for: address), address: address)
             throw Self.invalidCode
         }
-        return try await verifyEmail(userID: user.id, code: code)
+        return try await verifyEmail(userID: user.id, code: code, admitted: true)
     }
 
     // MARK: - Saved recovery codes
@@ -312,6 +329,8 @@ public struct AccountRecoveryService: Sendable {
                 }
                 throw IdentityError(.invalidGrant, "the recovery code is wrong or was used", reason: .invalidCode)
             }
+            // The person is back: a run of wrong emailed codes someone else made ends too.
+            try await storage.resetAccountCounter(.codeFailures, subject: user.id)
             return try await recovered(user, method: "a saved recovery code", clientID: clientID)
         }
     }
@@ -440,7 +459,7 @@ public struct AccountRecoveryService: Sendable {
         guard let stored, now.timeIntervalSince(stored.createdAt) < Self.reissueMemory else {
             return CodeTurn(purpose: purpose, subject: subject, stored: stored, issued: 1)
         }
-        let wait = settings.resendCooldown * Double(1 << min(max(stored.issued - 1, 0), 20))
+        let wait = min(settings.resendCooldown * Double(1 << min(max(stored.issued - 1, 0), 20)), Self.longestCooldown)
         let allowed = stored.createdAt.addingTimeInterval(wait)
         guard now >= allowed else { throw Self.coolingDown(until: allowed, now: now) }
         return CodeTurn(purpose: purpose, subject: subject, stored: stored, issued: stored.issued + 1)
@@ -489,7 +508,7 @@ public struct AccountRecoveryService: Sendable {
         let now = clock.now()
         let capped = purpose != .enrollment
         if capped {
-            let failures = try await storage.countAccountEvents(.codeFailures, subject: subject, adding: 0, window: nil, at: now)
+            let failures = try await storage.countAccountEvents(.codeFailures, subject: subject, adding: 0, window: Self.failureWindow, at: now)
             guard failures < VerificationSettings.maximumConsecutiveFailures else { throw Self.tooManyWrongCodes }
         }
         guard let stored = try await storage.oneTimeCode(userID: subject, purpose: purpose) else { throw Self.invalidCode }
@@ -504,7 +523,7 @@ public struct AccountRecoveryService: Sendable {
         var difference: UInt8 = hash.count == stored.hash.count ? 0 : 1
         for (a, b) in zip(hash, stored.hash) { difference |= a ^ b }
         guard difference == 0, stored.address == address, try await storage.consumeOneTimeCode(userID: subject, purpose: purpose, hash: hash) else {
-            if capped { _ = try await storage.countAccountEvents(.codeFailures, subject: subject, adding: 1, window: nil, at: now) }
+            if capped { _ = try await storage.countAccountEvents(.codeFailures, subject: subject, adding: 1, window: Self.failureWindow, at: now) }
             throw Self.invalidCode
         }
         try await storage.resetAccountCounter(.codeFailures, subject: subject)

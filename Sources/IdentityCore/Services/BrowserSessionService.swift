@@ -93,8 +93,13 @@ public struct BrowserSessionService: Sendable {
 
     /// The account's other live sessions than `current`, newest sign-in first: where else the
     /// person is signed in (every face's browser and self-service sessions).
+    /// - Throws: `access_denied` (`recovery_session`) for a session a recovery started, which
+    ///   may only add a passkey.
     public func otherSessions(than current: BrowserSession) async throws -> [BrowserSession] {
-        try await store.browserSessions(userID: current.userID, at: clock.now()).filter { $0.tokenHash != current.tokenHash }
+        guard !current.isRecovery else {
+            throw IdentityError(.accessDenied, "a session that account recovery started may only add a passkey", reason: .recoverySession)
+        }
+        return try await store.browserSessions(userID: current.userID, at: clock.now()).filter { $0.tokenHash != current.tokenHash }
     }
 
     /// Ends the account's other live sessions than `current` ("sign out my other devices").
@@ -111,6 +116,9 @@ public struct BrowserSessionService: Sendable {
     /// Ends one of the account's other sessions, named by its token's hash.
     /// - Returns: Whether it was live (and is now ended).
     public func endOtherSession(tokenHash: [UInt8], of current: BrowserSession) async throws -> Bool {
+        guard !current.isRecovery else {
+            throw IdentityError(.accessDenied, "a session that account recovery started may only add a passkey", reason: .recoverySession)
+        }
         guard tokenHash != current.tokenHash, let session = try await store.browserSession(hash: tokenHash, at: clock.now()), session.userID == current.userID
         else { return false }
         try await store.revokeBrowserSession(hash: tokenHash, at: clock.now())

@@ -35,6 +35,8 @@ public struct LogoutService: Sendable {
     public struct Decision: Sendable, Hashable {
         /// The client the request comes from, when the hint or `client_id` names one.
         public let clientName: String?
+        /// Its ID, which a confirmation carries back when the hint named it.
+        public let clientID: String?
         /// Whose session the hint says it ends; `nil` without a hint.
         public let userID: UserID?
         /// Where to send the browser once signed out (with `state`), or `nil` to show that it is.
@@ -75,7 +77,7 @@ public struct LogoutService: Sendable {
             }
             redirect = Self.appending(state: request.state, to: uri)
         }
-        return Decision(clientName: client?.name, userID: hint?.userID, redirect: redirect, needsConfirmation: hint == nil)
+        return Decision(clientName: client?.name, clientID: client?.clientID, userID: hint?.userID, redirect: redirect, needsConfirmation: hint == nil)
     }
 
     /// Where Auth0's `/v2/logout` sends the browser: `returnTo` when the client (or, without

@@ -124,9 +124,12 @@ public final class SigningKeyRing: Sendable {
                 next.active[record.algorithm] = ActiveSigningKey(keyID: record.keyID, key: key)
             }
         }
-        // A store whose keys of an algorithm are all retired still signs with its newest.
+        // A store whose keys of an algorithm are all retired still signs with its newest, while
+        // that one is published; past that, none is active and a new one is made.
         for algorithm in SigningAlgorithm.allCases where next.active[algorithm] == nil {
-            if let record = records.first(where: { $0.algorithm == algorithm }), let key = try? SigningPrivateKey(stored: record.privateKey, algorithm: algorithm) {
+            if let record = records.first(where: { $0.algorithm == algorithm && next.publicKeys[$0.keyID] != nil }),
+                let key = try? SigningPrivateKey(stored: record.privateKey, algorithm: algorithm)
+            {
                 next.active[algorithm] = ActiveSigningKey(keyID: record.keyID, key: key)
             }
         }

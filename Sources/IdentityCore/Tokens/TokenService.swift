@@ -337,7 +337,8 @@ public struct TokenService: Sendable {
     /// and issuer are checked: whose it is, for which client, and which login session. An
     /// expired hint is still read, as the specification asks.
     public func idTokenHint(_ token: String) async throws -> (userID: UserID, clientID: String, sessionID: String)? {
-        guard let keyID = Self.keyID(of: token), let key = try await keys.publicKey(keyID: keyID),
+        // An ID token's header says `JWT`; an access token's (`at+jwt`) is never a hint.
+        guard let header = Self.header(of: token), header.typ == "JWT", let keyID = header.kid, let key = try await keys.publicKey(keyID: keyID),
             let verified = JSONWebSignature.verify(token, keys: { $0 == keyID ? key : nil }),
             let claims = try? JSONDecoder().decode(IDTokenClaims.self, from: verified.payload), claims.iss == configuration.issuer
         else { return nil }
@@ -411,10 +412,10 @@ public struct TokenService: Sendable {
         Array(SHA256.hash(data: Data(token.utf8)))
     }
 
-    private static func keyID(of token: String) -> String? {
-        guard let header = token.split(separator: ".").first, let bytes = Base64URL.decode(header),
-            let decoded = try? JSONDecoder().decode(JSONWebSignature.Header.self, from: Data(bytes))
-        else { return nil }
-        return decoded.kid
+    private static func keyID(of token: String) -> String? { header(of: token)?.kid }
+
+    private static func header(of token: String) -> JSONWebSignature.Header? {
+        guard let header = token.split(separator: ".").first, let bytes = Base64URL.decode(header) else { return nil }
+        return try? JSONDecoder().decode(JSONWebSignature.Header.self, from: Data(bytes))
     }
 }

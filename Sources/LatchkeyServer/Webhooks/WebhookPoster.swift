@@ -39,8 +39,18 @@ struct WebhookPoster: Sendable {
         }
         if let problem = resolved.problem { return .unreachable(problem) }
         if let refusal = resolved.addresses.lazy.compactMap(policy.refusal(for:)).first { return .refused(refusal) }
-        guard let address = resolved.addresses.first else { return .unreachable("\(host) does not resolve") }
+        guard !resolved.addresses.isEmpty else { return .unreachable("\(host) does not resolve") }
+        // Each checked address in turn, as a client would try a name's addresses, until one answers.
+        var outcome = Outcome.unreachable("\(host) does not resolve")
+        for address in resolved.addresses {
+            outcome = await post(url, host: host, at: address, headers: headers, body: body)
+            if case .answered = outcome { return outcome }
+        }
+        return outcome
+    }
 
+    /// One attempt at one checked address.
+    private func post(_ url: URL, host: String, at address: String, headers: [(String, String)], body: [UInt8]) async -> Outcome {
         let limit = TimeAmount.nanoseconds(Int64(timeout * 1_000_000_000))
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: limit, read: limit))
         if !AddressRange.isAddress(host) { configuration.dnsOverride = [host: address] }

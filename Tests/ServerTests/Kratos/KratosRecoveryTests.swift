@@ -78,6 +78,10 @@ struct KratosRecoveryTests {
         let methods = recoveredWhoami.json["authentication_methods"] as? [[String: Any]]
         #expect(methods?.map { $0["method"] as? String } == ["code_recovery"], "\(recoveredWhoami.text)")
         #expect(try await app.http.send("GET", "/sessions/whoami", contentType: nil, headers: ["X-Session-Token": token]).status == 401)
+        for (method, path) in [("GET", "/sessions"), ("DELETE", "/sessions")] {
+            let managed = try await phone.http.send(method, path, contentType: nil, headers: ["X-Session-Token": recoveryToken])
+            #expect(managed.status == 403, "a recovery's session manages no sessions: \(method) \(path) \(managed.status)")
+        }
 
         // The settings flow the recovery named adds the new passkey.
         let settings = try await phone.initialize("/self-service/settings/flows?id=\(settingsID)", token: recoveryToken)
