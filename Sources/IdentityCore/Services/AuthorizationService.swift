@@ -240,6 +240,8 @@ public struct AuthorizationService: Sendable {
     private static let verifierCharacters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
 
     /// Adds query parameters to a registered redirect URI, keeping its own query.
+    /// `base` with `parameters` appended to its query, each value percent-encoded (`nil` ones
+    /// left out): every redirect back to a client (authorization, logout).
     static func url(_ base: String, adding parameters: [(String, String?)]) -> String {
         var allowed = CharacterSet.urlQueryAllowed
         allowed.remove(charactersIn: "&=+?#")

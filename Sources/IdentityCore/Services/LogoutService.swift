@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Signing out at an app's request: OpenID Connect RP-Initiated Logout 1.0 (the discovery
 /// document's `end_session_endpoint`) and Auth0's `GET /v2/logout`. It decides where the
@@ -75,7 +75,7 @@ public struct LogoutService: Sendable {
             guard client.postLogoutRedirectURIs.contains(uri) else {
                 throw Refusal(description: "The post_logout_redirect_uri is not one of the client's post_logout_redirect_uris.")
             }
-            redirect = Self.appending(state: request.state, to: uri)
+            redirect = request.state.map { AuthorizationService.url(uri, adding: [("state", $0)]) } ?? uri
         }
         return Decision(clientName: client?.name, clientID: client?.clientID, userID: hint?.userID, redirect: redirect, needsConfirmation: hint == nil)
     }
@@ -115,9 +115,4 @@ public struct LogoutService: Sendable {
         return host == allowedHost
     }
 
-    private static func appending(state: String?, to uri: String) -> String {
-        guard let state, var components = URLComponents(string: uri) else { return uri }
-        components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "state", value: state)]
-        return components.string ?? uri
-    }
 }
