@@ -96,8 +96,14 @@ public enum LatchkeyApplication {
         if !configuration.webhooks.endpoints.isEmpty { services.append(WebhookSenderService(
             store: routes.storage, endpoints: Dictionary(configuration.webhooks.endpoints.map { ($0.id, $0) }) { first, _ in first },
             policy: WebhookAddressPolicy(allowed: configuration.webhooks.allowPrivateNetworks), clock: clock,
-            wakeUps: WebhookSenderService.wakeUps(from: routes.storage.securityEvents, kinds: configuration.webhooks.endpoints.reduce(into: []) { $0.formUnion($1.auditKinds) }),
+            wakeUps: OutboxPump.wakeUps(from: routes.storage.securityEvents, kinds: configuration.webhooks.endpoints.reduce(into: []) { $0.formUnion($1.auditKinds) }),
             logger: logger
+        )) }
+        let toldOfLogouts = routes.clients.all.filter { $0.backchannelLogoutURI != nil }
+        if !toldOfLogouts.isEmpty { services.append(BackchannelLogoutSenderService(
+            store: routes.storage, clients: routes.clients, tokens: routes.tokens,
+            policy: WebhookAddressPolicy(allowed: configuration.webhooks.allowPrivateNetworks), clock: clock, logger: logger,
+            wakeUps: OutboxPump.wakeUps(from: routes.storage.securityEvents, kinds: BackchannelLogoutSenderService.sessionEnds)
         )) }
         if let listener = configuration.admin.listener {
             services.append(try adminListener(routes.admin, host: listener.host, port: listener.port, configuration: configuration, logger: logger))
@@ -182,7 +188,8 @@ public enum LatchkeyApplication {
             idTokenLifetime: configuration.tokens.idTokenLifetime,
             refreshTokenLifetime: configuration.tokens.refreshTokenLifetime,
             refreshTokenAbsoluteLifetime: configuration.tokens.refreshTokenAbsoluteLifetime,
-            apiAudiences: configuration.tokens.audiences
+            apiAudiences: configuration.tokens.audiences,
+            accessTokenAlgorithms: configuration.tokens.accessTokenAlgorithms
         )
         let keyStore = try await keyStore(configuration, storage: storage, random: random, logger: logger)
         let keys = SigningKeyRing(store: keyStore, clock: clock, random: random, publicationGrace: tokenConfiguration.longestSignedTokenLifetime)
@@ -224,9 +231,11 @@ public enum LatchkeyApplication {
             OAuthClient(
                 clientID: $0.id, name: $0.name, secret: $0.secret, grantTypes: Set($0.grantTypes), redirectURIs: $0.redirectURIs,
                 allowedScopes: $0.allowedScopes, isFirstParty: $0.isFirstParty, idTokenSigningAlgorithm: $0.idTokenSigningAlgorithm,
-                postLogoutRedirectURIs: $0.postLogoutRedirectURIs, allowedLogoutURLs: $0.allowedLogoutURLs
+                postLogoutRedirectURIs: $0.postLogoutRedirectURIs, allowedLogoutURLs: $0.allowedLogoutURLs, backchannelLogoutURI: $0.backchannelLogoutURI
             )
         })
+        // From now on a session of these clients that ends writes a notice in its own transaction.
+        try await storage.replaceBackchannelLogoutClients(Set(clients.all.filter { $0.backchannelLogoutURI != nil }.map(\.clientID)))
         let accounts = AccountService(storage: storage, clock: clock, sensitiveActions: sensitiveActions)
         let authorization = AuthorizationService(clients: clients, tokens: tokens, storage: storage, clock: clock, random: random)
         let passwords = PasswordService(storage: storage, clock: clock, random: random, rateLimits: rateLimits, sensitiveActions: sensitiveActions)
@@ -324,7 +333,8 @@ public enum LatchkeyApplication {
         router.get("/ready") { _, _ in await Readiness.check(keys: storage) }
 
         return Routes(
-            router: router, storage: storage, authenticatorNames: names, metadata: metadata, passkeys: passkeys, mail: mail, recovery: recovery, admin: admin
+            router: router, storage: storage, authenticatorNames: names, metadata: metadata, passkeys: passkeys, mail: mail, recovery: recovery, admin: admin,
+            tokens: tokens, clients: clients
         )
     }
 
@@ -346,6 +356,10 @@ public enum LatchkeyApplication {
         public let recovery: AccountRecoveryService
         /// The Admin API's services.
         public let admin: AdminAPIServices
+        /// The tokens' keys, which also sign logout tokens.
+        let tokens: TokenService
+        /// The registered clients.
+        let clients: ClientRegistry
     }
 
     /// The Admin API on a listener of its own (`admin.host`, `admin.port`), so that it can

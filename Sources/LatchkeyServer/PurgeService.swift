@@ -75,6 +75,10 @@ struct PurgeService: Service {
         removed["webhook deliveries"] = try await inBatches {
             try await storage.purgeWebhookDeliveries(before: now.addingTimeInterval(-7 * 86400), limit: Self.batch)
         }
+        // Finished logout notices, likewise: a week to ask whether a client was told.
+        removed["logout notices"] = try await inBatches {
+            try await storage.purgeBackchannelLogouts(before: now.addingTimeInterval(-7 * 86400), limit: Self.batch)
+        }
         if removed.values.contains(where: { $0 > 0 }) { try await storage.reclaimSpace(pages: 2000) }
         return removed
     }

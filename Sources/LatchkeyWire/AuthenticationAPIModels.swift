@@ -527,6 +527,11 @@ public struct ProviderMetadata: Codable, Sendable, Hashable {
     public var revocationEndpoint: String?
     /// Where an app sends the browser to sign out (OpenID Connect RP-Initiated Logout 1.0).
     public var endSessionEndpoint: String?
+    /// Whether clients may register a `backchannel_logout_uri` (OpenID Connect Back-Channel
+    /// Logout 1.0).
+    public var backchannelLogoutSupported: Bool?
+    /// Whether logout tokens, and ID tokens, carry `sid`.
+    public var backchannelLogoutSessionSupported: Bool?
     /// Supported `response_type` values.
     public var responseTypesSupported: [String]?
     /// Supported `response_mode` values.
@@ -560,8 +565,11 @@ public struct ProviderMetadata: Codable, Sendable, Hashable {
         authorizationResponseIssParameterSupported: Bool? = nil, subjectTypesSupported: [String]? = nil,
         idTokenSigningAlgValuesSupported: [String]? = nil, scopesSupported: [String]? = nil, claimsSupported: [String]? = nil,
         grantTypesSupported: [String]? = nil, tokenEndpointAuthMethodsSupported: [String]? = nil,
-        revocationEndpointAuthMethodsSupported: [String]? = nil, endSessionEndpoint: String? = nil
+        revocationEndpointAuthMethodsSupported: [String]? = nil, endSessionEndpoint: String? = nil, backchannelLogoutSupported: Bool? = nil,
+        backchannelLogoutSessionSupported: Bool? = nil
     ) {
+        self.backchannelLogoutSupported = backchannelLogoutSupported
+        self.backchannelLogoutSessionSupported = backchannelLogoutSessionSupported
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint
@@ -591,6 +599,8 @@ public struct ProviderMetadata: Codable, Sendable, Hashable {
         case jwksURI = "jwks_uri"
         case revocationEndpoint = "revocation_endpoint"
         case endSessionEndpoint = "end_session_endpoint"
+        case backchannelLogoutSupported = "backchannel_logout_supported"
+        case backchannelLogoutSessionSupported = "backchannel_logout_session_supported"
         case responseTypesSupported = "response_types_supported"
         case responseModesSupported = "response_modes_supported"
         case codeChallengeMethodsSupported = "code_challenge_methods_supported"

@@ -11,7 +11,7 @@ import PostgresNIO
 /// uniqueness violation is told apart by its constraint's name (``PostgresFailure``).
 enum PostgresMigrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10)]
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11)]
 
     /// Serializes migrations across instances: whichever takes it first migrates, the
     /// others wait and then find nothing left to do. (The two-key form of the advisory
@@ -954,5 +954,52 @@ enum PostgresMigrations {
         UPDATE admin_keys SET scopes = scopes || ',enrollment:write' WHERE ',' || scopes || ',' LIKE '%,credentials:write,%'
         ;
         ALTER TABLE signing_keys ADD COLUMN algorithm text NOT NULL DEFAULT 'ES256' CHECK (algorithm IN ('ES256', 'RS256', 'PS256'))
+        """
+
+    /// Back-channel logout, as SQLite's v15: the browser session a code was issued from,
+    /// kept by the login session it starts; and the outbox of logout notices, written by a
+    /// trigger on the sessions that is on only while some client wants them. A login's
+    /// session has no browser session, so the partial index costs it nothing.
+    static let v11 = """
+        ALTER TABLE authorization_codes ADD COLUMN browser_session bytea
+        ;
+        ALTER TABLE refresh_token_families ADD COLUMN browser_session bytea
+        ;
+        CREATE INDEX refresh_token_families_browser_session ON refresh_token_families (browser_session) WHERE browser_session IS NOT NULL
+        ;
+        CREATE TABLE backchannel_logout_clients (
+            client_id text NOT NULL PRIMARY KEY
+        )
+        ;
+        CREATE TABLE backchannel_logouts (
+            position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            client_id text NOT NULL,
+            session_id text NOT NULL UNIQUE,
+            user_id text NOT NULL,
+            status text NOT NULL DEFAULT 'pending' CONSTRAINT backchannel_logouts_status_check CHECK (status IN ('pending', 'delivered', 'failed')),
+            attempts integer NOT NULL DEFAULT 0,
+            next_attempt_at double precision NOT NULL,
+            last_status text,
+            last_error text,
+            created_at double precision NOT NULL,
+            delivered_at double precision
+        )
+        ;
+        CREATE INDEX backchannel_logouts_due ON backchannel_logouts (next_attempt_at) WHERE status = 'pending'
+        ;
+        CREATE FUNCTION latchkey_backchannel_logout() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            INSERT INTO backchannel_logouts (client_id, session_id, user_id, next_attempt_at, created_at)
+            SELECT NEW.client_id, NEW.id, NEW.user_id, NEW.revoked_at, NEW.revoked_at
+            WHERE EXISTS (SELECT 1 FROM backchannel_logout_clients WHERE client_id = NEW.client_id)
+            ON CONFLICT DO NOTHING;
+            RETURN NULL;
+        END
+        $$
+        ;
+        CREATE TRIGGER refresh_token_families_backchannel_logout AFTER UPDATE OF revoked_at ON refresh_token_families
+            FOR EACH ROW WHEN (OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL) EXECUTE FUNCTION latchkey_backchannel_logout()
+        ;
+        ALTER TABLE refresh_token_families DISABLE TRIGGER refresh_token_families_backchannel_logout
         """
 }

@@ -110,10 +110,13 @@ extension PostgresStorage {
 
     /// Deletes an account; everything that names it goes with it (`ON DELETE CASCADE`, and for
     /// its sessions the trigger of migration v9).
-    public func deleteUser(id: UserID) async throws -> Bool {
+    public func deleteUser(id: UserID, at time: Date) async throws -> Bool {
         guard !StoredText.containsNUL([id.rawValue]) else { return false }
-        return try await autocommit { db in
-            try await !db.rows("DELETE FROM users WHERE id = \(id.rawValue) RETURNING 1", logger: self.logger).isEmpty
+        return try await transaction { db in
+            // Revoked before they go, so that the apps told of ended sessions hear of these.
+            _ = try await db.rows(
+                "UPDATE refresh_token_families SET revoked_at = \(time.seconds) WHERE user_id = \(id.rawValue) AND revoked_at IS NULL RETURNING 1", logger: self.logger)
+            return try await !db.rows("DELETE FROM users WHERE id = \(id.rawValue) RETURNING 1", logger: self.logger).isEmpty
         }
     }
 
@@ -141,12 +144,20 @@ extension PostgresStorage {
         guard !StoredText.containsNUL([id, userID.rawValue]) else { return false }
         return try await autocommit { db in
             if let hash = SessionSummary.browserTokenHash(id: id) {
-                return try await !db.rows(
+                // The login sessions its codes started end with it, in the same statement.
+                return try await db.row(
                     """
-                    UPDATE browser_sessions SET revoked_at = \(time.seconds)
-                    WHERE token_hash = \(hash.bytea) AND user_id = \(userID.rawValue) AND revoked_at IS NULL AND expires_at > \(time.seconds) RETURNING 1
+                    WITH ended AS (
+                        UPDATE browser_sessions SET revoked_at = \(time.seconds)
+                        WHERE token_hash = \(hash.bytea) AND user_id = \(userID.rawValue) AND revoked_at IS NULL AND expires_at > \(time.seconds)
+                        RETURNING token_hash
+                    ), logins AS (
+                        UPDATE refresh_token_families SET revoked_at = \(time.seconds)
+                        WHERE browser_session IN (SELECT token_hash FROM ended) AND revoked_at IS NULL RETURNING 1
+                    )
+                    SELECT count(*) AS ended FROM ended
                     """, logger: self.logger
-                ).isEmpty
+                )?.integer("ended") ?? 0 > 0
             }
             return try await !db.rows(
                 """

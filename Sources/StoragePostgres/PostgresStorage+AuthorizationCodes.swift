@@ -15,11 +15,11 @@ extension PostgresStorage {
                 """
                 INSERT INTO authorization_codes (
                     code_hash, client_id, user_id, redirect_uri, code_challenge, scopes, audience, nonce,
-                    session_id, authenticated_at, user_verified, expires_at, used_at, credential_id, method
+                    session_id, authenticated_at, user_verified, expires_at, used_at, credential_id, method, browser_session
                 ) VALUES (
                     \(code.codeHash.bytea), \(code.clientID), \(code.userID.rawValue), \(code.redirectURI), \(code.codeChallenge), \(code.scopes),
                     \(code.audience), \(code.nonce), \(code.sessionID), \(code.authenticatedAt.seconds), \(code.userVerified),
-                    \(code.expiresAt.seconds), NULL, \(code.credentialID?.bytea), \(code.method.rawValue)
+                    \(code.expiresAt.seconds), NULL, \(code.credentialID?.bytea), \(code.method.rawValue), \(code.browserSession?.bytea)
                 )
                 """, logger: self.logger)
         }
@@ -45,8 +45,15 @@ extension PostgresStorage {
                 WHERE code_hash = \(hash.bytea) AND used_at IS NULL AND expires_at > \(time.seconds) RETURNING *
                 """, logger: self.logger)
             {
-                if let session { try await self.startSession(session, db) }
-                return .consumed(try AuthorizationCode(stored: row))
+                let code = try AuthorizationCode(stored: row)
+                if let session {
+                    try await self.startSession(session, db)
+                    if let browser = code.browserSession {
+                        _ = try await db.rows(
+                            "UPDATE refresh_token_families SET browser_session = \(browser.bytea) WHERE id = \(session.familyID) RETURNING 1", logger: self.logger)
+                    }
+                }
+                return .consumed(code)
             }
             guard let row = try await db.row("SELECT * FROM authorization_codes WHERE code_hash = \(hash.bytea)", logger: self.logger),
                 try row.optionalDate("used_at") != nil

@@ -29,12 +29,17 @@ extension PostgresStorage {
         }
     }
 
-    /// Revokes a session, keeping its first revocation time.
+    /// Revokes a session, keeping its first revocation time, and the login sessions its
+    /// codes started: one statement, so both or neither.
     public func revokeBrowserSession(hash: [UInt8], at time: Date) async throws {
         try await autocommit { db in
             _ = try await db.rows(
-                "UPDATE browser_sessions SET revoked_at = \(time.seconds) WHERE token_hash = \(hash.bytea) AND revoked_at IS NULL RETURNING 1",
-                logger: self.logger)
+                """
+                WITH ended AS (
+                    UPDATE browser_sessions SET revoked_at = \(time.seconds) WHERE token_hash = \(hash.bytea) AND revoked_at IS NULL RETURNING 1
+                )
+                UPDATE refresh_token_families SET revoked_at = \(time.seconds) WHERE browser_session = \(hash.bytea) AND revoked_at IS NULL RETURNING 1
+                """, logger: self.logger)
         }
     }
 

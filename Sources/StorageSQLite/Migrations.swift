@@ -12,7 +12,7 @@ enum Migrations {
     /// Every migration, in the order they apply.
     static let all: [(name: String, sql: String)] = [
         ("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11), ("v12", v12),
-        ("v13", v13), ("v14", v14),
+        ("v13", v13), ("v14", v14), ("v15", v15),
     ]
 
     /// The applied migrations: the known ones in order, then any only a newer build knows,
@@ -495,5 +495,32 @@ enum Migrations {
         ALTER TABLE recovery_codes ADD COLUMN lookup_key BLOB;
         UPDATE admin_keys SET scopes = scopes || ',enrollment:write' WHERE ',' || scopes || ',' LIKE '%,credentials:write,%';
         ALTER TABLE signing_keys ADD COLUMN algorithm TEXT NOT NULL DEFAULT 'ES256' CHECK (algorithm IN ('ES256', 'RS256', 'PS256'));
+        """
+
+    /// Back-channel logout: a code remembers the browser session it was issued from, and the
+    /// login session it starts remembers it too, so that signing out of the browser ends the
+    /// apps' sessions it started; and the outbox of logout notices, which a trigger on the
+    /// sessions writes (created only while some client wants them, as the webhooks' is).
+    private static let v15 = """
+        ALTER TABLE authorization_codes ADD COLUMN browser_session BLOB;
+        ALTER TABLE refresh_token_families ADD COLUMN browser_session BLOB;
+        CREATE INDEX refresh_token_families_browser_session ON refresh_token_families(browser_session) WHERE browser_session IS NOT NULL;
+        CREATE TABLE backchannel_logout_clients (
+            client_id TEXT NOT NULL PRIMARY KEY
+        ) STRICT, WITHOUT ROWID;
+        CREATE TABLE backchannel_logouts (
+            position INTEGER PRIMARY KEY,
+            client_id TEXT NOT NULL,
+            session_id TEXT NOT NULL UNIQUE,
+            user_id TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at REAL NOT NULL,
+            last_status TEXT,
+            last_error TEXT,
+            created_at REAL NOT NULL,
+            delivered_at REAL
+        ) STRICT;
+        CREATE INDEX backchannel_logouts_due ON backchannel_logouts (next_attempt_at) WHERE status = 'pending';
         """
 }

@@ -92,9 +92,13 @@ extension SQLiteStorage {
     }
 
     /// Deletes an account; everything that names it goes with it (`ON DELETE CASCADE`).
-    public func deleteUser(id: UserID) async throws -> Bool {
+    public func deleteUser(id: UserID, at time: Date) async throws -> Bool {
         guard StoredText.canMatch(id.rawValue) else { return false }
-        return try database.write { db in try db.execute("DELETE FROM users WHERE id = ?", [id.rawValue]) > 0 }
+        return try database.write { db in
+            // Revoked before they go, so that the apps told of ended sessions hear of these.
+            try db.execute("UPDATE refresh_token_families SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL", [time.databaseSeconds, id.rawValue])
+            return try db.execute("DELETE FROM users WHERE id = ?", [id.rawValue]) > 0
+        }
     }
 
     // MARK: - Sessions
@@ -121,10 +125,12 @@ extension SQLiteStorage {
         guard StoredText.canMatch(id), StoredText.canMatch(userID.rawValue) else { return false }
         return try database.write { db in
             if let hash = SessionSummary.browserTokenHash(id: id) {
-                return try db.execute(
+                let revoked = try db.execute(
                     "UPDATE browser_sessions SET revoked_at = ? WHERE token_hash = ? AND user_id = ? AND revoked_at IS NULL AND expires_at > ?",
                     [time.databaseSeconds, hash, userID.rawValue, time.databaseSeconds]
                 ) > 0
+                if revoked { try Self.revokeLoginSessions(startedBy: hash, at: time, db) }
+                return revoked
             }
             return try db.execute(
                 "UPDATE refresh_token_families SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL", [time.databaseSeconds, id, userID.rawValue]

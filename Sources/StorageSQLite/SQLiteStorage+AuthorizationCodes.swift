@@ -13,13 +13,13 @@ extension SQLiteStorage {
             try db.execute("""
                     INSERT INTO authorization_codes (
                         code_hash, client_id, user_id, redirect_uri, code_challenge, scopes, audience, nonce,
-                        session_id, authenticated_at, user_verified, expires_at, used_at, credential_id, method
-                    ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
+                        session_id, authenticated_at, user_verified, expires_at, used_at, credential_id, method, browser_session
+                    ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)
                     """, [
                     code.codeHash, code.clientID, code.userID.rawValue, code.redirectURI, code.codeChallenge,
                     try JSONColumn.encode(code.scopes), code.audience, code.nonce, code.sessionID,
                     code.authenticatedAt.databaseSeconds, code.userVerified, code.expiresAt.databaseSeconds, code.credentialID,
-                    code.method.rawValue,
+                    code.method.rawValue, code.browserSession,
                 ])
         }
     }
@@ -45,7 +45,12 @@ extension SQLiteStorage {
             }
             guard time < code.expiresAt else { return .invalid }
             try db.execute("UPDATE authorization_codes SET used_at = ? WHERE code_hash = ?", [time.databaseSeconds, hash])
-            if let session { try Self.startSession(session, db) }
+            if let session {
+                try Self.startSession(session, db)
+                if let browser = code.browserSession {
+                    try db.execute("UPDATE refresh_token_families SET browser_session = ? WHERE id = ?", [browser, session.familyID])
+                }
+            }
             return .consumed(code)
         }
     }

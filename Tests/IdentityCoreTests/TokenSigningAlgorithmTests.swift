@@ -64,4 +64,24 @@ struct TokenSigningAlgorithmTests {
         // The access token still authorizes (ES256, verified by the service itself).
         #expect(try await fixture.tokens.authorize(plain.accessToken).userID == ada.id)
     }
+
+    /// An API that asked for RSA (`tokens.audiences[].signing_alg`) gets RS256 access tokens,
+    /// which verify from the published set and pass this server's own check; every other
+    /// audience keeps ES256.
+    @Test func anAPIGetsTheAccessTokensItAskedFor() async throws {
+        let fixture = try await ServiceFixture(tokenConfiguration: TokenConfiguration(
+            issuer: "https://example.com", accessTokenLifetime: 600, idTokenLifetime: 600, apiAudiences: ["https://rsa.example/", "https://ec.example/"],
+            accessTokenAlgorithms: ["https://rsa.example/": .rs256]
+        ))
+        _ = try await fixture.signUp(email: "ada@example.com")
+        let ada = try #require(try await fixture.storage.user(identifier: .email("ada@example.com")))
+        let client = OAuthClient(clientID: "app", name: "App", secret: nil, grantTypes: [.webauthn])
+        for (audience, algorithm) in [("https://rsa.example/", "RS256"), ("https://ec.example/", "ES256")] {
+            let tokens = try await fixture.tokens.issue(for: ada, client: client, scopes: ["openid"], audience: audience, userVerified: true, method: .passkey)
+            #expect(try Self.part(tokens.accessToken, 0)["alg"] as? String == algorithm, "\(audience)")
+            #expect(try Self.part(try #require(tokens.idToken), 0)["alg"] as? String == "RS256", "the client's ID tokens are its own choice")
+            #expect(try Self.verifies(tokens.accessToken, with: try await fixture.tokens.keySet()))
+            #expect(try await fixture.tokens.authorize(tokens.accessToken, audience: audience).userID == ada.id)
+        }
+    }
 }

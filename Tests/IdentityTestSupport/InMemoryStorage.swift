@@ -336,6 +336,7 @@ public final class InMemoryStorage: IdentityStorage {
     public func revokeBrowserSession(hash: [UInt8], at time: Date) async throws {
         state.withLock { state in
             if let stored = state.browserSessions[hash], stored.revokedAt == nil { state.browserSessions[hash] = (stored.session, time) }
+            state.revokeLoginSessions(startedBy: hash, at: time)
         }
     }
 
@@ -639,7 +640,10 @@ public final class InMemoryStorage: IdentityStorage {
             guard time < code.expiresAt else { return .invalid }
             var draft = state
             draft.codes[hash] = (code, time)
-            if let session { try draft.startSession(session) }
+            if let session {
+                try draft.startSession(session)
+                if let browser = code.browserSession { draft.families[session.familyID]?.browserSession = browser }
+            }
             state = draft
             return .consumed(code)
         }
@@ -788,10 +792,12 @@ public final class InMemoryStorage: IdentityStorage {
     }
 
     /// Deletes an account and everything that names it; its events stay.
-    public func deleteUser(id: UserID) async throws -> Bool {
+    public func deleteUser(id: UserID, at time: Date) async throws -> Bool {
         state.withLock { state in
             guard state.users.removeValue(forKey: id) != nil else { return false }
             state.credentials.removeAll { $0.userID == id }
+            // Revoked before they go, as the stores do.
+            for (familyID, family) in state.families where family.userID == id && family.revokedAt == nil { state.families[familyID]?.revokedAt = time }
             let families = Set(state.families.filter { $0.value.userID == id }.keys)
             for family in families {
                 state.families[family] = nil
@@ -838,6 +844,7 @@ public final class InMemoryStorage: IdentityStorage {
                     return false
                 }
                 state.browserSessions[hash] = (stored.session, time)
+                state.revokeLoginSessions(startedBy: hash, at: time)
                 return true
             }
             guard let family = state.families[id], family.userID == userID, family.revokedAt == nil else { return false }
@@ -933,6 +940,54 @@ public final class InMemoryStorage: IdentityStorage {
         state.withLock { state in
             let doomed = Set(state.webhookDeliveries.filter { $0.status != .pending && $0.createdAt < time }.prefix(max(0, limit)).map(\.id))
             state.webhookDeliveries.removeAll { doomed.contains($0.id) }
+            return doomed.count
+        }
+    }
+
+    // MARK: - Back-channel logout
+
+    /// Makes these the clients told of their sessions' ends.
+    public func replaceBackchannelLogoutClients(_ clientIDs: Set<String>) async throws {
+        state.withLock { $0.backchannelLogoutClients = clientIDs }
+    }
+
+    /// Claims due notices.
+    public func claimBackchannelLogouts(dueAt time: Date, leaseUntil: Date, limit: Int) async throws -> [BackchannelLogout] {
+        state.withLock { state in
+            let due = state.backchannelLogouts.indices.filter { state.backchannelLogouts[$0].status == .pending && state.backchannelLogouts[$0].nextAttemptAt <= time }
+                .sorted { state.backchannelLogouts[$0].nextAttemptAt < state.backchannelLogouts[$1].nextAttemptAt }.prefix(max(0, limit))
+            return due.map { index in
+                let notice = state.backchannelLogouts[index]
+                state.backchannelLogouts[index] = notice.changed(status: .pending, attempts: notice.attempts + 1, nextAttemptAt: leaseUntil)
+                return state.backchannelLogouts[index]
+            }
+        }
+    }
+
+    /// Records how an attempt ended.
+    public func finishBackchannelLogout(position: Int64, outcome: WebhookAttemptOutcome, at time: Date) async throws {
+        let stored = outcome.stored
+        state.withLock { state in
+            guard let index = state.backchannelLogouts.firstIndex(where: { $0.position == position }) else { return }
+            let notice = state.backchannelLogouts[index]
+            state.backchannelLogouts[index] = notice.changed(
+                status: stored.status, attempts: notice.attempts, nextAttemptAt: stored.retryAt ?? notice.nextAttemptAt, lastStatus: stored.lastStatus,
+                lastError: stored.error
+            )
+        }
+    }
+
+    /// Notices, newest first.
+    public func backchannelLogouts(status: WebhookDeliveryStatus?, limit: Int) async throws -> [BackchannelLogout] {
+        guard limit > 0 else { return [] }
+        return state.withLock { state in Array(state.backchannelLogouts.reversed().filter { status == nil || $0.status == status }.prefix(limit)) }
+    }
+
+    /// Deletes finished notices written before `time`.
+    public func purgeBackchannelLogouts(before time: Date, limit: Int) async throws -> Int {
+        state.withLock { state in
+            let doomed = Set(state.backchannelLogouts.filter { $0.status != .pending && $0.createdAt < time }.prefix(max(0, limit)).map(\.position))
+            state.backchannelLogouts.removeAll { doomed.contains($0.position) }
             return doomed.count
         }
     }
@@ -1052,6 +1107,8 @@ private struct Family {
     var revokedAt: Date?
     var startedAt: Date = .distantPast
     var method: SignInMethod = .passkey
+    /// The browser session whose code started it, which ends it too.
+    var browserSession: [UInt8]?
 }
 
 private struct State {
@@ -1059,7 +1116,26 @@ private struct State {
     /// In insertion order, which breaks ties between equal creation times.
     var credentials: [PasskeyCredential] = []
     var finishedCeremonies: Set<CeremonyKey> = []
-    var families: [String: Family] = [:]
+    var families: [String: Family] = [:] {
+        // As the stores' trigger does: a session of a client that wants to be told, revoked
+        // now, writes a notice (once).
+        didSet {
+            guard !backchannelLogoutClients.isEmpty else { return }
+            for (id, family) in families.sorted(by: { $0.key < $1.key })
+            where family.revokedAt != nil && oldValue[id].map({ $0.revokedAt == nil }) == true && backchannelLogoutClients.contains(family.clientID)
+                && !backchannelLogouts.contains(where: { $0.sessionID == id })
+            {
+                let time = family.revokedAt ?? .distantPast
+                backchannelLogouts.append(BackchannelLogout(
+                    position: Int64(backchannelLogouts.count + 1), clientID: family.clientID, sessionID: id, userID: family.userID, status: .pending,
+                    attempts: 0, nextAttemptAt: time, lastStatus: nil, lastError: nil, createdAt: time
+                ))
+            }
+        }
+    }
+    var backchannelLogoutClients: Set<String> = []
+    /// In insertion order (a notice's position is its index plus one).
+    var backchannelLogouts: [BackchannelLogout] = []
     var refreshTokens: [[UInt8]: StoredToken] = [:]
     /// In insertion order.
     var signingKeys: [SigningKeyRecord] = []
@@ -1086,6 +1162,11 @@ private struct State {
     var webhookEndpointsOff: [String: String] = [:]
     /// In insertion order (a delivery's position is its index plus one).
     var webhookDeliveries: [WebhookDelivery] = []
+
+    /// Revokes the login sessions that codes of the browser session `hash` started.
+    mutating func revokeLoginSessions(startedBy hash: [UInt8], at time: Date) {
+        for (id, family) in families where family.browserSession == hash && family.revokedAt == nil { families[id]?.revokedAt = time }
+    }
 
     /// Appends an event and, as the stores' trigger does, a delivery for every endpoint
     /// that subscribes to its kind and is on.
@@ -1243,6 +1324,18 @@ extension WebhookDelivery {
             position: position, id: id, endpointID: endpointID, event: event, status: status ?? self.status, attempts: attempts ?? self.attempts,
             nextAttemptAt: nextAttemptAt ?? self.nextAttemptAt, lastStatus: lastStatus ?? self.lastStatus, lastError: lastError ?? self.lastError,
             createdAt: createdAt, deliveredAt: deliveredAt ?? self.deliveredAt
+        )
+    }
+}
+
+extension BackchannelLogout {
+    /// The same notice, changed.
+    fileprivate func changed(
+        status: WebhookDeliveryStatus, attempts: Int, nextAttemptAt: Date, lastStatus: Int?? = .none, lastError: String?? = .none
+    ) -> BackchannelLogout {
+        BackchannelLogout(
+            position: position, clientID: clientID, sessionID: sessionID, userID: userID, status: status, attempts: attempts, nextAttemptAt: nextAttemptAt,
+            lastStatus: lastStatus ?? self.lastStatus, lastError: lastError ?? self.lastError, createdAt: createdAt
         )
     }
 }

@@ -90,8 +90,8 @@ extension StorageContract {
         #expect(try await storage.setUserDisabled(id: UserID(rawValue: "nobody"), disabled: true, at: StorageFixtures.time(13)) == nil)
 
         try await storage.record(AuditEvent(time: StorageFixtures.time(14), kind: .login, userID: ada.id))
-        #expect(try await storage.deleteUser(id: ada.id))
-        #expect(try await storage.deleteUser(id: ada.id) == false)
+        #expect(try await storage.deleteUser(id: ada.id, at: StorageFixtures.time(50)))
+        #expect(try await storage.deleteUser(id: ada.id, at: StorageFixtures.time(50)) == false)
         #expect(try await storage.user(id: ada.id) == nil)
         #expect(try await storage.credential(id: credential.credentialID) == nil)
         #expect(try await storage.sessions(userID: ada.id).isEmpty)

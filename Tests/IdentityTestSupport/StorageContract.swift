@@ -79,6 +79,7 @@ public enum StorageContract {
         case auditQueries
         case auditEventOrigins
         case webhookOutbox
+        case backchannelLogoutOutbox
         // Self-service flows
         case flowLifecycle
         case concurrentFlowCompletion
@@ -125,6 +126,7 @@ public enum StorageContract {
         case .auditQueries: try await auditQueries(storage)
         case .auditEventOrigins: try await auditEventOrigins(storage)
         case .webhookOutbox: try await webhookOutbox(storage)
+        case .backchannelLogoutOutbox: try await backchannelLogoutOutbox(storage)
         case .ceremonyCompletesOnce: try await ceremonyCompletesOnce(storage)
         case .ceremonyCompletionWritesEverything: try await ceremonyCompletionWritesEverything(storage)
         case .ceremonyCompletionIsAllOrNothing: try await ceremonyCompletionIsAllOrNothing(storage)

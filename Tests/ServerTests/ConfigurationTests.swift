@@ -67,13 +67,15 @@ struct ConfigurationTests {
                 name: Demo app
                 client_secret: optional-for-confidential-clients
                 grant_types: [webauthn, refresh_token]
-            tokens: { access_token_lifetime: 15m, refresh_token_lifetime: 30d, audiences: [https://api.example.com] }
+            tokens: { access_token_lifetime: 15m, refresh_token_lifetime: 30d, audiences: [https://api.example.com, { identifier: https://rsa.example.com, signing_alg: RS256 }] }
             passkeys: { ceremony_lifetime: 2m, user_verification: required, sign_count_policy: flag }
             """)
         #expect(configuration.clients.first?.secret == "optional-for-confidential-clients")
         #expect(configuration.clients.first?.grantTypes == [.webauthn, .refreshToken])
         #expect(configuration.tokens.accessTokenLifetime == 900)
         #expect(configuration.tokens.refreshTokenLifetime == 30 * 86400)
+        #expect(configuration.tokens.audiences == ["https://api.example.com", "https://rsa.example.com"])
+        #expect(configuration.tokens.accessTokenAlgorithms == ["https://rsa.example.com": .rs256])
         #expect(configuration.passkeys.ceremonyLifetime == 120)
         #expect(configuration.passkeys.userVerification == .required)
         #expect(configuration.passkeys.signCountPolicy == .acceptAndFlag)
@@ -155,6 +157,11 @@ struct ConfigurationTests {
         ("verification: { resend_cooldown: 0s }", "verification.resend_cooldown"),
         ("verification: { mails_per_hour: 0 }", "verification.mails_per_hour"),
         ("clients: [{ client_id: a, id_token_signed_response_alg: HS256 }]", "clients[0].id_token_signed_response_alg"),
+        ("clients: [{ client_id: a, backchannel_logout_uri: \"https://app.example/logout#x\" }]", "clients[0].backchannel_logout_uri"),
+        ("clients: [{ client_id: a, backchannel_logout_uri: /logout }]", "clients[0].backchannel_logout_uri"),
+        ("tokens: { audiences: [{ identifier: https://api.example, signing_alg: HS256 }] }", "tokens.audiences[0].signing_alg"),
+        ("tokens: { audiences: [{ identifier: https://api.example, alg: RS256 }] }", "tokens.audiences[0].alg"),
+        ("clients: [{ client_id: a, backchannel_logout_uri: \"ftp://app.example/logout\" }]", "clients[0].backchannel_logout_uri"),
     ])
     func badValuesNameTheirKey(yaml: String, key: String) {
         let failure = error(yaml)

@@ -227,7 +227,7 @@ import Testing
             #expect(keys["ak_2"]?.contains(AdminScope(.enrollment, writes: true)) == false)
             let code = try #require(try await storage.oneTimeCode(userID: UserID(rawValue: "user-ada"), purpose: .recovery))
             #expect(code.attempts == 2 && code.issued == 1 && code.hash == [0xaa])
-            #expect(try await storage.deleteUser(id: UserID(rawValue: "user-ada")))
+            #expect(try await storage.deleteUser(id: UserID(rawValue: "user-ada"), at: StorageFixtures.time(0)))
             #expect(try await storage.oneTimeCode(userID: UserID(rawValue: "user-ada"), purpose: .recovery) == nil, "a deleted user's codes go with it")
             try storage.close()
         }

@@ -35,7 +35,11 @@ extension Router where Context == BasicRequestContext {
                 grantTypesSupported: [GrantType.authorizationCode.rawValue, GrantType.webauthn.rawValue, GrantType.refreshToken.rawValue],
                 tokenEndpointAuthMethodsSupported: clientAuth,
                 revocationEndpointAuthMethodsSupported: clientAuth,
-                endSessionEndpoint: issuer + "oidc/logout"
+                endSessionEndpoint: issuer + "oidc/logout",
+                // Every session's end is posted to a client with a backchannel_logout_uri,
+                // with `sid`, which its ID tokens carry too.
+                backchannelLogoutSupported: true,
+                backchannelLogoutSessionSupported: true
             )
             return Self.cacheable(JSONResponse.make(metadata), seconds: 300)
         }

@@ -33,6 +33,11 @@ public struct AuthorizationCode: Sendable, Hashable {
     public let credentialID: [UInt8]?
     /// How the person signed in to that browser session; the tokens say the same.
     public let method: SignInMethod
+    /// The SHA-256 of the browser session's token, when the grant has no `offline_access`:
+    /// the login session the code starts ends with the browser session (signing out there
+    /// signs the app out too, OpenID Connect Back-Channel Logout §2.7), while an offline
+    /// grant outlives it.
+    public let browserSession: [UInt8]?
 
     /// Creates a record.
     public init(
@@ -49,8 +54,10 @@ public struct AuthorizationCode: Sendable, Hashable {
         userVerified: Bool,
         expiresAt: Date,
         credentialID: [UInt8]? = nil,
-        method: SignInMethod = .passkey
+        method: SignInMethod = .passkey,
+        browserSession: [UInt8]? = nil
     ) {
+        self.browserSession = browserSession
         self.credentialID = credentialID
         self.method = method
         self.codeHash = codeHash

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+public import Foundation
 
 /// The grants a client may use at the token endpoint.
 public enum GrantType: String, Sendable, Hashable, CaseIterable {
@@ -54,12 +54,17 @@ public struct OAuthClient: Sendable, Hashable {
     /// Auth0's name): matched without the query and fragment, a `*.` host label matching any
     /// one subdomain.
     public let allowedLogoutURLs: [String]
+    /// Where OpenID Connect Back-Channel Logout posts a logout token when one of its login
+    /// sessions ends (`clients[].backchannel_logout_uri`); `nil` tells it nothing.
+    public let backchannelLogoutURI: URL?
 
     /// Creates a client.
     public init(
         clientID: String, name: String, secret: String?, grantTypes: Set<GrantType>, redirectURIs: [String] = [], allowedScopes: Set<String>? = nil,
-        isFirstParty: Bool = false, idTokenSigningAlgorithm: SigningAlgorithm = .rs256, postLogoutRedirectURIs: [String] = [], allowedLogoutURLs: [String] = []
+        isFirstParty: Bool = false, idTokenSigningAlgorithm: SigningAlgorithm = .rs256, postLogoutRedirectURIs: [String] = [], allowedLogoutURLs: [String] = [],
+        backchannelLogoutURI: URL? = nil
     ) {
+        self.backchannelLogoutURI = backchannelLogoutURI
         self.postLogoutRedirectURIs = postLogoutRedirectURIs
         self.allowedLogoutURLs = allowedLogoutURLs
         self.idTokenSigningAlgorithm = idTokenSigningAlgorithm

@@ -137,7 +137,7 @@ public struct AdminService: Sendable {
 
     /// Deletes a user with everything they have; their audit events stay.
     public func deleteUser(id: UserID, by actor: String) async throws {
-        guard try await storage.deleteUser(id: id) else { throw Self.noUser }
+        guard try await storage.deleteUser(id: id, at: clock.now()) else { throw Self.noUser }
         try await record(.userDeleted, user: id, by: actor)
     }
 

@@ -109,7 +109,8 @@ public struct AuthorizationService: Sendable {
             redirectURI: request.redirectURI, codeChallenge: request.codeChallenge, scopes: request.scopes,
             audience: request.audience, nonce: request.nonce, sessionID: SessionID.new(at: clock.now(), random: random),
             authenticatedAt: session.authenticatedAt, userVerified: session.userVerified,
-            expiresAt: clock.now().addingTimeInterval(codeLifetime), credentialID: session.credentialID, method: session.method
+            expiresAt: clock.now().addingTimeInterval(codeLifetime), credentialID: session.credentialID, method: session.method,
+            browserSession: request.scopes.contains(Scopes.offlineAccess) ? nil : session.tokenHash
         ))
         return Self.url(request.redirectURI, adding: [("code", code), ("state", request.state), ("iss", tokens.issuer)])
     }

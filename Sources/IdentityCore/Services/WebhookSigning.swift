@@ -61,6 +61,14 @@ public enum WebhookRetrySchedule {
         let next = now.addingTimeInterval(delay)
         return next.timeIntervalSince(createdAt) <= window ? next : nil
     }
+
+    /// Another attempt after a failed one, or giving up when the retries ran out.
+    public static func retry(after attempts: Int, createdAt: Date, now: Date, status: Int?, error: String) -> WebhookAttemptOutcome {
+        guard let next = nextAttempt(after: attempts, createdAt: createdAt, now: now) else {
+            return .failed(status: status, error: error + "; retries ran out")
+        }
+        return .retry(status: status, error: error, retryAt: next)
+    }
 }
 
 /// The addresses a webhook may not be delivered to unless `webhooks.allow_private_networks`

@@ -27,9 +27,10 @@ public protocol AdministrationStore: Sendable {
     /// - Returns: The account as changed; `nil` when there is none.
     func setUserDisabled(id: UserID, disabled: Bool, at time: Date) async throws -> User?
     /// Deletes an account with every credential, password, session, token, code and
-    /// consent it has. Its audit events stay.
+    /// consent it has. Its audit events stay. Its login sessions are revoked at `time` first,
+    /// so that the apps told of ended sessions (back-channel logout) hear of these.
     /// - Returns: `false` when there is no such account.
-    func deleteUser(id: UserID) async throws -> Bool
+    func deleteUser(id: UserID, at time: Date) async throws -> Bool
     /// A user's sessions, revoked and expired ones included, newest first.
     func sessions(userID: UserID) async throws -> [SessionSummary]
     /// Revokes one session of a user. - Returns: `false` when the user has no such session

@@ -151,7 +151,9 @@ public protocol BrowserSessionStore: Sendable {
     func saveBrowserSession(_ session: BrowserSession) async throws
     /// The session with this token hash, if it exists, is not revoked and has not expired at `time`.
     func browserSession(hash: [UInt8], at time: Date) async throws -> BrowserSession?
-    /// Revokes a session (sign-out). Revoking an unknown session is not an error.
+    /// Revokes a session (sign-out), and in the same transaction the login sessions that
+    /// authorization codes it issued started (``AuthorizationCode/browserSession``).
+    /// Revoking an unknown session is not an error.
     func revokeBrowserSession(hash: [UInt8], at time: Date) async throws
     /// A user's sessions that are neither revoked nor expired at `time`, newest sign-in
     /// first (then by token hash): what "where am I signed in" lists.
@@ -171,7 +173,7 @@ public protocol AuthorizationCodeStore: Sendable {
     func authorizationCode(hash: [UInt8]) async throws -> AuthorizationCode?
     /// Presents a code, atomically: an unused code that has not expired at `time` is marked
     /// used, `session` (the login session its tokens belong to) is started in the same
-    /// transaction, and the code is returned as `.consumed`; a used one revokes the session
+    /// transaction and tied to the code's ``AuthorizationCode/browserSession``, and the code is returned as `.consumed`; a used one revokes the session
     /// `sessionID` names (its family) and is returned as `.reused`; anything else is
     /// `.invalid`. Because the session exists as soon as the code is used, a replay at any
     /// moment finds it and revokes it.
@@ -282,7 +284,7 @@ public protocol ConsentStore: Sendable {
 /// Everything IdentityCore persists, as one value to pass around.
 public typealias IdentityStorage = UserStore & CredentialStore & CeremonyStore & RefreshTokenStore & SigningKeyStore & AuditLog & SecretStore
     & BrowserSessionStore & AuthorizationCodeStore & InteractiveFlowStore & AdminTokenStore & PasswordStore & MetadataStore & RateLimitStore
-    & ConsentStore & MailOutboxStore & AccountCodeStore & AdministrationStore & WebhookStore
+    & ConsentStore & MailOutboxStore & AccountCodeStore & AdministrationStore & WebhookStore & BackchannelLogoutStore
 
 /// The mail outbox: messages queued by requests, sent by a background sender.
 public protocol MailOutboxStore: Sendable {

@@ -130,7 +130,8 @@ extension AuthorizationCode {
             userVerified: try row.bool("user_verified"),
             expiresAt: try row.date("expires_at"),
             credentialID: try row.optionalBytes("credential_id"),
-            method: try row.enumeration(SignInMethod.self, "method")
+            method: try row.enumeration(SignInMethod.self, "method"),
+            browserSession: try row.optionalBytes("browser_session")
         )
     }
 }
@@ -186,6 +187,19 @@ extension WebhookDelivery {
             attempts: Int(try row.integer("attempts")), nextAttemptAt: try row.date("next_attempt_at"),
             lastStatus: try row.optionalText("last_status").flatMap { Int($0) }, lastError: try row.optionalText("last_error"),
             createdAt: try row.date("created_at"), deliveredAt: try row.optionalDate("delivered_at")
+        )
+    }
+}
+
+extension BackchannelLogout {
+    /// Reads a notice from a `backchannel_logouts` row.
+    public init(stored row: some StoredRow) throws {
+        self.init(
+            position: try row.integer("position"), clientID: try row.text("client_id"), sessionID: try row.text("session_id"),
+            userID: UserID(rawValue: try row.text("user_id")), status: try row.enumeration(WebhookDeliveryStatus.self, "status"),
+            attempts: Int(try row.integer("attempts")), nextAttemptAt: try row.date("next_attempt_at"),
+            lastStatus: try row.optionalText("last_status").flatMap { Int($0) }, lastError: try row.optionalText("last_error"),
+            createdAt: try row.date("created_at")
         )
     }
 }

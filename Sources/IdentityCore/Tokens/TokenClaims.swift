@@ -93,3 +93,22 @@ extension IDTokenClaims {
         return writer.bytes
     }
 }
+
+/// The claims of a logout token (OpenID Connect Back-Channel Logout 1.0 §2.4, with its
+/// first errata's `exp`). It has no `nonce`, which the specification forbids so that a logout
+/// token can never pass for an ID token.
+struct LogoutTokenClaims: Codable, Sendable {
+    /// The one event it announces.
+    static let event = "http://schemas.openid.net/event/backchannel-logout"
+
+    var iss: String
+    var sub: String
+    var aud: String
+    var iat: Int64
+    var exp: Int64
+    var jti: String
+    /// `{event: {}}`.
+    var events: [String: [String: String]]
+    /// The login session that ended: the `sid` of the ID tokens it issued.
+    var sid: String
+}

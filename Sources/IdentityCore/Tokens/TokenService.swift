@@ -18,6 +18,9 @@ public struct TokenConfiguration: Sendable {
     public var refreshTokenAbsoluteLifetime: TimeInterval
     /// Audiences of the relying party's own APIs that clients may request.
     public var apiAudiences: [String]
+    /// What access tokens for an API are signed with, when not ES256 (Auth0's resource
+    /// server `signing_alg`): a resource server whose library verifies only RSA asks for RS256.
+    public var accessTokenAlgorithms: [String: SigningAlgorithm]
 
     /// Creates a configuration.
     public init(
@@ -26,8 +29,10 @@ public struct TokenConfiguration: Sendable {
         idTokenLifetime: TimeInterval = 3600,
         refreshTokenLifetime: TimeInterval = 30 * 86400,
         refreshTokenAbsoluteLifetime: TimeInterval = 90 * 86400,
-        apiAudiences: [String] = []
+        apiAudiences: [String] = [],
+        accessTokenAlgorithms: [String: SigningAlgorithm] = [:]
     ) {
+        self.accessTokenAlgorithms = accessTokenAlgorithms
         self.refreshTokenAbsoluteLifetime = max(refreshTokenAbsoluteLifetime, refreshTokenLifetime)
         self.issuer = issuer.hasSuffix("/") ? issuer : issuer + "/"
         self.accessTokenLifetime = accessTokenLifetime
@@ -353,6 +358,26 @@ public struct TokenService: Sendable {
         return try await keys.keySet(algorithms: [.rs256, .ps256])
     }
 
+    /// How long a logout token is good for: long enough for the post and a retry's clock
+    /// skew, short enough that a captured one is soon useless.
+    public static let logoutTokenLifetime: TimeInterval = 120
+
+    /// A logout token (OpenID Connect Back-Channel Logout 1.0 §2.4) telling `client` that the
+    /// login session `sessionID` of `userID` ended: signed with the key and algorithm of the
+    /// client's ID tokens, as §2.6 has the client verify it, and typed `logout+jwt`.
+    public func logoutToken(sessionID: String, userID: UserID, client: OAuthClient) async throws -> String {
+        let now = Int64(clock.now().timeIntervalSince1970)
+        let claims = LogoutTokenClaims(
+            iss: configuration.issuer, sub: userID.rawValue, aud: client.clientID, iat: now, exp: now + Int64(Self.logoutTokenLifetime),
+            jti: Base64URL.encode(random.bytes(16)), events: [LogoutTokenClaims.event: [:]], sid: sessionID
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        let signing = try await keys.activeKey(client.idTokenSigningAlgorithm)
+        let header = JSONWebSignature.encodedHeader(keyID: signing.keyID, type: "logout+jwt", algorithm: signing.key.algorithm)
+        return try JSONWebSignature.sign(payload: Array(try encoder.encode(claims)), header: header, key: signing.key)
+    }
+
     // MARK: - Building tokens
 
     private func signedTokens(
@@ -369,10 +394,10 @@ public struct TokenService: Sendable {
         idTokenAlgorithm: SigningAlgorithm
     ) async throws -> IssuedTokens {
         let now = Int64(clock.now().timeIntervalSince1970)
-        // Access tokens are ES256: this server verifies them on every call, and P-256 signs
-        // in a fraction of RSA's time. The ID token, only when one is asked for, is signed
-        // as its client chose.
-        let signing = try await keys.activeKey(.es256)
+        // Access tokens are ES256 unless their API asks otherwise: this server verifies its
+        // own on every call, and P-256 signs in a fraction of RSA's time. The ID token, only
+        // when one is asked for, is signed as its client chose.
+        let signing = try await keys.activeKey(configuration.accessTokenAlgorithms[audience] ?? .es256)
         let methods = method.authenticationMethodReferences(userVerified: userVerified)
         let access = AccessTokenClaims(
             iss: configuration.issuer, sub: user.id.rawValue, aud: audience, iat: now,
@@ -392,7 +417,7 @@ public struct TokenService: Sendable {
                 email: profile.email, email_verified: profile.emailVerified,
                 phone_number: profile.phoneNumber, phone_number_verified: profile.phoneNumberVerified
             )
-            let idSigning = idTokenAlgorithm == .es256 ? signing : try await keys.activeKey(idTokenAlgorithm)
+            let idSigning = idTokenAlgorithm == signing.key.algorithm ? signing : try await keys.activeKey(idTokenAlgorithm)
             idToken = try JSONWebSignature.sign(payload: claims.json, header: idSigning.idTokenHeader, key: idSigning.key)
         }
         return IssuedTokens(

@@ -132,9 +132,7 @@ public enum ConfigurationLoader {
         for element in try node.child("endpoints").elements() ?? [] {
             try element.requireKeys(["url", "secret", "events"])
             let urlNode = element.child("url")
-            guard let text = try urlNode.string(), let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false,
-                url.user == nil, url.fragment == nil
-            else { throw urlNode.error("must be an http or https URL with a host") }
+            guard let text = try urlNode.string(), let url = Self.postableURL(text) else { throw urlNode.error("must be an http or https URL with a host") }
             let secretNode = element.child("secret")
             var texts: [String] = []
             if let list = try? secretNode.strings() {
@@ -448,6 +446,15 @@ public enum ConfigurationLoader {
         return (file, key)
     }
 
+    /// A URL this server posts to (webhooks, logout tokens): http or https, with a host, and
+    /// without credentials or a fragment.
+    private static func postableURL(_ text: String) -> URL? {
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false, url.user == nil,
+            url.fragment == nil, !text.contains("#")
+        else { return nil }
+        return url
+    }
+
     // MARK: - Sections
 
     private static func parseClients(_ node: YAMLReader) throws(ConfigurationError) -> [LatchkeyConfiguration.Client] {
@@ -458,7 +465,7 @@ public enum ConfigurationLoader {
         for element in elements {
             try element.requireKeys([
                 "client_id", "name", "client_secret", "grant_types", "ios", "android", "redirect_uris", "allowed_scopes", "first_party", "id_token_signed_response_alg",
-                "post_logout_redirect_uris", "allowed_logout_urls",
+                "post_logout_redirect_uris", "allowed_logout_urls", "backchannel_logout_uri",
             ])
             guard let id = try element.child("client_id").string(), !id.isEmpty else {
                 throw element.child("client_id").error("is required")
@@ -508,11 +515,18 @@ public enum ConfigurationLoader {
             guard let algorithm = SigningAlgorithm(rawValue: algorithmName) else {
                 throw algorithmNode.error("must be RS256, PS256 or ES256, found \"\(algorithmName.prefix(20))\"")
             }
+            let backchannelNode = element.child("backchannel_logout_uri")
+            var backchannelLogoutURI: URL?
+            if let text = try backchannelNode.string() {
+                // Back-Channel Logout §2.2: absolute, no fragment; a query is kept as given.
+                guard let url = Self.postableURL(text) else { throw backchannelNode.error("client \(id): must be an http or https URL with a host and no fragment") }
+                backchannelLogoutURI = url
+            }
             clients.append(.init(
                 id: id, name: try element.child("name").string() ?? id, secret: secret, grantTypes: grants, redirectURIs: redirectURIs, ios: ios, android: android,
                 allowedScopes: allowedScopes, isFirstParty: try element.child("first_party").bool() ?? false, idTokenSigningAlgorithm: algorithm,
                 postLogoutRedirectURIs: try parseRedirectURIs(element.child("post_logout_redirect_uris"), client: id),
-                allowedLogoutURLs: try parseRedirectURIs(element.child("allowed_logout_urls"), client: id)
+                allowedLogoutURLs: try parseRedirectURIs(element.child("allowed_logout_urls"), client: id), backchannelLogoutURI: backchannelLogoutURI
             ))
         }
         return clients
@@ -658,7 +672,24 @@ public enum ConfigurationLoader {
 
     private static func parseTokens(_ node: YAMLReader) throws(ConfigurationError) -> LatchkeyConfiguration.Tokens {
         try node.requireKeys(["access_token_lifetime", "id_token_lifetime", "refresh_token_lifetime", "refresh_token_absolute_lifetime", "audiences"])
-        let audiences = try node.child("audiences").strings() ?? []
+        // Each API is its identifier, or {identifier, signing_alg} as Auth0 names a resource server's.
+        var audiences: [String] = []
+        var algorithms: [String: SigningAlgorithm] = [:]
+        for element in try node.child("audiences").elements() ?? [] {
+            guard element.isMapping else {
+                audiences.append(try element.string() ?? "")
+                continue
+            }
+            try element.requireKeys(["identifier", "signing_alg"])
+            let identifier = try element.child("identifier").string() ?? ""
+            audiences.append(identifier)
+            if let name = try element.child("signing_alg").string() {
+                guard let algorithm = SigningAlgorithm(rawValue: name) else {
+                    throw element.child("signing_alg").error("must be ES256, RS256 or PS256, found \"\(name.prefix(20))\"")
+                }
+                algorithms[identifier] = algorithm
+            }
+        }
         let refreshLifetime = try node.child("refresh_token_lifetime").duration() ?? 30 * 86400
         let absolute = try node.child("refresh_token_absolute_lifetime").duration() ?? 90 * 86400
         guard absolute >= refreshLifetime else {
@@ -672,7 +703,8 @@ public enum ConfigurationLoader {
             idTokenLifetime: try node.child("id_token_lifetime").duration() ?? 3600,
             refreshTokenLifetime: refreshLifetime,
             refreshTokenAbsoluteLifetime: absolute,
-            audiences: audiences
+            audiences: audiences,
+            accessTokenAlgorithms: algorithms
         )
     }
 

@@ -87,6 +87,8 @@ public struct LatchkeyConfiguration: Sendable {
         public var postLogoutRedirectURIs: [String] = []
         /// `allowed_logout_urls`: where Auth0's `/v2/logout` may return.
         public var allowedLogoutURLs: [String] = []
+        /// `backchannel_logout_uri`: where a logout token is posted when one of its sessions ends.
+        public var backchannelLogoutURI: URL? = nil
     }
 
     /// Token lifetimes and API audiences.
@@ -98,6 +100,8 @@ public struct LatchkeyConfiguration: Sendable {
         public var refreshTokenAbsoluteLifetime: TimeInterval
         /// The relying party's own APIs that clients may request tokens for.
         public var audiences: [String]
+        /// `audiences[].signing_alg`: what an API's access tokens are signed with, when not ES256.
+        public var accessTokenAlgorithms: [String: SigningAlgorithm] = [:]
     }
 
     /// The hosted sign-up, sign-in and account pages.

@@ -100,6 +100,9 @@ struct YAMLReader {
         return values
     }
 
+    /// Whether it is a mapping (rather than a scalar or a list).
+    var isMapping: Bool { node?.mapping != nil }
+
     /// The keys of a mapping, in order.
     func keys() throws(ConfigurationError) -> [String] {
         guard isPresent else { return [] }

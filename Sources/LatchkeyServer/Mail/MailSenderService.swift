@@ -35,35 +35,10 @@ struct MailSenderService: Service {
     }
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            // Two loops: one answers this instance's wake-ups at once, the other polls. Both
-            // may claim at the same moment; the claim's lease keeps them off each other's
-            // messages.
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await _ in wakeUps {
-                        // A moment's wait gathers a burst (a wave of sign-ups) into one claim.
-                        try? await Task.sleep(for: .milliseconds(50))
-                        await round()
-                    }
-                }
-                group.addTask {
-                    while !Task.isCancelled {
-                        await round()
-                        try? await Task.sleep(for: pollInterval)
-                    }
-                }
-            }
-        }
-    }
-
-    /// Sends until nothing is due.
-    private func round() async {
-        do {
-            while try await sendDue() > 0 {}
-        } catch {
-            logger.warning("could not read the mail outbox", metadata: ["error": "\(error)"], source: "mail")
-        }
+        // A moment's wait gathers a burst (a wave of sign-ups) into one claim.
+        await OutboxPump.run(
+            wakeUps: wakeUps, gather: .milliseconds(50), pollInterval: pollInterval, logger: logger, source: "mail", failure: "could not read the mail outbox"
+        ) { try await sendDue() }
     }
 
     /// Sends what is due now. - Returns: How many messages were tried.

@@ -5,9 +5,8 @@ import Foundation
 /// and keeps the ones that verify as files.
 final class WebhookReceiver: @unchecked Sendable {
     let host: String
-    let port: Int
-    let directory: URL
-    private let process: Process
+    private let receiver: ReceiverProcess
+    var port: Int { receiver.port }
 
     private static let python = PythonTools.setUp("webhook-receiver.sh", unless: "LATCHKEY_WEBHOOK_RECEIVER_PYTHON")
 
@@ -16,35 +15,16 @@ final class WebhookReceiver: @unchecked Sendable {
 
     /// Starts a receiver verifying with `secret`, answering verified deliveries `status`.
     static func start(secret: String, host: String = "127.0.0.1", port: Int = 0, directory: URL? = nil, status: Int = 204) async throws -> WebhookReceiver {
-        let python = try python.get()
-        let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-webhooks-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [
-            SMTPSink.repository.appendingPathComponent("scripts/webhook-receiver.py").path, "--secret", secret, "--host", host, "--port", String(port),
-            "--dir", directory.path,
-            "--status", String(status),
-        ]
-        let output = OutputCollector.collecting(process, errors: false)
-        try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            if let range = output.text.range(of: "READY "), let port = Int(output.text[range.upperBound...].prefix { $0.isNumber }) {
-                return WebhookReceiver(host: host, port: port, directory: directory, process: process)
-            }
-            if !ServerProcess.isAlive(process.processIdentifier) { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        process.terminate()
-        throw TestFailure("the webhook receiver did not start")
+        let receiver = try await ReceiverProcess.start(
+            python: try python.get(), script: "webhook-receiver.py",
+            arguments: ["--secret", secret, "--host", host, "--port", String(port), "--status", String(status)], directory: directory
+        )
+        return WebhookReceiver(host: host, receiver: receiver)
     }
 
-    private init(host: String, port: Int, directory: URL, process: Process) {
+    private init(host: String, receiver: ReceiverProcess) {
         self.host = host
-        self.port = port
-        self.directory = directory
-        self.process = process
+        self.receiver = receiver
     }
 
     var url: String { "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/hooks" }
@@ -58,21 +38,14 @@ final class WebhookReceiver: @unchecked Sendable {
 
     /// The verified deliveries so far, in arrival order.
     func deliveries() -> [Delivery] {
-        records(prefix: "0").compactMap { record in
+        receiver.records(prefix: "0").compactMap { record in
             guard let id = record["id"] as? String, let payload = record["payload"] as? [String: Any], let type = payload["type"] as? String else { return nil }
             return Delivery(id: id, type: type, data: payload["data"] as? [String: Any] ?? [:])
         }
     }
 
     /// Deliveries that did not verify.
-    func rejected() -> [[String: Any]] { records(prefix: "rejected-") }
-
-    private func records(prefix: String) -> [[String: Any]] {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasPrefix(prefix) && $0.hasSuffix(".json") }.sorted()
-        return names.compactMap { name in
-            (try? Data(contentsOf: directory.appendingPathComponent(name))).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
-        }
-    }
+    func rejected() -> [[String: Any]] { receiver.records(prefix: "rejected-") }
 
     /// Waits until `count` deliveries have arrived.
     @discardableResult
@@ -87,5 +60,5 @@ final class WebhookReceiver: @unchecked Sendable {
     }
 
     /// Stops the receiver and waits for it to exit.
-    func stop() { SMTPSink.terminate(process) }
+    func stop() { receiver.stop() }
 }

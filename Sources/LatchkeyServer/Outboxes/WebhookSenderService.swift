@@ -21,13 +21,6 @@ struct WebhookSenderService: Service {
     let logger: Logger
     var pollInterval: Duration = .seconds(1)
 
-    /// Wake-ups for the events of `kinds` this instance commits.
-    static func wakeUps(from feed: SecurityEventFeed, kinds: Set<AuditEvent.Kind>) -> AsyncStream<Void> {
-        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        if !kinds.isEmpty { feed.watch { event in if kinds.contains(event.kind) { continuation.yield() } } }
-        return stream
-    }
-
     /// How long one attempt may take.
     static let timeout: TimeInterval = 15
     /// Deliveries claimed at once, sent side by side.
@@ -35,31 +28,10 @@ struct WebhookSenderService: Service {
 
     func run() async throws {
         let poster = WebhookPoster(policy: policy, timeout: Self.timeout)
-        await cancelWhenGracefulShutdown {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await _ in wakeUps {
-                        try? await Task.sleep(for: .milliseconds(20))
-                        await round(poster)
-                    }
-                }
-                group.addTask {
-                    while !Task.isCancelled {
-                        await round(poster)
-                        try? await Task.sleep(for: pollInterval)
-                    }
-                }
-            }
-        }
-    }
-
-    /// Sends until nothing is due.
-    private func round(_ poster: WebhookPoster) async {
-        do {
-            while try await sendDue(poster) > 0 {}
-        } catch {
-            logger.warning("could not read the webhooks' outbox", metadata: ["error": "\(error)"], source: "webhooks")
-        }
+        await OutboxPump.run(
+            wakeUps: wakeUps, gather: .milliseconds(20), pollInterval: pollInterval, logger: logger, source: "webhooks",
+            failure: "could not read the webhooks' outbox"
+        ) { try await sendDue(poster) }
     }
 
     /// Sends what is due now. - Returns: How many deliveries were tried.
@@ -117,10 +89,7 @@ struct WebhookSenderService: Service {
     }
 
     private func retry(_ delivery: WebhookDelivery, status: Int?, error: String) -> WebhookAttemptOutcome {
-        guard let next = WebhookRetrySchedule.nextAttempt(after: delivery.attempts, createdAt: delivery.createdAt, now: clock.now()) else {
-            return .failed(status: status, error: error + "; retries ran out")
-        }
-        return .retry(status: status, error: error, retryAt: next)
+        WebhookRetrySchedule.retry(after: delivery.attempts, createdAt: delivery.createdAt, now: clock.now(), status: status, error: error)
     }
 }
 
