@@ -1,4 +1,4 @@
 /// The version `latchkey --version` prints; raised with each release.
 enum LatchkeyVersion {
-    static let current = "0.13.0"
+    static let current = "0.14.0"
 }
