@@ -47,16 +47,7 @@ extension PostgresStorage {
 
     /// Records how an attempt ended.
     public func finishBackchannelLogout(position: Int64, outcome: WebhookAttemptOutcome, at time: Date) async throws {
-        let stored = outcome.stored
-        _ = try await autocommit { db in
-            try await db.rows(
-                """
-                UPDATE backchannel_logouts SET status = \(stored.status.rawValue), next_attempt_at = coalesce(\(stored.retryAt?.seconds), next_attempt_at),
-                    last_status = \(stored.lastStatus.map(String.init)), last_error = \(stored.error.map(StoredText.sanitized)),
-                    delivered_at = CASE WHEN \(stored.status.rawValue) = 'delivered' THEN \(time.seconds) END
-                WHERE position = \(position)
-                """, logger: self.logger)
-        }
+        try await finishAttempt(in: "backchannel_logouts", where: "position", is: position, outcome: outcome, at: time)
     }
 
     /// Notices, newest first.

@@ -52,14 +52,19 @@ extension PostgresStorage {
     /// Records how an attempt ended.
     public func finishWebhookDelivery(id: String, outcome: WebhookAttemptOutcome, at time: Date) async throws {
         guard !StoredText.containsNUL([id]) else { return }
+        try await finishAttempt(in: "webhook_deliveries", where: "id", is: id, outcome: outcome, at: time)
+    }
+
+    /// Records how an attempt at an outbox entry (a webhook delivery, a logout notice) ended.
+    func finishAttempt<Key: PostgresEncodable & Sendable>(in table: String, where column: String, is key: Key, outcome: WebhookAttemptOutcome, at time: Date) async throws {
         let stored = outcome.stored
         _ = try await autocommit { db in
             try await db.rows(
                 """
-                UPDATE webhook_deliveries SET status = \(stored.status.rawValue), next_attempt_at = coalesce(\(stored.retryAt?.seconds), next_attempt_at),
+                UPDATE \(unescaped: table) SET status = \(stored.status.rawValue), next_attempt_at = coalesce(\(stored.retryAt?.seconds), next_attempt_at),
                     last_status = \(stored.lastStatus.map(String.init)), last_error = \(stored.error.map(StoredText.sanitized)),
                     delivered_at = CASE WHEN \(stored.status.rawValue) = 'delivered' THEN \(time.seconds) END
-                WHERE id = \(id)
+                WHERE \(unescaped: column) = \(key)
                 """, logger: self.logger)
         }
     }

@@ -40,17 +40,7 @@ extension SQLiteStorage {
 
     /// Records how an attempt ended.
     public func finishBackchannelLogout(position: Int64, outcome: WebhookAttemptOutcome, at time: Date) async throws {
-        let stored = outcome.stored
-        try database.write { db in
-            _ = try db.execute(
-                """
-                UPDATE backchannel_logouts SET status = ?, next_attempt_at = coalesce(?, next_attempt_at), last_status = ?, last_error = ?,
-                    delivered_at = CASE WHEN ? = 'delivered' THEN ? END
-                WHERE position = ?
-                """,
-                [stored.status.rawValue, stored.retryAt?.databaseSeconds, stored.lastStatus.map(String.init), stored.error, stored.status.rawValue, time.databaseSeconds, position]
-            )
-        }
+        try database.write { db in try Self.finishAttempt(in: "backchannel_logouts", where: "position", is: position, outcome: outcome, at: time, db) }
     }
 
     /// Notices, newest first.

@@ -49,17 +49,20 @@ extension SQLiteStorage {
 
     /// Records how an attempt ended.
     public func finishWebhookDelivery(id: String, outcome: WebhookAttemptOutcome, at time: Date) async throws {
+        try database.write { db in try Self.finishAttempt(in: "webhook_deliveries", where: "id", is: id, outcome: outcome, at: time, db) }
+    }
+
+    /// Records how an attempt at an outbox entry (a webhook delivery, a logout notice) ended.
+    static func finishAttempt(in table: String, where column: String, is key: any SQLiteBindable, outcome: WebhookAttemptOutcome, at time: Date, _ db: SQLiteConnection) throws {
         let stored = outcome.stored
-        try database.write { db in
-            _ = try db.execute(
-                """
-                UPDATE webhook_deliveries SET status = ?, next_attempt_at = coalesce(?, next_attempt_at), last_status = ?, last_error = ?,
-                    delivered_at = CASE WHEN ? = 'delivered' THEN ? END
-                WHERE id = ?
-                """,
-                [stored.status.rawValue, stored.retryAt?.databaseSeconds, stored.lastStatus.map(String.init), stored.error, stored.status.rawValue, time.databaseSeconds, id]
-            )
-        }
+        _ = try db.execute(
+            """
+            UPDATE \(table) SET status = ?, next_attempt_at = coalesce(?, next_attempt_at), last_status = ?, last_error = ?,
+                delivered_at = CASE WHEN ? = 'delivered' THEN ? END
+            WHERE \(column) = ?
+            """,
+            [stored.status.rawValue, stored.retryAt?.databaseSeconds, stored.lastStatus.map(String.init), stored.error, stored.status.rawValue, time.databaseSeconds, key]
+        )
     }
 
     /// Turns an endpoint off; its pending deliveries fail.

@@ -38,19 +38,11 @@ struct BackchannelLogoutSenderService: Service {
     func run() async throws {
         let poster = WebhookPoster(policy: policy, timeout: Self.timeout)
         await OutboxPump.run(
-            wakeUps: wakeUps, gather: .milliseconds(20), pollInterval: pollInterval, logger: logger, source: "logout",
-            failure: "could not read the back-channel logout outbox"
-        ) { try await sendDue(poster) }
-    }
-
-    /// Sends what is due now. - Returns: How many notices were tried.
-    private func sendDue(_ poster: WebhookPoster) async throws -> Int {
-        let now = clock.now()
-        let due = try await store.claimBackchannelLogouts(dueAt: now, leaseUntil: now.addingTimeInterval(Self.timeout * 2 + 30), limit: Self.batch)
-        await withTaskGroup(of: Void.self) { group in
-            for notice in due { group.addTask { await deliver(notice, poster) } }
-        }
-        return due.count
+            wakeUps: wakeUps, pollInterval: pollInterval, logger: logger, source: "logout", failure: "could not read the back-channel logout outbox"
+        ) {
+            let now = clock.now()
+            return try await store.claimBackchannelLogouts(dueAt: now, leaseUntil: now.addingTimeInterval(Self.timeout * 2 + 30), limit: Self.batch)
+        } send: { await deliver($0, poster) }
     }
 
     private func deliver(_ notice: BackchannelLogout, _ poster: WebhookPoster) async {

@@ -40,6 +40,20 @@ enum OutboxPump {
         }
     }
 
+    /// Runs until graceful shutdown, sending what each `claim` returns side by side.
+    static func run<Item: Sendable>(
+        wakeUps: AsyncStream<Void>, pollInterval: Duration, logger: Logger, source: String, failure: String,
+        claim: @escaping @Sendable () async throws -> [Item], send: @escaping @Sendable (Item) async -> Void
+    ) async {
+        await run(wakeUps: wakeUps, gather: .milliseconds(20), pollInterval: pollInterval, logger: logger, source: source, failure: failure) {
+            let due = try await claim()
+            await withTaskGroup(of: Void.self) { group in
+                for item in due { group.addTask { await send(item) } }
+            }
+            return due.count
+        }
+    }
+
     /// Wake-ups for the events of `kinds` this instance commits.
     static func wakeUps(from feed: SecurityEventFeed, kinds: Set<AuditEvent.Kind>) -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))

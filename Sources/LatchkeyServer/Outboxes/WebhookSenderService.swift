@@ -28,20 +28,10 @@ struct WebhookSenderService: Service {
 
     func run() async throws {
         let poster = WebhookPoster(policy: policy, timeout: Self.timeout)
-        await OutboxPump.run(
-            wakeUps: wakeUps, gather: .milliseconds(20), pollInterval: pollInterval, logger: logger, source: "webhooks",
-            failure: "could not read the webhooks' outbox"
-        ) { try await sendDue(poster) }
-    }
-
-    /// Sends what is due now. - Returns: How many deliveries were tried.
-    private func sendDue(_ poster: WebhookPoster) async throws -> Int {
-        let now = clock.now()
-        let due = try await store.claimWebhookDeliveries(dueAt: now, leaseUntil: now.addingTimeInterval(Self.timeout * 2 + 30), limit: Self.batch)
-        await withTaskGroup(of: Void.self) { group in
-            for delivery in due { group.addTask { await deliver(delivery, poster) } }
-        }
-        return due.count
+        await OutboxPump.run(wakeUps: wakeUps, pollInterval: pollInterval, logger: logger, source: "webhooks", failure: "could not read the webhooks' outbox") {
+            let now = clock.now()
+            return try await store.claimWebhookDeliveries(dueAt: now, leaseUntil: now.addingTimeInterval(Self.timeout * 2 + 30), limit: Self.batch)
+        } send: { await deliver($0, poster) }
     }
 
     private func deliver(_ delivery: WebhookDelivery, _ poster: WebhookPoster) async {

@@ -49,13 +49,7 @@ final class BackchannelLogoutReceiver: @unchecked Sendable {
     /// Waits until `count` tokens have arrived.
     @discardableResult
     func waitFor(_ count: Int, timeout: TimeInterval = 30) async throws -> [Token] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let received = tokens()
-            if received.count >= count { return received }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw TestFailure("\(count) logout tokens expected, \(tokens().count) arrived: \(tokens().map(\.client)); rejected: \(rejected())")
+        try await ReceiverProcess.waitFor(count, timeout: timeout, tokens) { "\(tokens().map(\.client)); rejected: \(rejected())" }
     }
 
     /// Stops the receiver and waits for it to exit.

@@ -37,6 +37,18 @@ struct ReceiverProcess: @unchecked Sendable {
         }
     }
 
+    /// Waits until `received` gives at least `count` items.
+    /// - Throws: A failure saying what arrived (`describe`), when they do not within `timeout`.
+    static func waitFor<Item>(_ count: Int, timeout: TimeInterval, _ received: () -> [Item], describe: () -> String) async throws -> [Item] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let items = received()
+            if items.count >= count { return items }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestFailure("\(count) expected, \(received().count) arrived: \(describe())")
+    }
+
     /// Stops the receiver and waits for it to exit.
     func stop() { SMTPSink.terminate(process) }
 }

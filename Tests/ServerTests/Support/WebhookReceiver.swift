@@ -50,13 +50,7 @@ final class WebhookReceiver: @unchecked Sendable {
     /// Waits until `count` deliveries have arrived.
     @discardableResult
     func waitFor(_ count: Int, timeout: TimeInterval = 30) async throws -> [Delivery] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let received = deliveries()
-            if received.count >= count { return received }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw TestFailure("\(count) webhooks expected, \(deliveries().count) arrived: \(deliveries().map(\.type)); rejected: \(rejected())")
+        try await ReceiverProcess.waitFor(count, timeout: timeout, deliveries) { "\(deliveries().map(\.type)); rejected: \(rejected())" }
     }
 
     /// Stops the receiver and waits for it to exit.
