@@ -13,7 +13,7 @@ import ServiceLifecycle
 /// verification code can be asked for again, and the audit event stays.
 struct AccountMailService: Service {
     let events: AsyncStream<AuditEvent>
-    let storage: any IdentityStorage
+    let storage: any UserStore & CredentialStore
     let mailer: Mailer
     let recovery: AccountRecoveryService
     let names: AuthenticatorNames

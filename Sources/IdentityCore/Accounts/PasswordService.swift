@@ -5,7 +5,10 @@ import Foundation
 /// password, and removing the password once the account has a passkey (the last step of
 /// the passkey journey).
 public struct PasswordService: Sendable {
-    private let storage: any IdentityStorage
+    /// What it keeps: accounts, their passwords, and the audit trail.
+    public typealias Storage = UserStore & PasswordStore & AdministrationStore & AuditLog
+
+    private let storage: any Storage
     private let hasher: PasswordHasher
     private let clock: any WallClock
     private let random: any RandomSource
@@ -16,7 +19,7 @@ public struct PasswordService: Sendable {
 
     /// Creates the service.
     public init(
-        storage: any IdentityStorage, hasher: PasswordHasher = .standard, clock: any WallClock, random: any RandomSource, rateLimits: RateLimits? = nil,
+        storage: any Storage, hasher: PasswordHasher = .standard, clock: any WallClock, random: any RandomSource, rateLimits: RateLimits? = nil,
         sensitiveActions: SensitiveActions? = nil
     ) {
         self.rateLimits = rateLimits

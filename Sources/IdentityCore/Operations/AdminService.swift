@@ -7,6 +7,9 @@ import LatchkeyWire
 /// trail. Every change is recorded under its actor: the admin key that made it
 /// (``AdminAPIKey/actor``) or the command line (``AuditEvent/commandLineActor``).
 public struct AdminService: Sendable {
+    /// What it keeps: everything an administrator reaches.
+    public typealias Storage = UserStore & CredentialStore & PasswordStore & RefreshTokenStore & AccountCodeStore & MetadataStore & AdministrationStore & WebhookStore & AuditLog
+
     /// The prefix of every admin API key.
     public static let keyPrefix = "lk_admin_"
     /// Items on a page when the caller does not say.
@@ -14,12 +17,12 @@ public struct AdminService: Sendable {
     /// The most items a page holds.
     public static let maximumPageSize = 500
 
-    let storage: any IdentityStorage
+    let storage: any Storage
     let clock: any WallClock
     let random: any RandomSource
 
     /// Creates the service.
-    public init(storage: any IdentityStorage, clock: any WallClock, random: any RandomSource) {
+    public init(storage: any Storage, clock: any WallClock, random: any RandomSource) {
         self.storage = storage
         self.clock = clock
         self.random = random

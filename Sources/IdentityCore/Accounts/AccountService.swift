@@ -5,14 +5,17 @@ import WebAuthn
 /// passkey off or deleting it needs a recent sign-in of its owner (``SensitiveActions``);
 /// an administrator's turning it off holds against the owner.
 public struct AccountService: Sendable {
-    private let storage: any IdentityStorage
+    /// What it keeps: accounts, their ways to sign in, their sessions, and the audit trail.
+    public typealias Storage = UserStore & CredentialStore & PasswordStore & RefreshTokenStore & MetadataStore & AuditLog
+
+    private let storage: any Storage
     private let clock: any WallClock
     private let sensitiveActions: SensitiveActions
 
     /// Creates the service.
     /// - Parameter sensitiveActions: The recent sign-in that removing a way to sign in needs;
     ///   15 minutes when `nil`.
-    public init(storage: any IdentityStorage, clock: any WallClock, sensitiveActions: SensitiveActions? = nil) {
+    public init(storage: any Storage, clock: any WallClock, sensitiveActions: SensitiveActions? = nil) {
         self.storage = storage
         self.clock = clock
         self.sensitiveActions = sensitiveActions ?? SensitiveActions(clock: clock)

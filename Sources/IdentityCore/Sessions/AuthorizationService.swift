@@ -7,9 +7,12 @@ import WebAuthn
 /// requests, issues codes for a signed-in browser session, and exchanges codes for the same
 /// tokens the native API issues.
 public struct AuthorizationService: Sendable {
+    /// What it keeps: accounts, codes, consents and the audit trail.
+    public typealias Storage = UserStore & AuthorizationCodeStore & ConsentStore & AuditLog
+
     private let clients: ClientRegistry
     private let tokens: TokenService
-    private let storage: any IdentityStorage
+    private let storage: any Storage
     private let clock: any WallClock
     private let random: any RandomSource
     /// How long a code may wait for its exchange.
@@ -17,7 +20,7 @@ public struct AuthorizationService: Sendable {
 
     /// Creates the service.
     public init(
-        clients: ClientRegistry, tokens: TokenService, storage: any IdentityStorage, clock: any WallClock, random: any RandomSource,
+        clients: ClientRegistry, tokens: TokenService, storage: any Storage, clock: any WallClock, random: any RandomSource,
         codeLifetime: TimeInterval = 60
     ) {
         self.clients = clients

@@ -7,9 +7,12 @@ public import WebAuthn
 /// ``WebAuthnVerifier``; everything a finish writes is written in one place, in one
 /// transaction (``CeremonyStore/completeCeremony(_:)``).
 public struct PasskeyService: Sendable {
+    /// What it keeps: accounts, passkeys, finished ceremonies and the authenticator metadata.
+    public typealias Storage = UserStore & CredentialStore & CeremonyStore & MetadataStore
+
     let configuration: PasskeyConfiguration
     let verifier: WebAuthnVerifier
-    let storage: any IdentityStorage
+    let storage: any Storage
     let tokens: TokenService
     let secrets: InstanceSecrets
     let clock: any WallClock
@@ -31,7 +34,7 @@ public struct PasskeyService: Sendable {
     public init(
         configuration: PasskeyConfiguration,
         verifier: WebAuthnVerifier,
-        storage: any IdentityStorage,
+        storage: any Storage,
         tokens: TokenService,
         secrets: InstanceSecrets,
         clock: any WallClock,

@@ -57,7 +57,10 @@ public struct VerificationSettings: Sendable, Hashable {
 /// no account can take a code through gets a stand-in's code that is never mailed and never
 /// matches, counted and refused exactly as an account's.
 public struct AccountRecoveryService: Sendable {
-    private let storage: any IdentityStorage
+    /// What it keeps: accounts, their codes, their sessions, and the audit trail.
+    public typealias Storage = AccountCodeStore & AuditLog & RefreshTokenStore & UserStore
+
+    private let storage: any Storage
     private let mailer: Mailer
     /// ``InstanceSecrets/oneTimeCodeKey``.
     private let codeKey: SymmetricKey
@@ -91,7 +94,7 @@ public struct AccountRecoveryService: Sendable {
     /// The service needs the instance's one-time-code key from `secrets`; `rateLimits` adds
     /// the per-identifier limit to the flows that name an address.
     public init(
-        storage: any IdentityStorage, mailer: Mailer, secrets: InstanceSecrets, settings: VerificationSettings = VerificationSettings(), clock: any WallClock,
+        storage: any Storage, mailer: Mailer, secrets: InstanceSecrets, settings: VerificationSettings = VerificationSettings(), clock: any WallClock,
         random: any RandomSource, rateLimits: RateLimits? = nil, sensitiveActions: SensitiveActions? = nil
     ) {
         self.codeKey = secrets.oneTimeCodeKey
