@@ -185,10 +185,32 @@ extension PasskeyService {
         throw IdentityError(.invalidGrant, "this passkey was used by other sign-ins at the same moment; try again", reason: .verification(.signCountRegressed))
     }
 
+    /// One attempt: resolve the passkey and its owner, verify the assertion against them,
+    /// record the use (each refusal is recorded where it is decided).
     private func attemptLogin<Started>(
         _ ceremony: Ceremony, _ response: AuthenticationResponseJSON, expectedUserID: UserID?, findsUnnamedCredential: Bool, cached: Bool,
         startSession: (SignedIn) throws -> (SessionRecord?, Started)
     ) async throws -> (SignedIn, Started) {
+        let resolved = try await resolveLogin(ceremony, response, expectedUserID: expectedUserID, findsUnnamedCredential: findsUnnamedCredential, cached: cached)
+        let verified = try await verifyLogin(ceremony, resolved)
+        return try await recordLogin(ceremony, resolved, verified, startSession: startSession)
+    }
+
+    /// A login's passkey and its owner, once both may sign in.
+    private struct ResolvedLogin {
+        let response: AuthenticationResponseJSON
+        let credential: PasskeyCredential
+        let user: User
+        /// The credential ID as the audit trail writes it.
+        let encodedID: String
+    }
+
+    /// Finds the passkey an assertion names (or, without a credential ID, the one whose key
+    /// made it), from this instance's cache unless `cached` is off, and checks that it and
+    /// its owner may sign in.
+    private func resolveLogin(
+        _ ceremony: Ceremony, _ response: AuthenticationResponseJSON, expectedUserID: UserID?, findsUnnamedCredential: Bool, cached: Bool
+    ) async throws -> ResolvedLogin {
         var response = response
         if findsUnnamedCredential, response.rawId.bytes.isEmpty {
             guard let found = try await credentialID(madeBy: response) else {
@@ -241,7 +263,13 @@ extension PasskeyService {
             try await refuse(ceremony, event: failed("account disabled", userID: user.id))
             throw IdentityError.accountDisabled
         }
-        let verified: VerifiedAuthentication
+        return ResolvedLogin(response: response, credential: credential, user: user, encodedID: encodedID)
+    }
+
+    /// Verifies the assertion against the passkey; a refusal is recorded (a counter that
+    /// did not increase also on the passkey) before it is thrown.
+    private func verifyLogin(_ ceremony: Ceremony, _ resolved: ResolvedLogin) async throws -> VerifiedAuthentication {
+        let (credential, user, encodedID) = (resolved.credential, resolved.user, resolved.encodedID)
         do {
             let record = CredentialRecord(
                 credentialID: credential.credentialID,
@@ -253,7 +281,7 @@ extension PasskeyService {
             let expectations = AuthenticationCeremony(
                 challenge: ceremony.challenge, userVerification: ceremony.userVerification, allowedCredentialIDs: ceremony.allowedCredentialIDs
             )
-            verified = try verifier.verifyAuthentication(response, for: expectations, credential: record)
+            return try verifier.verifyAuthentication(resolved.response, for: expectations, credential: record)
         } catch where error.code == .signCountRegressed {
             // The verifier's policy refused a counter that did not increase: the passkey may
             // be cloned. Recorded on the passkey and in the audit log, with the refusal.
@@ -264,17 +292,27 @@ extension PasskeyService {
             let refusedUse = CredentialUse(
                 signCount: credential.signCount, isBackedUp: credential.isBackedUp, isUserVerified: credential.isUserVerified, usedAt: nil, signCountRegressed: true
             )
-            try await refuse(ceremony, events: [event], use: .init(credentialID: credentialID, use: refusedUse))
+            try await refuse(ceremony, events: [event], use: .init(credentialID: credential.credentialID, use: refusedUse))
             throw IdentityError(
                 .invalidGrant, "\(error.reason): the passkey may be cloned", reason: .verification(.signCountRegressed), credentialID: encodedID
             )
         } catch {
-            try await refuse(ceremony, event: failed(error.description, userID: user.id))
+            let event = AuditEvent(
+                time: clock.now(), kind: .loginFailed, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID, detail: error.description
+            )
+            try await refuse(ceremony, event: event)
             throw IdentityError(.invalidGrant, error.reason, reason: .verification(error.code), credentialID: encodedID)
         }
+    }
 
-        // A counter the verifier's policy let through (accept and flag) is recorded the same
-        // way, and the login goes on.
+    /// Records a verified login in one completion (the use, its events, the session) and
+    /// remembers the passkey as used.
+    private func recordLogin<Started>(
+        _ ceremony: Ceremony, _ resolved: ResolvedLogin, _ verified: VerifiedAuthentication, startSession: (SignedIn) throws -> (SessionRecord?, Started)
+    ) async throws -> (SignedIn, Started) {
+        let (credential, user, encodedID, credentialID) = (resolved.credential, resolved.user, resolved.encodedID, resolved.credential.credentialID)
+        // A counter the verifier's policy let through (accept and flag) is recorded as a
+        // refused one is, and the login goes on.
         let now = clock.now()
         var events: [AuditEvent] = []
         var regressed = false
