@@ -64,16 +64,27 @@ extension Router where Context == BasicRequestContext {
     /// a live browser session. Errors use the Authentication API's envelope, in words for
     /// the person at the page. The rules (step-up, limits) live in the core and on the groups.
     func addHostedPageActions(_ pages: HostedPages) {
-        let client = OAuthClient.hostedPages
         let face = group("/ui", context: HostedPageContext.self).face(renderer: HostedPageErrors(), limits: pages.passkeys.rateLimits)
         // Added to every call, before the start and finish groups' own middleware runs.
         let actions = face.all.add(middleware: CSRFMiddleware(pages: pages)).add(middleware: BrowserSessionAuthenticator(pages: pages))
         let starts = face.starts, finishes = face.finishes
-        /// The calls of `parent` that need a signed-in browser.
-        func signedIn(_ parent: RouterGroup<HostedPageContext>) -> RouterGroup<HostedPageContext> {
-            parent.group().add(middleware: SignInRequiredMiddleware(isPage: false))
-        }
+        addSignInActions(pages, actions: actions, starts: starts, finishes: finishes)
+        let account = Self.signedIn(actions)
+        addAccountActions(pages, account: account, starts: Self.signedIn(starts), finishes: Self.signedIn(finishes))
+        account.addConsentActions(pages)
+        addRecoveryActions(pages, starts: starts, finishes: finishes, account: account, accountStarts: Self.signedIn(starts))
+    }
 
+    /// The calls of `parent` that need a signed-in browser.
+    private static func signedIn(_ parent: RouterGroup<HostedPageContext>) -> RouterGroup<HostedPageContext> {
+        parent.group().add(middleware: SignInRequiredMiddleware(isPage: false))
+    }
+
+    /// Signing up and in (with a passkey, or a password where a browser cannot make one), and out.
+    private func addSignInActions(
+        _ pages: HostedPages, actions: RouterGroup<HostedPageContext>, starts: RouterGroup<HostedPageContext>, finishes: RouterGroup<HostedPageContext>
+    ) {
+        let client = OAuthClient.hostedPages
         starts.post("signup") { request, _ in
             let body = try await pages.body.json(SignupStart.self, from: request)
             let phone = Self.nonEmpty(body.phone_number).map { PhoneNumberInput.normalized($0, defaultRegion: pages.defaultRegion) }
@@ -119,8 +130,14 @@ extension Router where Context == BasicRequestContext {
             try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
             return Self.signedOut(pages, to: "/login?signed_out=1")
         }
+    }
 
-        let account = signedIn(actions)
+    /// The signed-in account's calls: its passkeys (added, renamed, removed), its password,
+    /// its name, and "sign out everywhere".
+    private func addAccountActions(
+        _ pages: HostedPages, account: RouterGroup<HostedPageContext>, starts: RouterGroup<HostedPageContext>, finishes: RouterGroup<HostedPageContext>
+    ) {
+        let client = OAuthClient.hostedPages
         account.delete("password") { _, context in
             let session = try context.caller()
             try await pages.passwords.remove(by: session.signIn)
@@ -132,11 +149,11 @@ extension Router where Context == BasicRequestContext {
             try await pages.accounts.signOutEverywhere(userID: try context.caller().userID, clientID: client.clientID)
             return Self.signedOut(pages, to: "/login?signed_out=1")
         }
-        signedIn(starts).post("passkeys/options") { _, context in
+        starts.post("passkeys/options") { _, context in
             let challenge = try await pages.passkeys.startEnrollment(for: try context.caller().signIn, clientID: client.clientID)
             return JSONResponse.make(CeremonyOptions(options: challenge.options, auth_session: challenge.authSession))
         }
-        signedIn(finishes).post("passkeys") { request, context in
+        finishes.post("passkeys") { request, context in
             let session = try context.caller()
             let body = try await pages.body.json(EnrollmentFinish.self, from: request)
             let credential = try await pages.passkeys.finishEnrollment(
@@ -170,8 +187,6 @@ extension Router where Context == BasicRequestContext {
             _ = try await pages.accounts.updateName(of: session.userID, to: body.name)
             return try await Self.signalData(pages, session.userID)
         }
-        account.addConsentActions(pages)
-        addRecoveryActions(pages, starts: starts, finishes: finishes, account: account, accountStarts: signedIn(starts))
     }
 
     /// Clears the session cookie and sends the browser to the sign-in page at `location`,

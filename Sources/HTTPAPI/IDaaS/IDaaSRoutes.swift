@@ -9,19 +9,22 @@ extension Router where Context == BasicRequestContext {
     public func addIDaaS(_ services: IDaaSServices) {
         let face = face("/api/web", renderer: IDaaSErrors(), limits: services.passkeys.rateLimits)
         let open = face.all, starts = face.starts, finishes = face.finishes
+        addIDaaSAdministration(services, open: open, starts: starts, finishes: finishes)
+        addIDaaSSelfService(services, open: open, starts: starts, finishes: finishes)
+        addIDaaSAuthentication(services, open: open, starts: starts, finishes: finishes)
+    }
+
+    /// The Administration API: an application's authentication, then (with its token) user
+    /// lookup and the users' FIDO tokens.
+    private func addIDaaSAdministration(
+        _ services: IDaaSServices, open: RouterGroup<BasicRequestContext>, starts: RouterGroup<BasicRequestContext>, finishes: RouterGroup<BasicRequestContext>
+    ) {
         /// The Administration API's routes of `parent`: an administration token is required.
         func administration(_ parent: RouterGroup<BasicRequestContext>) -> RouterGroup<IDaaSAdminContext> {
             parent.group(context: IDaaSAdminContext.self).add(middleware: IDaaSAdminAuthenticator(administration: services.administration))
         }
-        /// The signed-in user's routes of `parent`, under `v1/self`: a sign-in token is required.
-        func signedIn(_ parent: RouterGroup<BasicRequestContext>) -> RouterGroup<IDaaSUserContext> {
-            parent.group("v1/self", context: IDaaSUserContext.self).add(middleware: IDaaSSessionAuthenticator(sessions: services.sessions))
-        }
         let enrollment = IDaaSEnrollment(services: services)
         let management = IDaaSTokenManagement(services: services)
-        let authentication = IDaaSAuthentication(services: services)
-
-        // Administration API.
         starts.post("v1/adminapi/authenticate") { request, _ in
             let body = try await services.body.json(IDaaSAdminAuthenticateRequest.self, from: request)
             let (token, record) = try await services.administration.authenticate(applicationID: body.applicationId, sharedSecret: body.sharedSecret)
@@ -54,9 +57,19 @@ extension Router where Context == BasicRequestContext {
         admin.delete("v1/fidotokens/:fidoid") { request, context in
             try await management.delete(try await management.credential(request, context: context), by: .administrator(context.caller().id))
         }
+    }
 
-        // The signed-in user's own tokens. Adding, turning off and deleting one need a
-        // recent sign-in, which the core checks; an administrator's turning one off holds.
+    /// The signed-in user's own tokens. Adding, turning off and deleting one need a recent
+    /// sign-in, which the core checks; an administrator's turning one off holds.
+    private func addIDaaSSelfService(
+        _ services: IDaaSServices, open: RouterGroup<BasicRequestContext>, starts: RouterGroup<BasicRequestContext>, finishes: RouterGroup<BasicRequestContext>
+    ) {
+        /// The signed-in user's routes of `parent`, under `v1/self`: a sign-in token is required.
+        func signedIn(_ parent: RouterGroup<BasicRequestContext>) -> RouterGroup<IDaaSUserContext> {
+            parent.group("v1/self", context: IDaaSUserContext.self).add(middleware: IDaaSSessionAuthenticator(sessions: services.sessions))
+        }
+        let enrollment = IDaaSEnrollment(services: services)
+        let management = IDaaSTokenManagement(services: services)
         signedIn(starts).get("fidotokens") { _, context in
             let signIn = try context.caller().signIn
             return try await enrollment.start(for: try await services.accounts.user(signIn.userID), clientID: IDaaSServices.selfServiceClientID, by: .owner(signIn))
@@ -79,8 +92,13 @@ extension Router where Context == BasicRequestContext {
             let signIn = try context.caller().signIn
             return try await management.delete(try await management.credential(request, context: context, owner: signIn.userID), by: .owner(signIn))
         }
+    }
 
-        // Authentication API.
+    /// The Authentication API: a passkey's challenge and its completion, and signing out.
+    private func addIDaaSAuthentication(
+        _ services: IDaaSServices, open: RouterGroup<BasicRequestContext>, starts: RouterGroup<BasicRequestContext>, finishes: RouterGroup<BasicRequestContext>
+    ) {
+        let authentication = IDaaSAuthentication(services: services)
         starts.post("v2/authentication/users/authenticate/:authenticator") { request, context in
             try await authentication.challenge(request, try IDaaSAuthentication.Authenticator(request, context: context))
         }

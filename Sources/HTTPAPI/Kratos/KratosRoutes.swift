@@ -13,14 +13,31 @@ extension Router where Context == BasicRequestContext {
         let renderer = KratosErrors()
         let face = face("/self-service", renderer: renderer, limits: services.flows.rateLimits)
         let open = face.all, starts = face.starts, finishes = face.finishes
-        /// The routes of `parent` that need a live session.
-        func signedIn(_ parent: RouterGroup<BasicRequestContext>) -> RouterGroup<KratosRequestContext> {
-            parent.group(context: KratosRequestContext.self).add(middleware: KratosSessionAuthenticator(sessions: services.sessions))
-        }
-
         get("/.well-known/ory/webauthn.js") { _, _ in KratosScript.response() }
+        addKratosFlows(services, open: open, starts: starts, finishes: finishes)
+        addKratosCodeFlows(services, open: open, starts: starts, finishes: finishes)
+        addKratosLogout(services, open: open)
+        let sessions = Self.kratosSignedIn(group("/sessions").add(middleware: ErrorRenderingMiddleware<BasicRequestContext, KratosErrors>(renderer)), services)
+        sessions.addKratosSessions(services)
+        sessions.get("whoami") { _, context in
+            let session = try context.caller()
+            let user = try await services.accounts.user(session.userID)
+            var response = JSONResponse.make(KratosSessionBody(session, user: user, publicURL: services.publicURL))
+            response.headers[HTTPField.Name("X-Kratos-Authenticated-Identity-Id")!] = KratosIDs.identity(user.id)
+            return response
+        }
+    }
 
-        // Starting flows: each GET creates one.
+    /// The routes of `parent` that need a live session.
+    static func kratosSignedIn(_ parent: RouterGroup<BasicRequestContext>, _ services: KratosServices) -> RouterGroup<KratosRequestContext> {
+        parent.group(context: KratosRequestContext.self).add(middleware: KratosSessionAuthenticator(sessions: services.sessions))
+    }
+
+    /// Registration, login and settings flows: started (each `GET` creates one), read, and submitted.
+    private func addKratosFlows(
+        _ services: KratosServices, open: RouterGroup<BasicRequestContext>, starts: RouterGroup<BasicRequestContext>, finishes: RouterGroup<BasicRequestContext>
+    ) {
+        func signedIn(_ parent: RouterGroup<BasicRequestContext>) -> RouterGroup<KratosRequestContext> { Self.kratosSignedIn(parent, services) }
         starts.get("registration/browser") { request, _ in try await KratosBrowser(services: services).start(.registration, request) }
         starts.get("login/browser") { request, _ in try await KratosBrowser(services: services).start(.login, request) }
         starts.get("registration/api") { request, _ in
@@ -64,11 +81,12 @@ extension Router where Context == BasicRequestContext {
         signedIn(finishes).post("settings") { request, context in
             try await KratosSettings(services: services).submit(request, session: context.caller())
         }
+    }
 
-        addKratosCodeFlows(services, open: open, starts: starts, finishes: finishes)
-
-        // Signing out. The browser's GET ends its session, so its HEAD is refused.
-        signedIn(open).get("logout/browser") { request, _ in
+    /// Signing out: the browser's logout URL and its `GET` (which ends the session, so its
+    /// `HEAD` is refused), and the API's `DELETE`.
+    private func addKratosLogout(_ services: KratosServices, open: RouterGroup<BasicRequestContext>) {
+        Self.kratosSignedIn(open, services).get("logout/browser") { request, _ in
             // The authenticator found a session; browsers send it only as the cookie.
             guard let token = Cookies.value(KratosServices.sessionCookie, in: request) else { throw KratosError.sessionInactive }
             return JSONResponse.make(KratosBrowser(services: services).logoutURL(session: token))
@@ -86,16 +104,6 @@ extension Router where Context == BasicRequestContext {
             }
             try await services.sessions.end(token: token)
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
-        }
-
-        let sessions = signedIn(group("/sessions").add(middleware: ErrorRenderingMiddleware<BasicRequestContext, KratosErrors>(renderer)))
-        sessions.addKratosSessions(services)
-        sessions.get("whoami") { _, context in
-            let session = try context.caller()
-            let user = try await services.accounts.user(session.userID)
-            var response = JSONResponse.make(KratosSessionBody(session, user: user, publicURL: services.publicURL))
-            response.headers[HTTPField.Name("X-Kratos-Authenticated-Identity-Id")!] = KratosIDs.identity(user.id)
-            return response
         }
     }
 

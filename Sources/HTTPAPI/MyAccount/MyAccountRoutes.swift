@@ -17,6 +17,14 @@ extension Router where Context == BasicRequestContext {
                 .add(middleware: BearerAuthenticator(tokens: services.tokens, audience: services.tokens.issuer + "me/"))
         }
         let me = signedIn(open.all), starts = signedIn(open.starts), finishes = signedIn(open.finishes)
+        addAccountRoutes(me, starts: starts, services: services)
+        addVerificationAndRecoveryCodes(me, starts: starts, finishes: finishes, services: services)
+        addPasskeyEnrollment(starts: starts, finishes: finishes, services: services)
+        addAuthenticationMethods(me.group("authentication-methods"), services: services)
+    }
+
+    /// The account's signals for credential managers, its profile, and "sign out everywhere".
+    private func addAccountRoutes(_ me: RouterGroup<BearerRequestContext>, starts: RouterGroup<BearerRequestContext>, services: MyAccountServices) {
         me.get("signals") { _, context in
             let grant = try context.grant(requiring: Scopes.readAuthenticationMethods)
             return JSONResponse.make(LatchkeyWire.AccountSignals(try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)))
@@ -48,12 +56,13 @@ extension Router where Context == BasicRequestContext {
             _ = try await services.accounts.signOutEverywhere(userID: grant.userID, clientID: grant.clientID)
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
+    }
 
-        addVerificationAndRecoveryCodes(me, starts: starts, finishes: finishes, services: services)
-
+    /// Adding a passkey: the ceremony's start (`passkey|new`) and its verification.
+    private func addPasskeyEnrollment(
+        starts: RouterGroup<BearerRequestContext>, finishes: RouterGroup<BearerRequestContext>, services: MyAccountServices
+    ) {
         let base = "/me/v1/authentication-methods"
-        let methods = me.group("authentication-methods")
-
         starts.post("authentication-methods") { request, context in
             let grant = try context.grant(requiring: Scopes.createAuthenticationMethods)
             let body = try await services.body.json(CreateAuthenticationMethodRequest.self, from: request)
@@ -97,6 +106,10 @@ extension Router where Context == BasicRequestContext {
             let method = AuthenticationMethod(credential, user: user, names: services.authenticatorNames)
             return JSONResponse.make(method, status: .created, headers: [.location: Self.location(services, base, method.id)])
         }
+    }
+
+    /// The account's passkeys and password: listed, read, renamed and removed.
+    private func addAuthenticationMethods(_ methods: RouterGroup<BearerRequestContext>, services: MyAccountServices) {
         methods.get { _, context in
             let grant = try context.grant(requiring: Scopes.readAuthenticationMethods)
             let user = try await services.accounts.user(grant.userID)
