@@ -131,3 +131,8 @@ public struct AdminAPIErrors: FaceErrorRenderer {
         return Response(status: status, headers: [.contentType: "application/problem+json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
+
+extension Face {
+    /// The Admin API.
+    public static let adminAPI = Face(name: "admin_api", prefixes: ["/admin/"], renderer: AdminAPIErrors())
+}

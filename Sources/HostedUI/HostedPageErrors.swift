@@ -62,3 +62,8 @@ public struct HostedPageErrors: FaceErrorRenderer {
         }
     }
 }
+
+extension Face {
+    /// The hosted pages' JSON calls (their pages have `PageErrorMiddleware`).
+    public static let hostedPages = Face(name: Face.unclaimedName, prefixes: ["/ui/"], renderer: HostedPageErrors())
+}

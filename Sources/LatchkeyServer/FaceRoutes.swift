@@ -22,9 +22,10 @@ extension Router where Context == BasicRequestContext {
             publicOrigin: ConfigurationLoader.originOf(configuration.server.publicURL),
             random: services.random
         )
-        let envelopes = Self.envelopes(configuration)
+        let faces = Self.faces(configuration)
+        let envelopes = FaceEnvelopes(faces)
         add(middleware: HostRequiredMiddleware(envelopes: envelopes))
-        add(middleware: RequestOriginMiddleware())
+        add(middleware: RequestOriginMiddleware(faces: faces))
         add(middleware: NotFoundMiddleware(pages: hostedPages, envelopes: envelopes))
         if measured { add(middleware: MetricsMiddleware()) }
         if configuration.logging.logsRequests { add(middleware: RequestLogMiddleware()) }
@@ -56,18 +57,13 @@ extension Router where Context == BasicRequestContext {
         return admin
     }
 
-    /// Which face answers a request that reaches no face's routes, by the paths each serves.
-    private static func envelopes(_ configuration: LatchkeyConfiguration) -> FaceEnvelopes {
-        var envelopes = FaceEnvelopes()
-        envelopes.claim("/me/v1/", MyAccountErrors())
-        envelopes.claim("/ui/", HostedPageErrors())
-        if configuration.faces.kratos.enabled {
-            envelopes.claim("/self-service/", KratosErrors())
-            envelopes.claim("/sessions", KratosErrors())
-        }
-        if configuration.faces.idaas.enabled { envelopes.claim("/api/web/", IDaaSErrors()) }
-        envelopes.claim("/admin/v1/", AdminAPIErrors())
-        return envelopes
+    /// The faces this server serves: which names a request's face in the audit trail, and
+    /// which answers a request that reaches no face's routes, by the paths each serves.
+    private static func faces(_ configuration: LatchkeyConfiguration) -> [Face] {
+        var faces: [Face] = [.authenticationAPI, .openIDConnect, .myAccount, .hostedPages, .adminAPI]
+        if configuration.faces.kratos.enabled { faces.append(.kratos) }
+        if configuration.faces.idaas.enabled { faces.append(.idaas) }
+        return faces
     }
 
     private func addKratosFace(_ services: LatchkeyServices, configuration: LatchkeyConfiguration) {

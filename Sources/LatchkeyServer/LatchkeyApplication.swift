@@ -193,7 +193,7 @@ public enum LatchkeyApplication {
         var envelopes = FaceEnvelopes(fallback: AdminAPIErrors())
         envelopes.claim("/", AdminAPIErrors())
         router.add(middleware: HostRequiredMiddleware(envelopes: envelopes))
-        router.add(middleware: RequestOriginMiddleware())
+        router.add(middleware: RequestOriginMiddleware(faces: [.adminAPI]))
         // The router's own 404 for any other path, in the Admin API's envelope.
         router.add(middleware: ErrorRenderingMiddleware(AdminAPIErrors()))
         try router.addAdminAPI(services)
