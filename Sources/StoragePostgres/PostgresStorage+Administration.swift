@@ -175,34 +175,13 @@ extension PostgresStorage {
         guard query.limit > 0, !StoredText.containsNUL([query.userID?.rawValue, query.clientID, query.ip]) else { return [] }
         var conditions: [String] = []
         var bindings = PostgresBindings()
-        func add(_ condition: String) { conditions.append(condition.replacingOccurrences(of: "?", with: "$\(bindings.count)")) }
-        if let kind = query.kind {
-            bindings.append(kind.rawValue)
-            add("kind = ?")
-        }
-        if let userID = query.userID {
-            bindings.append(userID.rawValue)
-            add("user_id = ?")
-        }
-        if let clientID = query.clientID {
-            bindings.append(clientID)
-            add("client_id = ?")
-        }
-        if let ip = query.ip {
-            bindings.append(ip)
-            add("ip = ?")
-        }
-        if let from = query.from {
-            bindings.append(from.seconds)
-            add("time >= ?")
-        }
-        if let to = query.to {
-            bindings.append(to.seconds)
-            add("time < ?")
-        }
-        if let before = query.before {
-            bindings.append(before)
-            add("id < ?")
+        for condition in query.conditions {
+            switch condition.value {
+            case .text(let text): bindings.append(text)
+            case .time(let time): bindings.append(time.seconds)
+            case .position(let position): bindings.append(position)
+            }
+            conditions.append(condition.sql.replacingOccurrences(of: "?", with: "$\(bindings.count)"))
         }
         bindings.append(Int64(query.limit))
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")

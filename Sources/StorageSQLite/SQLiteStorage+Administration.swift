@@ -143,37 +143,15 @@ extension SQLiteStorage {
     /// Audit events matching a filter, newest first.
     public func events(_ query: AuditQuery) async throws -> [LoggedEvent] {
         guard query.limit > 0, StoredText.canMatch(query.userID?.rawValue), StoredText.canMatch(query.clientID), StoredText.canMatch(query.ip) else { return [] }
-        var conditions: [String] = []
-        var arguments: [any SQLiteBindable] = []
-        if let kind = query.kind {
-            conditions.append("kind = ?")
-            arguments.append(kind.rawValue)
+        let conditions = query.conditions
+        var arguments: [any SQLiteBindable] = conditions.map { condition -> any SQLiteBindable in
+            switch condition.value {
+            case .text(let text): text
+            case .time(let time): time.databaseSeconds
+            case .position(let position): position
+            }
         }
-        if let userID = query.userID {
-            conditions.append("user_id = ?")
-            arguments.append(userID.rawValue)
-        }
-        if let clientID = query.clientID {
-            conditions.append("client_id = ?")
-            arguments.append(clientID)
-        }
-        if let ip = query.ip {
-            conditions.append("ip = ?")
-            arguments.append(ip)
-        }
-        if let from = query.from {
-            conditions.append("time >= ?")
-            arguments.append(from.databaseSeconds)
-        }
-        if let to = query.to {
-            conditions.append("time < ?")
-            arguments.append(to.databaseSeconds)
-        }
-        if let before = query.before {
-            conditions.append("id < ?")
-            arguments.append(before)
-        }
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.map(\.sql).joined(separator: " AND ")
         arguments.append(Int64(query.limit))
         return try database.read { db in
             try db.rows("SELECT * FROM audit_events \(filter) ORDER BY id DESC LIMIT ?", arguments).map { try LoggedEvent(stored: $0) }

@@ -131,6 +131,23 @@ public struct AuditQuery: Sendable, Hashable {
         self.limit = limit
     }
 
+    /// A value a condition compares with, as the SQL stores bind it.
+    public enum Value: Sendable, Hashable {
+        case text(String)
+        case time(Date)
+        case position(Int64)
+    }
+
+    /// The conditions the filter sets, each an `audit_events` comparison with one `?`: what
+    /// the SQL stores put in their `WHERE`.
+    public var conditions: [(sql: String, value: Value)] {
+        let all: [(String, Value?)] = [
+            ("kind = ?", kind.map { .text($0.rawValue) }), ("user_id = ?", userID.map { .text($0.rawValue) }), ("client_id = ?", clientID.map(Value.text)),
+            ("ip = ?", ip.map(Value.text)), ("time >= ?", from.map(Value.time)), ("time < ?", to.map(Value.time)), ("id < ?", before.map(Value.position)),
+        ]
+        return all.compactMap { sql, value in value.map { (sql, $0) } }
+    }
+
     /// Whether a logged event matches (the in-memory store's reading).
     public func matches(_ logged: LoggedEvent) -> Bool {
         let event = logged.event
