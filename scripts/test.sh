@@ -63,6 +63,8 @@ setup_tool LATCHKEY_SMTP_SINK_PYTHON smtp-sink.sh "the test SMTP server (aiosmtp
 setup_tool LATCHKEY_SCHEMATHESIS schemathesis.sh "Schemathesis for the Admin API's conformance test"
 # The OpenID Connect face is driven with authlib and auth0-python, libraries nobody here wrote.
 setup_tool LATCHKEY_OIDC_PYTHON oidc-libraries.sh "the OpenID Connect libraries (authlib, auth0-python)"
+# The Kratos face is driven with Ory's own generated SDKs.
+setup_tool LATCHKEY_ORY_SDK_PYTHON ory-sdks.sh "Ory's SDKs (ory-kratos-client, ory-client)"
 # Webhooks are received by a Python server that verifies them with the standardwebhooks
 # package, an implementation independent of Latchkey's.
 setup_tool LATCHKEY_WEBHOOK_RECEIVER_PYTHON webhook-receiver.sh "the test webhook receiver (standardwebhooks)"
