@@ -79,7 +79,7 @@ enum KratosMessages {
     static let loginInvalid = KratosMessage.error(4_000_043, "The provided web authn login is invalid, please try again.")
     static let noLoginStrategy = KratosMessage.error(4_010_002, "Could not find a strategy to log you in with. Did you fill out the form correctly?")
     static let noRegistrationStrategy = KratosMessage.error(4_010_003, "Could not find a strategy to sign you up with. Did you fill out the form correctly?")
-    static let noSettingsStrategy = KratosMessage.error(4_000_001, "Could not find a strategy to update your settings with. Did you fill out the form correctly?")
+    static let noSettingsStrategy = KratosMessage.error(4_010_004, "Could not find a strategy to update your settings. Did you fill out the form correctly?")
 
     static func removePasskey(_ name: String, addedAt: Date, lastUsedAt: Date?, provider: String?) -> KratosMessage {
         var context: [String: KratosMessage.ContextValue] = [
