@@ -39,7 +39,6 @@ struct AdminAPIProblem: Error, Sendable {
 /// stable `code`, for every refusal, whether IdentityCore's, the generated server's (a body
 /// or parameter that does not match the document) or the router's.
 public struct AdminAPIErrors: FaceErrorRenderer {
-    /// Creates the renderer.
     public init() {}
 
     public func response(for error: IdentityError) -> Response {
@@ -133,6 +132,5 @@ public struct AdminAPIErrors: FaceErrorRenderer {
 }
 
 extension Face {
-    /// The Admin API.
     public static let adminAPI = Face(name: "admin_api", prefixes: ["/admin/"], renderer: AdminAPIErrors())
 }

@@ -25,7 +25,7 @@ public struct AdminAPIServices: Sendable {
     /// The server's public URL, which enrollment links open.
     public let publicURL: String
 
-    /// Creates the services.
+    /// Drops a trailing slash from `publicURL`.
     public init(
         admin: AdminService, recovery: AccountRecoveryService, publicURL: String, clients: ClientRegistry, authenticatorNames: AuthenticatorNames,
         isPublic: Bool, webhookEndpoints: [WebhookEndpoint] = [], metadata: (source: String, metadata: AttestationMetadata)? = nil

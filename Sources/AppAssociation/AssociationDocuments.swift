@@ -7,7 +7,6 @@ public struct AppleAppSiteAssociation: Codable, Sendable, Hashable {
         /// App IDs, `TEAMID.bundle.id`.
         public var apps: [String]?
 
-        /// Creates the member.
         public init(apps: [String]?) { self.apps = apps }
     }
 
@@ -24,7 +23,7 @@ public struct AppleAppSiteAssociation: Codable, Sendable, Hashable {
             /// URL paths (the older form).
             public var paths: [String]?
 
-            /// Creates an entry.
+            /// Writes the iOS 13 form; the older `appID` and `paths` stay unset.
             public init(appIDs: [String]?, components: [Component]?) {
                 self.appIDs = appIDs
                 self.components = components
@@ -39,7 +38,7 @@ public struct AppleAppSiteAssociation: Codable, Sendable, Hashable {
             /// Whether matching URLs are excluded.
             public var exclude: Bool?
 
-            /// Creates a path pattern.
+            /// Leaves `exclude` unset, so URLs matching `path` are included.
             public init(path: String) { self.path = path }
 
             enum CodingKeys: String, CodingKey {
@@ -53,7 +52,7 @@ public struct AppleAppSiteAssociation: Codable, Sendable, Hashable {
         /// The entries.
         public var details: [Detail]?
 
-        /// Creates the member.
+        /// Leaves the older `apps` list unset.
         public init(details: [Detail]) { self.details = details }
     }
 
@@ -62,7 +61,6 @@ public struct AppleAppSiteAssociation: Codable, Sendable, Hashable {
     /// The Universal Links member.
     public var applinks: AppLinks?
 
-    /// Creates a document.
     public init(webcredentials: WebCredentials?, applinks: AppLinks? = nil) {
         self.webcredentials = webcredentials
         self.applinks = applinks
@@ -82,7 +80,8 @@ public struct AssetLinkStatement: Codable, Sendable, Hashable {
         /// The site, for `web`.
         public var site: String?
 
-        /// Creates an Android app target.
+        /// Sets `namespace` to `android_app`; `fingerprints` are SHA-256 signing
+        /// certificate fingerprints.
         public init(packageName: String, fingerprints: [String]) {
             namespace = "android_app"
             package_name = packageName
@@ -95,7 +94,6 @@ public struct AssetLinkStatement: Codable, Sendable, Hashable {
     /// The asset.
     public var target: Target?
 
-    /// Creates a statement.
     public init(relation: [String], target: Target) {
         self.relation = relation
         self.target = target
@@ -112,7 +110,6 @@ public struct RelatedOriginsDocument: Codable, Sendable, Hashable {
     /// Web origins.
     public var origins: [String]?
 
-    /// Creates the document.
     public init(origins: [String]) { self.origins = origins }
 }
 
@@ -126,7 +123,6 @@ public struct PasskeyEndpoints: Codable, Sendable, Hashable {
     /// A page describing how the relying party uses the PRF extension.
     public var prfUsageDetails: String?
 
-    /// Creates the document.
     public init(enroll: String?, manage: String?, prfUsageDetails: String? = nil) {
         self.enroll = enroll
         self.manage = manage

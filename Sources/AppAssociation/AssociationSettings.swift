@@ -18,14 +18,12 @@ public struct AssociationSettings: Sendable, Hashable {
     public var relyingPartyID: String
     /// Apple platform apps.
     public var appleApps: [AppleApp]
-    /// Android apps.
     public var androidApps: [AndroidApp]
     /// Web origins on other domains that may use the RP ID.
     public var relatedOrigins: [String]
     /// The passkey enrollment and management pages.
     public var passkeyEndpoints: PasskeyEndpoints
 
-    /// Creates the settings.
     public init(relyingPartyID: String, appleApps: [AppleApp] = [], androidApps: [AndroidApp] = [], relatedOrigins: [String] = [], passkeyEndpoints: PasskeyEndpoints) {
         self.relyingPartyID = relyingPartyID
         self.appleApps = appleApps

@@ -21,12 +21,10 @@ public struct AuthenticatorDataBuilder: Sendable {
     public struct AttestedCredential: Sendable {
         /// The authenticator model.
         public var aaguid: AAGUID
-        /// The credential ID.
         public var credentialID: [UInt8]
         /// The COSE_Key bytes.
         public var publicKey: [UInt8]
 
-        /// Creates the fields.
         public init(aaguid: AAGUID, credentialID: [UInt8], publicKey: [UInt8]) {
             self.aaguid = aaguid
             self.credentialID = credentialID

@@ -17,7 +17,8 @@ public struct ClientDataBuilder: Sendable {
     /// Further string members, in order.
     public var extraMembers: [(String, String)]
 
-    /// Creates client data.
+    /// `crossOrigin` defaults to `false`, as browsers write it; pass `nil` to leave the
+    /// member out.
     public init(type: String, challenge: [UInt8], origin: String, crossOrigin: Bool? = false, topOrigin: String? = nil) {
         self.type = type
         self.challenge = challenge

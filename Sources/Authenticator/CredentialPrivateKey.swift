@@ -91,7 +91,7 @@ public enum CredentialPrivateKey: Sendable {
         }
     }
 
-    /// The COSE_Key bytes.
+    /// ``coseKey`` encoded as CBOR.
     public var coseKeyBytes: [UInt8] { CBOREncoder.encode(coseKey) }
 
     /// The public key as a DER SubjectPublicKeyInfo, what `getPublicKey()` returns in

@@ -5,7 +5,6 @@ public import WebAuthn
 
 /// A credential held by the software authenticator.
 public struct SoftwareCredential: Sendable {
-    /// The credential ID.
     public let credentialID: [UInt8]
     /// The RP ID the credential is scoped to.
     public let relyingPartyID: String
@@ -13,7 +12,6 @@ public struct SoftwareCredential: Sendable {
     public let userHandle: [UInt8]
     /// The account name from the creation options.
     public var userName: String
-    /// The private key.
     public let privateKey: CredentialPrivateKey
     /// The signature counter; stays 0 for synced credentials.
     public var signCount: UInt32
@@ -58,7 +56,6 @@ public struct SoftwareAuthenticator: Sendable {
     /// least 16; a test sets fewer to see a relying party refuse them.
     public var credentialIDLength = 16
 
-    /// Creates an authenticator.
     public init(aaguid: AAGUID = .zero, attestation: Attestation = .none, createsSyncedCredentials: Bool = false, verifiesUser: Bool = true) {
         self.aaguid = aaguid
         self.attestation = attestation

@@ -17,8 +17,6 @@ public struct CBORDecoder: Sendable {
     /// fewer than 8 levels; extension outputs get some headroom.
     public var maximumDepth: Int
 
-    /// Creates a decoder.
-    /// - Parameter maximumDepth: The deepest nesting accepted; 16 by default.
     public init(maximumDepth: Int = 16) {
         self.maximumDepth = maximumDepth
     }

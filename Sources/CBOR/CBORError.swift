@@ -42,7 +42,6 @@ public struct CBORError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The byte offset, from the start of the decoded input, where the failure was detected.
     public let offset: Int?
 
-    /// Creates an error.
     public init(_ code: Code, _ reason: String, offset: Int? = nil) {
         self.code = code
         self.reason = reason

@@ -45,12 +45,9 @@ public indirect enum CBORValue: Sendable, Hashable {
 
 /// One key/value pair of a CBOR map.
 public struct CBORMapEntry: Sendable, Hashable {
-    /// The key.
     public let key: CBORNode
-    /// The value.
     public let value: CBORNode
 
-    /// Creates an entry.
     public init(key: CBORNode, value: CBORNode) {
         self.key = key
         self.value = value

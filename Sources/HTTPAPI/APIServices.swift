@@ -5,9 +5,7 @@ public import IdentityCore
 public struct AuthenticationAPIServices: Sendable {
     /// Passkey ceremonies.
     public let passkeys: PasskeyService
-    /// Tokens.
     public let tokens: TokenService
-    /// Registered clients.
     public let clients: ClientRegistry
     /// The authorization code exchange.
     public let authorization: AuthorizationService
@@ -15,10 +13,9 @@ public struct AuthenticationAPIServices: Sendable {
     public let passwords: PasswordService
     /// Recovery (`/recovery/start` and the recovery grant).
     public let recovery: AccountRecoveryService
-    /// Request bodies.
     package let body: RequestBodyReader
 
-    /// Creates the set.
+    /// Caps request bodies at `maximumBodyBytes`.
     public init(
         passkeys: PasskeyService, tokens: TokenService, clients: ClientRegistry, authorization: AuthorizationService, passwords: PasswordService,
         recovery: AccountRecoveryService, maximumBodyBytes: Int
@@ -49,10 +46,9 @@ public struct MyAccountServices: Sendable {
     public let authenticatorNames: AuthenticatorNames
     /// The public base URL, without a trailing slash, for `Location` headers.
     public let publicURL: String
-    /// Request bodies.
     package let body: RequestBodyReader
 
-    /// Creates the set.
+    /// Drops a trailing slash from `publicURL` and caps request bodies at `maximumBodyBytes`.
     public init(
         passkeys: PasskeyService, accounts: AccountService, passwords: PasswordService, recovery: AccountRecoveryService, tokens: TokenService,
         authenticatorNames: AuthenticatorNames, publicURL: String, maximumBodyBytes: Int
@@ -75,7 +71,6 @@ public struct OpenIDConnectServices: Sendable {
     /// Accounts, for userinfo.
     public let accounts: AccountService
 
-    /// Creates the set.
     public init(tokens: TokenService, accounts: AccountService) {
         self.tokens = tokens
         self.accounts = accounts

@@ -7,7 +7,6 @@ public import Logging
 /// form field at fault, and with messages written for the person at the keyboard rather than
 /// for a developer: the page shows each one next to its field.
 public struct HostedPageErrors: FaceErrorRenderer {
-    /// Creates the renderer.
     public init() {}
 
     private struct Body: Encodable {

@@ -11,9 +11,9 @@ public struct HostedPages: Sendable {
     public let accounts: AccountService
     /// Password sign-in, for accounts that still have one, and removing it.
     public let passwords: PasswordService
-    /// The authorization code flow.
     /// Signing out at an app's request (RP-Initiated Logout, Auth0's `/v2/logout`).
     public let logout: LogoutService
+    /// The authorization code flow.
     public let authorization: AuthorizationService
     /// Email verification, recovery codes and recovery.
     public let recovery: AccountRecoveryService
@@ -21,9 +21,7 @@ public struct HostedPages: Sendable {
     public let authenticatorNames: AuthenticatorNames
     /// The public base URL, without a trailing slash.
     public let publicURL: String
-    /// Request bodies.
     let body: RequestBodyReader
-    /// Browser sessions.
     public let sessions: BrowserSessionService
     /// The RP ID, for the Signal API calls.
     public let relyingPartyID: String
@@ -38,7 +36,8 @@ public struct HostedPages: Sendable {
     /// Randomness for CSRF tokens.
     let random: any RandomSource
 
-    /// Creates the set.
+    /// Drops a trailing slash from `publicURL`, lowercases `publicOrigin`, and caps request
+    /// bodies at `maximumBodyBytes`.
     public init(
         passkeys: PasskeyService, accounts: AccountService, passwords: PasswordService, authorization: AuthorizationService, logout: LogoutService,
         recovery: AccountRecoveryService, authenticatorNames: AuthenticatorNames, publicURL: String, maximumBodyBytes: Int,

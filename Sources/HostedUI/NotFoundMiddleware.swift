@@ -13,7 +13,6 @@ public struct NotFoundMiddleware: RouterMiddleware {
     let pages: HostedPages
     let envelopes: FaceEnvelopes
 
-    /// Creates the middleware.
     public init(pages: HostedPages, envelopes: FaceEnvelopes) {
         self.pages = pages
         self.envelopes = envelopes

@@ -37,7 +37,6 @@ public final class AuthenticationServicesPasskeyProvider: PasskeyProvider, Senda
     private let anchor: @MainActor @Sendable () -> ASPresentationAnchor
     private let contactForm: (@MainActor @Sendable () async throws -> (LatchkeyContact, String?))?
 
-    /// Creates a provider.
     /// - Parameters:
     ///   - relyingPartyID: The relying party ID, for example `example.com`.
     ///   - acceptedContacts: The identifiers a new account may have; email first by default.

@@ -21,7 +21,6 @@ public struct KeychainTokenStore: TokenStore {
     /// The keychain access group; `nil` is the app's default group.
     public let accessGroup: String?
 
-    /// Creates a store.
     /// - Parameters:
     ///   - service: The item's service; by default `latchkey`.
     ///   - account: The item's account; by default `session`.

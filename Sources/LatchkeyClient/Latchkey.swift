@@ -29,7 +29,7 @@ public actor Latchkey {
     private var refreshing: Task<StoredSession, any Error>?
     private var discoveredAudience: String?
 
-    /// Creates the SDK.
+    /// Does no I/O: `tokens` is first read when a session is needed.
     /// - Parameters:
     ///   - configuration: The server, the client and the scopes.
     ///   - passkeys: What creates and asserts passkeys on this device.

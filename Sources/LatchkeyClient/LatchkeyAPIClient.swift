@@ -22,7 +22,6 @@ public import FoundationNetworking
 public struct LatchkeyAPIClient: Sendable {
     /// The server's public URL; endpoint paths are appended to it.
     public let baseURL: URL
-    /// The application's client ID.
     public let clientID: String
     /// The client secret of a confidential client, sent as `client_secret` in request bodies.
     public let clientSecret: String?
@@ -41,7 +40,7 @@ public struct LatchkeyAPIClient: Sendable {
     /// The ID of a passkey that is being enrolled, in the verify path.
     public static let newPasskeyMethodID = "passkey|new"
 
-    /// Creates a client.
+    /// Sends requests through a ``URLSessionTransport`` on `session`.
     /// - Parameters:
     ///   - baseURL: The server's public URL, for example `http://localhost:8080`. A path
     ///     prefix is kept.

@@ -4,7 +4,6 @@ public import Foundation
 public struct LatchkeyConfiguration: Sendable {
     /// The server's public URL, for example `https://login.example.com`.
     public var server: URL
-    /// The application's client ID.
     public var clientID: String
     /// The secret of a confidential client; apps are public clients and leave it `nil`.
     public var clientSecret: String?
@@ -19,10 +18,8 @@ public struct LatchkeyConfiguration: Sendable {
     /// How requests reach the server.
     public var transport: any LatchkeyTransport
 
-    /// The default scopes.
     public static let defaultScopes = ["openid", "profile", "email", "offline_access"] + LatchkeyAPIClient.myAccountScopes
 
-    /// Creates a configuration.
     public init(
         server: URL,
         clientID: String,

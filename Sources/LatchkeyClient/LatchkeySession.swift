@@ -23,7 +23,6 @@ public struct LatchkeySession: Sendable, Hashable, Codable {
     /// When the person signed in (`auth_time`); refreshing does not move it.
     public var signedInAt: Date
 
-    /// Creates a session.
     public init(userID: String, email: String?, name: String?, method: Method, signedInAt: Date) {
         self.userID = userID
         self.email = email
@@ -52,7 +51,6 @@ public struct LatchkeyPasskey: Sendable, Hashable, Identifiable {
     /// The credential ID, base64url.
     public var credentialID: String?
 
-    /// Creates a passkey.
     public init(
         id: String, name: String, providerName: String? = nil, createdAt: Date?, lastUsedAt: Date?, synced: Bool, backedUp: Bool? = nil,
         credentialID: String? = nil

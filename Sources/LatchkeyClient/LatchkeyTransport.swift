@@ -16,7 +16,6 @@ public struct URLSessionTransport: LatchkeyTransport {
     /// The session requests run on.
     public let session: URLSession
 
-    /// Creates a transport on `session`.
     public init(session: URLSession = .shared) { self.session = session }
 
     public func send(_ request: URLRequest) async throws -> (Data, URLResponse) {

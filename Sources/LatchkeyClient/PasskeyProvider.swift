@@ -39,7 +39,6 @@ public struct PasskeyCreationRequest: Sendable {
     /// How the passkey is asked for.
     public var style: Style
 
-    /// Creates a request.
     public init(options: PublicKeyCredentialCreationOptionsJSON, style: Style) {
         self.options = options
         self.style = style
@@ -55,7 +54,6 @@ public struct PasskeyCreation: Sendable {
     /// For ``PasskeyCreationRequest/Style/accountCreation``: the name the person gave.
     public var name: String?
 
-    /// Creates a result.
     public init(response: RegistrationResponseJSON, contact: LatchkeyContact? = nil, name: String? = nil) {
         self.response = response
         self.contact = contact
@@ -82,7 +80,6 @@ public struct PasskeyAssertionRequest: Sendable {
     /// How the person is asked.
     public var mode: Mode
 
-    /// Creates a request.
     public init(options: PublicKeyCredentialRequestOptionsJSON, mode: Mode) {
         self.options = options
         self.mode = mode

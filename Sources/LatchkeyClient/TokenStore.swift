@@ -25,7 +25,6 @@ public protocol TokenStore: Sendable {
 public struct StoredSession: Sendable, Hashable, Codable {
     /// Who is signed in.
     public var session: LatchkeySession
-    /// The access token.
     public var accessToken: String
     /// When the access token expires, by this device's clock.
     public var accessTokenExpiresAt: Date
@@ -36,10 +35,8 @@ public struct StoredSession: Sendable, Hashable, Codable {
     /// The server and client the tokens belong to, so that a store shared between
     /// configurations never hands one server's token to another.
     public var server: String
-    /// The client ID.
     public var clientID: String
 
-    /// Creates a stored session.
     public init(
         session: LatchkeySession, accessToken: String, accessTokenExpiresAt: Date, refreshToken: String?, idToken: String?,
         server: String, clientID: String

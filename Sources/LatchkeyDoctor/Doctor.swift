@@ -12,7 +12,6 @@ public struct Doctor: Sendable {
     let fetcher: any DocumentFetching
     let suffixes: PublicSuffixList
 
-    /// Creates a doctor.
     /// - Parameters:
     ///   - fetcher: How documents are fetched; redirects must be reported, not followed.
     ///   - suffixes: The public suffix list, for RP ID and same-site rules.

@@ -14,16 +14,13 @@ public enum FetchOutcome: Sendable {
 
 /// A response exactly as received.
 public struct FetchedResponse: Sendable {
-    /// The status code.
     public let status: Int
     /// The `Content-Type` header, if any.
     public let contentType: String?
     /// The `Location` header of a redirect, if any.
     public let location: String?
-    /// The body.
     public let body: [UInt8]
 
-    /// Creates a response.
     public init(status: Int, contentType: String?, location: String?, body: [UInt8]) {
         self.status = status
         self.contentType = contentType
@@ -47,7 +44,6 @@ public final class URLSessionFetcher: NSObject, DocumentFetching, URLSessionTask
     // The session keeps a strong reference to its delegate until invalidated.
     private var session: URLSession?
 
-    /// Creates a fetcher.
     /// - Parameters:
     ///   - timeout: Seconds to wait for an answer.
     ///   - maximumBytes: Larger bodies are reported as a failure.

@@ -5,24 +5,18 @@ import Foundation
 /// The server requires the identifiers its connection marks as required (by default
 /// `email`) and refuses unknown or already registered ones.
 public struct SignupProfile: Codable, Sendable, Hashable {
-    /// The email address.
     public var email: String?
     /// The phone number in E.164 form, for example `+14155552671`.
     public var phoneNumber: String?
-    /// The username.
     public var username: String?
     /// The full name, shown as the passkey's display name.
     public var name: String?
-    /// The given name.
     public var givenName: String?
-    /// The family name.
     public var familyName: String?
-    /// The nickname.
     public var nickname: String?
     /// An http(s) URL of a picture.
     public var picture: String?
 
-    /// Creates a profile.
     public init(
         email: String? = nil,
         phoneNumber: String? = nil,
@@ -100,7 +94,6 @@ public struct SignupChallengeRequest: Codable, Sendable, Hashable {
     /// Up to ten string fields of user metadata.
     public var userMetadata: [String: String]?
 
-    /// Creates a request.
     public init(
         clientID: String?,
         clientSecret: String? = nil,
@@ -141,7 +134,6 @@ public struct LoginChallengeRequest: Codable, Sendable, Hashable {
     /// credentials in `allowCredentials`; without it the login is discoverable.
     public var username: String?
 
-    /// Creates a request.
     public init(clientID: String?, clientSecret: String? = nil, realm: String? = nil, organization: String? = nil, username: String? = nil) {
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -168,7 +160,6 @@ public struct PasskeyChallenge<Options: Codable & Sendable & Hashable>: Codable,
     /// The opaque ceremony session to send back with the authenticator's response.
     public var authSession: String
 
-    /// Creates a challenge.
     public init(options: Options, authSession: String) {
         self.options = options
         self.authSession = authSession
@@ -209,7 +200,6 @@ public struct TokenRequest: Codable, Sendable, Hashable {
     public var scope: String?
     /// The API the access token is for, for example `<server>/me/` for My Account.
     public var audience: String?
-    /// The organization.
     public var organization: String?
     /// WebAuthn grant: the session from the challenge.
     public var authSession: String?
@@ -389,7 +379,6 @@ public struct TokenResponse: Codable, Sendable, Hashable {
     /// The granted scopes, space-separated.
     public var scope: String?
 
-    /// Creates a response.
     public init(accessToken: String, idToken: String? = nil, refreshToken: String? = nil, tokenType: String = "Bearer", expiresIn: Int, scope: String? = nil) {
         self.accessToken = accessToken
         self.idToken = idToken
@@ -420,7 +409,6 @@ public struct RevocationRequest: Codable, Sendable, Hashable {
     /// `refresh_token`, when the caller knows.
     public var tokenTypeHint: String?
 
-    /// Creates a request.
     public init(clientID: String?, clientSecret: String? = nil, token: String?, tokenTypeHint: String? = nil) {
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -443,11 +431,8 @@ public struct UserInfo: Codable, Sendable, Hashable {
     public var subject: String
     /// The full name.
     public var name: String?
-    /// The given name.
     public var givenName: String?
-    /// The family name.
     public var familyName: String?
-    /// The nickname.
     public var nickname: String?
     /// A picture URL.
     public var picture: String?
@@ -455,16 +440,13 @@ public struct UserInfo: Codable, Sendable, Hashable {
     public var preferredUsername: String?
     /// When the profile last changed, in seconds since 1970.
     public var updatedAt: Int64?
-    /// The email address.
     public var email: String?
     /// Whether the email address was verified.
     public var emailVerified: Bool?
-    /// The phone number.
     public var phoneNumber: String?
     /// Whether the phone number was verified.
     public var phoneNumberVerified: Bool?
 
-    /// Creates claims.
     public init(
         subject: String,
         name: String? = nil,
@@ -515,13 +497,9 @@ public struct UserInfo: Codable, Sendable, Hashable {
 public struct ProviderMetadata: Codable, Sendable, Hashable {
     /// The issuer URL (`iss` of the tokens).
     public var issuer: String
-    /// The authorization endpoint.
     public var authorizationEndpoint: String?
-    /// The token endpoint.
     public var tokenEndpoint: String?
-    /// The userinfo endpoint.
     public var userinfoEndpoint: String?
-    /// The JWKS URL.
     public var jwksURI: String?
     /// The revocation endpoint (RFC 7009).
     public var revocationEndpoint: String?
@@ -538,26 +516,19 @@ public struct ProviderMetadata: Codable, Sendable, Hashable {
     public var responseModesSupported: [String]?
     /// Supported PKCE methods.
     public var codeChallengeMethodsSupported: [String]?
-    /// Supported `prompt` values.
     public var promptValuesSupported: [String]?
     /// Whether the authorization response carries `iss` (RFC 9207).
     public var authorizationResponseIssParameterSupported: Bool?
-    /// Supported subject types.
     public var subjectTypesSupported: [String]?
-    /// ID token signing algorithms.
     public var idTokenSigningAlgValuesSupported: [String]?
-    /// Supported scopes.
     public var scopesSupported: [String]?
-    /// Supported claims.
     public var claimsSupported: [String]?
-    /// Supported grant types.
     public var grantTypesSupported: [String]?
     /// Client authentication methods at the token endpoint.
     public var tokenEndpointAuthMethodsSupported: [String]?
     /// Client authentication methods at the revocation endpoint.
     public var revocationEndpointAuthMethodsSupported: [String]?
 
-    /// Creates metadata.
     public init(
         issuer: String, authorizationEndpoint: String? = nil, tokenEndpoint: String? = nil, userinfoEndpoint: String? = nil,
         jwksURI: String? = nil, revocationEndpoint: String? = nil, responseTypesSupported: [String]? = nil,
@@ -619,14 +590,12 @@ public struct ProviderMetadata: Codable, Sendable, Hashable {
 /// The body of `POST /recovery/start`: "lost your passkey?". The answer is `202` with `{}`
 /// whatever the address, so that it tells nobody which addresses have accounts.
 public struct RecoveryStartRequest: Codable, Sendable, Hashable {
-    /// The application's client ID.
     public var clientID: String?
     /// The client secret of a confidential client.
     public var clientSecret: String?
     /// The account's email address; a recovery code is mailed to it when it is verified.
     public var email: String?
 
-    /// Creates a request.
     public init(clientID: String?, clientSecret: String? = nil, email: String?) {
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -642,13 +611,11 @@ public struct RecoveryStartRequest: Codable, Sendable, Hashable {
 
 /// `{}`: an answer with nothing to tell.
 public struct EmptyObject: Codable, Sendable, Hashable {
-    /// Creates it.
     public init() {}
 }
 
 /// The body of `POST /dbconnections/signup` (Auth0's database sign-up).
 public struct PasswordSignupRequest: Codable, Sendable, Hashable {
-    /// The application's client ID.
     public var clientID: String?
     /// The client secret of a confidential client.
     public var clientSecret: String?
@@ -656,12 +623,10 @@ public struct PasswordSignupRequest: Codable, Sendable, Hashable {
     public var connection: String?
     /// The account's email address.
     public var email: String?
-    /// The password.
     public var password: String?
     /// The full name.
     public var name: String?
 
-    /// Creates a request.
     public init(clientID: String?, clientSecret: String? = nil, connection: String? = "Username-Password-Authentication", email: String?, password: String?, name: String? = nil) {
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -685,7 +650,6 @@ public struct PasswordSignupResponse: Codable, Sendable, Hashable {
     /// Its email address.
     public var email: String
 
-    /// Creates an answer.
     public init(id: String, email: String) {
         self.id = id
         self.email = email

@@ -4,10 +4,8 @@
 /// padded or unpadded text in either the URL-safe or the standard alphabet, because real
 /// clients send all of these (see ``Base64URL``).
 public struct Base64URLBytes: Hashable, Sendable, Codable, CustomStringConvertible {
-    /// The bytes.
     public var bytes: [UInt8]
 
-    /// Wraps bytes.
     public init(_ bytes: some Sequence<UInt8>) { self.bytes = Array(bytes) }
 
     /// Decodes base64url or base64 text; `nil` when it is neither.

@@ -4,7 +4,7 @@ public struct COSEAlgorithmIdentifier: RawRepresentable, Hashable, Sendable, Cod
     /// The registered integer value.
     public let rawValue: Int64
 
-    /// Creates an identifier from its registered value.
+    /// Accepts any value, including algorithms Latchkey cannot verify.
     public init(rawValue: Int64) { self.rawValue = rawValue }
 
     /// ES256: ECDSA P-256 with SHA-256.

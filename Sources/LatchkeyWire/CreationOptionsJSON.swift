@@ -28,7 +28,6 @@ public struct PublicKeyCredentialCreationOptionsJSON: Codable, Sendable, Hashabl
     /// Client extension inputs.
     public var extensions: ExtensionInputs?
 
-    /// Creates options.
     public init(
         rp: RelyingPartyEntity,
         user: UserEntity,
@@ -62,7 +61,6 @@ public struct PublicKeyCredentialCreationOptionsJSON: Codable, Sendable, Hashabl
         /// A human-palatable name.
         public var name: String
 
-        /// Creates the entity.
         public init(id: String?, name: String) {
             self.id = id
             self.name = name
@@ -78,7 +76,6 @@ public struct PublicKeyCredentialCreationOptionsJSON: Codable, Sendable, Hashabl
         /// A friendly name; may be empty.
         public var displayName: String
 
-        /// Creates the entity.
         public init(id: Base64URLBytes, name: String, displayName: String) {
             self.id = id
             self.name = name
@@ -111,7 +108,6 @@ public struct PublicKeyCredentialCreationOptionsJSON: Codable, Sendable, Hashabl
         /// `required`, `preferred` or `discouraged`.
         public var userVerification: String?
 
-        /// Creates criteria.
         public init(authenticatorAttachment: String? = nil, residentKey: String? = nil, requireResidentKey: Bool? = nil, userVerification: String? = nil) {
             self.authenticatorAttachment = authenticatorAttachment
             self.residentKey = residentKey
@@ -144,7 +140,6 @@ public struct ExtensionInputs: Codable, Sendable, Hashable {
     /// Ask the client to report whether the credential is discoverable.
     public var credProps: Bool?
 
-    /// Creates inputs.
     public init(credProps: Bool? = nil) {
         self.credProps = credProps
     }

@@ -12,7 +12,6 @@ public struct OAuthErrorBody: Codable, Sendable, Hashable {
     /// as unknown.
     public var credentialID: String?
 
-    /// Creates a body.
     public init(error: String, errorDescription: String?, reason: String? = nil, credentialID: String? = nil) {
         self.error = error
         self.errorDescription = errorDescription
@@ -36,7 +35,6 @@ public struct ProblemDetails: Codable, Sendable, Hashable {
 
     /// `urn:latchkey:error:<code>`.
     public var type: String
-    /// The HTTP status.
     public var status: Int?
     /// The status's reason phrase.
     public var title: String?
@@ -58,7 +56,6 @@ public struct ProblemDetails: Codable, Sendable, Hashable {
         /// Where the field was (`body`, `query`), when a server says.
         public var source: String?
 
-        /// Creates a problem.
         public init(detail: String? = nil, field: String? = nil, pointer: String? = nil, source: String? = nil) {
             self.detail = detail
             self.field = field
@@ -67,7 +64,7 @@ public struct ProblemDetails: Codable, Sendable, Hashable {
         }
     }
 
-    /// Creates a body for `code`.
+    /// Writes `code` into `type` after ``typePrefix``.
     public init(code: String, status: Int, title: String, detail: String, reason: String? = nil, validationErrors: [ValidationError]? = nil) {
         self.type = Self.typePrefix + code
         self.status = status

@@ -21,7 +21,7 @@ public struct JSONWebKey: Codable, Sendable, Hashable {
     /// `ES256`, `RS256` or `PS256`.
     public let alg: String
 
-    /// Creates an EC key.
+    /// For an EC key; `n` and `e` are left out.
     public init(kty: String, crv: String, x: String, y: String, kid: String, use: String, alg: String) {
         self.kty = kty
         self.crv = crv
@@ -34,7 +34,7 @@ public struct JSONWebKey: Codable, Sendable, Hashable {
         self.alg = alg
     }
 
-    /// Creates an RSA key.
+    /// For an RSA key; `crv`, `x` and `y` are left out.
     public init(kty: String, kid: String, use: String, alg: String, n: String, e: String) {
         self.kty = kty
         self.crv = nil
@@ -53,6 +53,5 @@ public struct JSONWebKeySet: Codable, Sendable, Hashable {
     /// The published keys.
     public let keys: [JSONWebKey]
 
-    /// Creates a set.
     public init(keys: [JSONWebKey]) { self.keys = keys }
 }

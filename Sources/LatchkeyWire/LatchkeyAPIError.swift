@@ -18,10 +18,8 @@ public struct LatchkeyAPIError: Error, Sendable, Hashable, Decodable, CustomStri
         /// The code as it appears on the wire.
         public let rawValue: String
 
-        /// Wraps a code.
         public init(rawValue: String) { self.rawValue = rawValue }
 
-        /// Wraps a code literal.
         public init(stringLiteral value: String) { self.rawValue = value }
 
         public init(from decoder: any Decoder) throws {
@@ -99,7 +97,6 @@ public struct LatchkeyAPIError: Error, Sendable, Hashable, Decodable, CustomStri
     /// My Account field-level problems.
     public var validationErrors: [ValidationError]
 
-    /// Creates an error.
     public init(
         status: Int?,
         code: Code,

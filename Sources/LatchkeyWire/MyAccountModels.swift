@@ -9,7 +9,7 @@ public struct CreateAuthenticationMethodRequest: Codable, Sendable, Hashable {
     /// `conditional` for an automatic passkey upgrade right after a password sign-in.
     public var mediation: String?
 
-    /// Creates a passkey enrollment request.
+    /// Sets `type` to `passkey`, the only type this endpoint enrolls.
     public init(connection: String? = nil, identityUserID: String? = nil, mediation: String? = nil) {
         self.type = "passkey"
         self.connection = connection
@@ -32,7 +32,6 @@ public struct VerifyAuthenticationMethodRequest: Codable, Sendable, Hashable {
     /// The authenticator's registration.
     public var authnResponse: RegistrationResponseJSON?
 
-    /// Creates a request.
     public init(authSession: String?, authnResponse: RegistrationResponseJSON?) {
         self.authSession = authSession
         self.authnResponse = authnResponse
@@ -49,7 +48,6 @@ public struct UpdateAuthenticationMethodRequest: Codable, Sendable, Hashable {
     /// The new friendly name, unique among the user's passkeys.
     public var name: String?
 
-    /// Creates a request.
     public init(name: String?) { self.name = name }
 
     private enum CodingKeys: String, CodingKey {
@@ -107,7 +105,6 @@ public struct AuthenticationMethod: Codable, Sendable, Hashable {
     /// Whether this is a synced (multi-device) passkey.
     public var isSynced: Bool { credentialDeviceType == "multi_device" }
 
-    /// Creates a method.
     public init(
         id: String,
         type: String,
@@ -181,7 +178,6 @@ public struct AuthenticationMethodList: Codable, Sendable, Hashable {
     /// The user's methods.
     public var authenticationMethods: [AuthenticationMethod]
 
-    /// Creates a list.
     public init(authenticationMethods: [AuthenticationMethod]) {
         self.authenticationMethods = authenticationMethods
     }
@@ -202,7 +198,6 @@ public struct AccountSignals: Codable, Sendable, Hashable {
     public var allAcceptedCredentialIDs: [String]
     /// The account name (WebAuthn `user.name`).
     public var name: String
-    /// The display name.
     public var displayName: String
     /// Set once the account has no password any more: what
     /// `reportUnusedPasswordCredential(domain:userName:)` takes.
@@ -215,14 +210,12 @@ public struct AccountSignals: Codable, Sendable, Hashable {
         /// The user name it was saved under.
         public var username: String
 
-        /// Creates the value.
         public init(domain: String, username: String) {
             self.domain = domain
             self.username = username
         }
     }
 
-    /// Creates signals.
     public init(rpID: String, userID: String, allAcceptedCredentialIDs: [String], name: String, displayName: String, unusedPassword: UnusedPassword? = nil) {
         self.rpID = rpID
         self.userID = userID
@@ -259,7 +252,6 @@ public struct SignalsResponse: Codable, Sendable, Hashable {
     /// The account's signals after the change.
     public var signals: AccountSignals
 
-    /// Creates a response.
     public init(signals: AccountSignals) { self.signals = signals }
 }
 
@@ -271,7 +263,6 @@ public struct UpdateProfileRequest: Codable, Sendable, Hashable {
     /// The new email address.
     public var email: String?
 
-    /// Creates a request.
     public init(name: String? = nil, email: String? = nil) {
         self.name = name
         self.email = email
@@ -284,7 +275,6 @@ public struct PendingEmailResponse: Codable, Sendable, Hashable {
     /// The new address, not yet confirmed.
     public var pendingEmail: String
 
-    /// Creates an answer.
     public init(pendingEmail: String) { self.pendingEmail = pendingEmail }
 
     private enum CodingKeys: String, CodingKey {
@@ -297,7 +287,6 @@ public struct VerificationCodeRequest: Codable, Sendable, Hashable {
     /// The code from the message; required.
     public var code: String?
 
-    /// Creates a request.
     public init(code: String?) { self.code = code }
 }
 
@@ -310,7 +299,6 @@ public struct EmailVerifiedResponse: Codable, Sendable, Hashable {
     /// The account's signals, so that the app can tell the credential manager a new name.
     public var signals: AccountSignals
 
-    /// Creates an answer.
     public init(email: String, emailVerified: Bool, signals: AccountSignals) {
         self.email = email
         self.emailVerified = emailVerified
@@ -331,7 +319,6 @@ public struct RecoveryCodeStatus: Codable, Sendable, Hashable {
     /// When the set was made (RFC 3339), when there is one.
     public var createdAt: String?
 
-    /// Creates a status.
     public init(remaining: Int, createdAt: String?) {
         self.remaining = remaining
         self.createdAt = createdAt
@@ -345,10 +332,8 @@ public struct RecoveryCodeStatus: Codable, Sendable, Hashable {
 
 /// `POST /me/v1/recovery-codes`' answer (`201`): a new set, shown once; the old set is void.
 public struct RecoveryCodesResponse: Codable, Sendable, Hashable {
-    /// The codes.
     public var recoveryCodes: [String]
 
-    /// Creates an answer.
     public init(recoveryCodes: [String]) { self.recoveryCodes = recoveryCodes }
 
     private enum CodingKeys: String, CodingKey {

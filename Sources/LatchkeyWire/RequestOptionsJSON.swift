@@ -6,7 +6,7 @@ public struct PublicKeyCredentialRequestOptionsJSON: Codable, Sendable, Hashable
     public var challenge: Base64URLBytes
     /// The ceremony timeout in milliseconds.
     public var timeout: UInt32?
-    /// The RP ID.
+    /// The RP ID; browsers default it to the caller's effective domain when absent.
     public var rpId: String?
     /// The credentials that may answer; empty or absent for a discoverable login.
     public var allowCredentials: [CredentialDescriptor]?
@@ -17,7 +17,6 @@ public struct PublicKeyCredentialRequestOptionsJSON: Codable, Sendable, Hashable
     /// Client extension inputs.
     public var extensions: ExtensionInputs?
 
-    /// Creates options.
     public init(
         challenge: Base64URLBytes,
         timeout: UInt32? = nil,

@@ -18,7 +18,6 @@ public struct PublicKeyCredentialJSON<Response: Codable & Sendable & Hashable>: 
     /// Client extension outputs.
     public var clientExtensionResults: ClientExtensionResults
 
-    /// Creates a credential.
     public init(
         id: String,
         rawId: Base64URLBytes,
@@ -88,7 +87,6 @@ public struct AuthenticatorAttestationResponseJSON: Codable, Sendable, Hashable 
     /// The credential algorithm (L3 convenience copy).
     public var publicKeyAlgorithm: COSEAlgorithmIdentifier?
 
-    /// Creates a response.
     public init(
         clientDataJSON: Base64URLBytes,
         attestationObject: Base64URLBytes,
@@ -141,7 +139,6 @@ public struct AuthenticatorAssertionResponseJSON: Codable, Sendable, Hashable {
     /// The user handle of a discoverable credential; `nil` when absent or empty.
     public var userHandle: Base64URLBytes?
 
-    /// Creates a response.
     public init(clientDataJSON: Base64URLBytes, authenticatorData: Base64URLBytes, signature: Base64URLBytes, userHandle: Base64URLBytes? = nil) {
         self.clientDataJSON = clientDataJSON
         self.authenticatorData = authenticatorData
@@ -176,7 +173,6 @@ public struct ClientExtensionResults: Codable, Sendable, Hashable {
     /// Output of the `credProps` extension.
     public var credProps: CredentialProperties?
 
-    /// Creates outputs.
     public init(credProps: CredentialProperties? = nil) {
         self.credProps = credProps
     }
@@ -186,7 +182,6 @@ public struct ClientExtensionResults: Codable, Sendable, Hashable {
         /// Whether the credential is discoverable (a passkey), when the client knows.
         public var rk: Bool?
 
-        /// Creates the output.
         public init(rk: Bool?) { self.rk = rk }
     }
 }

@@ -17,7 +17,6 @@ public struct SMTPClient: Sendable {
     public let settings: SMTPSettings
     private let group: any EventLoopGroup
 
-    /// Creates a client.
     public init(settings: SMTPSettings, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.settings = settings
         self.group = group

@@ -21,12 +21,10 @@ public struct SMTPError: Error, Sendable, CustomStringConvertible {
         case invalidMessage
     }
 
-    /// The kind.
     public let kind: Kind
     /// What happened, with the server's reply where there was one (never the message).
     public let message: String
 
-    /// Creates the error.
     public init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message

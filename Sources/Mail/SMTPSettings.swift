@@ -16,7 +16,6 @@ public struct SMTPSettings: Sendable {
 
     /// The server's host name or address.
     public var host: String
-    /// Its port.
     public var port: Int
     /// The user name for AUTH, if the server wants one.
     public var username: String?
@@ -31,7 +30,6 @@ public struct SMTPSettings: Sendable {
     /// The name this side gives in `EHLO`.
     public var clientName: String
 
-    /// Creates settings.
     public init(
         host: String, port: Int, username: String? = nil, password: String? = nil, security: Security, timeout: Duration = .seconds(30),
         additionalTrustRoots: [String] = [], clientName: String = "localhost"

@@ -177,7 +177,8 @@ public final class PostgresStorage: IdentityStorage, Sendable {
         }
     }
 
-    /// The applied migrations.
+    /// The names of the applied migrations in the order they are defined, then any this
+    /// build does not know, sorted.
     public func appliedMigrations() async throws -> [String] {
         try await client.withConnection { connection in
             try await PostgresMigrations.applied(connection, logger: self.logger)

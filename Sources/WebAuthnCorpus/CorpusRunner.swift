@@ -64,7 +64,8 @@ public struct CorpusRunner: Sendable {
     /// Revocation facts to apply to every case (the corpus itself carries none).
     public var revokedCertificates: Set<RevokedCertificate>
 
-    /// Creates a runner.
+    /// Accepts RS1 from legacy TPMs by default, unlike ``KeyPolicy``, since real Windows
+    /// devices produce it.
     public init(allowsLegacyRS1ForTPM: Bool = true, now: Date, revokedCertificates: Set<RevokedCertificate> = []) {
         self.allowsLegacyRS1ForTPM = allowsLegacyRS1ForTPM
         self.now = now

@@ -53,7 +53,7 @@ public indirect enum JSONValue: Codable, Sendable, Hashable {
 
 /// A JSON member that may be one string or a list of strings ("any of").
 public struct OneOrMany: Decodable, Sendable, Hashable {
-    /// The values.
+    /// A single string decodes as a one-element list.
     public let values: [String]
 
     public init(from decoder: any Decoder) throws {

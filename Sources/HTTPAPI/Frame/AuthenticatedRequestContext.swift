@@ -53,7 +53,6 @@ public struct BearerAuthenticator: AuthenticatorMiddleware {
     let tokens: TokenService
     let audience: String?
 
-    /// Creates the middleware.
     /// - Parameter audience: The audience the token must be for; `nil` accepts any of this issuer's.
     public init(tokens: TokenService, audience: String?) {
         self.tokens = tokens

@@ -43,7 +43,6 @@ extension RouterGroup {
 /// `405` and `Allow: GET` in the face's envelope: a `HEAD` must not change anything
 /// (RFC 9110 §9.2.1), and one the limits did not see must not start anything.
 public struct StateCreatingRoutesMiddleware<Context: RequestContext>: RouterMiddleware {
-    /// Creates the middleware.
     public init() {}
 
     @concurrent public func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {

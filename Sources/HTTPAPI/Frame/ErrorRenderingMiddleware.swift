@@ -52,7 +52,6 @@ extension FaceErrorRenderer {
 public struct ErrorRenderingMiddleware<Context: RequestContext, Renderer: FaceErrorRenderer>: RouterMiddleware {
     let renderer: Renderer
 
-    /// Creates the middleware.
     public init(_ renderer: Renderer) { self.renderer = renderer }
 
     @concurrent public func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {

@@ -11,7 +11,6 @@ public struct Face: Sendable {
     /// Its own error envelope for its paths, if it has one.
     public let renderer: (any FaceErrorRenderer)?
 
-    /// Declares a face.
     public init(name: String, prefixes: [String], renderer: (any FaceErrorRenderer)? = nil) {
         self.name = name
         self.prefixes = prefixes

@@ -8,7 +8,6 @@ import IdentityCore
 public struct HostRequiredMiddleware<Context: RequestContext>: RouterMiddleware {
     let envelopes: FaceEnvelopes
 
-    /// Creates the middleware.
     public init(envelopes: FaceEnvelopes) { self.envelopes = envelopes }
 
     @concurrent public func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {

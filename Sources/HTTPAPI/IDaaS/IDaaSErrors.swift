@@ -39,7 +39,6 @@ struct IDaaSError: Error {
 /// Renders what the IDaaS face's handlers throw as `ErrorInfo`. Never a stack trace, and
 /// never a 5xx for anything a client sent.
 public struct IDaaSErrors: FaceErrorRenderer {
-    /// Creates the renderer.
     public init() {}
 
     public func response(for failure: IdentityError) -> Response {

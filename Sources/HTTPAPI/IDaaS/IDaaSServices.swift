@@ -20,10 +20,9 @@ public struct IDaaSServices: Sendable {
     /// Provider names by AAGUID, for `authenticatorModel`.
     public let authenticatorNames: AuthenticatorNames
     let clock: any WallClock
-    /// Request bodies.
     package let body: RequestBodyReader
 
-    /// Creates the set.
+    /// Caps request bodies at `maximumBodyBytes`.
     public init(
         passkeys: PasskeyService, accounts: AccountService, administration: AdministrationService, sessions: BrowserSessionService,
         clients: ClientRegistry, relyingPartyID: String, authenticatorNames: AuthenticatorNames, clock: any WallClock, maximumBodyBytes: Int

@@ -75,7 +75,6 @@ struct KratosError: Error {
 /// Renders what the Kratos face's handlers throw: flows with messages, Kratos's own errors,
 /// and the core's typed errors, in Kratos's envelope. Never a 500 with a stack trace.
 public struct KratosErrors: FaceErrorRenderer {
-    /// Creates the renderer.
     public init() {}
 
     public func response(for failure: IdentityError) -> Response {

@@ -20,11 +20,10 @@ public struct KratosServices: Sendable {
     public let browserOrigins: Set<String>
     /// Randomness for CSRF tokens.
     let random: any RandomSource
-    /// Request bodies.
     package let body: RequestBodyReader
     let renderer: KratosFlowRenderer
 
-    /// Creates the set.
+    /// Drops a trailing slash from `publicURL` and caps request bodies at `maximumBodyBytes`.
     public init(
         flows: InteractiveFlowService, sessions: BrowserSessionService, accounts: AccountService, recovery: AccountRecoveryService,
         authenticatorNames: AuthenticatorNames, publicURL: String, browserOrigins: Set<String>, random: any RandomSource, maximumBodyBytes: Int

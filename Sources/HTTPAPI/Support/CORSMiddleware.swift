@@ -17,7 +17,6 @@ public struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
     private let credentialedOrigins: Set<String>
     private let credentialedPathPrefixes: [String]
 
-    /// Creates the middleware.
     /// - Parameters:
     ///   - allowedOrigins: Exact origins (`https://app.example.com`) that may call.
     ///   - pathPrefixes: The paths that take part; everything else gets no CORS headers.

@@ -7,7 +7,6 @@ public import Logging
 /// The Authentication API's envelope (Auth0's `{error, error_description}`), also used by
 /// the hosted pages' JSON calls.
 public struct AuthenticationAPIErrors: FaceErrorRenderer {
-    /// Creates the renderer.
     public init() {}
 
     public func response(for failure: IdentityError) -> Response {
@@ -31,7 +30,6 @@ public struct AuthenticationAPIErrors: FaceErrorRenderer {
 
 /// The My Account API's envelope: RFC 9457 problem details in Auth0's shape.
 public struct MyAccountErrors: FaceErrorRenderer {
-    /// Creates the renderer.
     public init() {}
 
     public func response(for failure: IdentityError) -> Response {

@@ -16,7 +16,6 @@ public struct WellKnownDocuments: Sendable {
     /// The `Cache-Control` header of every served document.
     public let cacheControl: String
 
-    /// Creates the set.
     public init(served: [String: [UInt8]], absent: [String: String], cacheControl: String) {
         self.served = served
         self.absent = absent

@@ -12,7 +12,6 @@ public struct AccountService: Sendable {
     private let clock: any WallClock
     private let sensitiveActions: SensitiveActions
 
-    /// Creates the service.
     /// - Parameter sensitiveActions: The recent sign-in that removing a way to sign in needs;
     ///   15 minutes when `nil`.
     public init(storage: any Storage, clock: any WallClock, sensitiveActions: SensitiveActions? = nil) {

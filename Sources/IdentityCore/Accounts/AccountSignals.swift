@@ -9,14 +9,12 @@ public struct AccountSignals: Sendable, Hashable {
         /// The user name it was saved under: the account name.
         public let username: String
 
-        /// Creates the signal.
         public init(domain: String, username: String) {
             self.domain = domain
             self.username = username
         }
     }
 
-    /// The relying party ID.
     public let relyingPartyID: String
     /// The WebAuthn user handle.
     public let userHandle: [UInt8]

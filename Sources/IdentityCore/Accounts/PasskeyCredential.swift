@@ -4,7 +4,6 @@ public import WebAuthn
 
 /// A registered passkey: the WebAuthn credential record plus what management needs.
 public struct PasskeyCredential: Sendable, Hashable {
-    /// The credential ID.
     public let credentialID: [UInt8]
     /// The owner.
     public let userID: UserID
@@ -52,7 +51,8 @@ public struct PasskeyCredential: Sendable, Hashable {
     /// The origin the passkey was registered from, when known.
     public let origin: String?
 
-    /// Creates a credential record.
+    /// Without `recordID`, the record ID is derived from the credential ID
+    /// (``derivedRecordID(_:)``).
     public init(
         credentialID: [UInt8],
         userID: UserID,
@@ -128,7 +128,6 @@ public struct CredentialUse: Sendable, Hashable {
     /// Whether the counter failed to increase.
     public let signCountRegressed: Bool
 
-    /// Creates the update.
     public init(signCount: UInt32, isBackedUp: Bool, isUserVerified: Bool, usedAt: Date?, signCountRegressed: Bool) {
         self.signCount = signCount
         self.isBackedUp = isBackedUp

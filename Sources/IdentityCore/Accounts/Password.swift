@@ -2,7 +2,6 @@ public import Foundation
 
 /// An account's password, as stored: only its hash.
 public struct PasswordRecord: Sendable, Hashable {
-    /// The account.
     public let userID: UserID
     /// The hash in PHC string form (``PasswordHasher``); `nil` once the password was
     /// removed, so that the account can tell credential managers it is unused.
@@ -14,7 +13,6 @@ public struct PasswordRecord: Sendable, Hashable {
     /// When the account gave it up.
     public let removedAt: Date?
 
-    /// Creates a record.
     public init(userID: UserID, hash: String?, createdAt: Date, lastUsedAt: Date? = nil, removedAt: Date? = nil) {
         self.userID = userID
         self.hash = hash

@@ -17,7 +17,6 @@ public struct PasswordHasher: Sendable {
     /// baseline for interactive sign-in.
     public static let standard = PasswordHasher(logRounds: 15, blockSize: 8, parallelism: 1)
 
-    /// Creates a hasher with these parameters.
     public init(logRounds: Int, blockSize: Int, parallelism: Int) {
         self.logRounds = logRounds
         self.blockSize = blockSize

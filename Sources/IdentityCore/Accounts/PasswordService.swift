@@ -17,7 +17,8 @@ public struct PasswordService: Sendable {
     /// The recent sign-in that removing the password needs.
     private let sensitiveActions: SensitiveActions
 
-    /// Creates the service.
+    /// Without `sensitiveActions`, removing the password needs a sign-in from the last 15
+    /// minutes, timed by `clock`.
     public init(
         storage: any Storage, hasher: PasswordHasher = .standard, clock: any WallClock, random: any RandomSource, rateLimits: RateLimits? = nil,
         sensitiveActions: SensitiveActions? = nil

@@ -7,7 +7,6 @@ public struct UserID: RawRepresentable, Hashable, Sendable, Codable, CustomStrin
     /// The identifier text.
     public let rawValue: String
 
-    /// Wraps an identifier.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     public var description: String { rawValue }
@@ -40,16 +39,13 @@ public struct UserProfile: Sendable, Hashable, Codable {
     public var username: String?
     /// The full name.
     public var name: String?
-    /// The given name.
     public var givenName: String?
-    /// The family name.
     public var familyName: String?
     /// A casual name.
     public var nickname: String?
     /// A picture URL.
     public var picture: String?
 
-    /// Creates a profile.
     public init(
         email: String? = nil,
         phoneNumber: String? = nil,
@@ -108,7 +104,6 @@ public struct User: Sendable, Hashable, Codable {
     public let id: UserID
     /// The WebAuthn user handle: 32 random bytes, unrelated to any identifier.
     public let userHandle: [UInt8]
-    /// The profile.
     public var profile: UserProfile
     /// When the account was created.
     public let createdAt: Date
@@ -123,7 +118,6 @@ public struct User: Sendable, Hashable, Codable {
     /// account cannot sign in or recover anywhere, and its sessions ended when it was disabled.
     public var disabledAt: Date?
 
-    /// Creates a user.
     public init(
         id: UserID, userHandle: [UInt8], profile: UserProfile, createdAt: Date, updatedAt: Date, emailVerifiedAt: Date? = nil,
         phoneNumberVerifiedAt: Date? = nil, disabledAt: Date? = nil

@@ -37,10 +37,8 @@ public struct Ceremony: Sendable, Hashable {
     public let allowedCredentialIDs: [[UInt8]]
     /// When it was started.
     public let createdAt: Date
-    /// When it expires.
     public var expiresAt: Date { key.expiresAt }
 
-    /// Creates a ceremony.
     public init(
         key: CeremonyKey,
         kind: Kind,
@@ -108,7 +106,6 @@ public struct CeremonyKey: Sendable, Hashable, CustomStringConvertible {
 
 /// Who a finished sign-up or login signed in.
 public struct SignedIn: Sendable {
-    /// The user.
     public let user: User
     /// Whether the authenticator verified the user.
     public let userVerified: Bool

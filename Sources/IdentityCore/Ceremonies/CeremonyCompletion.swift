@@ -19,7 +19,6 @@ public struct CeremonyCompletion: Sendable {
     /// The session the ceremony starts.
     public var session: SessionRecord?
 
-    /// Creates a completion.
     public init(
         key: CeremonyKey, newAccount: NewAccount? = nil, newCredential: PasskeyCredential? = nil, credentialUse: CredentialUseUpdate? = nil,
         events: [AuditEvent] = [], session: SessionRecord? = nil
@@ -34,12 +33,10 @@ public struct CeremonyCompletion: Sendable {
 
     /// An account with its first passkey, created together or not at all.
     public struct NewAccount: Sendable, Hashable {
-        /// The account.
         public let user: User
         /// Its first passkey; it must name the account as its owner.
         public let credential: PasskeyCredential
 
-        /// Creates the pair.
         public init(user: User, credential: PasskeyCredential) {
             self.user = user
             self.credential = credential
@@ -50,7 +47,6 @@ public struct CeremonyCompletion: Sendable {
     /// flag. UV and the regression flag only ever go from false to true, and a refused use
     /// (`use.usedAt == nil`) changes only the regression flag.
     public struct CredentialUseUpdate: Sendable, Hashable {
-        /// The passkey.
         public let credentialID: [UInt8]
         /// What changed.
         public let use: CredentialUse
@@ -58,7 +54,6 @@ public struct CeremonyCompletion: Sendable {
         /// still holds, and otherwise the completion throws ``StaleRead``, writing nothing.
         public let verifiedAgainst: VerifiedState?
 
-        /// Creates the update.
         public init(credentialID: [UInt8], use: CredentialUse, verifiedAgainst: VerifiedState? = nil) {
             self.credentialID = credentialID
             self.use = use
@@ -74,7 +69,6 @@ public struct CeremonyCompletion: Sendable {
         /// The owner's `updatedAt`, for the claims of the tokens issued.
         public let ownerUpdatedAt: Date
 
-        /// Creates the state.
         public init(signCount: UInt32, ownerUpdatedAt: Date) {
             self.signCount = signCount
             self.ownerUpdatedAt = ownerUpdatedAt
@@ -95,11 +89,8 @@ public enum SessionRecord: Sendable, Hashable {
 public struct TokenSessionStart: Sendable, Hashable {
     /// The family's ID (the `sid` claim).
     public let familyID: String
-    /// The user.
     public let userID: UserID
-    /// The client.
     public let clientID: String
-    /// When it started.
     public let startedAt: Date
     /// The first refresh token, when `offline_access` was granted.
     public let refreshToken: RefreshTokenRecord?
@@ -109,7 +100,6 @@ public struct TokenSessionStart: Sendable, Hashable {
     /// How the person signed in: removing their password ends the sessions a password started.
     public let method: SignInMethod
 
-    /// Creates the start of a session.
     public init(
         familyID: String, userID: UserID, clientID: String, startedAt: Date, refreshToken: RefreshTokenRecord?, credentialID: [UInt8]? = nil,
         method: SignInMethod = .passkey

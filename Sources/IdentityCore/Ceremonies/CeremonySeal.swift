@@ -22,7 +22,7 @@ public struct CeremonySeal: Sendable {
     /// Bound into every seal, so a token sealed for another purpose never opens as a ceremony.
     private static let purpose = Array("latchkey ceremony v1".utf8)
 
-    /// A seal with a 32-byte key.
+    /// Traps unless `key` is 32 bytes long.
     public init(key: [UInt8]) {
         precondition(key.count == 32, "the ceremony key is 32 bytes")
         self.key = SymmetricKey(data: key)

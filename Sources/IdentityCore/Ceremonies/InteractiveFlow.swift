@@ -41,7 +41,6 @@ public struct InteractiveFlow: Sendable, Hashable {
     /// When a submission completed it; a completed flow accepts nothing more.
     public var completedAt: Date?
 
-    /// Creates a flow.
     public init(
         id: String, kind: Kind, isBrowser: Bool, ceremonyID: String, options: [UInt8], userID: UserID?, csrfToken: String?,
         requestURL: String, issuedAt: Date, expiresAt: Date, completedAt: Date? = nil

@@ -26,12 +26,10 @@ public struct InteractiveFlowService: Sendable {
             case passedChallenge = "passed_challenge"
         }
 
-        /// The step.
         public var step: Step
         /// The address submitted (known or not: the answer is the same).
         public var email: String?
 
-        /// Creates a state.
         public init(step: Step, email: String? = nil) {
             self.step = step
             self.email = email
@@ -70,7 +68,6 @@ public struct InteractiveFlowService: Sendable {
     /// How long a flow accepts submissions.
     public let lifespan: TimeInterval
 
-    /// Creates the service.
     public init(
         passkeys: PasskeyService, accounts: AccountService, store: any InteractiveFlowStore, clock: any WallClock, random: any RandomSource,
         lifespan: TimeInterval

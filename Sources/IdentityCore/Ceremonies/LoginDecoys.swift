@@ -11,7 +11,6 @@ public struct CredentialShape: Sendable, Hashable {
     /// The transports, as stored.
     public let transports: [String]
 
-    /// Creates a shape.
     public init(idLength: Int, transports: [String]) {
         self.idLength = idLength
         self.transports = transports

@@ -20,7 +20,6 @@ public struct PasskeyConfiguration: Sendable {
     /// `nil` leaves the member out.
     public var attestationConveyance: String?
 
-    /// Creates a configuration.
     public init(
         relyingPartyID: String,
         relyingPartyName: String,

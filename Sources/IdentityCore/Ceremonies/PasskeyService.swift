@@ -30,7 +30,8 @@ public struct PasskeyService: Sendable {
     /// The recent sign-in that adding a passkey needs.
     let sensitiveActions: SensitiveActions
 
-    /// Creates the service.
+    /// Without `sensitiveActions`, adding a passkey needs a sign-in from the last 15
+    /// minutes, timed by `clock`.
     public init(
         configuration: PasskeyConfiguration,
         verifier: WebAuthnVerifier,

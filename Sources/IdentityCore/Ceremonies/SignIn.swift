@@ -39,7 +39,6 @@ public struct SignIn: Sendable, Hashable {
     /// than a sign-in: it may add a passkey and nothing else (``SensitiveActions``).
     public let isRecovery: Bool
 
-    /// Creates the value.
     public init(userID: UserID, authenticatedAt: Date, method: SignInMethod, isRecovery: Bool = false) {
         self.userID = userID
         self.authenticatedAt = authenticatedAt

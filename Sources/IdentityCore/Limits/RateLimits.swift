@@ -57,7 +57,7 @@ public struct RateLimits: Sendable {
     /// Told of each refusal (the server counts them as a metric).
     let refused: (@Sendable (Kind) -> Void)?
 
-    /// Creates the limits.
+    /// A limit of 0 is off, so the identifier and failure limits are off unless given.
     public init(
         startsPerWindow: Int, finishesPerWindow: Int, identifierAttemptsPerWindow: Int = 0, failuresPerWindow: Int = 0, window: TimeInterval = 60,
         ipv6PrefixLength: Int = 64, store: any RateLimitStore, clock: any WallClock, refused: (@Sendable (Kind) -> Void)? = nil

@@ -10,7 +10,6 @@ public struct SensitiveActions: Sendable {
     public let maximumAge: TimeInterval
     let clock: any WallClock
 
-    /// Creates the rule.
     public init(maximumAge: TimeInterval = 15 * 60, clock: any WallClock) {
         self.maximumAge = maximumAge
         self.clock = clock

@@ -19,7 +19,6 @@ public struct AdminAPIKey: Sendable, Hashable {
     /// When it was revoked; a revoked key authenticates nothing.
     public var revokedAt: Date?
 
-    /// Creates a key record.
     public init(id: String, name: String, scopes: Set<AdminScope>, keyHash: [UInt8], createdAt: Date, lastUsedAt: Date? = nil, revokedAt: Date? = nil) {
         self.id = id
         self.name = name
@@ -36,7 +35,6 @@ public struct AdminAPIKey: Sendable, Hashable {
 
 /// What an admin API key may do: read or write one resource.
 public struct AdminScope: Sendable, Hashable, Comparable, CustomStringConvertible {
-    /// The resource.
     public let resource: Resource
     /// Whether it may change the resource, not only read it.
     public let writes: Bool
@@ -55,7 +53,7 @@ public struct AdminScope: Sendable, Hashable, Comparable, CustomStringConvertibl
         public var isReadable: Bool { self != .enrollment }
     }
 
-    /// Creates a scope.
+    /// Unlike parsing a scope's text, does not check that `resource` can be read or written.
     public init(_ resource: Resource, writes: Bool) {
         self.resource = resource
         self.writes = writes

@@ -21,7 +21,6 @@ public struct AdminService: Sendable {
     let clock: any WallClock
     let random: any RandomSource
 
-    /// Creates the service.
     public init(storage: any Storage, clock: any WallClock, random: any RandomSource) {
         self.storage = storage
         self.clock = clock

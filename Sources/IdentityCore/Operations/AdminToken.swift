@@ -9,10 +9,8 @@ public struct AdminToken: Sendable, Hashable {
     public let applicationID: String
     /// When it was issued.
     public let createdAt: Date
-    /// When it stops working.
     public let expiresAt: Date
 
-    /// Creates a token record.
     public init(tokenHash: [UInt8], applicationID: String, createdAt: Date, expiresAt: Date) {
         self.tokenHash = tokenHash
         self.applicationID = applicationID

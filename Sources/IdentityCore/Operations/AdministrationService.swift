@@ -13,7 +13,7 @@ public struct AdminApplication: Sendable, Hashable {
     /// takes the same time for any guess, whatever its length.
     let secretDigest: [UInt8]
 
-    /// Creates an application from its configured secret.
+    /// Keeps only the SHA-256 of `sharedSecret`.
     public init(id: String, name: String, sharedSecret: String) {
         self.id = id
         self.name = name
@@ -33,7 +33,7 @@ public struct AdministrationService: Sendable {
     /// How long a token lasts.
     public let tokenLifetime: TimeInterval
 
-    /// Creates the service.
+    /// When two applications share an ID, the first one listed is used.
     public init(applications: [AdminApplication], store: any AdminTokenStore, audit: any AuditLog, clock: any WallClock, random: any RandomSource, tokenLifetime: TimeInterval) {
         self.applications = Dictionary(applications.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.store = store

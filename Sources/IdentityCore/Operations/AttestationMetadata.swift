@@ -59,7 +59,6 @@ public struct MetadataUpdater: Sendable {
     let storage: any MetadataStore & AuditLog
     let clock: any WallClock
 
-    /// Creates an updater.
     public init(metadata: AttestationMetadata, storage: any MetadataStore & AuditLog, clock: any WallClock) {
         self.metadata = metadata
         self.storage = storage

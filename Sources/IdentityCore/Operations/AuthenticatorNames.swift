@@ -13,7 +13,6 @@ public struct AuthenticatorNames: Sendable {
         /// An SVG data URI for dark backgrounds.
         public let iconDark: String?
 
-        /// Creates an entry.
         public init(name: String, iconLight: String?, iconDark: String?) {
             self.name = name
             self.iconLight = iconLight
@@ -24,7 +23,7 @@ public struct AuthenticatorNames: Sendable {
     private let entries: [AAGUID: Entry]
     private let metadata: AttestationMetadata?
 
-    /// Creates the lookup.
+    /// Looks names up in `entries` only; ``consulting(_:)`` adds FIDO metadata.
     public init(_ entries: [AAGUID: Entry]) {
         self.entries = entries
         self.metadata = nil

@@ -41,7 +41,7 @@ public struct KeyEncryption: Sendable {
     public let keyID: String
     private let idBytes: [UInt8]
 
-    /// A key of 32 bytes.
+    /// `nil` unless `bytes` is exactly 32 bytes long.
     public init?(key bytes: [UInt8]) {
         guard bytes.count == 32 else { return nil }
         key = SymmetricKey(data: bytes)

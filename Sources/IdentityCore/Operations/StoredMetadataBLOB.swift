@@ -7,10 +7,8 @@ public struct StoredMetadataBLOB: Sendable, Hashable {
     public let number: Int
     /// The compact JWS as downloaded.
     public let bytes: [UInt8]
-    /// When it was stored.
     public let storedAt: Date
 
-    /// Creates a record.
     public init(number: Int, bytes: [UInt8], storedAt: Date) {
         self.number = number
         self.bytes = bytes

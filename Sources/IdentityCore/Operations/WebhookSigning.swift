@@ -13,7 +13,7 @@ public struct WebhookEndpoint: Sendable, Hashable {
     /// The event types it wants.
     public let types: Set<WebhookEventType>
 
-    /// Creates an endpoint.
+    /// Derives ``id`` from `url`.
     public init(url: URL, secrets: [WebhookSecret], types: Set<WebhookEventType>) {
         self.id = "ep_" + SHA256.hash(data: Data(url.absoluteString.utf8)).prefix(6).map { String(format: "%02x", $0) }.joined()
         self.url = url
@@ -86,7 +86,8 @@ public struct WebhookAddressPolicy: Sendable {
 
     let allowed: [AddressRange]
 
-    /// Creates the policy with the ranges operators allowed.
+    /// `allowed` names refused ranges that may be delivered to anyway
+    /// (`webhooks.allow_private_networks`).
     public init(allowed: [AddressRange]) { self.allowed = allowed }
 
     /// Why `address` may not be delivered to, or `nil` when it may.

@@ -89,7 +89,6 @@ public struct WebhookDelivery: Sendable, Hashable {
     /// When the endpoint took it.
     public let deliveredAt: Date?
 
-    /// Creates a delivery.
     public init(
         position: Int64, id: String, endpointID: String, event: LoggedEvent, status: WebhookDeliveryStatus, attempts: Int, nextAttemptAt: Date, lastStatus: Int?,
         lastError: String?, createdAt: Date, deliveredAt: Date?

@@ -26,7 +26,6 @@ public struct OneTimeCode: Sendable, Hashable {
     public let address: String
     /// When it was made.
     public let createdAt: Date
-    /// When it stops working.
     public let expiresAt: Date
     /// Wrong guesses so far.
     public let attempts: Int
@@ -92,7 +91,6 @@ public struct RecoveryCode: Sendable, Hashable {
     /// `nil` for codes made before it existed, which are checked one by one.
     public let lookupKey: [UInt8]?
 
-    /// Creates the record.
     public init(id: String, userID: UserID, hash: String, createdAt: Date, usedAt: Date? = nil, lookupKey: [UInt8]? = nil) {
         self.id = id
         self.userID = userID

@@ -7,14 +7,12 @@ import Foundation
 public struct MailTemplates: Sendable {
     /// One message's parts.
     public struct Template: Sendable, Hashable {
-        /// The subject.
         public var subject: String
         /// The plain-text body.
         public var text: String
         /// The HTML body.
         public var html: String
 
-        /// Creates a template.
         public init(subject: String, text: String, html: String) {
             self.subject = subject
             self.text = text

@@ -30,7 +30,6 @@ public struct OutboxMail: Sendable, Hashable {
     public let recipient: String
     /// The recipient's name, if known.
     public let recipientName: String?
-    /// The subject.
     public let subject: String
     /// The plain-text body.
     public let text: String
@@ -41,7 +40,6 @@ public struct OutboxMail: Sendable, Hashable {
     /// How many times sending was tried (counting the one a claim starts).
     public var attempts: Int
 
-    /// Creates a message.
     public init(id: String, kind: MailKind, recipient: String, recipientName: String?, subject: String, text: String, html: String, createdAt: Date, attempts: Int = 0) {
         self.id = id
         self.kind = kind
@@ -107,7 +105,6 @@ public struct OutboxMailState: Sendable, Hashable {
     /// The last failure, if any.
     public let lastError: String?
 
-    /// Creates the value.
     public init(status: String, attempts: Int, lastError: String?) {
         self.status = status
         self.attempts = attempts

@@ -22,11 +22,9 @@ public struct AuthorizationCode: Sendable, Hashable {
     /// The login session the exchanged tokens will belong to, decided up front so that a
     /// replayed code can revoke them.
     public let sessionID: String
-    /// When the user authenticated.
     public let authenticatedAt: Date
     /// Whether that authentication verified the user.
     public let userVerified: Bool
-    /// When it expires.
     public let expiresAt: Date
     /// The passkey that started the browser session the code was issued from, when one did;
     /// the session the code starts ends with it.
@@ -39,7 +37,6 @@ public struct AuthorizationCode: Sendable, Hashable {
     /// grant outlives it.
     public let browserSession: [UInt8]?
 
-    /// Creates a record.
     public init(
         codeHash: [UInt8],
         clientID: String,

@@ -18,7 +18,6 @@ public struct AuthorizationService: Sendable {
     /// How long a code may wait for its exchange.
     public let codeLifetime: TimeInterval
 
-    /// Creates the service.
     public init(
         clients: ClientRegistry, tokens: TokenService, storage: any Storage, clock: any WallClock, random: any RandomSource,
         codeLifetime: TimeInterval = 60

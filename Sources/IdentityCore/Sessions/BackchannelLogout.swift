@@ -26,7 +26,6 @@ public struct BackchannelLogout: Sendable, Hashable {
     /// When the session ended.
     public let createdAt: Date
 
-    /// Creates a notice.
     public init(
         position: Int64, clientID: String, sessionID: String, userID: UserID, status: WebhookDeliveryStatus, attempts: Int, nextAttemptAt: Date,
         lastStatus: Int?, lastError: String?, createdAt: Date

@@ -22,7 +22,6 @@ public struct BrowserSession: Sendable, Hashable {
     /// (and sign out), for at most ``TokenService/recoveryTokenLifetime``.
     public let isRecovery: Bool
 
-    /// Creates a session.
     public init(
         tokenHash: [UInt8], userID: UserID, authenticatedAt: Date, userVerified: Bool, expiresAt: Date, credentialID: [UInt8]? = nil,
         method: SignInMethod = .passkey, isRecovery: Bool = false

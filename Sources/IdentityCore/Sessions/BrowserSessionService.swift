@@ -25,7 +25,7 @@ public struct BrowserSessionService: Sendable {
         case prefixedAlphanumeric(String)
     }
 
-    /// Creates the service.
+    /// `clientID` is the client sign-outs are audited under; the hosted pages' by default.
     public init(
         store: any BrowserSessionStore, audit: any AuditLog, clock: any WallClock, random: any RandomSource, lifetime: TimeInterval,
         tokenFormat: TokenFormat = .base64URL, clientID: String = OAuthClient.hostedPages.clientID

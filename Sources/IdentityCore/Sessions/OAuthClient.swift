@@ -27,7 +27,6 @@ public enum GrantType: String, Sendable, Hashable, CaseIterable {
 
 /// An application registered with Latchkey.
 public struct OAuthClient: Sendable, Hashable {
-    /// The client ID.
     public let clientID: String
     /// A display name.
     public let name: String
@@ -58,7 +57,6 @@ public struct OAuthClient: Sendable, Hashable {
     /// sessions ends (`clients[].backchannel_logout_uri`); `nil` tells it nothing.
     public let backchannelLogoutURI: URL?
 
-    /// Creates a client.
     public init(
         clientID: String, name: String, secret: String?, grantTypes: Set<GrantType>, redirectURIs: [String] = [], allowedScopes: Set<String>? = nil,
         isFirstParty: Bool = false, idTokenSigningAlgorithm: SigningAlgorithm = .rs256, postLogoutRedirectURIs: [String] = [], allowedLogoutURLs: [String] = [],
@@ -87,7 +85,7 @@ public struct OAuthClient: Sendable, Hashable {
 public struct ClientRegistry: Sendable {
     private let clients: [String: OAuthClient]
 
-    /// Creates the registry.
+    /// When two clients share an ID, the first one listed is used.
     public init(_ clients: [OAuthClient]) {
         self.clients = Dictionary(clients.map { ($0.clientID, $0) }, uniquingKeysWith: { first, _ in first })
     }

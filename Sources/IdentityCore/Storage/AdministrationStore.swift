@@ -51,7 +51,6 @@ public struct UserQuery: Sendable, Hashable {
     /// At most this many users.
     public var limit: Int
 
-    /// Creates a query.
     public init(identifier: String? = nil, identifierPrefix: String? = nil, after: UserCursor? = nil, limit: Int) {
         self.identifier = identifier
         self.identifierPrefix = identifierPrefix
@@ -71,12 +70,9 @@ public struct UserQuery: Sendable, Hashable {
 
 /// A position in the user directory: a user's creation time and ID.
 public struct UserCursor: Sendable, Hashable {
-    /// The creation time.
     public let createdAt: Date
-    /// The ID.
     public let id: UserID
 
-    /// Creates a cursor.
     public init(createdAt: Date, id: UserID) {
         self.createdAt = createdAt
         self.id = id
@@ -116,7 +112,6 @@ public struct AuditQuery: Sendable, Hashable {
     /// At most this many events.
     public var limit: Int
 
-    /// Creates a filter.
     public init(
         kind: AuditEvent.Kind? = nil, userID: UserID? = nil, clientID: String? = nil, ip: String? = nil, from: Date? = nil, to: Date? = nil,
         before: Int64? = nil, limit: Int
@@ -182,14 +177,11 @@ public struct SessionSummary: Sendable, Hashable {
     public let method: SignInMethod
     /// The passkey that signed them in, when one did.
     public let credentialID: [UInt8]?
-    /// When it started.
     public let startedAt: Date
     /// When it ends by itself, when it does.
     public let expiresAt: Date?
-    /// When it was revoked.
     public let revokedAt: Date?
 
-    /// Creates a summary.
     public init(id: String, kind: Kind, clientID: String?, method: SignInMethod, credentialID: [UInt8]?, startedAt: Date, expiresAt: Date?, revokedAt: Date?) {
         self.id = id
         self.kind = kind

@@ -23,7 +23,6 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What failed, for operators.
     public let reason: String
 
-    /// Creates an error.
     public init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason

@@ -5,7 +5,6 @@ public struct StorageUnavailable: Error, Sendable, CustomStringConvertible {
     /// What the backend reported, for the log; never shown to clients.
     public let reason: String
 
-    /// Creates the error.
     public init(_ reason: String) {
         self.reason = reason
     }

@@ -13,9 +13,7 @@ public protocol WallClock: Sendable {
     func now() -> Date
 }
 
-/// The system clock.
 public struct SystemClock: WallClock {
-    /// Creates the system clock.
     public init() {}
     public func now() -> Date { Date() }
 }
@@ -28,7 +26,6 @@ public protocol RandomSource: Sendable {
 
 /// The system's secure random number generator.
 public struct SystemRandom: RandomSource {
-    /// Creates the source.
     public init() {}
 
     public func bytes(_ count: Int) -> [UInt8] {

@@ -52,7 +52,6 @@ public struct IdentityError: Error, Hashable, Sendable, CustomStringConvertible 
     /// The request field at fault, for validation errors.
     public let field: String?
 
-    /// Creates an error.
     public init(_ code: Code, _ message: String, reason: Reason? = nil, credentialID: String? = nil, field: String? = nil) {
         self.code = code
         self.message = message
@@ -205,7 +204,6 @@ extension IdentityError {
 /// disabling, deleting, a profile change): nothing was written, and the login can be
 /// verified again against what is stored now.
 public struct StaleRead: Error, Sendable, Hashable {
-    /// Creates the error.
     public init() {}
 }
 
@@ -224,6 +222,5 @@ public struct StoreConflict: Error, Sendable, Hashable {
     /// What would have been duplicated.
     public let kind: Kind
 
-    /// Creates the conflict.
     public init(_ kind: Kind) { self.kind = kind }
 }

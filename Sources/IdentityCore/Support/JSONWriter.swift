@@ -11,7 +11,7 @@ public struct JSONWriter: Sendable {
     /// The document so far.
     public fileprivate(set) var bytes: [UInt8] = []
 
-    /// An empty writer.
+    /// Starts empty, with room for `capacity` bytes.
     public init(capacity: Int = 512) { bytes.reserveCapacity(capacity) }
 
     /// Writes an object whose members `body` adds.

@@ -14,7 +14,6 @@ public final class RequestCounters: Sendable {
 
     private let state = Mutex(State())
 
-    /// Creates empty counters.
     public init() {}
 
     /// Adds `adding` requests under `key` (0 only reads) and returns the sliding-window

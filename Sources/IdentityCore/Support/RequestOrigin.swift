@@ -13,7 +13,7 @@ public struct RequestOrigin: Sendable, Hashable {
     /// The origin of the request this task serves.
     @TaskLocal public static var current: RequestOrigin?
 
-    /// Creates an origin.
+    /// Caps `userAgent` at 256 bytes and turns its control characters into spaces.
     public init(ip: String?, userAgent: String?, face: String?) {
         self.ip = ip
         // Control characters (a separator among them) become spaces: it is kept for people.

@@ -7,7 +7,6 @@ public struct RefreshTokenRecord: Sendable, Hashable {
     public let tokenHash: [UInt8]
     /// The family (the login session) this token belongs to; also the `sid` claim.
     public let familyID: String
-    /// The user.
     public let userID: UserID
     /// The client the token was issued to.
     public let clientID: String
@@ -23,12 +22,9 @@ public struct RefreshTokenRecord: Sendable, Hashable {
     public let isPasswordSignIn: Bool
     /// How the person signed in.
     public var method: SignInMethod { isPasswordSignIn ? .password : .passkey }
-    /// When it was issued.
     public let issuedAt: Date
-    /// When it expires.
     public let expiresAt: Date
 
-    /// Creates a record.
     public init(
         tokenHash: [UInt8],
         familyID: String,
@@ -82,7 +78,6 @@ public struct SigningKeyRecord: Sendable, Hashable {
     /// The private key: a P-256 key's raw representation (ES256), or an RSA key's PKCS#1 DER
     /// (RS256, PS256).
     public let privateKey: [UInt8]
-    /// When it was created.
     public let createdAt: Date
     /// When a newer key of its algorithm replaced it for signing; it stays published until
     /// its tokens expire.
@@ -90,7 +85,6 @@ public struct SigningKeyRecord: Sendable, Hashable {
     /// What it signs with: each algorithm has its own key, rotated on its own.
     public let algorithm: SigningAlgorithm
 
-    /// Creates a record.
     public init(keyID: String, privateKey: [UInt8], createdAt: Date, retiredAt: Date?, algorithm: SigningAlgorithm = .es256) {
         self.keyID = keyID
         self.privateKey = privateKey
@@ -129,10 +123,8 @@ public enum SigningAlgorithm: String, Sendable, Hashable, CaseIterable, Codable 
 public struct LoggedEvent: Sendable, Hashable {
     /// Its position in the trail: a later event has a higher one.
     public let id: Int64
-    /// The event.
     public let event: AuditEvent
 
-    /// Creates a logged event.
     public init(id: Int64, event: AuditEvent) {
         self.id = id
         self.event = event
@@ -221,10 +213,9 @@ public struct AuditEvent: Sendable, Hashable {
     public let clientID: String?
     /// The credential concerned, base64url, if any.
     public let credentialID: String?
-    /// Details.
     public let detail: String
 
-    /// Creates an event.
+    /// `origin` defaults to that of the request this task serves (``RequestOrigin/current``).
     public init(
         time: Date, kind: Kind, userID: UserID? = nil, clientID: String? = nil, credentialID: String? = nil, detail: String = "", actor: String? = nil,
         origin: RequestOrigin? = RequestOrigin.current

@@ -7,9 +7,9 @@ public import LatchkeyWire
 public struct TokenConfiguration: Sendable {
     /// The issuer (`iss`), the public URL with a trailing slash.
     public var issuer: String
-    /// Access token lifetime.
+    /// How long an access token is valid (`tokens.access_token_lifetime`).
     public var accessTokenLifetime: TimeInterval
-    /// ID token lifetime.
+    /// How long an ID token is valid (`tokens.id_token_lifetime`).
     public var idTokenLifetime: TimeInterval
     /// Refresh token lifetime; each rotation starts a new one.
     public var refreshTokenLifetime: TimeInterval
@@ -22,7 +22,8 @@ public struct TokenConfiguration: Sendable {
     /// server `signing_alg`): a resource server whose library verifies only RSA asks for RS256.
     public var accessTokenAlgorithms: [String: SigningAlgorithm]
 
-    /// Creates a configuration.
+    /// Adds a trailing slash to `issuer` when it lacks one, and raises
+    /// `refreshTokenAbsoluteLifetime` to at least `refreshTokenLifetime`.
     public init(
         issuer: String,
         accessTokenLifetime: TimeInterval = 3600,
@@ -71,7 +72,6 @@ public struct PendingTokens: Sendable {
 
 /// What a valid access token allows.
 public struct AccessGrant: Sendable, Hashable {
-    /// The user.
     public let userID: UserID
     /// The client it was issued to.
     public let clientID: String
@@ -106,7 +106,6 @@ public struct TokenService: Sendable {
     private let random: any RandomSource
     private let securityEvents: SecurityEventFeed?
 
-    /// Creates the service.
     /// - Parameter securityEvents: Where refreshes, which are not stored as audit events, are
     ///   announced.
     public init(

@@ -3,7 +3,7 @@ public struct AttestationFormat: RawRepresentable, Hashable, Sendable, Codable, 
     /// The identifier as it appears in `fmt`.
     public let rawValue: String
 
-    /// Creates a format from its identifier.
+    /// Accepts any identifier, including ones this verifier does not implement (see ``all``).
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// `packed` (§8.2).

@@ -46,7 +46,6 @@ public struct SafetyNetPolicy: Sendable, Hashable {
     /// relying party, so a later one means a replayed or forged response, or a broken clock.
     public var allowedClockSkew: TimeInterval
 
-    /// Creates a policy.
     public init(requiresCTSProfileMatch: Bool = true, maximumAge: TimeInterval? = 60, allowedClockSkew: TimeInterval = 0) {
         self.requiresCTSProfileMatch = requiresCTSProfileMatch
         self.maximumAge = maximumAge
@@ -83,7 +82,6 @@ public struct AttestationPolicy: Sendable {
         "REVOKED", "USER_KEY_REMOTE_COMPROMISE", "USER_KEY_PHYSICAL_COMPROMISE", "ATTESTATION_KEY_COMPROMISE",
     ]
 
-    /// Creates a policy.
     public init(
         trustAnchors: [AttestationFormat: [AttestationCertificate]] = [:],
         revokedCertificates: Set<RevokedCertificate> = [],

@@ -4,7 +4,6 @@ public import CBOR
 public struct AttestedCredentialData: Sendable {
     /// The authenticator model.
     public let aaguid: AAGUID
-    /// The credential ID.
     public let credentialID: [UInt8]
     /// The credential public key as a CBOR node that keeps its exact bytes.
     public let credentialPublicKey: CBORNode
@@ -17,7 +16,6 @@ public struct AuthenticatorData: Sendable {
     public let rawBytes: [UInt8]
     /// SHA-256 of the RP ID the authenticator scoped the credential to.
     public let relyingPartyIDHash: [UInt8]
-    /// The flags.
     public let flags: AuthenticatorFlags
     /// The signature counter; 0 means the authenticator does not keep one.
     public let signCount: UInt32

@@ -3,7 +3,6 @@ public struct AuthenticatorFlags: OptionSet, Sendable, Hashable {
     /// The raw byte.
     public let rawValue: UInt8
 
-    /// Creates flags from the raw byte.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// UP: the user was present.

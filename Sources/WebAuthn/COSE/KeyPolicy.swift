@@ -6,7 +6,6 @@ public struct KeyPolicy: Sendable, Hashable {
     /// it, so it is accepted only for `tpm` attestations and the credentials they create.
     public var allowsLegacyRS1ForTPM: Bool
 
-    /// Creates a policy.
     public init(minimumRSAModulusBits: Int = 2048, allowsLegacyRS1ForTPM: Bool = false) {
         self.minimumRSAModulusBits = minimumRSAModulusBits
         self.allowsLegacyRS1ForTPM = allowsLegacyRS1ForTPM

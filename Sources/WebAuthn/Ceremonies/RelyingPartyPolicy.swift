@@ -46,7 +46,6 @@ public struct RelyingPartyPolicy: Sendable {
     /// Which authenticators may register.
     public var registration: RegistrationPolicy
 
-    /// Creates a policy.
     public init(
         relyingPartyIDs: [String],
         origins: OriginPolicy,
@@ -80,7 +79,6 @@ public struct RegistrationCeremony: Sendable {
     /// Accepted clientDataJSON `type` values; `webauthn.create` unless the caller extends it.
     public var acceptedClientDataTypes: [String]
 
-    /// Creates a ceremony description.
     public init(
         challenge: [UInt8],
         userVerification: UserVerificationRequirement = .preferred,
@@ -111,7 +109,6 @@ public struct AuthenticationCeremony: Sendable {
     /// Accepted clientDataJSON `type` values; `webauthn.get` unless the caller extends it.
     public var acceptedClientDataTypes: [String]
 
-    /// Creates a ceremony description.
     public init(
         challenge: [UInt8],
         userVerification: UserVerificationRequirement = .preferred,
@@ -129,9 +126,7 @@ public struct AuthenticationCeremony: Sendable {
 
 /// The stored state of a credential that an assertion is checked against.
 public struct CredentialRecord: Sendable {
-    /// The credential ID.
     public var credentialID: [UInt8]
-    /// The credential public key.
     public var publicKey: CredentialPublicKey
     /// The last signature counter seen.
     public var signCount: UInt32
@@ -141,7 +136,6 @@ public struct CredentialRecord: Sendable {
     /// ownership check.
     public var userHandle: [UInt8]?
 
-    /// Creates a record.
     public init(credentialID: [UInt8], publicKey: CredentialPublicKey, signCount: UInt32, isBackupEligible: Bool? = nil, userHandle: [UInt8]? = nil) {
         self.credentialID = credentialID
         self.publicKey = publicKey

@@ -5,7 +5,6 @@ public import CBOR
 public struct VerifiedRegistration: Sendable {
     /// The credential ID from the attested credential data.
     public let credentialID: [UInt8]
-    /// The credential public key.
     public let publicKey: CredentialPublicKey
     /// The initial signature counter.
     public let signCount: UInt32

@@ -12,7 +12,6 @@ public struct WebAuthnVerifier: Sendable {
     /// The allowed RP IDs with their SHA-256, computed once.
     private let relyingPartyIDHashes: [(relyingPartyID: String, hash: [UInt8])]
 
-    /// Creates a verifier.
     public init(policy: RelyingPartyPolicy) {
         self.policy = policy
         self.relyingPartyIDHashes = CeremonySteps.relyingPartyIDHashes(policy.relyingPartyIDs)

@@ -23,14 +23,12 @@ public struct MetadataEntry: Sendable {
         /// The date it took effect (`YYYY-MM-DD`), when given.
         public let effectiveDate: String?
 
-        /// Creates a report.
         public init(status: String, effectiveDate: String?) {
             self.status = status
             self.effectiveDate = effectiveDate
         }
     }
 
-    /// Creates an entry.
     public init(
         aaguid: AAGUID?,
         attestationCertificateKeyIdentifiers: [String],
@@ -74,7 +72,6 @@ public struct MetadataMatch: Sendable, Hashable {
     /// The latest status when the registration was verified.
     public let status: String?
 
-    /// Creates a match.
     public init(entry: String, description: String?, status: String?) {
         self.entry = entry
         self.description = description

@@ -14,7 +14,6 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         /// The stable name.
         public let rawValue: String
 
-        /// Creates a code from its stable name.
         public init(stringLiteral rawValue: String) { self.rawValue = rawValue }
 
         public var description: String { rawValue }
@@ -110,7 +109,6 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
     /// The source line that raised the error, for debugging.
     public let line: UInt
 
-    /// Creates an error.
     @inline(never)
     public init(_ code: Code, _ reason: String, file: String = #fileID, line: UInt = #line) {
         self.code = code
