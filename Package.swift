@@ -148,8 +148,7 @@ let package = Package(
         .target(
             name: "LatchkeyServer",
             dependencies: [
-                // LatchkeyDoctor for its HTTPS fetcher, which downloads the FIDO metadata BLOB.
-                "AdminAPI", "AppAssociation", "IdentityCore", "HTTPAPI", "HostedUI", "StorageSQLite", "StoragePostgres", "WebAuthn", "LatchkeyDoctor", "Mail",
+                "AdminAPI", "AppAssociation", "IdentityCore", "HTTPAPI", "HostedUI", "StorageSQLite", "StoragePostgres", "WebAuthn", "Mail",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

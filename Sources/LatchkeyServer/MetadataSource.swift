@@ -1,6 +1,8 @@
 import Foundation
 public import IdentityCore
-import LatchkeyDoctor
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
 public import Logging
 import ServiceLifecycle
 import WebAuthn
@@ -69,16 +71,36 @@ public struct MetadataSource: Sendable {
                 throw FetchError(description: "cannot read \(location): \(error.localizedDescription)")
             }
         }
-        guard let url = URL(string: location) else { throw FetchError(description: "\(location) is not a URL") }
-        let fetcher = URLSessionFetcher(timeout: 60, maximumBytes: Self.maximumBytes, userAgent: "latchkey-mds")
-        switch await fetcher.fetch(url) {
-        case .failed(let reason):
-            throw FetchError(description: "cannot download \(location): \(reason)")
-        case .response(let response) where response.status != 200:
-            let redirect = response.location.map { " (redirected to \($0); configure that URL)" } ?? ""
-            throw FetchError(description: "cannot download \(location): HTTP \(response.status)\(redirect)")
-        case .response(let response):
-            return response.body
+        guard URL(string: location) != nil else { throw FetchError(description: "\(location) is not a URL") }
+        return try await Self.download(location)
+    }
+
+    /// One GET of the BLOB, redirects not followed (the configured URL should be the BLOB's
+    /// own), with AsyncHTTPClient as the webhook and back-channel senders use it.
+    private static func download(_ location: String) async throws -> [UInt8] {
+        let limit = TimeAmount.seconds(60)
+        let configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: limit, read: limit))
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        defer { Task { try? await client.shutdown() } }
+        var request = HTTPClientRequest(url: location)
+        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "latchkey-mds")
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: limit)
+        } catch {
+            throw FetchError(description: "cannot download \(location): \(error)")
+        }
+        guard response.status == .ok else {
+            let redirect = response.headers.first(name: "Location").map { " (redirected to \($0); configure that URL)" } ?? ""
+            throw FetchError(description: "cannot download \(location): HTTP \(response.status.code)\(redirect)")
+        }
+        do {
+            return Array(buffer: try await response.body.collect(upTo: maximumBytes))
+        } catch is NIOTooManyBytesError {
+            throw FetchError(description: "cannot download \(location): the body is larger than \(maximumBytes) bytes")
+        } catch {
+            throw FetchError(description: "cannot download \(location): \(error)")
         }
     }
 

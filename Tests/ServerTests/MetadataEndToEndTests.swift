@@ -199,6 +199,30 @@ struct MetadataEndToEndTests {
         try await ada.signUp(SignupProfile(email: "ada@example.com"))
     }
 
+    /// The BLOB downloaded over HTTP as `latchkey mds update URL` and the server fetch it: a
+    /// redirect is reported with its target rather than followed, and a missing file is an
+    /// HTTP error, both exit 69 with nothing stored.
+    @Test func mdsUpdateDownloadsTheBLOBAndReportsRedirects() async throws {
+        let text = String(decoding: try blob(3), as: UTF8.self)
+        let site = try await FixedResponseServer.start([
+            "/blob.jwt": .init(contentType: "application/jose", body: text),
+            "/moved": .init(status: .found, location: "https://mds3.example/blob.jwt", body: ""),
+        ])
+        defer { Task { await site.stop() } }
+        try configuration.write(toFile: directory.path("latchkey.yaml"), atomically: true, encoding: .utf8)
+        let arguments = ["--config", directory.path("latchkey.yaml"), "--database", "sqlite:" + directory.path("latchkey.sqlite")]
+
+        let moved = try await CommandRun.run(["mds", "update", "--blob", "\(site.url)/moved"] + arguments, workingDirectory: directory.url)
+        #expect(moved.status == 69, "\(moved.output)")
+        #expect(moved.output.contains("HTTP 302 (redirected to https://mds3.example/blob.jwt; configure that URL)"), "\(moved.output)")
+        let missing = try await CommandRun.run(["mds", "update", "--blob", "\(site.url)/absent.jwt"] + arguments, workingDirectory: directory.url)
+        #expect(missing.status == 69 && missing.output.contains("HTTP 404"), "\(missing.output)")
+
+        let fetched = try await CommandRun.run(["mds", "update", "--blob", "\(site.url)/blob.jwt"] + arguments, workingDirectory: directory.url)
+        #expect(fetched.status == 0, "\(fetched.output)")
+        #expect(fetched.output.contains("stored metadata BLOB no 3 (2 entries"), "\(fetched.output)")
+    }
+
     @Test func aBLOBThatFailsValidationStopsTheServerWithExit78() async throws {
         let stranger = try TestMetadataService(now: now)
         try write(try stranger.blob(number: 1, nextUpdate: nextUpdate, entries: []), to: "blob.jwt")

@@ -200,7 +200,7 @@ struct ScaleOutTests {
     }
 
     private func databaseRestartGives503AndRecovers(on cluster: PostgresFixture.PrivateCluster) async throws {
-        let (_, a, b) = try await Self.startPair(database: cluster.url + "?statement_timeout=2000&connect_timeout=2")
+        let (_, a, b) = try await Self.startPair(database: cluster.url + "?statement_timeout=2000&connect_timeout=6")
         defer { a.stop(); b.stop() }
         var ada = PasskeyUser(server: a.baseURL)
         try await ada.signUp(SignupProfile(email: "ada@example.com"))
@@ -212,19 +212,19 @@ struct ScaleOutTests {
             let (status, headers) = try await Self.request(server.baseURL.appendingPathComponent("ready"))
             #expect(status == 503, "\(server.baseURL)/ready: \(status)")
             #expect(headers["Retry-After"] != nil)
-            // Once the instance knows the server is gone, each request gets its 503 within
-            // a second instead of waiting out the deadline.
+            // Once the instance knows the server is gone, each request gets its 503 at once
+            // instead of waiting out the 6 s deadline (the bound leaves room for a loaded machine).
             for _ in 0..<3 {
                 let started = ContinuousClock.now
                 let (again, retry) = try await Self.request(server.baseURL.appendingPathComponent("ready"))
                 let elapsed = ContinuousClock.now - started
                 #expect(again == 503 && retry["Retry-After"] != nil)
-                #expect(elapsed < .milliseconds(1500), "\(server.baseURL)/ready took \(elapsed) during the outage")
+                #expect(elapsed < .seconds(3), "\(server.baseURL)/ready took \(elapsed) during the outage")
             }
             var user = PasskeyUser(server: server.baseURL, credentials: ada.credentials)
             let started = ContinuousClock.now
             await expectAPIError(status: 503) { try await user.signIn() }
-            #expect(ContinuousClock.now - started < .milliseconds(1500), "a sign-in's 503 within a second")
+            #expect(ContinuousClock.now - started < .seconds(3), "a sign-in's 503 well before the deadline")
             #expect(server.process.isRunning)
         }
 
