@@ -43,13 +43,7 @@ public struct AdminAPIErrors: FaceErrorRenderer {
 
     public func response(for error: IdentityError) -> Response {
         let (status, code) = Self.statusAndCode(error)
-        // The profile rules are shared with sign-up, whose members sit under user_profile;
-        // here they are the body's own.
-        let prefix = "user_profile."
-        return Self.problem(
-            status, code: code, detail: error.message.replacingOccurrences(of: prefix, with: ""),
-            field: error.field.map { $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : $0 }
-        )
+        return Self.problem(status, code: code, detail: error.message(.adminAPI), field: error.fieldName(.adminAPI))
     }
 
     public func unexpected(_ error: any Error, logger: Logger) -> Response {
@@ -133,4 +127,9 @@ public struct AdminAPIErrors: FaceErrorRenderer {
 
 extension Face {
     public static let adminAPI = Face(name: "admin_api", prefixes: ["/admin/"], renderer: AdminAPIErrors())
+}
+
+extension IdentityError.FieldNaming {
+    /// The Admin API's names: a profile's members are the body's own.
+    static let adminAPI = IdentityError.FieldNaming(profile: "user_profile", memberPrefix: "", ceremony: "auth_session")
 }

@@ -42,22 +42,22 @@ public struct HostedPageErrors: FaceErrorRenderer {
             return (nil, "This is your only way to sign in. Add another passkey before you revoke this one.")
         }
         switch failure.field {
-        case "user_profile.email", "email":
+        case .profileMember("email"), .named("email"):
             return ("email", failure.reason == .required ? "Enter your email address." : "Enter an email address like name@example.com.")
-        case "user_profile.phone_number":
+        case .profileMember("phone_number"):
             return ("phone_number", "Enter a phone number with its country code, like +1 555 010 1234.")
-        case "user_profile.name", "name":
+        case .profileMember("name"), .named("name"):
             return ("name", "Your name can be up to 100 characters.")
-        case "user_profile":
+        case .profile:
             return (nil, "Enter your email address or phone number.")
-        case "username":
+        case .named("username"):
             return ("username", "Enter the email address or phone number you signed up with.")
-        case "password":
+        case .named("password"):
             // The policy's own words already say what to do.
             let message = failure.message.prefix(1).uppercased() + failure.message.dropFirst()
             return ("password", message.hasSuffix(".") ? message : message + ".")
         default:
-            return (failure.field, failure.message)
+            return (failure.fieldName(.authenticationAPI), failure.message(.authenticationAPI))
         }
     }
 }

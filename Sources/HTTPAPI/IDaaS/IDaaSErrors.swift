@@ -64,10 +64,10 @@ public struct IDaaSErrors: FaceErrorRenderer {
     /// on: the credential to signal unknown, the check that failed.
     static func error(for failure: IdentityError) -> IDaaSError {
         var parameters: [IDaaSErrorInfo.Parameter] = []
-        if let field = failure.field { parameters.append(.init(name: "field", value: field)) }
+        if let field = failure.fieldName(.idaas) { parameters.append(.init(name: "field", value: field)) }
         if let credentialID = failure.credentialID { parameters.append(.init(name: "credentialId", value: credentialID)) }
         func error(_ status: HTTPResponse.Status, _ code: String) -> IDaaSError {
-            IDaaSError(status: status, code: code, message: failure.message, parameters: parameters)
+            IDaaSError(status: status, code: code, message: failure.message(.idaas), parameters: parameters)
         }
         switch (failure.code, failure.reason) {
         case (_, .bodyTooLarge): return error(.contentTooLarge, "body_too_large")
@@ -98,4 +98,9 @@ public struct IDaaSErrors: FaceErrorRenderer {
         case (.methodNotAllowed, _): return error(.methodNotAllowed, "method_not_allowed")
         }
     }
+}
+
+extension IdentityError.FieldNaming {
+    /// IDaaS's names: it takes no sign-up profile, and a ceremony is its transaction.
+    package static let idaas = IdentityError.FieldNaming(profile: "user", memberPrefix: "", ceremony: "transaction")
 }

@@ -82,13 +82,13 @@ public struct KratosErrors: FaceErrorRenderer {
         switch failure.code {
         case .invalidToken: return render(KratosError.sessionInactive)
         case .notFound:
-            return render(KratosError(status: .notFound, id: "not_found", reason: failure.message, message: "The requested resource could not be found"))
+            return render(KratosError(status: .notFound, id: "not_found", reason: failure.message(.kratos), message: "The requested resource could not be found"))
         case .accessDenied, .insufficientScope, .unauthorizedClient:
-            return render(KratosError(status: .forbidden, id: "forbidden", reason: failure.message, message: "The requested action was forbidden"))
+            return render(KratosError(status: .forbidden, id: "forbidden", reason: failure.message(.kratos), message: "The requested action was forbidden"))
         case .methodNotAllowed:
-            return render(KratosError(status: .methodNotAllowed, id: "method_not_allowed", reason: failure.message, message: "The requested method is not allowed"))
+            return render(KratosError(status: .methodNotAllowed, id: "method_not_allowed", reason: failure.message(.kratos), message: "The requested method is not allowed"))
         default:
-            return render(KratosError(status: failure.status, id: failure.reason?.rawValue ?? "bad_request", reason: failure.message, message: "The request was malformed or contained invalid parameters"))
+            return render(KratosError(status: failure.status, id: failure.reason?.rawValue ?? "bad_request", reason: failure.message(.kratos), message: "The request was malformed or contained invalid parameters"))
         }
     }
 
@@ -141,4 +141,9 @@ public struct KratosErrors: FaceErrorRenderer {
             )
         }
     }
+}
+
+extension IdentityError.FieldNaming {
+    /// Kratos's names: a profile is the identity's traits, a ceremony lives in its flow.
+    package static let kratos = IdentityError.FieldNaming(profile: "traits", memberPrefix: "traits.", ceremony: "flow")
 }

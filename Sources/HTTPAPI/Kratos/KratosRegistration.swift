@@ -51,13 +51,15 @@ struct KratosRegistration {
         case .userExists:
             return [KratosMessages.duplicateIdentifier]
         case .verification(let check):
-            return [KratosMessages.credentialRefused(error.message, check: check.rawValue)]
+            return [KratosMessages.credentialRefused(error.message(.kratos), check: check.rawValue)]
         default:
-            if let field = error.field, field.hasPrefix("user_profile") {
-                echo.emailMessages = [KratosMessages.generic(error.message.replacingOccurrences(of: "user_profile.", with: "traits."))]
+            switch error.field {
+            case .profile?, .profileMember?:
+                echo.emailMessages = [KratosMessages.generic(error.message(.kratos))]
                 return []
+            default:
+                return [KratosMessages.generic(error.message(.kratos))]
             }
-            return [KratosMessages.generic(error.message)]
         }
     }
 }
@@ -214,9 +216,9 @@ struct KratosSettings {
         case (_, .userExists):
             return KratosMessages.duplicateIdentifier
         case (_, .verification(let check)):
-            return KratosMessages.credentialRefused(error.message, check: check.rawValue)
+            return KratosMessages.credentialRefused(error.message(.kratos), check: check.rawValue)
         default:
-            return KratosMessages.generic(error.message)
+            return KratosMessages.generic(error.message(.kratos))
         }
     }
 }

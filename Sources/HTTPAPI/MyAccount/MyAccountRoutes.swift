@@ -37,14 +37,14 @@ extension Router where Context == BasicRequestContext {
             // A new email address is proved first: a code goes to it, and
             // `POST /me/v1/email-verification/verify` makes the change.
             if let email = body.email {
-                if let name = body.name { _ = try await services.accounts.updateName(of: grant.userID, to: name, field: "name") }
+                if let name = body.name { _ = try await services.accounts.updateName(of: grant.userID, to: name, field: .named("name")) }
                 let pending = try await services.recovery.requestEmailChange(by: grant.signIn, to: email)
                 return JSONResponse.make(PendingEmailResponse(pendingEmail: pending), status: .accepted)
             }
             guard let name = body.name else {
                 throw IdentityError(.invalidRequest, "name or email is required; an empty name clears it", field: "name")
             }
-            _ = try await services.accounts.updateName(of: grant.userID, to: name, field: "name")
+            _ = try await services.accounts.updateName(of: grant.userID, to: name, field: .named("name"))
             let signals = try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)
             return JSONResponse.make(SignalsResponse(signals))
         }

@@ -13,7 +13,7 @@ public struct AuthenticationAPIErrors: FaceErrorRenderer {
         var headers: HTTPFields = [:]
         if let challenge = failure.bearerChallenge { headers[.wwwAuthenticate] = challenge }
         return JSONResponse.make(
-            OAuthErrorBody(error: failure.code.rawValue, errorDescription: failure.message, reason: failure.reason?.rawValue, credentialID: failure.credentialID),
+            OAuthErrorBody(error: failure.code.rawValue, errorDescription: failure.message(.authenticationAPI), reason: failure.reason?.rawValue, credentialID: failure.credentialID),
             status: failure.status,
             headers: headers
         )
@@ -35,12 +35,13 @@ public struct MyAccountErrors: FaceErrorRenderer {
     public func response(for failure: IdentityError) -> Response {
         var headers: HTTPFields = [:]
         if let challenge = failure.bearerChallenge { headers[.wwwAuthenticate] = challenge }
-        let validation = failure.field.map { field in
-            [ProblemDetails.ValidationError(detail: failure.message, field: field, pointer: "/" + field.replacingOccurrences(of: ".", with: "/"))]
+        let message = failure.message(.authenticationAPI)
+        let validation = failure.fieldName(.authenticationAPI).map { field in
+            [ProblemDetails.ValidationError(detail: message, field: field, pointer: "/" + field.replacingOccurrences(of: ".", with: "/"))]
         }
         return JSONResponse.make(
             ProblemDetails(
-                code: failure.code.rawValue, status: Int(failure.status.code), title: failure.status.reasonPhrase, detail: failure.message,
+                code: failure.code.rawValue, status: Int(failure.status.code), title: failure.status.reasonPhrase, detail: message,
                 reason: failure.reason?.rawValue, validationErrors: validation
             ),
             status: failure.status,
@@ -55,4 +56,10 @@ public struct MyAccountErrors: FaceErrorRenderer {
             status: .internalServerError
         )
     }
+}
+
+extension IdentityError.FieldNaming {
+    /// Auth0's names, for the Authentication and My Account APIs: a sign-up's `user_profile`
+    /// and its members, a ceremony's `auth_session`.
+    public static let authenticationAPI = IdentityError.FieldNaming(profile: "user_profile", memberPrefix: "user_profile.", ceremony: "auth_session")
 }

@@ -30,7 +30,7 @@ public struct AccountService: Sendable {
 
     /// Changes the user's display name; an empty name clears it, so the account name shows.
     /// - Parameter field: The request member that carried the name, for the error.
-    public func updateName(of userID: UserID, to name: String?, field: String = "user_profile.name") async throws -> User {
+    public func updateName(of userID: UserID, to name: String?, field: IdentityError.Field = .profileMember("name")) async throws -> User {
         let newName = try ProfileValidation.optionalName(name, field: field)
         guard let user = try await storage.updateName(userID: userID, name: newName, at: clock.now()) else {
             throw IdentityError(.invalidToken, "the signed-in account no longer exists")
@@ -90,7 +90,7 @@ public struct AccountService: Sendable {
     /// sensitive action: a name changes nothing about signing in.
     /// - Parameter actor: The administration application acting, for the audit event.
     public func rename(_ credential: PasskeyCredential, to name: String?, actor: String? = nil) async throws -> PasskeyCredential {
-        let newName = try ProfileValidation.optionalName(name, field: "name")
+        let newName = try ProfileValidation.optionalName(name, field: .named("name"))
         do {
             guard try await storage.renameCredential(id: credential.credentialID, userID: credential.userID, name: newName) else {
                 throw Self.gone(credential)

@@ -28,7 +28,7 @@ public enum ProfileValidation {
         }
         guard !profile.identifiers.isEmpty else {
             let names = IdentifierKind.allCases.filter(allowed.contains).map(\.rawValue).joined(separator: ", ")
-            throw IdentityError(.invalidRequest, "user_profile needs an identifier: one of \(names)", field: "user_profile")
+            throw IdentityError(.invalidRequest, about: .profile, "needs an identifier: one of \(names)")
         }
         profile.name = try text(input.name, "name", maximum: 300)
         profile.givenName = try text(input.givenName, "given_name", maximum: 150)
@@ -36,7 +36,7 @@ public enum ProfileValidation {
         profile.nickname = try text(input.nickname, "nickname", maximum: 300)
         if let picture = input.picture {
             guard picture.utf8.count <= 2048, let url = URL(string: picture), ["https", "http"].contains(url.scheme?.lowercased() ?? "") else {
-                throw IdentityError(.invalidRequest, "user_profile.picture must be an http(s) URL of at most 2048 bytes", field: "user_profile.picture")
+                throw IdentityError(.invalidRequest, about: .profileMember("picture"), "must be an http(s) URL of at most 2048 bytes")
             }
             profile.picture = picture
         }
@@ -60,7 +60,7 @@ public enum ProfileValidation {
             !local.isEmpty, local.utf8.count <= 64, domain.contains("."), !domain.hasPrefix("."), !domain.hasSuffix("."),
             !domain.contains(".."), hasNoSpaceOrControl(email)
         else {
-            throw IdentityError(.invalidRequest, "user_profile.email is not a valid email address (at most 254 bytes)", field: "user_profile.email")
+            throw IdentityError(.invalidRequest, about: .profileMember("email"), "is not a valid email address (at most 254 bytes)")
         }
         return email
     }
@@ -71,7 +71,7 @@ public enum ProfileValidation {
         guard phone.hasPrefix("+"), (2...15).contains(digits.count), digits.first != "0",
             digits.allSatisfy({ $0.isASCII && $0.isNumber })
         else {
-            throw IdentityError(.invalidRequest, "user_profile.phone_number must be in E.164 form, for example +14155552671", field: "user_profile.phone_number")
+            throw IdentityError(.invalidRequest, about: .profileMember("phone_number"), "must be in E.164 form, for example +14155552671")
         }
         return phone
     }
@@ -82,10 +82,7 @@ public enum ProfileValidation {
         guard (1...128).contains(username.count), username.utf8.count <= 512,
             username.allSatisfy({ $0.isLetter || $0.isNumber || allowedPunctuation.contains($0) })
         else {
-            throw IdentityError(
-                .invalidRequest, "user_profile.username must be 1 to 128 letters, digits or _ . - + @",
-                field: "user_profile.username"
-            )
+            throw IdentityError(.invalidRequest, about: .profileMember("username"), "must be 1 to 128 letters, digits or _ . - + @")
         }
         return username
     }
@@ -95,7 +92,7 @@ public enum ProfileValidation {
         guard let raw else { return nil }
         let value = asciiTrimmed(raw, newlines: true) ?? raw.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
         guard (1...maximum).contains(value.count), value.utf8.count <= maximum * 4, hasNoControl(value) else {
-            throw IdentityError(.invalidRequest, "user_profile.\(field) must be 1 to \(maximum) characters without control characters", field: "user_profile.\(field)")
+            throw IdentityError(.invalidRequest, about: .profileMember(field), "must be 1 to \(maximum) characters without control characters")
         }
         return value
     }
@@ -103,12 +100,12 @@ public enum ProfileValidation {
     /// Validates an optional name (a passkey's, a person's): empty or blank is no name;
     /// otherwise 1 to 100 characters without control characters.
     /// - Parameter field: The request member named in the error.
-    public static func optionalName(_ raw: String?, field: String) throws(IdentityError) -> String? {
+    public static func optionalName(_ raw: String?, field: IdentityError.Field) throws(IdentityError) -> String? {
         guard let trimmed = raw?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
         do {
             return try text(trimmed, "name", maximum: 100)
         } catch {
-            throw IdentityError(.invalidRequest, "\(field) must be 1 to 100 characters without control characters", field: field)
+            throw IdentityError(.invalidRequest, about: field, "must be 1 to 100 characters without control characters")
         }
     }
 
@@ -145,6 +142,6 @@ public enum ProfileValidation {
     }
 
     private static func unsupported(_ kind: IdentifierKind) -> IdentityError {
-        IdentityError(.invalidRequest, "user_profile.\(kind.rawValue) is not accepted by this deployment", field: "user_profile.\(kind.rawValue)")
+        IdentityError(.invalidRequest, about: .profileMember(kind.rawValue), "is not accepted by this deployment")
     }
 }

@@ -2,7 +2,7 @@ public import Foundation
 public import WebAuthn
 
 /// A WebAuthn ceremony in progress. It travels with the client, sealed into its opaque
-/// `auth_session` (see ``CeremonySeal``), so starting one writes nothing; finishing it marks
+/// handle (see ``CeremonySeal``), so starting one writes nothing; finishing it marks
 /// its ``key`` used, once, in the same transaction as everything the ceremony writes.
 public struct Ceremony: Sendable, Hashable {
     /// What the ceremony is for.

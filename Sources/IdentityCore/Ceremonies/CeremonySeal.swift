@@ -3,7 +3,7 @@ import Foundation
 import WebAuthn
 
 /// Seals ceremonies into the tokens clients carry between a ceremony's start and its finish
-/// (`auth_session`, a self-service flow's ceremony, an IDaaS transaction token).
+/// (the Authentication API's `auth_session`, a self-service flow's ceremony, an IDaaS transaction token).
 ///
 /// A ceremony is encrypted and authenticated with AES-256-GCM under an instance secret, so a
 /// client can neither read it (a pending sign-up's profile, the allowed credentials) nor

@@ -2,7 +2,7 @@ public import Foundation
 import Synchronization
 
 /// How many ceremonies are open: started, and neither finished nor expired. Ceremonies live
-/// sealed in their `auth_session`, not in the database, so they are counted as they start and
+/// sealed in their handles, not in the database, so they are counted as they start and
 /// finish, in buckets by the minute they expire: memory stays fixed however many are started,
 /// and an abandoned ceremony leaves the count when its minute has passed.
 public final class OpenCeremonies: Sendable {

@@ -7,7 +7,7 @@ public struct PasskeyConfiguration: Sendable {
     public var relyingPartyID: String
     /// The name shown by some authenticators.
     public var relyingPartyName: String
-    /// How long an `auth_session` lives.
+    /// How long a ceremony handle lives.
     public var ceremonyLifetime: TimeInterval
     /// The user verification requested and, when `.required`, enforced.
     public var userVerification: UserVerificationRequirement
@@ -39,7 +39,7 @@ public struct PasskeyConfiguration: Sendable {
     }
 }
 
-/// Creation options and the `auth_session` that names the ceremony.
+/// Creation options and the handle that names the ceremony.
 public struct CreationChallenge: Sendable, Hashable {
     /// The options for `navigator.credentials.create()` and its platform equivalents.
     public let options: PublicKeyCredentialCreationOptionsJSON
@@ -47,7 +47,7 @@ public struct CreationChallenge: Sendable, Hashable {
     public let authSession: String
 }
 
-/// Request options and the `auth_session` that names the ceremony.
+/// Request options and the handle that names the ceremony.
 public struct RequestChallenge: Sendable, Hashable {
     /// The options for `navigator.credentials.get()` and its platform equivalents.
     public let options: PublicKeyCredentialRequestOptionsJSON

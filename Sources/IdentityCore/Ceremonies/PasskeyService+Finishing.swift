@@ -66,17 +66,17 @@ extension PasskeyService {
         case (.login, .authentication(let assertion)):
             // Refused before anything is written: the login can be sent again without it.
             guard lateProfile == nil else {
-                throw IdentityError(.invalidRequest, "user_profile is only accepted when finishing a sign-up", field: "user_profile")
+                throw IdentityError(.invalidRequest, about: .profile, "is only accepted when finishing a sign-up")
             }
             return try await finishLogin(
                 ceremony, assertion, expectedUserID: expectedUserID, findsUnnamedCredential: findsUnnamedCredential, startSession: startSession
             )
         case (.signup, .authentication), (.login, .registration):
             try await refuse(ceremony)
-            throw IdentityError(.invalidGrant, "this auth_session is for a \(ceremony.kind.rawValue), but authn_response is the other kind", reason: .wrongResponseKind)
+            throw IdentityError(.invalidGrant, about: .ceremony, "is for a \(ceremony.kind.rawValue), but the response is the other kind", reason: .wrongResponseKind, isField: false)
         case (.enrollment, _), (.conditionalEnrollment, _):
             try await refuse(ceremony)
-            throw IdentityError(.invalidGrant, "an enrollment auth_session is finished at the My Account API, not the token endpoint")
+            throw IdentityError(.invalidGrant, about: .ceremony, "of an enrollment is finished at the My Account API, not the token endpoint", isField: false)
         }
     }
 
@@ -92,12 +92,12 @@ extension PasskeyService {
     public func finishEnrollment(
         userID: UserID, clientID: String, authSession: String, response: RegistrationResponseJSON, name: String? = nil, by actor: Actor
     ) async throws -> PasskeyCredential {
-        let newName = try ProfileValidation.optionalName(name, field: "name")
+        let newName = try ProfileValidation.optionalName(name, field: .named("name"))
         let ceremony = try open(authSession, clientID: clientID)
         if ceremony.kind == .enrollment { try sensitiveActions.requireRecent(actor, for: "Adding a passkey", allowingRecovery: true) }
         guard ceremony.kind == .enrollment || ceremony.kind == .conditionalEnrollment, ceremony.userID == userID else {
             try await refuse(ceremony)
-            throw IdentityError(.invalidGrant, "this auth_session was not started for adding a passkey to this account", reason: .invalidAuthSession)
+            throw IdentityError(.invalidGrant, about: .ceremony, "was not started for adding a passkey to this account", reason: .invalidAuthSession, isField: false)
         }
         let verified = try await verifyRegistration(response, ceremony)
         var credential = makeCredential(verified, userID: userID)
@@ -126,15 +126,15 @@ extension PasskeyService {
     ) async throws -> (SignedIn, Started) {
         guard var user = ceremony.pendingUser else {
             try await refuse(ceremony)
-            throw IdentityError(.invalidGrant, "the sign-up auth_session carries no account")
+            throw IdentityError(.invalidGrant, about: .ceremony, "of this sign-up carries no account", isField: false)
         }
         // Request mistakes, refused before anything is verified or written, like a malformed
         // profile: the same response can be sent again, corrected.
         switch (user.profile.identifiers.isEmpty, profile) {
         case (true, nil):
-            throw IdentityError(.invalidRequest, "user_profile with an email or phone number is required: this sign-up was started without one", field: "user_profile")
+            throw IdentityError(.invalidRequest, about: .profile, "with an email or phone number is required: this sign-up was started without one")
         case (false, .some):
-            throw IdentityError(.invalidRequest, "this sign-up already has a user_profile; it cannot be given twice", field: "user_profile")
+            throw IdentityError(.invalidRequest, about: .profile, "was given when this sign-up started; it cannot be given twice")
         case (true, .some(let profile)):
             user.profile = profile
         case (false, nil):
@@ -363,7 +363,7 @@ extension PasskeyService {
 
     // MARK: - Helpers
 
-    /// The ceremony an `auth_session` seals, if it is this client's and has not expired.
+    /// The ceremony a handle seals, if it is this client's and has not expired.
     /// Whether it was already used is decided when it completes.
     func open(_ authSession: String, clientID: String) throws -> Ceremony {
         guard !authSession.isEmpty, authSession.utf8.count <= CeremonySeal.maximumTokenBytes * 4 / 3 + 4,
@@ -374,10 +374,10 @@ extension PasskeyService {
     }
 
     private static var invalidAuthSession: IdentityError {
-        IdentityError(.invalidGrant, "auth_session is unknown, expired, already used, or belongs to another client", reason: .invalidAuthSession)
+        IdentityError(.invalidGrant, about: .ceremony, "is unknown, expired, already used, or belongs to another client", reason: .invalidAuthSession, isField: false)
     }
 
-    /// Completes a ceremony; one that was completed before is an invalid `auth_session`.
+    /// Completes a ceremony; one that was completed before is an invalid handle.
     private func complete(_ completion: CeremonyCompletion) async throws {
         guard try await storage.completeCeremony(completion) else { throw Self.invalidAuthSession }
         openCeremonies?.finished(expiresAt: completion.key.expiresAt, now: clock.now())

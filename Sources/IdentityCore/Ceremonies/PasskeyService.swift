@@ -3,7 +3,7 @@ public import Foundation
 public import WebAuthn
 
 /// Passkey sign-up, login and enrollment: the one pipeline every API face calls. Each
-/// ceremony is started here (options plus an `auth_session`) and finished here, through
+/// ceremony is started here (options plus a sealed handle) and finished here, through
 /// ``WebAuthnVerifier``; everything a finish writes is written in one place, in one
 /// transaction (``CeremonyStore/completeCeremony(_:)``).
 public struct PasskeyService: Sendable {
@@ -163,8 +163,8 @@ public struct PasskeyService: Sendable {
     /// when its submission finishes the enrollment. The options exclude the passkeys the
     /// account already has.
     /// - Parameter addressedByChallenge: For faces whose finishing request carries no
-    ///   `auth_session`, only the client data: the challenge is then the sealed ceremony
-    ///   itself, and ``ceremonyID(clientDataJSON:)`` finds the `auth_session` from it.
+    ///   handle, only the client data: the challenge is then the sealed ceremony
+    ///   itself, and ``ceremonyID(clientDataJSON:)`` finds the handle from it.
     public func startEnrollment(userID: UserID, clientID: String, lifetime: TimeInterval? = nil, addressedByChallenge: Bool = false) async throws -> CreationChallenge {
         try await startEnrollment(userID: userID, clientID: clientID, lifetime: lifetime, addressedByChallenge: addressedByChallenge, kind: .enrollment)
     }
@@ -188,7 +188,7 @@ public struct PasskeyService: Sendable {
         )
     }
 
-    /// The `auth_session` of a ceremony started with `addressedByChallenge`, from the
+    /// The handle of a ceremony started with `addressedByChallenge`, from the
     /// challenge its client data carries; `nil` when the client data has none.
     public static func ceremonyID(clientDataJSON: [UInt8]) -> String? {
         guard let clientData = try? CollectedClientData(bytes: clientDataJSON), let challenge = Base64URL.decode(clientData.challenge), !challenge.isEmpty else {
@@ -260,7 +260,7 @@ public struct PasskeyService: Sendable {
         for identifier in profile.identifiers where try await storage.user(identifier: identifier) != nil {
             throw IdentityError(
                 .invalidRequest, "a user with this \(Self.name(of: identifier.kind)) already exists; sign in instead",
-                reason: .userExists(identifier.kind), field: "user_profile"
+                reason: .userExists(identifier.kind), field: .profile
             )
         }
     }

@@ -118,7 +118,7 @@ public struct AdminService: Sendable {
     public func updateUser(id: UserID, name: String??, emailVerified: Bool?, by actor: String) async throws -> User {
         var user = try await self.user(id: id)
         if case .some(let name) = name {
-            let name = try ProfileValidation.optionalName(name, field: "name")
+            let name = try ProfileValidation.optionalName(name, field: .named("name"))
             guard let changed = try await storage.updateName(userID: id, name: name, at: clock.now()) else { throw Self.noUser }
             user = changed
         }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Writes the compact binary form of values Latchkey seals (ceremonies): fixed-width
 /// big-endian integers and length-prefixed bytes. Hand-written because the form must be
-/// small (it travels in every `auth_session`) and fast (it is built on every ceremony start),
+/// small (it travels in every ceremony handle) and fast (it is built on every ceremony start),
 /// where JSON would be neither.
 struct BinaryWriter {
     private(set) var bytes: [UInt8] = []

@@ -12,7 +12,7 @@ public struct IdentityError: Error, Hashable, Sendable, CustomStringConvertible 
         case invalidClient = "invalid_client"
         /// The client may not use this grant or endpoint (403).
         case unauthorizedClient = "unauthorized_client"
-        /// The grant (auth_session, ceremony response, refresh token) is invalid (403).
+        /// The grant (a ceremony handle or response, a refresh token) is invalid (403).
         case invalidGrant = "invalid_grant"
         /// The grant type is not supported (400).
         case unsupportedGrantType = "unsupported_grant_type"
@@ -42,22 +42,59 @@ public struct IdentityError: Error, Hashable, Sendable, CustomStringConvertible 
 
     /// The kind of failure.
     public let code: Code
-    /// A human-readable message, safe to show to the client.
-    public let message: String
+    /// What the message says, and about which part of the request.
+    private let text: Text
     /// A machine-readable detail, for example a WebAuthn check or `unknown_credential`.
     public let reason: Reason?
     /// The credential the failure is about, when the client should act on it (for example
     /// to signal an unknown credential to the platform), base64url.
     public let credentialID: String?
-    /// The request field at fault, for validation errors.
-    public let field: String?
+    /// The request member at fault, for validation errors, in the core's own names; a face
+    /// spells it with ``fieldName(_:)``.
+    public let field: Field?
 
+    /// A failure whose message names no part of the request by the core's names.
+    /// - Parameter field: The request member at fault, as the face that threw it spells it.
     public init(_ code: Code, _ message: String, reason: Reason? = nil, credentialID: String? = nil, field: String? = nil) {
+        self.init(code, text: .plain(message), reason: reason, credentialID: credentialID, field: field.map(Field.named))
+    }
+
+    /// A failure whose message names no part of the request, at the request member `field`.
+    public init(_ code: Code, _ message: String, reason: Reason? = nil, field: Field) {
+        self.init(code, text: .plain(message), reason: reason, credentialID: nil, field: field)
+    }
+
+    /// A failure about `subject`, whose message is the subject's name followed by
+    /// `predicate` ("email" + "is not a valid email address"), so that each face can name
+    /// the subject its own way.
+    /// - Parameter isField: Whether the subject is also the request member at fault (a
+    ///   validation error), or only what the message is about.
+    public init(_ code: Code, about subject: Field, _ predicate: String, reason: Reason? = nil, isField: Bool = true) {
+        self.init(code, text: .about(subject, predicate), reason: reason, credentialID: nil, field: isField ? subject : nil)
+    }
+
+    private init(_ code: Code, text: Text, reason: Reason?, credentialID: String?, field: Field?) {
         self.code = code
-        self.message = message
+        self.text = text
         self.reason = reason
         self.credentialID = credentialID
         self.field = field
+    }
+
+    /// The message in the core's own names.
+    public var message: String { message(.core) }
+
+    /// The message, with the part of the request it is about named as a face names it.
+    public func message(_ naming: FieldNaming) -> String {
+        switch text {
+        case .plain(let message): return message
+        case .about(let subject, let predicate): return naming.name(of: subject) + " " + predicate
+        }
+    }
+
+    /// The request member at fault, as a face names it.
+    public func fieldName(_ naming: FieldNaming) -> String? {
+        field.map(naming.name(of:))
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
@@ -87,6 +124,53 @@ public struct IdentityError: Error, Hashable, Sendable, CustomStringConvertible 
 }
 
 extension IdentityError {
+    /// A part of a request, in the core's own names; each face spells it on its wire with a
+    /// ``FieldNaming``.
+    public enum Field: Sendable, Hashable {
+        /// The new account's profile as a whole.
+        case profile
+        /// One member of a profile, by its key (`email`, `phone_number`, `picture`).
+        case profileMember(String)
+        /// The handle of an open ceremony.
+        case ceremony
+        /// A member a face or service named itself, spelled the same in every face.
+        case named(String)
+    }
+
+    private enum Text: Sendable {
+        case plain(String)
+        case about(Field, String)
+    }
+
+    /// How a face spells the core's ``Field``s on its wire.
+    public struct FieldNaming: Sendable {
+        /// The profile as a whole.
+        public let profile: String
+        /// What goes before a profile member's key (`user_profile.`, `traits.`, or nothing).
+        public let memberPrefix: String
+        /// The ceremony's handle.
+        public let ceremony: String
+
+        public init(profile: String, memberPrefix: String, ceremony: String) {
+            self.profile = profile
+            self.memberPrefix = memberPrefix
+            self.ceremony = ceremony
+        }
+
+        /// The core's own words, for logs and the command line.
+        public static let core = FieldNaming(profile: "profile", memberPrefix: "", ceremony: "ceremony")
+
+        /// `field` as this face spells it.
+        public func name(of field: Field) -> String {
+            switch field {
+            case .profile: return profile
+            case .profileMember(let key): return memberPrefix + key
+            case .ceremony: return ceremony
+            case .named(let name): return name
+            }
+        }
+    }
+
     /// Why a request failed, beyond its ``Code``: what faces map to their own error ids and
     /// statuses, and what clients act on (the ``rawValue`` is the stable wire name).
     public enum Reason: Sendable, Hashable {
