@@ -309,7 +309,8 @@ public struct TokenRequest: Codable, Sendable, Hashable {
         TokenRequest(grantType: recoveryGrantType, clientID: clientID, clientSecret: clientSecret, code: code, email: email, recoveryCode: recoveryCode)
     }
 
-    private enum CodingKeys: String, CodingKey {
+    /// The wire names, once: the encoder, the decoders and the form reader all go by them.
+    package enum CodingKeys: String, CodingKey {
         case grantType = "grant_type"
         case clientID = "client_id"
         case clientSecret = "client_secret"
@@ -330,17 +331,26 @@ public struct TokenRequest: Codable, Sendable, Hashable {
         case recoveryCode = "recovery_code"
     }
 
+    /// Every member that is a string, with its key: the table the decoders (JSON, the
+    /// server's fast reader, forms) fill the request from. `authn_response` and
+    /// `user_profile` are the two objects, read on their own.
+    package static let stringMembers: [(key: CodingKeys, path: any WritableKeyPath<TokenRequest, String?> & Sendable)] = [
+        (.grantType, \.grantType), (.clientID, \.clientID), (.clientSecret, \.clientSecret), (.realm, \.realm), (.scope, \.scope),
+        (.audience, \.audience), (.organization, \.organization), (.authSession, \.authSession), (.refreshToken, \.refreshToken),
+        (.username, \.username), (.password, \.password), (.code, \.code), (.redirectURI, \.redirectURI), (.codeVerifier, \.codeVerifier),
+        (.email, \.email), (.recoveryCode, \.recoveryCode),
+    ]
+
+    /// A request with its string members read by `value(key)`, which returns `nil` for an
+    /// absent member; the objects are left empty.
+    package init(strings value: (CodingKeys) throws -> String?) rethrows {
+        self.init(grantType: nil, clientID: nil)
+        for (key, path) in Self.stringMembers { self[keyPath: path] = try value(key) }
+    }
+
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        func string(_ key: CodingKeys) throws -> String? { try container.decodeIfPresent(String.self, forKey: key) }
-        grantType = try string(.grantType)
-        clientID = try string(.clientID)
-        clientSecret = try string(.clientSecret)
-        realm = try string(.realm)
-        scope = try string(.scope)
-        audience = try string(.audience)
-        organization = try string(.organization)
-        authSession = try string(.authSession)
+        try self.init { key in try container.decodeIfPresent(String.self, forKey: key) }
         do {
             // The object first: the usual case then throws nothing (a thrown decoding error
             // costs more than decoding the value).
@@ -352,15 +362,7 @@ public struct TokenRequest: Codable, Sendable, Hashable {
             let text = try container.decode(String.self, forKey: .authnResponse)
             authnResponse = try JSONDecoder().decode(PublicKeyCredentialResponse.self, from: Data(text.utf8))
         }
-        refreshToken = try string(.refreshToken)
         userProfile = try container.decodeIfPresent(SignupProfile.self, forKey: .userProfile)
-        username = try string(.username)
-        password = try string(.password)
-        code = try string(.code)
-        redirectURI = try string(.redirectURI)
-        codeVerifier = try string(.codeVerifier)
-        email = try string(.email)
-        recoveryCode = try string(.recoveryCode)
     }
 }
 

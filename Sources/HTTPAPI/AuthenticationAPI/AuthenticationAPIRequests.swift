@@ -19,12 +19,7 @@ extension TokenRequest {
     /// `POST /oauth/token` parameters from an `application/x-www-form-urlencoded` body.
     /// `authn_response` and `user_profile` are objects and come in JSON bodies only.
     init(form: [String: String]) {
-        self.init(
-            grantType: form["grant_type"], clientID: form["client_id"], clientSecret: form["client_secret"], realm: form["realm"],
-            scope: form["scope"], audience: form["audience"], organization: form["organization"], authSession: form["auth_session"],
-            refreshToken: form["refresh_token"], username: form["username"], password: form["password"], code: form["code"],
-            redirectURI: form["redirect_uri"], codeVerifier: form["code_verifier"], email: form["email"], recoveryCode: form["recovery_code"]
-        )
+        self.init { key in form[key.rawValue] }
     }
 }
 

@@ -60,8 +60,6 @@ extension Router where Context == BasicRequestContext {
         }
     }
 
-    private static let passwordRealmGrantType = "http://auth0.com/oauth/grant-type/password-realm"
-
     /// Passwords live in one database connection, named as Auth0 names its default one.
     private static func requireDatabaseConnection(_ name: String?, field: String) throws {
         guard let name, name != "Username-Password-Authentication" else { return }
@@ -69,51 +67,26 @@ extension Router where Context == BasicRequestContext {
     }
 
     private static func grant(_ body: TokenRequest, services: AuthenticationAPIServices) async throws -> IssuedTokens {
-        guard let grantType = body.grantType, !grantType.isEmpty else {
-            throw IdentityError(.invalidRequest, "grant_type is required", field: "grant_type")
-        }
-        if grantType == TokenRequest.recoveryGrantType {
-            // The app that signs people in with passkeys is the one that enrolls the new one.
-            let client = try services.clients.authenticate(clientID: body.clientID, secret: body.clientSecret, for: .webauthn)
-            guard let email = body.email, !email.isEmpty else { throw IdentityError(.invalidRequest, "email is required", reason: .required, field: "email") }
-            let user = try await services.recovery.recover(email: email, code: body.code, recoveryCode: body.recoveryCode, clientID: client.clientID)
+        let kind = try TokenGrant.Kind(body.grantType)
+        let client = try services.clients.authenticate(clientID: body.clientID, secret: body.clientSecret, for: kind.clientGrant)
+        switch try TokenGrant(kind, body) {
+        case .recovery(let email, let code, let recoveryCode):
+            let user = try await services.recovery.recover(email: email, code: code, recoveryCode: recoveryCode, clientID: client.clientID)
             return try await services.tokens.issueRecoveryToken(for: user, client: client)
-        }
-        // Auth0's password-realm grant is the password grant naming its connection.
-        let isPasswordRealm = grantType == Self.passwordRealmGrantType
-        switch isPasswordRealm ? .password : GrantType(rawValue: grantType) {
-        case .password:
-            let client = try services.clients.authenticate(clientID: body.clientID, secret: body.clientSecret, for: .password)
-            if isPasswordRealm && body.realm == nil {
-                throw IdentityError(.invalidRequest, "realm is required with the password-realm grant", field: "realm")
-            }
-            try requireDatabaseConnection(body.realm, field: "realm")
+        case .password(let username, let password, let realm):
+            try requireDatabaseConnection(realm, field: "realm")
             let scopes = try Scopes.grant(body.scope, to: client)
             let audience = try services.tokens.resolveAudience(body.audience)
-            let user = try await services.passwords.signIn(client: client, username: body.username, password: body.password)
+            let user = try await services.passwords.signIn(client: client, username: username, password: password)
             return try await services.tokens.issue(for: user, client: client, scopes: scopes, audience: audience, userVerified: false, method: .password)
-        case .webauthn:
-            let client = try services.clients.authenticate(clientID: body.clientID, secret: body.clientSecret, for: .webauthn)
-            guard let authSession = body.authSession, !authSession.isEmpty else {
-                throw IdentityError(.invalidRequest, "auth_session is required", field: "auth_session")
-            }
-            guard let response = body.authnResponse else {
-                throw IdentityError(.invalidRequest, "authn_response is required and must be sent in a JSON body", field: "authn_response")
-            }
+        case .webAuthn(let authSession, let response, let profile):
             return try await services.passkeys.finishWebAuthnGrant(
-                client: client, authSession: authSession, response: response, profile: body.userProfile?.input, scope: body.scope, audience: body.audience
+                client: client, authSession: authSession, response: response, profile: profile?.input, scope: body.scope, audience: body.audience
             )
-        case .refreshToken:
-            let client = try services.clients.authenticate(clientID: body.clientID, secret: body.clientSecret, for: .refreshToken)
-            guard let token = body.refreshToken, !token.isEmpty else {
-                throw IdentityError(.invalidRequest, "refresh_token is required", field: "refresh_token")
-            }
+        case .refreshToken(let token):
             return try await services.tokens.refresh(token, client: client, scope: body.scope, audience: body.audience)
-        case .authorizationCode:
-            let client = try services.clients.authenticate(clientID: body.clientID, secret: body.clientSecret, for: .authorizationCode)
-            return try await services.authorization.exchange(code: body.code, client: client, redirectURI: body.redirectURI, codeVerifier: body.codeVerifier)
-        case nil:
-            throw IdentityError(.unsupportedGrantType, "grant_type \(grantType.prefix(100)) is not supported here")
+        case .authorizationCode(let code, let redirectURI, let codeVerifier):
+            return try await services.authorization.exchange(code: code, client: client, redirectURI: redirectURI, codeVerifier: codeVerifier)
         }
     }
 }

@@ -8,36 +8,29 @@ import WebAuthn
 
 extension TokenRequest: FastJSONDecodable {
     init?(json node: JSONNode) {
-        guard case .object = node,
-            let grantType = node.optionalString("grant_type"), let clientID = node.optionalString("client_id"),
-            let clientSecret = node.optionalString("client_secret"), let authSession = node.optionalString("auth_session"),
-            let scope = node.optionalString("scope"), let audience = node.optionalString("audience"),
-            let refreshToken = node.optionalString("refresh_token"), let realm = node.optionalString("realm"),
-            let organization = node.optionalString("organization"), let code = node.optionalString("code"),
-            let redirectURI = node.optionalString("redirect_uri"), let codeVerifier = node.optionalString("code_verifier"),
-            let username = node.optionalString("username"), let password = node.optionalString("password"),
-            let email = node.optionalString("email"), let recoveryCode = node.optionalString("recovery_code")
-        else { return nil }
-        var response: PublicKeyCredentialResponse?
+        guard case .object = node else { return nil }
+        // A member that is present but not a string is the full decoder's to refuse.
+        struct NotAString: Error {}
+        do {
+            try self.init { key in
+                guard let value = node.optionalString(key.rawValue) else { throw NotAString() }
+                return value
+            }
+        } catch {
+            return nil
+        }
         switch node["authn_response"] {
-        case nil, .null?: response = nil
+        case nil, .null?: authnResponse = nil
         case let value?:
             guard let decoded = PublicKeyCredentialResponse(json: value) else { return nil }
-            response = decoded
+            authnResponse = decoded
         }
-        var profile: SignupProfile?
         switch node["user_profile"] {
-        case nil, .null?: profile = nil
+        case nil, .null?: userProfile = nil
         case let value?:
             guard let decoded = SignupProfile(json: value) else { return nil }
-            profile = decoded
+            userProfile = decoded
         }
-        self.init(
-            grantType: grantType, clientID: clientID, clientSecret: clientSecret, realm: realm, scope: scope, audience: audience,
-            organization: organization, authSession: authSession, authnResponse: response, refreshToken: refreshToken, userProfile: profile,
-            username: username, password: password, code: code, redirectURI: redirectURI, codeVerifier: codeVerifier, email: email,
-            recoveryCode: recoveryCode
-        )
     }
 }
 
