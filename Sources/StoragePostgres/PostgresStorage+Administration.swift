@@ -98,12 +98,7 @@ extension PostgresStorage {
                 WHERE id = \(id.rawValue) RETURNING *
                 """, logger: self.logger)
             else { return nil }
-            if disabled {
-                _ = try await db.rows(
-                    "UPDATE refresh_token_families SET revoked_at = \(time.seconds) WHERE user_id = \(id.rawValue) AND revoked_at IS NULL", logger: self.logger)
-                _ = try await db.rows(
-                    "UPDATE browser_sessions SET revoked_at = \(time.seconds) WHERE user_id = \(id.rawValue) AND revoked_at IS NULL", logger: self.logger)
-            }
+            if disabled { try await self.revokeSessions(.user(id), at: time, db) }
             return try User(stored: row)
         }
     }
@@ -114,8 +109,7 @@ extension PostgresStorage {
         guard !StoredText.containsNUL([id.rawValue]) else { return false }
         return try await transaction { db in
             // Revoked before they go, so that the apps told of ended sessions hear of these.
-            _ = try await db.rows(
-                "UPDATE refresh_token_families SET revoked_at = \(time.seconds) WHERE user_id = \(id.rawValue) AND revoked_at IS NULL RETURNING 1", logger: self.logger)
+            try await self.revokeSessions(.user(id), at: time, db)
             return try await !db.rows("DELETE FROM users WHERE id = \(id.rawValue) RETURNING 1", logger: self.logger).isEmpty
         }
     }
@@ -142,30 +136,8 @@ extension PostgresStorage {
     /// Revokes one active session of a user.
     public func revokeSession(id: String, userID: UserID, at time: Date) async throws -> Bool {
         guard !StoredText.containsNUL([id, userID.rawValue]) else { return false }
-        return try await autocommit { db in
-            if let hash = SessionSummary.browserTokenHash(id: id) {
-                // The login sessions its codes started end with it, in the same statement.
-                return try await db.row(
-                    """
-                    WITH ended AS (
-                        UPDATE browser_sessions SET revoked_at = \(time.seconds)
-                        WHERE token_hash = \(hash.bytea) AND user_id = \(userID.rawValue) AND revoked_at IS NULL AND expires_at > \(time.seconds)
-                        RETURNING token_hash
-                    ), logins AS (
-                        UPDATE refresh_token_families SET revoked_at = \(time.seconds)
-                        WHERE browser_session IN (SELECT token_hash FROM ended) AND revoked_at IS NULL RETURNING 1
-                    )
-                    SELECT count(*) AS ended FROM ended
-                    """, logger: self.logger
-                )?.integer("ended") ?? 0 > 0
-            }
-            return try await !db.rows(
-                """
-                UPDATE refresh_token_families SET revoked_at = \(time.seconds)
-                WHERE id = \(id) AND user_id = \(userID.rawValue) AND revoked_at IS NULL RETURNING 1
-                """, logger: self.logger
-            ).isEmpty
-        }
+        let selection: SessionSelection = SessionSummary.browserTokenHash(id: id).map { .browserSession(hash: $0, of: userID) } ?? .family(id, of: userID)
+        return try await autocommit { db in try await self.revokeSessions(selection, at: time, db) > 0 }
     }
 
     // MARK: - Events

@@ -59,7 +59,7 @@ extension PostgresStorage {
                 try row.optionalDate("used_at") != nil
             else { return .invalid }
             let code = try AuthorizationCode(stored: row)
-            try await self.revokeFamily(code.sessionID, at: time, db)
+            try await self.revokeSessions(.family(code.sessionID, of: nil), at: time, db)
             return .reused(code)
         }
     }

@@ -32,15 +32,7 @@ extension PostgresStorage {
     /// Revokes a session, keeping its first revocation time, and the login sessions its
     /// codes started: one statement, so both or neither.
     public func revokeBrowserSession(hash: [UInt8], at time: Date) async throws {
-        try await autocommit { db in
-            _ = try await db.rows(
-                """
-                WITH ended AS (
-                    UPDATE browser_sessions SET revoked_at = \(time.seconds) WHERE token_hash = \(hash.bytea) AND revoked_at IS NULL RETURNING 1
-                )
-                UPDATE refresh_token_families SET revoked_at = \(time.seconds) WHERE browser_session = \(hash.bytea) AND revoked_at IS NULL RETURNING 1
-                """, logger: self.logger)
-        }
+        _ = try await autocommit { db in try await self.revokeSessions(.browserSession(hash: hash, of: nil), at: time, db) }
     }
 
     /// A user's live sessions, newest sign-in first.

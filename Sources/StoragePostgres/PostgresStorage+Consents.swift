@@ -39,11 +39,7 @@ extension PostgresStorage {
     public func revokeConsent(userID: UserID, clientID: String, at time: Date) async throws -> Bool {
         guard !StoredText.containsNUL([userID.rawValue, clientID]) else { return false }
         return try await transaction { db in
-            _ = try await db.rows(
-                """
-                UPDATE refresh_token_families SET revoked_at = \(time.seconds)
-                WHERE user_id = \(userID.rawValue) AND client_id = \(clientID) AND revoked_at IS NULL
-                """, logger: self.logger)
+            try await self.revokeSessions(.client(clientID, of: userID), at: time, db)
             return try await !db.rows(
                 "DELETE FROM consents WHERE user_id = \(userID.rawValue) AND client_id = \(clientID) RETURNING 1", logger: self.logger
             ).isEmpty

@@ -74,7 +74,7 @@ extension PostgresStorage {
             else { return .notFound }
             guard try row.integer("count") > 1 || row.bool("has_password") else { return .lastCredential }
             _ = try await db.rows("DELETE FROM credentials WHERE id = \(id.bytea) AND user_id = \(userID.rawValue) RETURNING 1", logger: self.logger)
-            try await self.revokeSessions(startedBy: id, of: userID, at: time, db)
+            try await self.revokeSessions(.startedBy(credentialID: id, of: userID), at: time, db)
             return .deleted
         }
     }
@@ -109,7 +109,7 @@ extension PostgresStorage {
                 let exists = try await db.row("SELECT 1 FROM credentials WHERE id = \(id.bytea) AND user_id = \(userID.rawValue)", logger: self.logger) != nil
                 return exists ? .heldByAdministrator : .notFound
             }
-            if disabled { try await self.revokeSessions(startedBy: id, of: userID, at: time, db) }
+            if disabled { try await self.revokeSessions(.startedBy(credentialID: id, of: userID), at: time, db) }
             return .changed
         }
     }
@@ -117,34 +117,6 @@ extension PostgresStorage {
     /// Locks a user's row until the caller's transaction ends.
     func lockUser(_ userID: UserID, _ db: PostgresConnection) async throws {
         _ = try await db.rows("SELECT 1 FROM users WHERE id = \(userID.rawValue) FOR UPDATE", logger: logger)
-    }
-
-    /// Revokes, inside the caller's transaction, every session a credential of `userID`
-    /// started. The sessions are found by their user (migration v9 dropped the index by
-    /// credential, one index entry fewer per login; a user has few sessions).
-    func revokeSessions(startedBy credentialID: [UInt8], of userID: UserID, at time: Date, _ db: PostgresConnection) async throws {
-        _ = try await db.rows(
-            """
-            UPDATE refresh_token_families SET revoked_at = \(time.seconds)
-            WHERE user_id = \(userID.rawValue) AND credential_id = \(credentialID.bytea) AND revoked_at IS NULL
-            """, logger: logger)
-        _ = try await db.rows(
-            "UPDATE browser_sessions SET revoked_at = \(time.seconds) WHERE credential_id = \(credentialID.bytea) AND revoked_at IS NULL", logger: logger)
-    }
-
-    /// Revokes, inside the caller's transaction, every session of `userID` that a sign-in by
-    /// `method` started.
-    func revokeSessions(signedInWith method: SignInMethod, of userID: UserID, at time: Date, _ db: PostgresConnection) async throws {
-        _ = try await db.rows(
-            """
-            UPDATE refresh_token_families SET revoked_at = \(time.seconds)
-            WHERE user_id = \(userID.rawValue) AND method = \(method.rawValue) AND revoked_at IS NULL
-            """, logger: logger)
-        _ = try await db.rows(
-            """
-            UPDATE browser_sessions SET revoked_at = \(time.seconds)
-            WHERE user_id = \(userID.rawValue) AND method = \(method.rawValue) AND revoked_at IS NULL
-            """, logger: logger)
     }
 
     /// Stores what a login changed, in one statement, inside the caller's transaction (see

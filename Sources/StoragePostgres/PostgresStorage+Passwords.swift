@@ -50,7 +50,7 @@ extension PostgresStorage {
             let row = try await db.row(
                 "UPDATE passwords SET hash = NULL, removed_at = \(time.seconds) WHERE user_id = \(userID.rawValue) RETURNING *", logger: self.logger)
             guard let row else { return .noPassword }
-            try await self.revokeSessions(signedInWith: .password, of: userID, at: time, db)
+            try await self.revokeSessions(.signedInWith(.password, of: userID), at: time, db)
             return .removed(try PasswordRecord(stored: row))
         }
     }

@@ -68,7 +68,7 @@ extension PostgresStorage {
                 try row.text("client_id") == clientID, try row.optionalDate("family_revoked_at") == nil, try row.optionalDate("used_at") != nil
             else { return .invalid }
             let familyID = try row.text("family_id")
-            try await self.revokeFamily(familyID, at: time, db)
+            try await self.revokeSessions(.family(familyID, of: nil), at: time, db)
             return .reused(familyID: familyID, userID: UserID(rawValue: try row.text("user_id")))
         }
     }
@@ -81,7 +81,7 @@ extension PostgresStorage {
                 let row = try await db.row(
                     "SELECT family_id, user_id FROM refresh_token_records WHERE token_hash = \(hash.bytea) AND client_id = \(clientID)", logger: self.logger)
             else { return nil }
-            try await self.revokeFamily(try row.text("family_id"), at: time, db)
+            try await self.revokeSessions(.family(try row.text("family_id"), of: nil), at: time, db)
             return UserID(rawValue: try row.text("user_id"))
         }
     }
@@ -99,20 +99,10 @@ extension PostgresStorage {
         _ = try await autocommit { db in try await db.rows(SessionStart(start), prepared: self.prepares, logger: self.logger) }
     }
 
-    /// Revokes every family and browser session of a user in one transaction.
+    /// Revokes every family and live browser session of a user in one statement.
     public func revokeAllSessions(userID: UserID, at time: Date) async throws -> Int {
         guard !StoredText.containsNUL([userID.rawValue]) else { return 0 }
-        return try await transaction { db in
-            let families = try await db.rows(
-                "UPDATE refresh_token_families SET revoked_at = \(time.seconds) WHERE user_id = \(userID.rawValue) AND revoked_at IS NULL RETURNING 1",
-                logger: self.logger)
-            let browsers = try await db.rows(
-                """
-                UPDATE browser_sessions SET revoked_at = \(time.seconds)
-                WHERE user_id = \(userID.rawValue) AND revoked_at IS NULL AND expires_at > \(time.seconds) RETURNING 1
-                """, logger: self.logger)
-            return families.count + browsers.count
-        }
+        return try await autocommit { db in try await self.revokeSessions(.user(userID), at: time, db) }
     }
 
     /// Whether a family of `userID` exists and has not been revoked.
@@ -155,11 +145,6 @@ extension PostgresStorage {
     /// transaction.
     func startSession(_ start: TokenSessionStart, _ db: PostgresConnection) async throws {
         _ = try await db.rows(SessionStart(start), prepared: prepares, logger: logger)
-    }
-
-    func revokeFamily(_ familyID: String, at time: Date, _ db: PostgresConnection) async throws {
-        _ = try await db.rows(
-            "UPDATE refresh_token_families SET revoked_at = \(time.seconds) WHERE id = \(familyID) AND revoked_at IS NULL RETURNING 1", logger: logger)
     }
 }
 

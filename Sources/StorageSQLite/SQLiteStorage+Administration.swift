@@ -83,10 +83,7 @@ extension SQLiteStorage {
                 "UPDATE users SET disabled_at = CASE WHEN ? THEN coalesce(disabled_at, ?) END, updated_at = ? WHERE id = ? RETURNING *",
                 [disabled, time.databaseSeconds, time.databaseSeconds, id.rawValue]
             ) else { return nil }
-            if disabled {
-                try db.execute("UPDATE refresh_token_families SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL", [time.databaseSeconds, id.rawValue])
-                try db.execute("UPDATE browser_sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL", [time.databaseSeconds, id.rawValue])
-            }
+            if disabled { try Self.revokeSessions(.user(id), at: time, db) }
             return try User(stored: row)
         }
     }
@@ -96,7 +93,7 @@ extension SQLiteStorage {
         guard StoredText.canMatch(id.rawValue) else { return false }
         return try database.write { db in
             // Revoked before they go, so that the apps told of ended sessions hear of these.
-            try db.execute("UPDATE refresh_token_families SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL", [time.databaseSeconds, id.rawValue])
+            try Self.revokeSessions(.user(id), at: time, db)
             return try db.execute("DELETE FROM users WHERE id = ?", [id.rawValue]) > 0
         }
     }
@@ -123,19 +120,8 @@ extension SQLiteStorage {
     /// Revokes one active session of a user.
     public func revokeSession(id: String, userID: UserID, at time: Date) async throws -> Bool {
         guard StoredText.canMatch(id), StoredText.canMatch(userID.rawValue) else { return false }
-        return try database.write { db in
-            if let hash = SessionSummary.browserTokenHash(id: id) {
-                let revoked = try db.execute(
-                    "UPDATE browser_sessions SET revoked_at = ? WHERE token_hash = ? AND user_id = ? AND revoked_at IS NULL AND expires_at > ?",
-                    [time.databaseSeconds, hash, userID.rawValue, time.databaseSeconds]
-                ) > 0
-                if revoked { try Self.revokeLoginSessions(startedBy: hash, at: time, db) }
-                return revoked
-            }
-            return try db.execute(
-                "UPDATE refresh_token_families SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL", [time.databaseSeconds, id, userID.rawValue]
-            ) > 0
-        }
+        let selection: SessionSelection = SessionSummary.browserTokenHash(id: id).map { .browserSession(hash: $0, of: userID) } ?? .family(id, of: userID)
+        return try database.write { db in try Self.revokeSessions(selection, at: time, db) > 0 }
     }
 
     // MARK: - Events

@@ -40,7 +40,7 @@ extension SQLiteStorage {
             }
             let code = try AuthorizationCode(stored: row)
             if try row.optionalDate("used_at") != nil {
-                try Self.revokeFamily(code.sessionID, at: time, db)
+                try Self.revokeSessions(.family(code.sessionID, of: nil), at: time, db)
                 return .reused(code)
             }
             guard time < code.expiresAt else { return .invalid }

@@ -34,15 +34,7 @@ extension SQLiteStorage {
     /// Revokes a session, keeping its first revocation time, and the login sessions its
     /// codes started.
     public func revokeBrowserSession(hash: [UInt8], at time: Date) async throws {
-        try database.write { db in
-            try db.execute("UPDATE browser_sessions SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL", [time.databaseSeconds, hash])
-            try Self.revokeLoginSessions(startedBy: hash, at: time, db)
-        }
-    }
-
-    /// Revokes the login sessions that codes of the browser session `hash` started.
-    static func revokeLoginSessions(startedBy hash: [UInt8], at time: Date, _ db: SQLiteConnection) throws {
-        try db.execute("UPDATE refresh_token_families SET revoked_at = ? WHERE browser_session = ? AND revoked_at IS NULL", [time.databaseSeconds, hash])
+        try database.write { db in try Self.revokeSessions(.browserSession(hash: hash, of: nil), at: time, db) }
     }
 
     /// A user's live sessions, newest sign-in first.

@@ -36,10 +36,7 @@ extension SQLiteStorage {
     public func revokeConsent(userID: UserID, clientID: String, at time: Date) async throws -> Bool {
         guard StoredText.canMatch(userID.rawValue), StoredText.canMatch(clientID) else { return false }
         return try database.write { db in
-            try db.execute(
-                "UPDATE refresh_token_families SET revoked_at = ? WHERE user_id = ? AND client_id = ? AND revoked_at IS NULL",
-                [time.databaseSeconds, userID.rawValue, clientID]
-            )
+            try Self.revokeSessions(.client(clientID, of: userID), at: time, db)
             return try db.execute("DELETE FROM consents WHERE user_id = ? AND client_id = ?", [userID.rawValue, clientID]) == 1
         }
     }

@@ -67,26 +67,9 @@ extension SQLiteStorage {
                 let exists = try db.row("SELECT 1 FROM credentials WHERE id = ? AND user_id = ?", [id, userID.rawValue]) != nil
                 return exists ? .heldByAdministrator : .notFound
             }
-            if disabled { try Self.revokeSessions(startedBy: id, of: userID, at: time, db) }
+            if disabled { try Self.revokeSessions(.startedBy(credentialID: id, of: userID), at: time, db) }
             return .changed
         }
-    }
-
-    /// Revokes, inside the caller's transaction, every login session and browser session a
-    /// credential started. The sessions are found through their user's index: an index on
-    /// the credential would cost every sign-in one more page to write (migration v10).
-    static func revokeSessions(startedBy credentialID: [UInt8], of userID: UserID, at time: Date, _ db: SQLiteConnection) throws {
-        let values: [any SQLiteBindable] = [time.databaseSeconds, userID.rawValue, credentialID]
-        try db.execute("UPDATE refresh_token_families SET revoked_at = ? WHERE user_id = ? AND credential_id = ? AND revoked_at IS NULL", values)
-        try db.execute("UPDATE browser_sessions SET revoked_at = ? WHERE user_id = ? AND credential_id = ? AND revoked_at IS NULL", values)
-    }
-
-    /// Revokes, inside the caller's transaction, every login session and browser session of
-    /// `userID` that a sign-in by `method` started.
-    static func revokeSessions(signedInWith method: SignInMethod, of userID: UserID, at time: Date, _ db: SQLiteConnection) throws {
-        let values: [any SQLiteBindable] = [time.databaseSeconds, userID.rawValue, method.rawValue]
-        try db.execute("UPDATE refresh_token_families SET revoked_at = ? WHERE user_id = ? AND method = ? AND revoked_at IS NULL", values)
-        try db.execute("UPDATE browser_sessions SET revoked_at = ? WHERE user_id = ? AND method = ? AND revoked_at IS NULL", values)
     }
 
     /// Adds a credential to an existing user.
@@ -124,7 +107,7 @@ extension SQLiteStorage {
             let hasPassword = try Self.hasPassword(userID, db)
             guard count > 1 || hasPassword else { return .lastCredential }
             try db.execute("DELETE FROM credentials WHERE id = ? AND user_id = ?", [id, userID.rawValue])
-            try Self.revokeSessions(startedBy: id, of: userID, at: time, db)
+            try Self.revokeSessions(.startedBy(credentialID: id, of: userID), at: time, db)
             return .deleted
         }
     }

@@ -45,7 +45,7 @@ extension SQLiteStorage {
                 "UPDATE passwords SET hash = NULL, removed_at = ? WHERE user_id = ? RETURNING *", [time.databaseSeconds, userID.rawValue]
             )
             guard let row else { return .noPassword }
-            try Self.revokeSessions(signedInWith: .password, of: userID, at: time, db)
+            try Self.revokeSessions(.signedInWith(.password, of: userID), at: time, db)
             return .removed(try PasswordRecord(stored: row))
         }
     }

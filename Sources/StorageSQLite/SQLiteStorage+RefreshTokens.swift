@@ -49,7 +49,7 @@ extension SQLiteStorage {
             guard previous.clientID == clientID else { return .invalid }
             guard try row.optionalDate("family_revoked_at") == nil else { return .invalid }
             if try row.optionalDate("used_at") != nil {
-                try Self.revokeFamily(previous.familyID, at: time, db)
+                try Self.revokeSessions(.family(previous.familyID, of: nil), at: time, db)
                 return .reused(familyID: previous.familyID, userID: previous.userID)
             }
             guard time < previous.expiresAt else { return .invalid }
@@ -70,7 +70,7 @@ extension SQLiteStorage {
             guard
                 let row = try db.row("SELECT family_id, user_id FROM refresh_tokens WHERE token_hash = ? AND client_id = ?", [hash, clientID])
             else { return nil }
-            try Self.revokeFamily(try row.text("family_id"), at: time, db)
+            try Self.revokeSessions(.family(try row.text("family_id"), of: nil), at: time, db)
             return UserID(rawValue: try row.text("user_id"))
         }
     }
@@ -93,16 +93,7 @@ extension SQLiteStorage {
     /// Revokes every family and browser session of a user in one transaction.
     public func revokeAllSessions(userID: UserID, at time: Date) async throws -> Int {
         guard StoredText.canMatch(userID.rawValue) else { return 0 }
-        return try database.write { db in
-            let families = try db.execute(
-                "UPDATE refresh_token_families SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL", [time.databaseSeconds, userID.rawValue]
-            )
-            let browsers = try db.execute(
-                "UPDATE browser_sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ?",
-                [time.databaseSeconds, userID.rawValue, time.databaseSeconds]
-            )
-            return families + browsers
-        }
+        return try database.write { db in try Self.revokeSessions(.user(userID), at: time, db) }
     }
 
     /// Deletes up to `limit` families started before `time`; their tokens go with them.
@@ -173,10 +164,6 @@ extension SQLiteStorage {
                 try JSONColumn.encode(record.scopes), record.audience, record.authenticatedAt.databaseSeconds,
                 record.userVerified, record.isPasswordSignIn, record.issuedAt.databaseSeconds, record.expiresAt.databaseSeconds,
             ])
-    }
-
-    static func revokeFamily(_ familyID: String, at time: Date, _ db: SQLiteConnection) throws {
-        try db.execute("UPDATE refresh_token_families SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [time.databaseSeconds, familyID])
     }
 }
 
