@@ -40,6 +40,8 @@ public struct MyAccountServices: Sendable {
     public let passwords: PasswordService
     /// Email verification and saved recovery codes.
     public let recovery: AccountRecoveryService
+    /// Profile changes: the name, and a change of address that waits for its code.
+    public var profiles: ProfileService { ProfileService(accounts: accounts, recovery: recovery) }
     /// Bearer token checks.
     public let tokens: TokenService
     /// Provider names by AAGUID.

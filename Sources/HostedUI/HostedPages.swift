@@ -23,6 +23,10 @@ public struct HostedPages: Sendable {
     public let publicURL: String
     let body: RequestBodyReader
     public let sessions: BrowserSessionService
+    /// Password sign-in and sign-up, each starting a session in one call.
+    var passwordSignIns: BrowserPasswordSignIn {
+        BrowserPasswordSignIn(passwords: passwords, sessions: sessions, passkeys: passkeys, accounts: accounts)
+    }
     /// The RP ID, for the Signal API calls.
     public let relyingPartyID: String
     /// The name people see.

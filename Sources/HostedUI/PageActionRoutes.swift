@@ -108,23 +108,17 @@ extension Router where Context == BasicRequestContext {
         }
         finishes.post("password-session") { request, _ in
             let body = try await pages.body.json(PasswordSignIn.self, from: request)
-            let user = try await pages.passwords.signIn(client: client, username: body.username, password: body.password)
-            let (token, session) = try await pages.sessions.startAfterPassword(for: user)
-            var upgrade: CeremonyOptions<PublicKeyCredentialCreationOptionsJSON>?
-            if try await pages.accounts.passkeys(of: user.id).isEmpty {
-                let challenge = try await pages.passkeys.startConditionalEnrollment(
-                    userID: user.id, clientID: client.clientID, passwordSignInAt: session.authenticatedAt
-                )
-                upgrade = CeremonyOptions(options: challenge.options, auth_session: challenge.authSession)
-            }
-            return try await Self.signedIn(pages, request, token: token, session: session, PasswordSessionResult(redirect_to: ReturnTo.validated(body.return_to), upgrade: upgrade))
+            let started = try await pages.passwordSignIns.signIn(client: client, username: body.username, password: body.password)
+            let upgrade = started.upgrade.map { CeremonyOptions(options: $0.options, auth_session: $0.authSession) }
+            let result = PasswordSessionResult(redirect_to: ReturnTo.validated(body.return_to), upgrade: upgrade)
+            return try await Self.signedIn(pages, request, token: started.token, session: started.session, result)
         }
         // Only for browsers that cannot create a passkey: sign-up stays passkey-first.
         finishes.post("password-signup") { request, _ in
             let body = try await pages.body.json(PasswordSignup.self, from: request)
-            let user = try await pages.passwords.signUp(client: client, email: body.email, password: body.password, name: body.name)
-            let (token, session) = try await pages.sessions.startAfterPassword(for: user)
-            return try await Self.signedIn(pages, request, token: token, session: session, PasswordSessionResult(redirect_to: ReturnTo.validated(body.return_to), upgrade: nil))
+            let started = try await pages.passwordSignIns.signUp(client: client, email: body.email, password: body.password, name: body.name)
+            let result = PasswordSessionResult(redirect_to: ReturnTo.validated(body.return_to), upgrade: nil)
+            return try await Self.signedIn(pages, request, token: started.token, session: started.session, result)
         }
         actions.post("logout") { request, _ in
             try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))

@@ -131,10 +131,20 @@ struct RecoveryRulesTests {
             let refused = try await http.json("PATCH", "/me/v1/profile", body, headers: bearer)
             #expect(refused.status == 400 && (reason == nil || refused.json["reason"] as? String == reason), "\(body): \(refused.text)")
         }
+        // A change is whole or nothing: a refused address keeps the old name, and a refused
+        // name sends no code.
+        let mixed = try await http.json("PATCH", "/me/v1/profile", ["name": "Ada Renamed", "email": "not an address"], headers: bearer)
+        #expect(mixed.status == 400, "\(mixed.text)")
+        #expect(try await ada.client.userInfo(accessToken: tokens.accessToken).name == "Ada", "the name waits for the whole change")
+        let badName = try await http.json("PATCH", "/me/v1/profile", ["name": String(repeating: "a", count: 101), "email": "ada.other@example.com"], headers: bearer)
+        #expect(badName.status == 400 && (badName.json["validation_errors"] as? [[String: Any]])?.first?["field"] as? String == "name", "\(badName.text)")
+        // The accepted change below is mailed after this one would have been: had this one
+        // sent a code, it would be there first.
         let count = sink.messages().count
         let pending = try await http.json("PATCH", "/me/v1/profile", ["email": "Ada.New@Example.com"], headers: bearer)
         #expect(pending.status == 202 && pending.json["pending_email"] as? String == "ada.new@example.com", "\(pending.text)")
         let code = try #require(try await sink.waitForMessage(to: "ada.new@example.com", subject: "verification code", after: count).code())
+        #expect(!sink.messages().contains { $0.recipients.contains("ada.other@example.com") }, "no code for a change that was refused")
         // Until the code comes back, the old address is the account's.
         #expect(try await ada.client.userInfo(accessToken: tokens.accessToken).email == "ada@example.com")
         let changed = try await http.json("POST", "/me/v1/email-verification/verify", ["code": code], headers: bearer)

@@ -36,17 +36,10 @@ extension Router where Context == BasicRequestContext {
             let body = try await services.body.json(UpdateProfileRequest.self, from: request)
             // A new email address is proved first: a code goes to it, and
             // `POST /me/v1/email-verification/verify` makes the change.
-            if let email = body.email {
-                if let name = body.name { _ = try await services.accounts.updateName(of: grant.userID, to: name, field: .named("name")) }
-                let pending = try await services.recovery.requestEmailChange(by: grant.signIn, to: email)
-                return JSONResponse.make(PendingEmailResponse(pendingEmail: pending), status: .accepted)
+            switch try await services.profiles.update(by: grant.signIn, name: body.name, email: body.email, relyingPartyID: services.passkeys.relyingPartyID) {
+            case .emailPending(let address): return JSONResponse.make(PendingEmailResponse(pendingEmail: address), status: .accepted)
+            case .updated(let signals): return JSONResponse.make(SignalsResponse(signals))
             }
-            guard let name = body.name else {
-                throw IdentityError(.invalidRequest, "name or email is required; an empty name clears it", field: "name")
-            }
-            _ = try await services.accounts.updateName(of: grant.userID, to: name, field: .named("name"))
-            let signals = try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)
-            return JSONResponse.make(SignalsResponse(signals))
         }
 
         // "Sign out everywhere": every session and refresh family of the account, this one too.
