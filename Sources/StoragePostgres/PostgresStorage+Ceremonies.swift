@@ -17,6 +17,7 @@ extension PostgresStorage {
     public func completeCeremony(_ completion: CeremonyCompletion) async throws -> Bool {
         if let account = completion.newAccount { try Self.requireAccount(account.user, credential: account.credential) }
         if let credential = completion.newCredential { try credential.requireStorable() }
+        if let flow = completion.finishedFlow { try StoredText.requireStorable(flow.id, in: "completeCeremony") }
         if case .tokens(let start)? = completion.session { try Self.requireStorable(start) }
         // Claimed here, so that the statement below makes the check rather than `run`.
         let check = FailureCheck.pending.flatMap { $0.claim() ? $0 : nil }
@@ -61,6 +62,10 @@ extension PostgresStorage {
             case .tokens(let start)?: _ = try await db.rows(SessionStart(start), prepared: self.prepares, logger: self.logger)
             case .browser(let session)?: try await self.insert(session, db)
             case nil: break
+            }
+            if let flow = completion.finishedFlow {
+                _ = try await db.rows(
+                    "UPDATE interactive_flows SET completed_at = \(flow.at.seconds) WHERE id = \(flow.id) AND completed_at IS NULL RETURNING 1", logger: self.logger)
             }
             return true
         }

@@ -222,8 +222,10 @@ private struct FinishTail {
     let check: FailureCheck?
     let start: TokenSessionStart?
 
-    /// `nil` when the completion starts a browser session, which the functions do not write.
+    /// `nil` when the completion starts a browser session or finishes a flow, which the
+    /// functions do not write.
     init?(_ completion: CeremonyCompletion, check: FailureCheck?) {
+        guard completion.finishedFlow == nil else { return nil }
         switch completion.session {
         case .tokens(let tokens)?: start = tokens
         case nil: start = nil

@@ -4,8 +4,8 @@ public import IdentityCore
 extension SQLiteStorage {
     /// Finishes a ceremony in one transaction, shared with concurrent completions
     /// (``CommitQueue``): its key is inserted first, so a key already there ends its part
-    /// with nothing written; then the account or passkey, the passkey's use, the events and
-    /// the session. Any failure rolls its part back, the key included.
+    /// with nothing written; then the account or passkey, the passkey's use, the events,
+    /// the session and the flow it finishes. Any failure rolls its part back, the key included.
     public func completeCeremony(_ completion: CeremonyCompletion) async throws -> Bool {
         let completed = try await completions.write { db in
             guard try db.execute("INSERT INTO finished_ceremonies (key) VALUES (?) ON CONFLICT (key) DO NOTHING", [completion.key.bytes]) == 1 else {
@@ -28,6 +28,9 @@ extension SQLiteStorage {
             case .tokens(let start)?: try Self.startSession(start, db)
             case .browser(let session)?: try Self.insert(session, db)
             case nil: break
+            }
+            if let flow = completion.finishedFlow {
+                try db.execute("UPDATE interactive_flows SET completed_at = ? WHERE id = ? AND completed_at IS NULL", [flow.at.databaseSeconds, flow.id])
             }
             return true
         }

@@ -194,6 +194,10 @@ public final class InMemoryStorage: IdentityStorage {
             case nil:
                 break
             }
+            if let finished = completion.finishedFlow, var flow = draft.flows[finished.id], flow.completedAt == nil {
+                flow.completedAt = finished.at
+                draft.flows[finished.id] = flow
+            }
             state = draft
             return true
         }

@@ -51,4 +51,29 @@ extension StorageContract {
         }
         #expect(wins == 1)
     }
+
+    /// A ceremony's finish completes its flow in the same write: a finish refused as a
+    /// replay leaves the flow open, and a finish that fails leaves it as it was.
+    static func aFinishCompletesItsFlow(_ storage: any IdentityStorage) async throws {
+        try await storage.saveFlow(flow("f-finish"))
+        try await storage.saveFlow(flow("f-replayed"))
+        try await storage.saveFlow(flow("f-failed"))
+        let key = StorageFixtures.ceremonyKey("flow-finish")
+        #expect(try await storage.completeCeremony(CeremonyCompletion(key: key, finishedFlow: .init(id: "f-finish", at: StorageFixtures.time(5)))))
+        #expect(try await storage.flow(id: "f-finish")?.completedAt == StorageFixtures.time(5))
+        #expect(try await storage.completeCeremony(CeremonyCompletion(key: key, finishedFlow: .init(id: "f-replayed", at: StorageFixtures.time(6)))) == false)
+        #expect(try await storage.flow(id: "f-replayed")?.completedAt == nil, "a replayed ceremony completes no flow")
+
+        // A sign-up whose passkey another account holds fails whole: its flow stays open.
+        _ = try await signUp("owner", on: storage)
+        let user = StorageFixtures.user("newcomer")
+        let credential = StorageFixtures.credential("owner-1", userID: user.id)
+        await #expect(throws: (any Error).self) {
+            try await storage.completeCeremony(CeremonyCompletion(
+                key: StorageFixtures.ceremonyKey("flow-failed"), newAccount: .init(user: user, credential: credential),
+                finishedFlow: .init(id: "f-failed", at: StorageFixtures.time(7))
+            ))
+        }
+        #expect(try await storage.flow(id: "f-failed")?.completedAt == nil, "nothing half-written")
+    }
 }

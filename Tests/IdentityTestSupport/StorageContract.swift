@@ -83,6 +83,7 @@ public enum StorageContract {
         // Self-service flows
         case flowLifecycle
         case concurrentFlowCompletion
+        case aFinishCompletesItsFlow
         // Signing keys, audit, secrets
         case signingKeyRotation
         case auditEvents
@@ -158,6 +159,7 @@ public enum StorageContract {
         case .updateName: try await updateName(storage)
         case .flowLifecycle: try await flowLifecycle(storage)
         case .concurrentFlowCompletion: try await concurrentFlowCompletion(storage)
+        case .aFinishCompletesItsFlow: try await aFinishCompletesItsFlow(storage)
         case .signingKeyRotation: try await signingKeyRotation(storage)
         case .auditEvents: try await auditEvents(storage)
         case .secrets: try await secrets(storage)

@@ -48,22 +48,32 @@ struct KratosSubmission: Decodable, Sendable {
         }
     }
 
-    /// Reads a nested WebAuthn response: a string holding JSON, with `id` in base64url
-    /// without padding, as go-webauthn requires of Kratos clients.
+    /// Reads a nested WebAuthn response: a string holding JSON, with `type` `public-key` and
+    /// `id` in base64url without padding, as go-webauthn requires of Kratos clients. The
+    /// JSON is parsed once; Kratos's checks read the members as sent, before the lenient
+    /// decoding of the response fills in what a client left out.
     static func credential<Response: Decodable>(_ text: String, as type: Response.Type) -> Response? {
-        guard text.utf8.count <= 64 * 1024 else { return nil }
-        let data = Data(text.utf8)
-        guard let envelope = try? JSONDecoder().decode(CredentialEnvelope.self, from: data), envelope.type == "public-key",
-            !envelope.id.isEmpty, envelope.id.utf8.allSatisfy({ Base64URL.alphabet.contains($0) })
+        guard text.utf8.count <= 64 * 1024, let read = try? JSONDecoder().decode(StrictCredential<Response>.self, from: Data(text.utf8)),
+            read.type == "public-key", let id = read.id, !id.isEmpty, id.utf8.allSatisfy({ Base64URL.alphabet.contains($0) })
         else { return nil }
-        return try? JSONDecoder().decode(Response.self, from: data)
+        return read.response
     }
 }
 
-/// The members of a WebAuthn response that Kratos checks before parsing the rest.
-private struct CredentialEnvelope: Decodable {
-    let id: String
-    let type: String
+/// A WebAuthn response with the two members Kratos checks as they were sent.
+private struct StrictCredential<Response: Decodable>: Decodable {
+    let id: String?
+    let type: String?
+    let response: Response
+
+    private enum Key: String, CodingKey { case id, type }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        id = try container.decodeIfPresent(String.self, forKey: .id)
+        type = try container.decodeIfPresent(String.self, forKey: .type)
+        response = try Response(from: decoder)
+    }
 }
 
 extension Base64URL {

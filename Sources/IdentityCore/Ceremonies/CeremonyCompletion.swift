@@ -18,10 +18,12 @@ public struct CeremonyCompletion: Sendable {
     public var events: [AuditEvent]
     /// The session the ceremony starts.
     public var session: SessionRecord?
+    /// The self-service flow the ceremony finishes, marked completed in the same write.
+    public var finishedFlow: FinishedFlow?
 
     public init(
         key: CeremonyKey, newAccount: NewAccount? = nil, newCredential: PasskeyCredential? = nil, credentialUse: CredentialUseUpdate? = nil,
-        events: [AuditEvent] = [], session: SessionRecord? = nil
+        events: [AuditEvent] = [], session: SessionRecord? = nil, finishedFlow: FinishedFlow? = nil
     ) {
         self.key = key
         self.newAccount = newAccount
@@ -29,6 +31,19 @@ public struct CeremonyCompletion: Sendable {
         self.credentialUse = credentialUse
         self.events = events
         self.session = session
+        self.finishedFlow = finishedFlow
+    }
+
+    /// A self-service flow (``InteractiveFlow``) completed by its ceremony's finish.
+    public struct FinishedFlow: Sendable, Hashable {
+        public let id: String
+        /// When it completed.
+        public let at: Date
+
+        public init(id: String, at: Date) {
+            self.id = id
+            self.at = at
+        }
     }
 
     /// An account with its first passkey, created together or not at all.

@@ -135,7 +135,8 @@ public struct InteractiveFlowService: Sendable {
     ) async throws -> (SignedIn, Started) {
         try await attempt(flow) {
             try await passkeys.finishCeremony(
-                client: .selfService, authSession: flow.ceremonyID, response: .registration(response), profile: profile, startSession: startSession
+                client: .selfService, authSession: flow.ceremonyID, response: .registration(response), profile: profile, finishingFlow: flow.id,
+                startSession: startSession
             )
         }
     }
@@ -145,7 +146,9 @@ public struct InteractiveFlowService: Sendable {
         _ flow: InteractiveFlow, response: AuthenticationResponseJSON, startSession: (SignedIn) throws -> (SessionRecord?, Started)
     ) async throws -> (SignedIn, Started) {
         try await attempt(flow) {
-            try await passkeys.finishCeremony(client: .selfService, authSession: flow.ceremonyID, response: .authentication(response), startSession: startSession)
+            try await passkeys.finishCeremony(
+                client: .selfService, authSession: flow.ceremonyID, response: .authentication(response), finishingFlow: flow.id, startSession: startSession
+            )
         }
     }
 
@@ -179,17 +182,14 @@ public struct InteractiveFlowService: Sendable {
         FailedAttempt(error: error, flow: flow)
     }
 
+    /// A finish that completes the flow in its own write (``CeremonyCompletion/finishedFlow``),
+    /// or renews the flow's ceremony when it is refused.
     private func attempt<Finished>(_ flow: InteractiveFlow, _ finish: () async throws -> Finished) async throws -> Finished {
-        let finished: Finished
         do {
-            finished = try await finish()
+            return try await finish()
         } catch let error as IdentityError {
             throw FailedAttempt(error: error, flow: try await renew(flow))
         }
-        // The ceremony was consumed once, so only one submission gets here; completing the
-        // flow records that it is done.
-        _ = try await store.completeFlow(id: flow.id, at: clock.now())
-        return finished
     }
 
     /// Gives a flow a fresh ceremony after its current one was consumed.

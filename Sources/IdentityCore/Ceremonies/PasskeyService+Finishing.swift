@@ -52,6 +52,7 @@ extension PasskeyService {
         profile: UserProfile? = nil,
         expectedUserID: UserID? = nil,
         findsUnnamedCredential: Bool = false,
+        finishingFlow flowID: String? = nil,
         startSession: (SignedIn) throws -> (SessionRecord?, Started)
     ) async throws -> (SignedIn, Started) {
         // Validated before the ceremony is touched, so that a typo does not burn the challenge.
@@ -62,14 +63,14 @@ extension PasskeyService {
         let ceremony = try open(authSession, clientID: client.clientID)
         switch (ceremony.kind, response) {
         case (.signup, .registration(let registration)):
-            return try await finishSignup(ceremony, registration, profile: lateProfile, startSession: startSession)
+            return try await finishSignup(ceremony, registration, profile: lateProfile, flowID: flowID, startSession: startSession)
         case (.login, .authentication(let assertion)):
             // Refused before anything is written: the login can be sent again without it.
             guard lateProfile == nil else {
                 throw IdentityError(.invalidRequest, about: .profile, "is only accepted when finishing a sign-up")
             }
             return try await finishLogin(
-                ceremony, assertion, expectedUserID: expectedUserID, findsUnnamedCredential: findsUnnamedCredential, startSession: startSession
+                ceremony, assertion, expectedUserID: expectedUserID, findsUnnamedCredential: findsUnnamedCredential, flowID: flowID, startSession: startSession
             )
         case (.signup, .authentication), (.login, .registration):
             try await refuse(ceremony)
@@ -122,7 +123,8 @@ extension PasskeyService {
     // MARK: - Sign-up and login
 
     private func finishSignup<Started>(
-        _ ceremony: Ceremony, _ response: RegistrationResponseJSON, profile: UserProfile?, startSession: (SignedIn) throws -> (SessionRecord?, Started)
+        _ ceremony: Ceremony, _ response: RegistrationResponseJSON, profile: UserProfile?, flowID: String?,
+        startSession: (SignedIn) throws -> (SessionRecord?, Started)
     ) async throws -> (SignedIn, Started) {
         guard var user = ceremony.pendingUser else {
             try await refuse(ceremony)
@@ -148,10 +150,11 @@ extension PasskeyService {
         do {
             // The account, its first passkey and its session appear together or not at all;
             // a concurrent sign-up for the same identifier loses here.
+            let now = clock.now()
             try await complete(CeremonyCompletion(
                 key: ceremony.key, newAccount: .init(user: user, credential: credential),
-                events: [AuditEvent(time: clock.now(), kind: .signup, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID)],
-                session: session
+                events: [AuditEvent(time: now, kind: .signup, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID)],
+                session: session, finishedFlow: flowID.map { .init(id: $0, at: now) }
             ))
         } catch let conflict as StoreConflict {
             switch conflict.kind {
@@ -166,7 +169,7 @@ extension PasskeyService {
     }
 
     private func finishLogin<Started>(
-        _ ceremony: Ceremony, _ response: AuthenticationResponseJSON, expectedUserID: UserID?, findsUnnamedCredential: Bool,
+        _ ceremony: Ceremony, _ response: AuthenticationResponseJSON, expectedUserID: UserID?, findsUnnamedCredential: Bool, flowID: String?,
         startSession: (SignedIn) throws -> (SessionRecord?, Started)
     ) async throws -> (SignedIn, Started) {
         // A completion refused as stale wrote nothing, the ceremony included: verify again
@@ -176,7 +179,7 @@ extension PasskeyService {
             do {
                 return try await attemptLogin(
                     ceremony, response, expectedUserID: expectedUserID, findsUnnamedCredential: findsUnnamedCredential, cached: attempt == 0,
-                    startSession: startSession
+                    flowID: flowID, startSession: startSession
                 )
             } catch is StaleRead {
                 continue
@@ -188,12 +191,12 @@ extension PasskeyService {
     /// One attempt: resolve the passkey and its owner, verify the assertion against them,
     /// record the use (each refusal is recorded where it is decided).
     private func attemptLogin<Started>(
-        _ ceremony: Ceremony, _ response: AuthenticationResponseJSON, expectedUserID: UserID?, findsUnnamedCredential: Bool, cached: Bool,
+        _ ceremony: Ceremony, _ response: AuthenticationResponseJSON, expectedUserID: UserID?, findsUnnamedCredential: Bool, cached: Bool, flowID: String?,
         startSession: (SignedIn) throws -> (SessionRecord?, Started)
     ) async throws -> (SignedIn, Started) {
         let resolved = try await resolveLogin(ceremony, response, expectedUserID: expectedUserID, findsUnnamedCredential: findsUnnamedCredential, cached: cached)
         let verified = try await verifyLogin(ceremony, resolved)
-        return try await recordLogin(ceremony, resolved, verified, startSession: startSession)
+        return try await recordLogin(ceremony, resolved, verified, flowID: flowID, startSession: startSession)
     }
 
     /// A login's passkey and its owner, once both may sign in.
@@ -308,7 +311,8 @@ extension PasskeyService {
     /// Records a verified login in one completion (the use, its events, the session) and
     /// remembers the passkey as used.
     private func recordLogin<Started>(
-        _ ceremony: Ceremony, _ resolved: ResolvedLogin, _ verified: VerifiedAuthentication, startSession: (SignedIn) throws -> (SessionRecord?, Started)
+        _ ceremony: Ceremony, _ resolved: ResolvedLogin, _ verified: VerifiedAuthentication, flowID: String?,
+        startSession: (SignedIn) throws -> (SessionRecord?, Started)
     ) async throws -> (SignedIn, Started) {
         let (credential, user, encodedID, credentialID) = (resolved.credential, resolved.user, resolved.encodedID, resolved.credential.credentialID)
         // A counter the verifier's policy let through (accept and flag) is recorded as a
@@ -332,7 +336,8 @@ extension PasskeyService {
         let (session, started) = try startSession(signedIn)
         let verifiedAgainst = CeremonyCompletion.VerifiedState(signCount: credential.signCount, ownerUpdatedAt: user.updatedAt)
         try await complete(CeremonyCompletion(
-            key: ceremony.key, credentialUse: .init(credentialID: credentialID, use: use, verifiedAgainst: verifiedAgainst), events: events, session: session
+            key: ceremony.key, credentialUse: .init(credentialID: credentialID, use: use, verifiedAgainst: verifiedAgainst), events: events, session: session,
+            finishedFlow: flowID.map { .init(id: $0, at: now) }
         ))
         var used = credential
         used.signCount = use.signCount
