@@ -256,11 +256,13 @@ def verification_code(address, timeout=30):
             if address not in json.loads(envelope.read_text()).get("rcpt_tos", []) or not message.exists():
                 continue
             mail = email.message_from_bytes(message.read_bytes(), policy=email.policy.default)
-            if "verification" not in str(mail["Subject"]).lower():
+            subject = str(mail["Subject"])
+            if "verification" not in subject.lower():
                 continue
-            text = mail.get_body(preferencelist=("plain",)).get_content()
-            if code := re.search(r"\b\d{6,}\b", text):
-                return code.group()
+            # The subject ends with the code. (The body greets the person by an address whose
+            # random part can be all digits, so its first long number may not be the code.)
+            if code := re.search(r"code: (\d{6,})$", subject.strip()):
+                return code.group(1)
         time.sleep(0.1)
     raise Failed(f"no verification code to {address} arrived in {arguments.maildir}")
 
