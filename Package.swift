@@ -108,13 +108,13 @@ let package = Package(
         .target(name: "SQLiteWALWriter", dependencies: ["CSQLite"]),
         .target(
             name: "StorageSQLite",
-            dependencies: ["CSQLite", "SQLiteWALWriter", "IdentityCore", "WebAuthn", .product(name: "Metrics", package: "swift-metrics")],
+            dependencies: ["CSQLite", "SQLiteWALWriter", "IdentityCore", "LatchkeyWire", "WebAuthn", .product(name: "Metrics", package: "swift-metrics")],
             swiftSettings: strictSettings
         ),
         .target(
             name: "StoragePostgres",
             dependencies: [
-                "IdentityCore", "WebAuthn",
+                "IdentityCore", "LatchkeyWire", "WebAuthn",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -202,7 +202,7 @@ let package = Package(
             dependencies: ["WebAuthn", crypto, .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1")],
             path: "Tests/PKITestSupport"
         ),
-        .target(name: "IdentityTestSupport", dependencies: ["IdentityCore", "WebAuthn"], path: "Tests/IdentityTestSupport", swiftSettings: strictSettings),
+        .target(name: "IdentityTestSupport", dependencies: ["IdentityCore", "LatchkeyWire", "WebAuthn"], path: "Tests/IdentityTestSupport", swiftSettings: strictSettings),
 
         .executableTarget(
             name: "latchkey",

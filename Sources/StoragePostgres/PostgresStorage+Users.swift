@@ -1,6 +1,7 @@
 public import Foundation
 public import IdentityCore
 import PostgresNIO
+import LatchkeyWire
 
 extension PostgresStorage {
     /// The user with this ID.

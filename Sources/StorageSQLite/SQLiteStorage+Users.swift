@@ -1,5 +1,6 @@
 public import Foundation
 public import IdentityCore
+import LatchkeyWire
 
 extension SQLiteStorage {
     /// The user with this ID.

@@ -1,5 +1,6 @@
 import IdentityCore
 import Testing
+import LatchkeyWire
 
 extension StorageContract {
     /// A session is found until it expires or is revoked, and only by its own hash.

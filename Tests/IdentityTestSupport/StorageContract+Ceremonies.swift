@@ -1,6 +1,7 @@
 import Foundation
 import IdentityCore
 import Testing
+import LatchkeyWire
 
 extension StorageContract {
     /// A ceremony completes once: the second completion of a key returns `false` and writes

@@ -1,5 +1,6 @@
 import IdentityCore
 import Testing
+import LatchkeyWire
 
 extension StorageContract {
     /// Text that looks like SQL, long Unicode text and unusual scalars are data: they are

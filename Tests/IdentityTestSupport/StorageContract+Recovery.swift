@@ -1,6 +1,7 @@
 import Foundation
 import IdentityCore
 import Testing
+import LatchkeyWire
 
 extension StorageContract {
     static func mail(_ id: String, at seconds: TimeInterval, to recipient: String = "ada@example.com") -> OutboxMail {

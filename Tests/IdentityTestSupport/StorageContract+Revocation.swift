@@ -1,6 +1,7 @@
 import Foundation
 import IdentityCore
 import Testing
+import LatchkeyWire
 
 extension StorageContract {
     /// Removing or turning off a passkey ends the login sessions and browser sessions it

@@ -1,5 +1,6 @@
 import IdentityCore
 import Testing
+import LatchkeyWire
 
 extension StorageContract {
     /// A user and their first credential read back equal, by ID and by each identifier;

@@ -3,17 +3,7 @@ import IdentityCore
 import LatchkeyWire
 
 // The Authentication API's bodies are LatchkeyWire's types, which apps encode; what the
-// server adds is reading them from forms and mapping them onto IdentityCore.
-
-extension SignupProfile {
-    /// The profile as IdentityCore validates it.
-    var input: UserProfile {
-        UserProfile(
-            email: email, phoneNumber: phoneNumber, username: username, name: name, givenName: givenName, familyName: familyName,
-            nickname: nickname, picture: picture
-        )
-    }
-}
+// server adds is reading them from forms.
 
 extension TokenRequest {
     /// `POST /oauth/token` parameters from an `application/x-www-form-urlencoded` body.

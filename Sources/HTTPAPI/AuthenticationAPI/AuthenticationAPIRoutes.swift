@@ -13,7 +13,7 @@ extension Router where Context == BasicRequestContext {
         starts.post("/passkey/register") { request, context in
             let body = try await services.body.json(SignupChallengeRequest.self, from: request)
             let client = try services.clients.authenticate(clientID: body.clientID, secret: body.clientSecret, for: .webauthn)
-            let challenge = try await services.passkeys.startSignup(client: client, profile: body.userProfile?.input)
+            let challenge = try await services.passkeys.startSignup(client: client, profile: body.userProfile)
             return JSONResponse.make(PasskeyChallenge(options: challenge.options, authSession: challenge.authSession))
         }
         starts.post("/passkey/challenge") { request, context in
@@ -81,7 +81,7 @@ extension Router where Context == BasicRequestContext {
             return try await services.tokens.issue(for: user, client: client, scopes: scopes, audience: audience, userVerified: false, method: .password)
         case .webAuthn(let authSession, let response, let profile):
             return try await services.passkeys.finishWebAuthnGrant(
-                client: client, authSession: authSession, response: response, profile: profile?.input, scope: body.scope, audience: body.audience
+                client: client, authSession: authSession, response: response, profile: profile, scope: body.scope, audience: body.audience
             )
         case .refreshToken(let token):
             return try await services.tokens.refresh(token, client: client, scope: body.scope, audience: body.audience)

@@ -1,4 +1,5 @@
 import Foundation
+public import LatchkeyWire
 
 /// Validates and normalizes identifiers and profile fields. Normalized identifiers are
 /// what uniqueness is decided on: Unicode NFC, emails and usernames lowercased.

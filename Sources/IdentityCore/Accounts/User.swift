@@ -1,4 +1,5 @@
 public import Foundation
+public import LatchkeyWire
 import WebAuthn
 
 /// A user's stable identifier, used as the `sub` claim. Random, never derived from
@@ -28,44 +29,13 @@ public struct UserID: RawRepresentable, Hashable, Sendable, Codable, CustomStrin
     }
 }
 
-/// The profile a user signs up with. Identifiers (email, phone number, username) are
-/// stored normalized; at least one is present.
-public struct UserProfile: Sendable, Hashable, Codable {
-    /// The email address, with its domain lowercased.
-    public var email: String?
-    /// The phone number in E.164 form.
-    public var phoneNumber: String?
-    /// The username, lowercased.
-    public var username: String?
-    /// The full name.
-    public var name: String?
-    public var givenName: String?
-    public var familyName: String?
-    /// A casual name.
-    public var nickname: String?
-    /// A picture URL.
-    public var picture: String?
+/// A person's profile: the identifiers an account is found by and the names they gave.
+/// One type with the Authentication API's `user_profile` (``SignupProfile``), which
+/// ``ProfileValidation`` validates (email lowercased, phone number in E.164, username
+/// lowercased) before it is stored.
+public typealias UserProfile = SignupProfile
 
-    public init(
-        email: String? = nil,
-        phoneNumber: String? = nil,
-        username: String? = nil,
-        name: String? = nil,
-        givenName: String? = nil,
-        familyName: String? = nil,
-        nickname: String? = nil,
-        picture: String? = nil
-    ) {
-        self.email = email
-        self.phoneNumber = phoneNumber
-        self.username = username
-        self.name = name
-        self.givenName = givenName
-        self.familyName = familyName
-        self.nickname = nickname
-        self.picture = picture
-    }
-
+extension SignupProfile {
     /// The identifiers present, in precedence order: email, then phone number, then username.
     public var identifiers: [Identifier] {
         [email.map(Identifier.email), phoneNumber.map(Identifier.phoneNumber), username.map(Identifier.username)].compactMap { $0 }

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import LatchkeyWire
+public import LatchkeyWire
 
 /// What an operator does through the Admin API and `latchkey admin`: admin API keys, the
 /// user directory, turning accounts and passkeys off, ending sessions, and reading the audit

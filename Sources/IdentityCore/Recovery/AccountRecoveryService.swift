@@ -1,5 +1,6 @@
 import Crypto
 public import Foundation
+import LatchkeyWire
 
 /// How verification and recovery codes behave (`verification:` in the configuration).
 public struct VerificationSettings: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyWire
 
 /// Queues the messages Latchkey sends: renders a template and puts the result in the
 /// outbox, which a background sender empties. A request never waits on a mail server.
