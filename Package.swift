@@ -121,13 +121,44 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The frame every face stands in: request contexts, the error-rendering and origin
+        // middleware, the face table, JSON and form reading. Faces depend on it, not on
+        // each other.
         .target(
-            name: "HTTPAPI",
+            name: "FaceFrame",
             dependencies: [
                 "IdentityCore", "LatchkeyWire", "WebAuthn", crypto, .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
             ],
-            resources: [.copy("Kratos/Resources/webauthn.js")],
+            swiftSettings: strictSettings
+        ),
+        // The Auth0-shaped faces: the Authentication API, My Account, OpenID Connect and the
+        // well-known documents.
+        .target(
+            name: "HTTPAPI",
+            dependencies: [
+                "FaceFrame", "IdentityCore", "LatchkeyWire", "WebAuthn", crypto, .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The Ory Kratos face.
+        .target(
+            name: "KratosFace",
+            dependencies: [
+                "FaceFrame", "IdentityCore", "LatchkeyWire", "WebAuthn", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+            ],
+            resources: [.copy("Resources/webauthn.js")],
+            swiftSettings: strictSettings
+        ),
+        // The Entrust IDaaS face.
+        .target(
+            name: "IDaaSFace",
+            dependencies: [
+                "FaceFrame", "IdentityCore", "LatchkeyWire", "WebAuthn", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+            ],
             swiftSettings: strictSettings
         ),
         // The Admin API (/admin/v1): the OpenAPI document, the code generated from it, and the
@@ -135,7 +166,7 @@ let package = Package(
         .target(
             name: "AdminAPI",
             dependencies: [
-                "IdentityCore", "HTTPAPI", "WebAuthn", .product(name: "Hummingbird", package: "hummingbird"),
+                "IdentityCore", "FaceFrame", "WebAuthn", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "Yams", package: "Yams"),
@@ -148,7 +179,7 @@ let package = Package(
         .target(
             name: "LatchkeyServer",
             dependencies: [
-                "AdminAPI", "AppAssociation", "IdentityCore", "HTTPAPI", "HostedUI", "StorageSQLite", "StoragePostgres", "WebAuthn", "Mail",
+                "AdminAPI", "AppAssociation", "IdentityCore", "FaceFrame", "HTTPAPI", "KratosFace", "IDaaSFace", "HostedUI", "StorageSQLite", "StoragePostgres", "WebAuthn", "Mail",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -167,7 +198,7 @@ let package = Package(
         .target(
             name: "HostedUI",
             dependencies: [
-                "HTTPAPI", "IdentityCore", "WebAuthn", .product(name: "Hummingbird", package: "hummingbird"),
+                "FaceFrame", "IdentityCore", "WebAuthn", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
             ],
             resources: [.copy("Resources/latchkey.js"), .copy("Resources/ui.js"), .copy("Resources/ui.css")],
@@ -232,7 +263,7 @@ let package = Package(
         .testTarget(
             name: "FaceTests",
             dependencies: [
-                "LatchkeyServer", "HTTPAPI", "HostedUI", "IdentityCore", "Authenticator", "WebAuthn", crypto,
+                "LatchkeyServer", "FaceFrame", "HTTPAPI", "KratosFace", "IDaaSFace", "HostedUI", "IdentityCore", "Authenticator", "WebAuthn", crypto,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]

@@ -1,10 +1,10 @@
 import Foundation
-public import Hummingbird
-public import HTTPAPI
-public import IdentityCore
-public import Logging
 import LatchkeyWire
 import OpenAPIRuntime
+public import FaceFrame
+public import Hummingbird
+public import IdentityCore
+public import Logging
 
 /// A refusal of the Admin API's own, before any handler runs: the caller's address or key.
 struct AdminAPIProblem: Error, Sendable {

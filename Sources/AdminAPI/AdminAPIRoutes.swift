@@ -1,10 +1,10 @@
-public import Foundation
-public import Hummingbird
-import HTTPAPI
-public import IdentityCore
+import FaceFrame
 import OpenAPIHummingbird
 import OpenAPIRuntime
 import Yams
+public import Foundation
+public import Hummingbird
+public import IdentityCore
 
 /// What the Admin API needs.
 public struct AdminAPIServices: Sendable {

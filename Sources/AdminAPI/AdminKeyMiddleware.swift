@@ -1,7 +1,7 @@
+import FaceFrame
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HTTPAPI
 import IdentityCore
 import Logging
 import Synchronization

@@ -1,4 +1,5 @@
 import Foundation
+package import FaceFrame
 public import IdentityCore
 
 /// What the Authentication API (`/passkey/*`, `/oauth/*`) calls.
@@ -77,10 +78,4 @@ public struct OpenIDConnectServices: Sendable {
         self.tokens = tokens
         self.accounts = accounts
     }
-}
-
-/// The public base URL as faces write it into links.
-package enum PublicURL {
-    /// The URL without a trailing slash.
-    package static func trimmed(_ url: String) -> String { url.hasSuffix("/") ? String(url.dropLast()) : url }
 }

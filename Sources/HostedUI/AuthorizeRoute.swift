@@ -1,5 +1,5 @@
+import FaceFrame
 import Foundation
-import HTTPAPI
 import Hummingbird
 import IdentityCore
 

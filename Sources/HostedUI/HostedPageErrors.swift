@@ -1,4 +1,4 @@
-public import HTTPAPI
+public import FaceFrame
 public import Hummingbird
 public import IdentityCore
 public import Logging

@@ -1,5 +1,5 @@
+import FaceFrame
 import Foundation
-import HTTPAPI
 public import IdentityCore
 
 /// What the hosted pages need: the core services they call, browser sessions, and the

@@ -1,7 +1,7 @@
-public import HTTPAPI
 import HTTPTypes
-public import Hummingbird
 import IdentityCore
+public import FaceFrame
+public import Hummingbird
 
 /// A path nothing serves gets a real answer instead of an empty 404: a page, in the hosted
 /// pages' layout, for a browser (`Accept: text/html`) asking for a path no API face claims,

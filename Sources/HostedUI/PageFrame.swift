@@ -1,9 +1,9 @@
-public import HTTPAPI
 import HTTPTypes
 import Hummingbird
 import HummingbirdAuth
-public import IdentityCore
 import Logging
+public import FaceFrame
+public import IdentityCore
 
 /// The request context of the hosted pages and their JSON calls: the browser session, when
 /// the request carries a live one, put here by ``BrowserSessionAuthenticator``.

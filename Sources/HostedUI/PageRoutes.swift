@@ -1,9 +1,9 @@
+import FaceFrame
 import Foundation
-import HTTPAPI
-public import Hummingbird
 import IdentityCore
 import NIOCore
 import WebAuthn
+public import Hummingbird
 
 extension Router where Context == BasicRequestContext {
     /// Adds the hosted pages: `/`, `/signup`, `/login`, `/account` (also served as

@@ -1,8 +1,11 @@
 import AdminAPI
+import FaceFrame
 import HTTPAPI
 import HostedUI
 import Hummingbird
+import IDaaSFace
 import IdentityCore
+import KratosFace
 import NIOCore
 
 extension Router where Context == BasicRequestContext {

@@ -1,18 +1,19 @@
 import AppAssociation
+import FaceFrame
 import Foundation
-public import AdminAPI
 import HTTPAPI
 import HostedUI
+import Mail
+import NIOCore
+import ServiceLifecycle
+import StoragePostgres
+import StorageSQLite
+import WebAuthn
+public import AdminAPI
 public import Hummingbird
 public import IdentityCore
-import Mail
 public import Logging
 public import Prometheus
-import ServiceLifecycle
-import NIOCore
-import StorageSQLite
-import StoragePostgres
-import WebAuthn
 
 /// The composition root: the only place that names concrete types. It opens storage,
 /// loads keys and trust anchors, builds the services and the router, and returns the

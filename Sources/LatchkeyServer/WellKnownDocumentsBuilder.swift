@@ -1,4 +1,5 @@
 import AppAssociation
+import FaceFrame
 import HTTPAPI
 
 /// Renders the well-known documents from the configuration.

@@ -1,8 +1,9 @@
+import FaceFrame
 import Foundation
-@testable import IdentityCore
 import Testing
 import WebAuthn
 @testable import HTTPAPI
+@testable import IdentityCore
 
 /// The login path's bodies, written without `JSONEncoder`, are byte for byte what the
 /// encoder writes: same members, `nil` ones left out, sorted keys, the same escapes.

@@ -1,8 +1,9 @@
+import FaceFrame
 import Foundation
-public import Hummingbird
 import IdentityCore
 import LatchkeyWire
 import WebAuthn
+public import Hummingbird
 
 extension Router where Context == BasicRequestContext {
     /// Adds the Authentication API in Auth0's shapes: `/passkey/register`,

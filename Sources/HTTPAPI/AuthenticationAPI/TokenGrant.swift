@@ -1,3 +1,4 @@
+import FaceFrame
 import IdentityCore
 import LatchkeyWire
 

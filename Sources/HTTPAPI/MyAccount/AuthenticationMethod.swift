@@ -1,3 +1,4 @@
+import FaceFrame
 import Foundation
 import IdentityCore
 import LatchkeyWire

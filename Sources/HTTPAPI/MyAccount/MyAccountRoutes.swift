@@ -1,8 +1,9 @@
+import FaceFrame
 import Foundation
-public import Hummingbird
 import IdentityCore
 import LatchkeyWire
 import WebAuthn
+public import Hummingbird
 
 extension Router where Context == BasicRequestContext {
     /// Adds the My Account API, with a bearer token for the My Account audience: the

@@ -1,8 +1,9 @@
+import FaceFrame
 import Foundation
 import HTTPTypes
-public import Hummingbird
 import IdentityCore
 import LatchkeyWire
+public import Hummingbird
 
 extension Router where Context == BasicRequestContext {
     /// Adds discovery, the JWKS and userinfo.

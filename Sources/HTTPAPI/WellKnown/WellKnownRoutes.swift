@@ -1,9 +1,10 @@
+import FaceFrame
 import Foundation
 import HTTPTypes
-public import Hummingbird
 import IdentityCore
 import LatchkeyWire
 import NIOCore
+public import Hummingbird
 
 /// The association files and other documents platforms fetch from the RP ID's
 /// `/.well-known/`, rendered once at start-up. They are public: no authentication, no
