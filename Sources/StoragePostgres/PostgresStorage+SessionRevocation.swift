@@ -37,27 +37,9 @@ extension PostgresStorage {
         // Found through their user (migration v9 dropped the index by credential, one index
         // entry fewer per login; a user has few sessions).
         case .startedBy(let credentialID, let userID):
-            query = """
-                WITH families AS (
-                    UPDATE refresh_token_families SET revoked_at = \(now)
-                    WHERE user_id = \(userID.rawValue) AND credential_id = \(credentialID.bytea) AND revoked_at IS NULL RETURNING 1
-                ), browsers AS (
-                    UPDATE browser_sessions SET revoked_at = \(now)
-                    WHERE user_id = \(userID.rawValue) AND credential_id = \(credentialID.bytea) AND revoked_at IS NULL RETURNING 1
-                )
-                SELECT 1 FROM families UNION ALL SELECT 1 FROM browsers
-                """
+            query = Self.userSessions(userID, where: "credential_id", is: credentialID.bytea, at: now)
         case .signedInWith(let method, let userID):
-            query = """
-                WITH families AS (
-                    UPDATE refresh_token_families SET revoked_at = \(now)
-                    WHERE user_id = \(userID.rawValue) AND method = \(method.rawValue) AND revoked_at IS NULL RETURNING 1
-                ), browsers AS (
-                    UPDATE browser_sessions SET revoked_at = \(now)
-                    WHERE user_id = \(userID.rawValue) AND method = \(method.rawValue) AND revoked_at IS NULL RETURNING 1
-                )
-                SELECT 1 FROM families UNION ALL SELECT 1 FROM browsers
-                """
+            query = Self.userSessions(userID, where: "method", is: method.rawValue, at: now)
         case .browserSession(let hash, nil):
             query = """
                 WITH ended AS (
@@ -81,5 +63,20 @@ extension PostgresStorage {
                 """
         }
         return try await db.rows(query, logger: logger).count
+    }
+
+    /// The login and browser sessions of `userID` whose `column` (a column both tables have)
+    /// is `value`, ended in one statement.
+    private static func userSessions(_ userID: UserID, where column: String, is value: some PostgresNonThrowingEncodable & Sendable, at now: Double) -> PostgresQuery {
+        """
+        WITH families AS (
+            UPDATE refresh_token_families SET revoked_at = \(now)
+            WHERE user_id = \(userID.rawValue) AND \(unescaped: column) = \(value) AND revoked_at IS NULL RETURNING 1
+        ), browsers AS (
+            UPDATE browser_sessions SET revoked_at = \(now)
+            WHERE user_id = \(userID.rawValue) AND \(unescaped: column) = \(value) AND revoked_at IS NULL RETURNING 1
+        )
+        SELECT 1 FROM families UNION ALL SELECT 1 FROM browsers
+        """
     }
 }

@@ -59,9 +59,9 @@ extension StorageContract {
         try await storage.saveFlow(flow("f-replayed"))
         try await storage.saveFlow(flow("f-failed"))
         let key = StorageFixtures.ceremonyKey("flow-finish")
-        #expect(try await storage.completeCeremony(CeremonyCompletion(key: key, finishedFlow: .init(id: "f-finish", at: StorageFixtures.time(5)))))
+        #expect(try await storage.completeCeremony(CeremonyCompletion(key: key, finishedFlow: (id: "f-finish", at: StorageFixtures.time(5)))))
         #expect(try await storage.flow(id: "f-finish")?.completedAt == StorageFixtures.time(5))
-        #expect(try await storage.completeCeremony(CeremonyCompletion(key: key, finishedFlow: .init(id: "f-replayed", at: StorageFixtures.time(6)))) == false)
+        #expect(try await storage.completeCeremony(CeremonyCompletion(key: key, finishedFlow: (id: "f-replayed", at: StorageFixtures.time(6)))) == false)
         #expect(try await storage.flow(id: "f-replayed")?.completedAt == nil, "a replayed ceremony completes no flow")
 
         // A sign-up whose passkey another account holds fails whole: its flow stays open.
@@ -71,7 +71,7 @@ extension StorageContract {
         await #expect(throws: (any Error).self) {
             try await storage.completeCeremony(CeremonyCompletion(
                 key: StorageFixtures.ceremonyKey("flow-failed"), newAccount: .init(user: user, credential: credential),
-                finishedFlow: .init(id: "f-failed", at: StorageFixtures.time(7))
+                finishedFlow: (id: "f-failed", at: StorageFixtures.time(7))
             ))
         }
         #expect(try await storage.flow(id: "f-failed")?.completedAt == nil, "nothing half-written")

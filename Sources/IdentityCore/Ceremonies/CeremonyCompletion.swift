@@ -18,12 +18,13 @@ public struct CeremonyCompletion: Sendable {
     public var events: [AuditEvent]
     /// The session the ceremony starts.
     public var session: SessionRecord?
-    /// The self-service flow the ceremony finishes, marked completed in the same write.
-    public var finishedFlow: FinishedFlow?
+    /// The self-service flow (``InteractiveFlow``) the ceremony finishes, marked completed
+    /// at `at` in the same write.
+    public var finishedFlow: (id: String, at: Date)?
 
     public init(
         key: CeremonyKey, newAccount: NewAccount? = nil, newCredential: PasskeyCredential? = nil, credentialUse: CredentialUseUpdate? = nil,
-        events: [AuditEvent] = [], session: SessionRecord? = nil, finishedFlow: FinishedFlow? = nil
+        events: [AuditEvent] = [], session: SessionRecord? = nil, finishedFlow: (id: String, at: Date)? = nil
     ) {
         self.key = key
         self.newAccount = newAccount
@@ -32,18 +33,6 @@ public struct CeremonyCompletion: Sendable {
         self.events = events
         self.session = session
         self.finishedFlow = finishedFlow
-    }
-
-    /// A self-service flow (``InteractiveFlow``) completed by its ceremony's finish.
-    public struct FinishedFlow: Sendable, Hashable {
-        public let id: String
-        /// When it completed.
-        public let at: Date
-
-        public init(id: String, at: Date) {
-            self.id = id
-            self.at = at
-        }
     }
 
     /// An account with its first passkey, created together or not at all.

@@ -154,7 +154,7 @@ extension PasskeyService {
             try await complete(CeremonyCompletion(
                 key: ceremony.key, newAccount: .init(user: user, credential: credential),
                 events: [AuditEvent(time: now, kind: .signup, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID)],
-                session: session, finishedFlow: flowID.map { .init(id: $0, at: now) }
+                session: session, finishedFlow: flowID.map { (id: $0, at: now) }
             ))
         } catch let conflict as StoreConflict {
             switch conflict.kind {
@@ -337,7 +337,7 @@ extension PasskeyService {
         let verifiedAgainst = CeremonyCompletion.VerifiedState(signCount: credential.signCount, ownerUpdatedAt: user.updatedAt)
         try await complete(CeremonyCompletion(
             key: ceremony.key, credentialUse: .init(credentialID: credentialID, use: use, verifiedAgainst: verifiedAgainst), events: events, session: session,
-            finishedFlow: flowID.map { .init(id: $0, at: now) }
+            finishedFlow: flowID.map { (id: $0, at: now) }
         ))
         var used = credential
         used.signCount = use.signCount
