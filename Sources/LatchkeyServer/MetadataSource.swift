@@ -81,7 +81,18 @@ public struct MetadataSource: Sendable {
         let limit = TimeAmount.seconds(60)
         let configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: limit, read: limit))
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-        defer { Task { try? await client.shutdown() } }
+        // Shut down before answering, whichever way the download ends.
+        do {
+            let bytes = try await get(location, with: client, limit: limit)
+            try? await client.shutdown()
+            return bytes
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    private static func get(_ location: String, with client: HTTPClient, limit: TimeAmount) async throws -> [UInt8] {
         var request = HTTPClientRequest(url: location)
         request.headers.add(name: "Accept", value: "application/json")
         request.headers.add(name: "User-Agent", value: "latchkey-mds")
