@@ -96,7 +96,7 @@ struct HTTPEdgeTests {
             for path in ["/health", "/.well-known/jwks.json", "/login"] {
                 let socket = try RawSocket(port: port)
                 socket.send("HEAD \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-                let (text, _) = await socket.read(for: 3)
+                let (text, _) = await socket.read(for: 15)
                 #expect(RawSocket.status(text) == 200, "HEAD \(path): \(text)")
                 let body = text.components(separatedBy: "\r\n\r\n").dropFirst().joined()
                 #expect(body.isEmpty, "HEAD \(path) sent a body")
