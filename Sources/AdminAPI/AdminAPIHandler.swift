@@ -36,7 +36,7 @@ struct AdminAPIHandler: APIProtocol {
         guard case .json(let body) = input.body else { throw Self.unreadable }
         let user = try await admin.createUser(
             UserProfile(email: body.email, phoneNumber: body.phoneNumber, username: body.username, name: body.name), emailVerified: body.emailVerified ?? false,
-            by: key.actor
+            by: key.actor, origin: AdminCaller.origin
         )
         return .created(.init(body: .json(Self.user(user))))
     }
@@ -51,24 +51,24 @@ struct AdminAPIHandler: APIProtocol {
         guard case .json(let body) = input.body else { throw Self.unreadable }
         // An empty name removes it; no name member leaves it as it is.
         let name: String?? = body.name.map { $0.isEmpty ? .some(nil) : .some($0) } ?? nil
-        let user = try await admin.updateUser(id: UserID(rawValue: input.path.id), name: name, emailVerified: body.emailVerified, by: key.actor)
+        let user = try await admin.updateUser(id: UserID(rawValue: input.path.id), name: name, emailVerified: body.emailVerified, by: key.actor, origin: AdminCaller.origin)
         return .ok(.init(body: .json(Self.user(user))))
     }
 
     func deleteUser(_ input: Operations.DeleteUser.Input) async throws -> Operations.DeleteUser.Output {
         let key = try AdminCaller.require(.users, writes: true)
-        try await admin.deleteUser(id: UserID(rawValue: input.path.id), by: key.actor)
+        try await admin.deleteUser(id: UserID(rawValue: input.path.id), by: key.actor, origin: AdminCaller.origin)
         return .noContent(.init())
     }
 
     func disableUser(_ input: Operations.DisableUser.Input) async throws -> Operations.DisableUser.Output {
         let key = try AdminCaller.require(.users, writes: true)
-        return .ok(.init(body: .json(Self.user(try await admin.setUserDisabled(id: UserID(rawValue: input.path.id), disabled: true, by: key.actor)))))
+        return .ok(.init(body: .json(Self.user(try await admin.setUserDisabled(id: UserID(rawValue: input.path.id), disabled: true, by: key.actor, origin: AdminCaller.origin)))))
     }
 
     func enableUser(_ input: Operations.EnableUser.Input) async throws -> Operations.EnableUser.Output {
         let key = try AdminCaller.require(.users, writes: true)
-        return .ok(.init(body: .json(Self.user(try await admin.setUserDisabled(id: UserID(rawValue: input.path.id), disabled: false, by: key.actor)))))
+        return .ok(.init(body: .json(Self.user(try await admin.setUserDisabled(id: UserID(rawValue: input.path.id), disabled: false, by: key.actor, origin: AdminCaller.origin)))))
     }
 
     // MARK: - Credentials
@@ -81,14 +81,14 @@ struct AdminAPIHandler: APIProtocol {
 
     func deleteUserCredential(_ input: Operations.DeleteUserCredential.Input) async throws -> Operations.DeleteUserCredential.Output {
         let key = try AdminCaller.require(.credentials, writes: true)
-        try await admin.deleteCredential(userID: UserID(rawValue: input.path.id), credentialID: try Self.credentialID(input.path.credentialId), by: key.actor)
+        try await admin.deleteCredential(userID: UserID(rawValue: input.path.id), credentialID: try Self.credentialID(input.path.credentialId), by: key.actor, origin: AdminCaller.origin)
         return .noContent(.init())
     }
 
     func disableUserCredential(_ input: Operations.DisableUserCredential.Input) async throws -> Operations.DisableUserCredential.Output {
         let key = try AdminCaller.require(.credentials, writes: true)
         let changed = try await admin.setCredentialDisabled(
-            userID: UserID(rawValue: input.path.id), credentialID: try Self.credentialID(input.path.credentialId), disabled: true, by: key.actor
+            userID: UserID(rawValue: input.path.id), credentialID: try Self.credentialID(input.path.credentialId), disabled: true, by: key.actor, origin: AdminCaller.origin
         )
         return .ok(.init(body: .json(credential(changed))))
     }
@@ -96,7 +96,7 @@ struct AdminAPIHandler: APIProtocol {
     func enableUserCredential(_ input: Operations.EnableUserCredential.Input) async throws -> Operations.EnableUserCredential.Output {
         let key = try AdminCaller.require(.credentials, writes: true)
         let changed = try await admin.setCredentialDisabled(
-            userID: UserID(rawValue: input.path.id), credentialID: try Self.credentialID(input.path.credentialId), disabled: false, by: key.actor
+            userID: UserID(rawValue: input.path.id), credentialID: try Self.credentialID(input.path.credentialId), disabled: false, by: key.actor, origin: AdminCaller.origin
         )
         return .ok(.init(body: .json(credential(changed))))
     }
@@ -111,7 +111,7 @@ struct AdminAPIHandler: APIProtocol {
             lifetime = TimeInterval(seconds)
         }
         let userID = UserID(rawValue: input.path.id)
-        let made = try await services.recovery.createEnrollmentLink(userID: userID, lifetime: lifetime, by: key.actor)
+        let made = try await services.recovery.createEnrollmentLink(userID: userID, lifetime: lifetime, by: key.actor, origin: AdminCaller.origin)
         // In the fragment: a browser sends neither it nor the code in it to any server.
         var fragment = URLComponents()
         fragment.queryItems = [URLQueryItem(name: "user", value: userID.rawValue), URLQueryItem(name: "code", value: made.code)]
@@ -136,13 +136,13 @@ struct AdminAPIHandler: APIProtocol {
 
     func revokeUserSessions(_ input: Operations.RevokeUserSessions.Input) async throws -> Operations.RevokeUserSessions.Output {
         let key = try AdminCaller.require(.sessions, writes: true)
-        let count = try await admin.revokeSessions(userID: UserID(rawValue: input.path.id), by: key.actor)
+        let count = try await admin.revokeSessions(userID: UserID(rawValue: input.path.id), by: key.actor, origin: AdminCaller.origin)
         return .ok(.init(body: .json(.init(revoked: count))))
     }
 
     func revokeUserSession(_ input: Operations.RevokeUserSession.Input) async throws -> Operations.RevokeUserSession.Output {
         let key = try AdminCaller.require(.sessions, writes: true)
-        try await admin.revokeSession(userID: UserID(rawValue: input.path.id), id: input.path.sessionId, by: key.actor)
+        try await admin.revokeSession(userID: UserID(rawValue: input.path.id), id: input.path.sessionId, by: key.actor, origin: AdminCaller.origin)
         return .noContent(.init())
     }
 

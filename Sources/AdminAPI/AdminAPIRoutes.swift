@@ -1,4 +1,4 @@
-import FaceFrame
+public import FaceFrame
 import OpenAPIHummingbird
 import OpenAPIRuntime
 import Yams
@@ -63,7 +63,7 @@ public enum AdminAPIDocument {
     }()
 }
 
-extension Router {
+extension Router where Context: OriginRequestContext {
     /// Adds the Admin API under `/admin/v1/`: its document at `/admin/v1/openapi.json`,
     /// and the operations the generated server routes, behind the address and key checks.
     public func addAdminAPI(_ services: AdminAPIServices) throws {

@@ -7,9 +7,12 @@ import Logging
 import Synchronization
 
 /// The admin API key a request of the Admin API carries, once ``AdminKeyMiddleware`` found
-/// it live. The generated handlers take no context, so the key travels as a task local.
+/// it live, and the request's origin. The generated handlers take no context, so both travel
+/// as task locals from the middleware to the handler, which hands them to the core call.
 enum AdminCaller {
     @TaskLocal static var key: AdminAPIKey?
+    /// The request's origin, from its context (``OriginRequestContext/origin``).
+    @TaskLocal static var origin: RequestOrigin?
     /// Where a handler leaves the RFC 8288 link to the next page. The middleware writes it
     /// as it is: the generated server would percent-encode a header value whole.
     @TaskLocal static var nextLink: NextLink?
@@ -30,7 +33,7 @@ enum AdminCaller {
 
 /// Admits a request to the Admin API: from a loopback address unless the API is public,
 /// with a live admin API key. Records every call under the key's ID, with the status it got.
-struct AdminKeyMiddleware<Context: RequestContext>: RouterMiddleware {
+struct AdminKeyMiddleware<Context: OriginRequestContext>: RouterMiddleware {
     let admin: AdminService
     let isPublic: Bool
     let renderer = AdminAPIErrors()
@@ -67,7 +70,9 @@ struct AdminKeyMiddleware<Context: RequestContext>: RouterMiddleware {
             guard acceptable else { throw AdminAPIProblem.notAcceptable(produces) }
             let link = AdminCaller.NextLink()
             var answered = try await AdminCaller.$key.withValue(key) {
-                try await AdminCaller.$nextLink.withValue(link) { try await next(request, context) }
+                try await AdminCaller.$origin.withValue(context.origin) {
+                    try await AdminCaller.$nextLink.withValue(link) { try await next(request, context) }
+                }
             }
             if let value = link.value.withLock({ $0 }) { answered.headers[HTTPField.Name("Link")!] = value }
             response = answered
@@ -76,7 +81,7 @@ struct AdminKeyMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         // The call is answered whatever happens to its record: a change it made has been made.
         do {
-            try await admin.recordRequest(method: request.method.rawValue, path: request.uri.path, status: Int(response.status.code), by: key.actor)
+            try await admin.recordRequest(method: request.method.rawValue, path: request.uri.path, status: Int(response.status.code), by: key.actor, origin: context.origin)
         } catch {
             context.logger.warning("could not record an Admin API call", metadata: ["key": "\(key.id)", "error": "\(error)"])
         }

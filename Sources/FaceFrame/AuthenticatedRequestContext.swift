@@ -8,13 +8,18 @@ public import IdentityCore
 /// before any handler runs. One generic shape for every credential a face takes: a bearer
 /// access token (``AccessGrant``), a session token or cookie (``BrowserSession``), an
 /// administration token (``AdminApplication``).
-public struct AuthenticatedRequestContext<Identity: Sendable>: AuthRequestContext, ChildRequestContext {
+public struct AuthenticatedRequestContext<Identity: Sendable>: AuthRequestContext, ChildRequestContext, OriginRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The authenticated caller; set by the group's authenticator.
     public var identity: Identity?
+    public var origin: RequestOrigin?
+    public var failureCheck: FailureCheck?
 
-    public init(context: BasicRequestContext) throws {
+    /// Carries the parent's origin and check over to the signed-in routes.
+    public init(context: FaceRequestContext) throws {
         self.coreContext = context.coreContext
+        self.origin = context.origin
+        self.failureCheck = context.failureCheck
     }
 
     /// The caller the group's authenticator found. Routes reach this only through such a

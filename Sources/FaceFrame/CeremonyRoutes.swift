@@ -3,25 +3,31 @@ public import IdentityCore
 
 /// A face's route groups: every route of the face, under its error renderer, and the
 /// sub-groups its ceremony routes are added to, limited by the group they are in.
-public struct FaceRoutes<Context: RequestContext> {
+public struct FaceRoutes<Context: OriginRequestContext> {
     /// Every route of the face.
     public let all: RouterGroup<Context>
     /// Routes that start a ceremony (see ``RouterGroup/ceremonyStarts(_:renderer:)``).
     public let starts: RouterGroup<Context>
     /// Routes that finish one (see ``RouterGroup/ceremonyFinishes(_:renderer:)``).
     public let finishes: RouterGroup<Context>
+    /// Routes that finish one with a single ``CeremonyCompletion`` carrying the context's
+    /// failed-finish check (see ``RouterGroup/ceremonyCompletions(_:renderer:)``).
+    public let completions: RouterGroup<Context>
 }
 
-extension RouterMethods {
+extension RouterMethods where Context: OriginRequestContext {
     /// The route groups of a face under `path`: its errors rendered by `renderer`, its
     /// ceremony steps counted against `limits`.
     public func face<Renderer: FaceErrorRenderer>(_ path: RouterPath = "", renderer: Renderer, limits: RateLimits?) -> FaceRoutes<Context> {
         let all = group(path).add(middleware: ErrorRenderingMiddleware<Context, Renderer>(renderer))
-        return FaceRoutes(all: all, starts: all.ceremonyStarts(limits, renderer: renderer), finishes: all.ceremonyFinishes(limits, renderer: renderer))
+        return FaceRoutes(
+            all: all, starts: all.ceremonyStarts(limits, renderer: renderer), finishes: all.ceremonyFinishes(limits, renderer: renderer),
+            completions: all.ceremonyCompletions(limits, renderer: renderer)
+        )
     }
 }
 
-extension RouterGroup {
+extension RouterGroup where Context: OriginRequestContext {
     /// A group for a face's routes that start ceremonies: counted against the start limit,
     /// and, because such a `GET` creates something (a flow, a challenge), its `HEAD` is
     /// refused rather than run unseen.
@@ -35,6 +41,13 @@ extension RouterGroup {
     /// and each failure against the failure limit.
     public func ceremonyFinishes<Renderer: FaceErrorRenderer>(_ limits: RateLimits?, renderer: Renderer) -> RouterGroup<Context> {
         group().add(middleware: RateLimitMiddleware<Context, Renderer>(limits, .finish, renderer: renderer))
+    }
+
+    /// A group for the routes that finish a login or sign-up: limited as
+    /// ``ceremonyFinishes(_:renderer:)``, their handlers handing the context's failed-finish
+    /// check to the completion they write.
+    public func ceremonyCompletions<Renderer: FaceErrorRenderer>(_ limits: RateLimits?, renderer: Renderer) -> RouterGroup<Context> {
+        group().add(middleware: RateLimitMiddleware<Context, Renderer>(limits, .completion, renderer: renderer))
     }
 }
 

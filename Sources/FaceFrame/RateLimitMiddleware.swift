@@ -10,13 +10,17 @@ public import IdentityCore
 /// A refusal is answered in the face's own envelope (`429`, `Retry-After`). For finishes, the
 /// answer the face renders decides whether the attempt failed (a 4xx other than 429), so a
 /// face's own error types count exactly as the core's do.
-public struct RateLimitMiddleware<Context: RequestContext, Renderer: FaceErrorRenderer>: RouterMiddleware {
+public struct RateLimitMiddleware<Context: OriginRequestContext, Renderer: FaceErrorRenderer>: RouterMiddleware {
     /// The step a group's routes take.
     public enum Step: Sendable {
         /// Starting a ceremony: a challenge, a flow, an enrollment, a sign-up.
         case start
         /// Finishing one: a token request, a flow submission, a completion.
         case finish
+        /// Finishing one whose handler hands the request's failed-finish check to its
+        /// ``CeremonyCompletion`` (``OriginRequestContext/failureCheck``), so that a store
+        /// that can makes it in that write rather than in a round trip before the handler.
+        case completion
     }
 
     let limits: RateLimits?
@@ -30,7 +34,7 @@ public struct RateLimitMiddleware<Context: RequestContext, Renderer: FaceErrorRe
         self.renderer = renderer
         switch step {
         case .start: self.limits = limits.flatMap { $0.startsPerWindow > 0 ? $0 : nil }
-        case .finish: self.limits = limits.flatMap { $0.finishesPerWindow > 0 || $0.failuresPerWindow > 0 ? $0 : nil }
+        case .finish, .completion: self.limits = limits.flatMap { $0.finishesPerWindow > 0 || $0.failuresPerWindow > 0 ? $0 : nil }
         }
     }
 
@@ -41,7 +45,7 @@ public struct RateLimitMiddleware<Context: RequestContext, Renderer: FaceErrorRe
         case .start:
             try await limits.admit(.start, from: client)
             return try await next(request, context)
-        case .finish:
+        case .finish, .completion:
             do {
                 try await limits.admit(.finish, from: client)
             } catch {
@@ -49,14 +53,14 @@ public struct RateLimitMiddleware<Context: RequestContext, Renderer: FaceErrorRe
             }
             guard limits.failuresPerWindow > 0 else { return try await next(request, context) }
             let response: Response
-            if let check = limits.deferredFailureCheck(from: client) {
+            if step == .completion, let check = limits.deferredFailureCheck(from: client) {
                 // Refused while the address's failures are over their limit: checked by the
-                // store within the request's first statement, or here if it made none.
-                let answered = await FailureCheck.$pending.withValue(check) {
-                    await respond(request, context, next)
-                }
+                // store within the completion's write, or here if the handler wrote nothing.
+                var context = context
+                context.failureCheck = check
+                let answered = await respond(request, context, next)
                 do {
-                    try await limits.settle(check)
+                    try await check.makeUnlessMade()
                 } catch {
                     return renderer.render(error, logger: context.logger)
                 }

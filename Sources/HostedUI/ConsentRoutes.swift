@@ -39,14 +39,14 @@ extension RouterGroup where Context == HostedPageContext {
             guard body.decision == "allow" else {
                 return JSONResponse.make(["redirect_to": pages.authorization.deniedRedirect(validated)])
             }
-            try await pages.authorization.grantConsent(validated, userID: session.userID)
+            try await pages.authorization.grantConsent(validated, userID: session.userID, origin: context.origin)
             return JSONResponse.make(["redirect_to": try await pages.authorization.issueCode(validated, session: session)])
         }
         post("consents/revoke") { request, context in
             let session = try context.caller()
             let body = try await pages.body.json(ConsentRevocation.self, from: request)
             guard let clientID = body.client_id, !clientID.isEmpty else { throw IdentityError(.invalidRequest, "client_id is required", field: "client_id") }
-            try await pages.authorization.revokeConsent(userID: session.userID, clientID: clientID)
+            try await pages.authorization.revokeConsent(userID: session.userID, clientID: clientID, origin: context.origin)
             return JSONResponse.make(["revoked": clientID])
         }
     }

@@ -9,7 +9,7 @@ public import Hummingbird
 /// `/api/web/`, Kratos's error under `/self-service/`, …), the Authentication API's for the
 /// rest. The same happens to a method a route does not take.
 public struct NotFoundMiddleware: RouterMiddleware {
-    public typealias Context = BasicRequestContext
+    public typealias Context = FaceRequestContext
     let pages: HostedPages
     let envelopes: FaceEnvelopes
 

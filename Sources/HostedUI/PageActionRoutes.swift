@@ -59,7 +59,7 @@ struct CeremonyOptions<Options: Encodable>: Encodable {
     let auth_session: String
 }
 
-extension Router where Context == BasicRequestContext {
+extension Router where Context == FaceRequestContext {
     /// The hosted pages' JSON calls. Each checks CSRF first; the account calls then require
     /// a live browser session. Errors use the Authentication API's envelope, in words for
     /// the person at the page. The rules (step-up, limits) live in the core and on the groups.
@@ -68,7 +68,7 @@ extension Router where Context == BasicRequestContext {
         // Added to every call, before the start and finish groups' own middleware runs.
         let actions = face.all.add(middleware: CSRFMiddleware(pages: pages)).add(middleware: BrowserSessionAuthenticator(pages: pages))
         let starts = face.starts, finishes = face.finishes
-        addSignInActions(pages, actions: actions, starts: starts, finishes: finishes)
+        addSignInActions(pages, actions: actions, starts: starts, finishes: finishes, completions: face.completions)
         let account = Self.signedIn(actions)
         addAccountActions(pages, account: account, starts: Self.signedIn(starts), finishes: Self.signedIn(finishes))
         account.addConsentActions(pages)
@@ -82,7 +82,8 @@ extension Router where Context == BasicRequestContext {
 
     /// Signing up and in (with a passkey, or a password where a browser cannot make one), and out.
     private func addSignInActions(
-        _ pages: HostedPages, actions: RouterGroup<HostedPageContext>, starts: RouterGroup<HostedPageContext>, finishes: RouterGroup<HostedPageContext>
+        _ pages: HostedPages, actions: RouterGroup<HostedPageContext>, starts: RouterGroup<HostedPageContext>, finishes: RouterGroup<HostedPageContext>,
+        completions: RouterGroup<HostedPageContext>
     ) {
         let client = OAuthClient.hostedPages
         starts.post("signup") { request, _ in
@@ -99,29 +100,30 @@ extension Router where Context == BasicRequestContext {
             let challenge = try await pages.passkeys.startLogin(client: client, username: username)
             return JSONResponse.make(CeremonyOptions(options: challenge.options, auth_session: challenge.authSession))
         }
-        finishes.post("session") { request, _ in
+        completions.post("session") { request, context in
             let body = try await pages.body.json(CeremonyFinish.self, from: request)
             let (_, (token, session)) = try await pages.passkeys.finishCeremony(
-                client: client, authSession: body.auth_session, response: body.response, startSession: pages.sessions.begin
+                client: client, authSession: body.auth_session, response: body.response, origin: context.origin, failureCheck: context.failureCheck,
+                startSession: pages.sessions.begin
             )
-            return try await Self.signedIn(pages, request, token: token, session: session, ["redirect_to": ReturnTo.validated(body.return_to)])
+            return try await Self.signedIn(pages, request, token: token, session: session, ["redirect_to": ReturnTo.validated(body.return_to)], context: context)
         }
-        finishes.post("password-session") { request, _ in
+        finishes.post("password-session") { request, context in
             let body = try await pages.body.json(PasswordSignIn.self, from: request)
-            let started = try await pages.passwordSignIns.signIn(client: client, username: body.username, password: body.password)
+            let started = try await pages.passwordSignIns.signIn(client: client, username: body.username, password: body.password, origin: context.origin)
             let upgrade = started.upgrade.map { CeremonyOptions(options: $0.options, auth_session: $0.authSession) }
             let result = PasswordSessionResult(redirect_to: ReturnTo.validated(body.return_to), upgrade: upgrade)
-            return try await Self.signedIn(pages, request, token: started.token, session: started.session, result)
+            return try await Self.signedIn(pages, request, token: started.token, session: started.session, result, context: context)
         }
         // Only for browsers that cannot create a passkey: sign-up stays passkey-first.
-        finishes.post("password-signup") { request, _ in
+        finishes.post("password-signup") { request, context in
             let body = try await pages.body.json(PasswordSignup.self, from: request)
-            let started = try await pages.passwordSignIns.signUp(client: client, email: body.email, password: body.password, name: body.name)
+            let started = try await pages.passwordSignIns.signUp(client: client, email: body.email, password: body.password, name: body.name, origin: context.origin)
             let result = PasswordSessionResult(redirect_to: ReturnTo.validated(body.return_to), upgrade: nil)
-            return try await Self.signedIn(pages, request, token: started.token, session: started.session, result)
+            return try await Self.signedIn(pages, request, token: started.token, session: started.session, result, context: context)
         }
-        actions.post("logout") { request, _ in
-            try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
+        actions.post("logout") { request, context in
+            try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request), origin: context.origin)
             return Self.signedOut(pages, to: "/login?signed_out=1")
         }
     }
@@ -134,13 +136,13 @@ extension Router where Context == BasicRequestContext {
         let client = OAuthClient.hostedPages
         account.delete("password") { _, context in
             let session = try context.caller()
-            try await pages.passwords.remove(by: session.signIn)
+            try await pages.passwords.remove(by: session.signIn, origin: context.origin)
             // A password session ends with the password: the page goes to sign in with a passkey.
             if session.method == .password { return Self.signedOut(pages, to: "/login?password_removed=1") }
             return try await Self.signalData(pages, session.userID)
         }
         account.post("logout-everywhere") { _, context in
-            try await pages.accounts.signOutEverywhere(userID: try context.caller().userID, clientID: client.clientID)
+            try await pages.accounts.signOutEverywhere(userID: try context.caller().userID, clientID: client.clientID, origin: context.origin)
             return Self.signedOut(pages, to: "/login?signed_out=1")
         }
         starts.post("passkeys/options") { _, context in
@@ -151,13 +153,13 @@ extension Router where Context == BasicRequestContext {
             let session = try context.caller()
             let body = try await pages.body.json(EnrollmentFinish.self, from: request)
             let credential = try await pages.passkeys.finishEnrollment(
-                userID: session.userID, clientID: client.clientID, authSession: body.auth_session, response: body.response, by: .owner(session.signIn)
+                userID: session.userID, clientID: client.clientID, authSession: body.auth_session, response: body.response, by: .owner(session.signIn), origin: context.origin
             )
             // A recovery's session has done its one job: it ends, and the person signs in with
             // the new passkey.
             if session.isRecovery {
-                if body.sign_out_everywhere == true { _ = try await pages.accounts.signOutEverywhere(userID: session.userID, clientID: client.clientID) }
-                try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
+                if body.sign_out_everywhere == true { _ = try await pages.accounts.signOutEverywhere(userID: session.userID, clientID: client.clientID, origin: context.origin) }
+                try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request), origin: context.origin)
                 // Back on the account page after that sign-in, where the person is asked to
                 // replace the recovery codes.
                 return Self.signedOut(pages, to: "/login?recovered=1&return_to=%2Faccount%3Frecovered%3D1")
@@ -167,18 +169,18 @@ extension Router where Context == BasicRequestContext {
         account.patch("passkeys/:id") { request, context in
             let session = try context.caller()
             let body = try await pages.body.json(NameChange.self, from: request)
-            let credential = try await pages.accounts.rename(of: session.userID, methodID: Self.methodID(context), to: body.name)
+            let credential = try await pages.accounts.rename(of: session.userID, methodID: Self.methodID(context), to: body.name, origin: context.origin)
             return JSONResponse.make(["id": Base64URL.encode(credential.credentialID), "name": pages.authenticatorNames.displayName(of: credential)])
         }
         account.delete("passkeys/:id") { _, context in
             let session = try context.caller()
-            try await pages.accounts.delete(methodID: Self.methodID(context), by: session.signIn)
+            try await pages.accounts.delete(methodID: Self.methodID(context), by: session.signIn, origin: context.origin)
             return try await Self.signalData(pages, session.userID)
         }
         account.patch("profile") { request, context in
             let session = try context.caller()
             let body = try await pages.body.json(NameChange.self, from: request)
-            _ = try await pages.accounts.updateName(of: session.userID, to: body.name)
+            _ = try await pages.accounts.updateName(of: session.userID, to: body.name, origin: context.origin)
             return try await Self.signalData(pages, session.userID)
         }
     }
@@ -197,8 +199,8 @@ extension Router where Context == BasicRequestContext {
     /// session (after `prompt=login`, or as another account), so that one ends.
     /// The cookie lives as long as the session: a recovery's is a quarter of an hour, not the
     /// sign-in lifetime.
-    static func signedIn(_ pages: HostedPages, _ request: Request, token: String, session: BrowserSession, _ result: some Encodable) async throws -> Response {
-        try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request))
+    static func signedIn(_ pages: HostedPages, _ request: Request, token: String, session: BrowserSession, _ result: some Encodable, context: some OriginRequestContext) async throws -> Response {
+        try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request), origin: context.origin)
         var response = JSONResponse.make(result)
         let lifetime = max(1, Int(session.expiresAt.timeIntervalSince(session.authenticatedAt).rounded(.down)))
         response.headers.append(HTTPField(

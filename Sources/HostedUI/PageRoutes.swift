@@ -1,11 +1,11 @@
-import FaceFrame
+public import FaceFrame
 import Foundation
 import IdentityCore
 import NIOCore
 import WebAuthn
 public import Hummingbird
 
-extension Router where Context == BasicRequestContext {
+extension Router where Context == FaceRequestContext {
     /// Adds the hosted pages: `/`, `/signup`, `/login`, `/account` (also served as
     /// `/account/passkeys`), `/account/passkeys/new`, `/authorize`, their JSON calls under
     /// `/ui/`, and the scripts `latchkey.js` and `ui.js`.

@@ -28,7 +28,7 @@ struct VerifiedAnswer: Encodable {
     let email_verified: Bool
 }
 
-extension Router where Context == BasicRequestContext {
+extension Router where Context == FaceRequestContext {
     /// The hosted pages' recovery calls ("Lost your passkey?" and "Use a recovery code" on
     /// the sign-in side; recovery codes and email verification on the account page).
     func addRecoveryActions(
@@ -43,27 +43,27 @@ extension Router where Context == BasicRequestContext {
             try await pages.recovery.startRecovery(email: email)
             return JSONResponse.make(["message": "If this address belongs to an account and is verified, a code is on its way. It works for \(Int(pages.recovery.settings.codeLifetime / 60)) minutes."])
         }
-        finishes.post("recovery") { request, _ in
+        finishes.post("recovery") { request, context in
             let body = try await pages.body.json(RecoveryFinish.self, from: request)
             guard let email = body.email?.trimmingCharacters(in: .whitespaces), !email.isEmpty else {
                 throw IdentityError(.invalidRequest, "Enter the email address of your account.", reason: .required, field: "email")
             }
-            let user = try await pages.recovery.recover(email: email, code: body.code, recoveryCode: body.recovery_code, clientID: OAuthClient.hostedPages.clientID)
+            let user = try await pages.recovery.recover(email: email, code: body.code, recoveryCode: body.recovery_code, clientID: OAuthClient.hostedPages.clientID, origin: context.origin)
             let (token, session) = try await pages.sessions.startAfterRecovery(for: user)
-            return try await Self.signedIn(pages, request, token: token, session: session, ["redirect_to": "/account/passkeys/new?recovered=1"])
+            return try await Self.signedIn(pages, request, token: token, session: session, ["redirect_to": "/account/passkeys/new?recovered=1"], context: context)
         }
-        finishes.post("enroll") { request, _ in
+        finishes.post("enroll") { request, context in
             let body = try await pages.body.json(EnrollmentLinkUse.self, from: request)
             guard let userID = body.user_id?.trimmingCharacters(in: .whitespaces), !userID.isEmpty, let code = body.code, !code.isEmpty else {
                 throw IdentityError(.invalidRequest, "Enter the account ID and the code from your link.", reason: .required, field: body.user_id?.isEmpty == false ? "code" : "user_id")
             }
-            let user = try await pages.recovery.redeemEnrollmentLink(userID: UserID(rawValue: userID), code: code, clientID: OAuthClient.hostedPages.clientID)
+            let user = try await pages.recovery.redeemEnrollmentLink(userID: UserID(rawValue: userID), code: code, clientID: OAuthClient.hostedPages.clientID, origin: context.origin)
             let (token, session) = try await pages.sessions.startAfterRecovery(for: user)
-            return try await Self.signedIn(pages, request, token: token, session: session, ["redirect_to": "/account/passkeys/new?recovered=1"])
+            return try await Self.signedIn(pages, request, token: token, session: session, ["redirect_to": "/account/passkeys/new?recovered=1"], context: context)
         }
         // What sends mail or runs slow hashes counts as a start against the address's limit.
         accountStarts.post("recovery-codes") { _, context in
-            let codes = try await pages.recovery.createRecoveryCodes(by: try context.caller().signIn)
+            let codes = try await pages.recovery.createRecoveryCodes(by: try context.caller().signIn, origin: context.origin)
             return JSONResponse.make(["recovery_codes": codes])
         }
         accountStarts.post("email-verification") { _, context in
@@ -81,7 +81,7 @@ extension Router where Context == BasicRequestContext {
         account.post("email-verification/verify") { request, context in
             let body = try await pages.body.json(VerificationCodeRequest.self, from: request)
             guard let code = body.code, !code.isEmpty else { throw IdentityError(.invalidRequest, "Enter the code from the email.", reason: .required, field: "code") }
-            let user = try await pages.recovery.verifyEmail(userID: try context.caller().userID, code: code)
+            let user = try await pages.recovery.verifyEmail(userID: try context.caller().userID, code: code, origin: context.origin)
             return JSONResponse.make(VerifiedAnswer(email: user.profile.email ?? "", email_verified: user.isEmailVerified))
         }
     }

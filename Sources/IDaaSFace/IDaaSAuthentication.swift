@@ -60,7 +60,7 @@ struct IDaaSAuthentication {
     }
 
     /// `POST /api/web/v1/authentication/users/authenticate/{authenticator}/complete`.
-    func complete(_ request: Request) async throws -> Response {
+    func complete(_ request: Request, context: some OriginRequestContext) async throws -> Response {
         guard let transaction = IDaaSAuthorization.token(request) else { throw IDaaSError.transactionInvalid }
         let body = try await services.body.json(IDaaSUserAuthenticateParameters.self, from: request)
         let client = try services.application(body.applicationId)
@@ -88,7 +88,7 @@ struct IDaaSAuthentication {
         }
         let (signedIn, (token, session)) = try await services.passkeys.finishCeremony(
             client: client, authSession: transaction, response: .authentication(assertion), expectedUserID: expectedUserID,
-            findsUnnamedCredential: true, startSession: services.sessions.begin
+            findsUnnamedCredential: true, origin: context.origin, failureCheck: context.failureCheck, startSession: services.sessions.begin
         )
         let user = signedIn.user
         return JSONResponse.make(IDaaSAuthenticatedResponse(
@@ -99,12 +99,12 @@ struct IDaaSAuthentication {
     }
 
     /// `POST /api/web/v1/authentication/logout`.
-    func logout(_ request: Request) async throws -> Response {
+    func logout(_ request: Request, context: some OriginRequestContext) async throws -> Response {
         let token = IDaaSAuthorization.token(request)
         guard try await services.sessions.session(token: token) != nil else {
             throw IdentityError(.invalidToken, "the token is missing, expired or already signed out")
         }
-        try await services.sessions.end(token: token)
+        try await services.sessions.end(token: token, origin: context.origin)
         return Response(status: .ok, headers: [.cacheControl: "no-store"])
     }
 }

@@ -9,7 +9,7 @@ import WebAuthn
 struct KratosRegistration {
     let services: KratosServices
 
-    func submit(_ request: Request) async throws -> Response {
+    func submit(_ request: Request, context: some OriginRequestContext) async throws -> Response {
         let reader = KratosSubmissionReader(services: services)
         let (flow, submission) = try await reader.read(request, kind: .registration)
         var echo = KratosFlowRenderer.Echo(email: submission["traits.email"])
@@ -29,7 +29,9 @@ struct KratosRegistration {
         let signedIn: SignedIn
         let (token, session): (String, BrowserSession)
         do {
-            (signedIn, (token, session)) = try await services.flows.register(flow, response: response, profile: profile, startSession: services.sessions.begin)
+            (signedIn, (token, session)) = try await services.flows.register(
+                flow, response: response, profile: profile, origin: context.origin, failureCheck: context.failureCheck, startSession: services.sessions.begin
+            )
         } catch let failure as InteractiveFlowService.FailedAttempt {
             // A limit is answered as Kratos answers one: 429, not a flow message.
             if failure.error.code == .tooManyRequests { throw failure.error }
@@ -69,7 +71,7 @@ struct KratosRegistration {
 struct KratosLogin {
     let services: KratosServices
 
-    func submit(_ request: Request) async throws -> Response {
+    func submit(_ request: Request, context: some OriginRequestContext) async throws -> Response {
         let reader = KratosSubmissionReader(services: services)
         let (flow, submission) = try await reader.read(request, kind: .login)
         guard let assertion = submission["passkey_login"] else {
@@ -101,7 +103,9 @@ struct KratosLogin {
         let signedIn: SignedIn
         let (token, session): (String, BrowserSession)
         do {
-            (signedIn, (token, session)) = try await services.flows.login(flow, response: response, startSession: services.sessions.begin)
+            (signedIn, (token, session)) = try await services.flows.login(
+                flow, response: response, origin: context.origin, failureCheck: context.failureCheck, startSession: services.sessions.begin
+            )
         } catch let failure as InteractiveFlowService.FailedAttempt {
             if failure.error.code == .tooManyRequests { throw failure.error }
             let message = failure.error.reason == .unknownCredential ? KratosMessages.noSuchAccount : KratosMessages.loginInvalid
@@ -124,7 +128,7 @@ struct KratosSettings {
         return services.renderer.body(flow, options: try services.flows.options(of: flow), account: account, echo: .init(messages: messages), state: state)
     }
 
-    func submit(_ request: Request, session: BrowserSession) async throws -> Response {
+    func submit(_ request: Request, session: BrowserSession, context: some OriginRequestContext) async throws -> Response {
         let reader = KratosSubmissionReader(services: services)
         let (flow, submission) = try await reader.read(request, kind: .settings, userID: session.userID)
         if let remove = submission["passkey_remove"] {
@@ -136,7 +140,7 @@ struct KratosSettings {
                 throw try await reader.reject(flow, [KratosMessages.generic("You tried to remove a passkey which does not exist.")])
             }
             do {
-                try await services.flows.removePasskey(flow, by: session.signIn, credentialID: credentialID)
+                try await services.flows.removePasskey(flow, by: session.signIn, credentialID: credentialID, origin: context.origin)
             } catch let failure as InteractiveFlowService.FailedAttempt {
                 throw try await refusal(failure, reader)
             }
@@ -148,7 +152,7 @@ struct KratosSettings {
             }
             let renewed: InteractiveFlow
             do {
-                (_, renewed) = try await services.flows.addPasskey(flow, by: session.signIn, response: response)
+                (_, renewed) = try await services.flows.addPasskey(flow, by: session.signIn, response: response, origin: context.origin)
             } catch let failure as InteractiveFlowService.FailedAttempt {
                 throw try await refusal(failure, reader)
             }

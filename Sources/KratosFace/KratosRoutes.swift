@@ -1,4 +1,4 @@
-import FaceFrame
+public import FaceFrame
 import Foundation
 import HTTPTypes
 import IdentityCore
@@ -6,7 +6,7 @@ import NIOCore
 import WebAuthn
 public import Hummingbird
 
-extension Router where Context == BasicRequestContext {
+extension Router where Context == FaceRequestContext {
     /// Adds the Kratos face's API flows (what native apps use): registration, login and
     /// settings flows, `/sessions/whoami` and API logout. Every flow ends in the one passkey
     /// pipeline; errors use Kratos's envelopes.
@@ -15,10 +15,10 @@ extension Router where Context == BasicRequestContext {
         let face = face("/self-service", renderer: renderer, limits: services.flows.rateLimits)
         let open = face.all, starts = face.starts, finishes = face.finishes
         get("/.well-known/ory/webauthn.js") { _, _ in KratosScript.response() }
-        addKratosFlows(services, open: open, starts: starts, finishes: finishes)
+        addKratosFlows(services, open: open, starts: starts, finishes: finishes, completions: face.completions)
         addKratosCodeFlows(services, open: open, starts: starts, finishes: finishes)
         addKratosLogout(services, open: open)
-        let sessions = Self.kratosSignedIn(group("/sessions").add(middleware: ErrorRenderingMiddleware<BasicRequestContext, KratosErrors>(renderer)), services)
+        let sessions = Self.kratosSignedIn(group("/sessions").add(middleware: ErrorRenderingMiddleware<FaceRequestContext, KratosErrors>(renderer)), services)
         sessions.addKratosSessions(services)
         sessions.get("whoami") { _, context in
             let session = try context.caller()
@@ -30,15 +30,16 @@ extension Router where Context == BasicRequestContext {
     }
 
     /// The routes of `parent` that need a live session.
-    static func kratosSignedIn(_ parent: RouterGroup<BasicRequestContext>, _ services: KratosServices) -> RouterGroup<KratosRequestContext> {
+    static func kratosSignedIn(_ parent: RouterGroup<FaceRequestContext>, _ services: KratosServices) -> RouterGroup<KratosRequestContext> {
         parent.group(context: KratosRequestContext.self).add(middleware: KratosSessionAuthenticator(sessions: services.sessions))
     }
 
     /// Registration, login and settings flows: started (each `GET` creates one), read, and submitted.
     private func addKratosFlows(
-        _ services: KratosServices, open: RouterGroup<BasicRequestContext>, starts: RouterGroup<BasicRequestContext>, finishes: RouterGroup<BasicRequestContext>
+        _ services: KratosServices, open: RouterGroup<FaceRequestContext>, starts: RouterGroup<FaceRequestContext>, finishes: RouterGroup<FaceRequestContext>,
+        completions: RouterGroup<FaceRequestContext>
     ) {
-        func signedIn(_ parent: RouterGroup<BasicRequestContext>) -> RouterGroup<KratosRequestContext> { Self.kratosSignedIn(parent, services) }
+        func signedIn(_ parent: RouterGroup<FaceRequestContext>) -> RouterGroup<KratosRequestContext> { Self.kratosSignedIn(parent, services) }
         starts.get("registration/browser") { request, _ in try await KratosBrowser(services: services).start(.registration, request) }
         starts.get("login/browser") { request, _ in try await KratosBrowser(services: services).start(.login, request) }
         starts.get("registration/api") { request, _ in
@@ -73,29 +74,29 @@ extension Router where Context == BasicRequestContext {
         }
 
         // Submitting flows.
-        finishes.post("registration") { request, _ in
-            try await KratosRegistration(services: services).submit(request)
+        completions.post("registration") { request, context in
+            try await KratosRegistration(services: services).submit(request, context: context)
         }
-        finishes.post("login") { request, _ in
-            try await KratosLogin(services: services).submit(request)
+        completions.post("login") { request, context in
+            try await KratosLogin(services: services).submit(request, context: context)
         }
         signedIn(finishes).post("settings") { request, context in
-            try await KratosSettings(services: services).submit(request, session: context.caller())
+            try await KratosSettings(services: services).submit(request, session: context.caller(), context: context)
         }
     }
 
     /// Signing out: the browser's logout URL and its `GET` (which ends the session, so its
     /// `HEAD` is refused), and the API's `DELETE`.
-    private func addKratosLogout(_ services: KratosServices, open: RouterGroup<BasicRequestContext>) {
+    private func addKratosLogout(_ services: KratosServices, open: RouterGroup<FaceRequestContext>) {
         Self.kratosSignedIn(open, services).get("logout/browser") { request, _ in
             // The authenticator found a session; browsers send it only as the cookie.
             guard let token = Cookies.value(KratosServices.sessionCookie, in: request) else { throw KratosError.sessionInactive }
             return JSONResponse.make(KratosBrowser(services: services).logoutURL(session: token))
         }
-        open.group().add(middleware: StateCreatingRoutesMiddleware<BasicRequestContext>()).get("logout") { request, _ in
-            try await KratosBrowser(services: services).logout(request)
+        open.group().add(middleware: StateCreatingRoutesMiddleware<FaceRequestContext>()).get("logout") { request, context in
+            try await KratosBrowser(services: services).logout(request, context: context)
         }
-        open.delete("logout/api") { request, _ in
+        open.delete("logout/api") { request, context in
             let body = try await services.body.json(KratosLogoutRequest.self, from: request)
             guard let token = body.session_token, !token.isEmpty else {
                 throw KratosError(status: .badRequest, id: "bad_request", reason: "session_token is required", message: "The request was malformed or contained invalid parameters")
@@ -103,7 +104,7 @@ extension Router where Context == BasicRequestContext {
             guard try await services.sessions.session(token: token) != nil else {
                 throw KratosError(status: .forbidden, id: "forbidden", reason: "The provided Ory Session Token could not be found.", message: "The requested action was forbidden")
             }
-            try await services.sessions.end(token: token)
+            try await services.sessions.end(token: token, origin: context.origin)
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
     }

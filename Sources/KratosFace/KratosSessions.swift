@@ -23,7 +23,7 @@ extension RouterGroup where Context == KratosRequestContext {
             return response
         }
         delete { _, context in
-            JSONResponse.make(KratosSessionCount(count: try await services.sessions.endOtherSessions(than: try context.caller())))
+            JSONResponse.make(KratosSessionCount(count: try await services.sessions.endOtherSessions(than: try context.caller(), origin: context.origin)))
         }
         delete(":id") { _, context in
             let current = try context.caller()
@@ -36,7 +36,7 @@ extension RouterGroup where Context == KratosRequestContext {
             }
             // Kratos answers 204 whether or not the ID named a live session of the identity.
             if let other = try await services.sessions.otherSessions(than: current).first(where: { KratosIDs.session($0.tokenHash) == id }) {
-                _ = try await services.sessions.endOtherSession(tokenHash: other.tokenHash, of: current)
+                _ = try await services.sessions.endOtherSession(tokenHash: other.tokenHash, of: current, origin: context.origin)
             }
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }

@@ -8,7 +8,7 @@ import IdentityCore
 import KratosFace
 import NIOCore
 
-extension Router where Context == BasicRequestContext {
+extension Router where Context == FaceRequestContext {
     /// Adds every configured face over the services, with the middleware every request
     /// passes, and the health and readiness probes.
     /// - Returns: The Admin API's services, served here or on a listener of its own.

@@ -1,5 +1,5 @@
 import AppAssociation
-import FaceFrame
+public import FaceFrame
 import Foundation
 import HTTPAPI
 import HostedUI
@@ -153,7 +153,7 @@ public enum LatchkeyApplication {
         let services = try await LatchkeyServices.make(configuration, clock: clock, random: random, logger: logger, measured: measured)
         // HEAD answers on every GET route, as the GET without its body (RFC 9110 §9.3.2),
         // except where a GET creates something (see StateCreatingRoutesMiddleware).
-        let router = Router(options: .autoGenerateHeadEndpoints)
+        let router = Router(context: FaceRequestContext.self, options: .autoGenerateHeadEndpoints)
         let admin = try router.addFaces(services, configuration: configuration, measured: measured)
         return Routes(
             router: router, storage: services.storage, authenticatorNames: services.names, metadata: services.metadata, passkeys: services.passkeys,
@@ -164,7 +164,7 @@ public enum LatchkeyApplication {
     /// Every face's routes and what they write to.
     public struct Routes {
         /// The router with every face.
-        public let router: Router<BasicRequestContext>
+        public let router: Router<FaceRequestContext>
         /// The database the faces write to.
         public let storage: any ServerStorage
         /// Provider names by AAGUID, as loaded.
@@ -190,7 +190,7 @@ public enum LatchkeyApplication {
     private static func adminListener(
         _ services: AdminAPIServices, host: String, port: Int, configuration: LatchkeyConfiguration, logger: Logger
     ) throws -> some ApplicationProtocol {
-        let router = Router()
+        let router = Router(context: FaceRequestContext.self)
         var envelopes = FaceEnvelopes(fallback: AdminAPIErrors())
         envelopes.claim("/", AdminAPIErrors())
         router.add(middleware: HostRequiredMiddleware(envelopes: envelopes))

@@ -19,8 +19,8 @@ extension PostgresStorage {
         if let credential = completion.newCredential { try credential.requireStorable() }
         if let flow = completion.finishedFlow { try StoredText.requireStorable(flow.id, in: "completeCeremony") }
         if case .tokens(let start)? = completion.session { try Self.requireStorable(start) }
-        // Claimed here, so that the statement below makes the check rather than `run`.
-        let check = FailureCheck.pending.flatMap { $0.claim() ? $0 : nil }
+        // Claimed here, so that the statement below makes the check (and nothing else does).
+        let check = completion.failureCheck.flatMap { $0.claim() ? $0 : nil }
         let completed: Bool?
         if let login = LoginFinish(completion, check: check) {
             do {

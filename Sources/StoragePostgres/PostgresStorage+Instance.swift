@@ -140,12 +140,12 @@ extension PostgresStorage {
     }
 
     /// The counters are shared by every instance: a request's failed-finish check is made in
-    /// the request's first statement (see ``completeCeremony(_:)``), not in a round trip of
-    /// its own.
+    /// the statement of its ceremony completion (see ``completeCeremony(_:)``), not in a
+    /// round trip of its own.
     public var foldsFailureChecks: Bool { true }
 
-    /// Makes a request's failed-finish check with one read of its counters, when the
-    /// request's first statement cannot make it.
+    /// Makes a request's failed-finish check with one read of its counters, when its
+    /// completion goes statement by statement.
     func makeFailureCheck(_ check: FailureCheck) async throws {
         let statement = RequestCountReadStatement(key: StoredText.sanitized(check.key), window: check.window.index)
         let row = try await autocommit { db in try await db.rows(statement, prepared: self.prepares, logger: self.logger).first }

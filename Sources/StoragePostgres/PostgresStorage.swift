@@ -222,9 +222,6 @@ public final class PostgresStorage: IdentityStorage, Sendable {
     /// Runs an operation within the deadline, translating what the database said. During an
     /// outage, the operation runs only once a connection attempt of its own succeeds.
     private func run<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        // A request that owes its failed-finish check and reaches a statement that does not
-        // make it: made now, before anything is written.
-        if let check = FailureCheck.pending, check.claim() { try await makeFailureCheck(check) }
         if let reason = outage.withLock({ $0?.reason }) {
             guard await reconnected() else {
                 throw StorageUnavailable("PostgreSQL at \(settings.redacted) is unavailable (\(reason)); answering at once until it is back")

@@ -33,7 +33,7 @@ struct AdminCommand: AsyncParsableCommand {
             func run() async throws {
                 let scopes = try AdminCommand.checked { () throws(IdentityError) in try AdminScope.parseList(self.scopes) }
                 let (admin, _) = try await LatchkeyApplication.administration(try options.load())
-                let made = try await AdminCommand.checked { try await admin.createKey(name: name, scopes: scopes) }
+                let made = try await AdminCommand.checked { try await admin.createKey(name: name, scopes: scopes, origin: nil) }
                 print("admin API key \(made.record.id) (\(made.record.name)): \(made.record.scopes.sorted().map(\.description).joined(separator: ","))")
                 print("shown once; send it as Authorization: Bearer <key>")
                 print(made.key)
@@ -47,7 +47,7 @@ struct AdminCommand: AsyncParsableCommand {
 
             func run() async throws {
                 let (admin, _) = try await LatchkeyApplication.administration(try options.load())
-                guard try await admin.revokeKey(id: id) else { throw CLIFailure("no live admin API key has the ID \(id)") }
+                guard try await admin.revokeKey(id: id, origin: nil) else { throw CLIFailure("no live admin API key has the ID \(id)") }
                 print("revoked \(id)")
             }
         }
@@ -112,7 +112,7 @@ struct AdminCommand: AsyncParsableCommand {
 
             func run() async throws {
                 let (admin, _) = try await LatchkeyApplication.administration(try options.load())
-                let user = try await AdminCommand.checked { try await admin.setUserDisabled(id: UserID(rawValue: id), disabled: true, by: AuditEvent.commandLineActor) }
+                let user = try await AdminCommand.checked { try await admin.setUserDisabled(id: UserID(rawValue: id), disabled: true, by: AuditEvent.commandLineActor, origin: nil) }
                 print(AdminCommand.line(user))
             }
         }
@@ -124,7 +124,7 @@ struct AdminCommand: AsyncParsableCommand {
 
             func run() async throws {
                 let (admin, _) = try await LatchkeyApplication.administration(try options.load())
-                let user = try await AdminCommand.checked { try await admin.setUserDisabled(id: UserID(rawValue: id), disabled: false, by: AuditEvent.commandLineActor) }
+                let user = try await AdminCommand.checked { try await admin.setUserDisabled(id: UserID(rawValue: id), disabled: false, by: AuditEvent.commandLineActor, origin: nil) }
                 print(AdminCommand.line(user))
             }
         }
@@ -136,7 +136,7 @@ struct AdminCommand: AsyncParsableCommand {
 
             func run() async throws {
                 let (admin, _) = try await LatchkeyApplication.administration(try options.load())
-                try await AdminCommand.checked { try await admin.deleteUser(id: UserID(rawValue: id), by: AuditEvent.commandLineActor) }
+                try await AdminCommand.checked { try await admin.deleteUser(id: UserID(rawValue: id), by: AuditEvent.commandLineActor, origin: nil) }
                 print("deleted \(id)")
             }
         }
@@ -177,7 +177,7 @@ struct AdminCommand: AsyncParsableCommand {
             func run() async throws {
                 let (admin, _) = try await LatchkeyApplication.administration(try options.load())
                 guard let bytes = Base64URL.decode(credentialID), !bytes.isEmpty else { throw ValidationError("the credential ID must be base64url") }
-                try await AdminCommand.checked { try await admin.deleteCredential(userID: UserID(rawValue: userID), credentialID: bytes, by: AuditEvent.commandLineActor) }
+                try await AdminCommand.checked { try await admin.deleteCredential(userID: UserID(rawValue: userID), credentialID: bytes, by: AuditEvent.commandLineActor, origin: nil) }
                 print("deleted passkey \(credentialID)")
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import FaceFrame
 import HTTPTypes
 import Hummingbird
 import IdentityCore
@@ -19,7 +20,7 @@ struct RouterClient {
         var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    let responder: RouterResponder<BasicRequestContext>
+    let responder: RouterResponder<FaceRequestContext>
     let directory: URL
     let clock: FixedClock
 
@@ -47,7 +48,7 @@ struct RouterClient {
         )
         var logger = Logger(label: "face-tests")
         logger.logLevel = .critical
-        let context = BasicRequestContext(source: ApplicationRequestContextSource(channel: EmbeddedChannel(), logger: logger))
+        let context = FaceRequestContext(source: ApplicationRequestContextSource(channel: EmbeddedChannel(), logger: logger))
         let response = try await responder.respond(to: request, context: context)
         let collector = BodyCollector()
         try await response.body.write(collector)

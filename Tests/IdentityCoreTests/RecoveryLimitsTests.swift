@@ -54,7 +54,7 @@ struct RecoveryLimitsTests {
             try await recovery.startRecovery(email: "ada@example.com")
             try await settle()
             for _ in 0..<recovery.settings.maximumAttempts where wrong < VerificationSettings.maximumConsecutiveFailures {
-                let answer = await reason { _ = try await recovery.recover(email: "ada@example.com", code: "00000000", recoveryCode: nil, clientID: nil) }
+                let answer = await reason { _ = try await recovery.recover(email: "ada@example.com", code: "00000000", recoveryCode: nil, clientID: nil, origin: nil) }
                 #expect(answer == "invalid_code")
                 wrong += 1
             }
@@ -65,16 +65,16 @@ struct RecoveryLimitsTests {
         try await recovery.startRecovery(email: "ada@example.com")
         try await settle()
         let code = try #require(try await mails().last?.text.firstMatch(of: /\b(\d{8})\b/)?.1)
-        #expect(await reason { _ = try await recovery.recover(email: "ada@example.com", code: String(code), recoveryCode: nil, clientID: nil) } == "too_many_attempts")
-        #expect(await reason { _ = try await recovery.verifyEmail(userID: ada.id, code: "12345678") } == "too_many_attempts", "every emailed code of the account")
+        #expect(await reason { _ = try await recovery.recover(email: "ada@example.com", code: String(code), recoveryCode: nil, clientID: nil, origin: nil) } == "too_many_attempts")
+        #expect(await reason { _ = try await recovery.verifyEmail(userID: ada.id, code: "12345678", origin: nil) } == "too_many_attempts", "every emailed code of the account")
         // An administrator's enrollment link still lets the person in, and ends the run.
-        let link = try await recovery.createEnrollmentLink(userID: ada.id, lifetime: 3600, by: "test")
-        _ = try await recovery.redeemEnrollmentLink(userID: ada.id, code: link.code, clientID: nil)
+        let link = try await recovery.createEnrollmentLink(userID: ada.id, lifetime: 3600, by: "test", origin: nil)
+        _ = try await recovery.redeemEnrollmentLink(userID: ada.id, code: link.code, clientID: nil, origin: nil)
         fixture.clock.advance(by: 2 * 86400)
         try await recovery.startRecovery(email: "ada@example.com")
         try await settle()
         let fresh = try #require(try await mails().last?.text.firstMatch(of: /\b(\d{8})\b/)?.1)
-        #expect(try await recovery.recover(email: "ada@example.com", code: String(fresh), recoveryCode: nil, clientID: nil).id == ada.id)
+        #expect(try await recovery.recover(email: "ada@example.com", code: String(fresh), recoveryCode: nil, clientID: nil, origin: nil).id == ada.id)
     }
 
     @Test func aRunOfWrongCodesCountsForADayAndASavedCodeEndsIt() async throws {
@@ -83,16 +83,16 @@ struct RecoveryLimitsTests {
         _ = try await fixture.storage.countAccountEvents(.codeFailures, subject: ada.id, adding: 100, window: 86400, at: fixture.clock.now())
         try await recovery.sendEmailVerification(userID: ada.id)
         var code = try #require(try await mails().last?.text.firstMatch(of: /\b(\d{8})\b/)?.1)
-        #expect(await reason { _ = try await recovery.verifyEmail(userID: ada.id, code: String(code)) } == "too_many_attempts")
+        #expect(await reason { _ = try await recovery.verifyEmail(userID: ada.id, code: String(code), origin: nil) } == "too_many_attempts")
         fixture.clock.advance(by: 86400 + 1)
         try await recovery.sendEmailVerification(userID: ada.id)
         code = try #require(try await mails().last?.text.firstMatch(of: /\b(\d{8})\b/)?.1)
-        #expect(try await recovery.verifyEmail(userID: ada.id, code: String(code)).isEmailVerified, "the next day, codes work again")
+        #expect(try await recovery.verifyEmail(userID: ada.id, code: String(code), origin: nil).isEmailVerified, "the next day, codes work again")
 
         // A saved code's recovery ends a run someone else made.
-        let codes = try await recovery.createRecoveryCodes(by: SignIn(userID: ada.id, authenticatedAt: fixture.clock.now(), method: .passkey))
+        let codes = try await recovery.createRecoveryCodes(by: SignIn(userID: ada.id, authenticatedAt: fixture.clock.now(), method: .passkey), origin: nil)
         _ = try await fixture.storage.countAccountEvents(.codeFailures, subject: ada.id, adding: 100, window: 86400, at: fixture.clock.now())
-        _ = try await recovery.recover(email: "ada@example.com", code: nil, recoveryCode: codes[0], clientID: nil)
+        _ = try await recovery.recover(email: "ada@example.com", code: nil, recoveryCode: codes[0], clientID: nil, origin: nil)
         #expect(try await fixture.storage.countAccountEvents(.codeFailures, subject: ada.id, adding: 0, window: 86400, at: fixture.clock.now()) == 0)
     }
 
@@ -162,7 +162,7 @@ struct RecoveryLimitsTests {
             try await settle()
             var answers: [String?] = []
             for _ in 0..<6 {
-                answers.append(await reason { _ = try await recovery.recover(email: address, code: "11111111", recoveryCode: nil, clientID: nil) })
+                answers.append(await reason { _ = try await recovery.recover(email: address, code: "11111111", recoveryCode: nil, clientID: nil, origin: nil) })
             }
             #expect(answers == Array(repeating: "invalid_code", count: 5) + ["too_many_attempts"], "\(address): \(answers)")
         }
@@ -172,20 +172,20 @@ struct RecoveryLimitsTests {
     @Test func aSavedCodeIsFoundByItsKeyAndSpentByItsHash() async throws {
         let ada = try await verifiedAda()
         let signIn = SignIn(userID: ada.id, authenticatedAt: fixture.clock.now(), method: .passkey)
-        let codes = try await recovery.createRecoveryCodes(by: signIn)
+        let codes = try await recovery.createRecoveryCodes(by: signIn, origin: nil)
         let stored = try await fixture.storage.recoveryCodes(userID: ada.id)
         #expect(stored.count == 10 && stored.allSatisfy { $0.lookupKey?.count == 32 })
-        #expect(await reason { _ = try await recovery.recover(email: "ada@example.com", code: nil, recoveryCode: "AAAA-AAAA-AAAA-AAAA", clientID: nil) } == "invalid_code")
-        #expect(try await recovery.recover(email: "ada@example.com", code: nil, recoveryCode: codes[6].lowercased(), clientID: nil).id == ada.id)
-        #expect(await reason { _ = try await recovery.recover(email: "ada@example.com", code: nil, recoveryCode: codes[6], clientID: nil) } == "invalid_code", "single use")
+        #expect(await reason { _ = try await recovery.recover(email: "ada@example.com", code: nil, recoveryCode: "AAAA-AAAA-AAAA-AAAA", clientID: nil, origin: nil) } == "invalid_code")
+        #expect(try await recovery.recover(email: "ada@example.com", code: nil, recoveryCode: codes[6].lowercased(), clientID: nil, origin: nil).id == ada.id)
+        #expect(await reason { _ = try await recovery.recover(email: "ada@example.com", code: nil, recoveryCode: codes[6], clientID: nil, origin: nil) } == "invalid_code", "single use")
         #expect(try await recovery.recoveryCodeStatus(userID: ada.id).remaining == 9)
         // Five sets an hour: the sixth waits.
-        for _ in 0..<4 { _ = try await recovery.createRecoveryCodes(by: signIn) }
-        #expect(await reason { _ = try await recovery.createRecoveryCodes(by: signIn) } == "rate_limited")
+        for _ in 0..<4 { _ = try await recovery.createRecoveryCodes(by: signIn, origin: nil) }
+        #expect(await reason { _ = try await recovery.createRecoveryCodes(by: signIn, origin: nil) } == "rate_limited")
         // A session a recovery started makes none.
         fixture.clock.advance(by: 3600)
         let recovering = SignIn(userID: ada.id, authenticatedAt: fixture.clock.now(), method: .passkey, isRecovery: true)
-        #expect(await reason { _ = try await recovery.createRecoveryCodes(by: recovering) } == "recovery_session")
+        #expect(await reason { _ = try await recovery.createRecoveryCodes(by: recovering, origin: nil) } == "recovery_session")
         #expect(await reason { _ = try await recovery.requestEmailChange(by: recovering, to: "ada.new@example.com") } == "recovery_session")
     }
 
@@ -196,7 +196,7 @@ struct RecoveryLimitsTests {
         try await recovery.startRecovery(email: "ada@example.com")
         try await settle()
         let code = try #require(try await mails().last?.text.firstMatch(of: /\b(\d{8})\b/)?.1)
-        _ = try await recovery.recover(email: "ada@example.com", code: String(code), recoveryCode: nil, clientID: nil)
+        _ = try await recovery.recover(email: "ada@example.com", code: String(code), recoveryCode: nil, clientID: nil, origin: nil)
         #expect(try await fixture.storage.revokeAllSessions(userID: ada.id, at: fixture.clock.now()) == 0, "the recovery ended them")
     }
 }

@@ -53,7 +53,7 @@ struct ServiceFixture {
     func signUp(email: String) async throws -> (IssuedTokens, SoftwareCredential) {
         let challenge = try await passkeys.startSignup(client: client, profile: UserProfile(email: email))
         let (response, credential) = try authenticator.makeCredential(challenge.options, origin: origin)
-        let tokens = try await passkeys.finishWebAuthnGrant(client: client, authSession: challenge.authSession, response: .registration(response), scope: Self.scopes, audience: nil)
+        let tokens = try await passkeys.finishWebAuthnGrant(client: client, authSession: challenge.authSession, response: .registration(response), scope: Self.scopes, audience: nil, origin: nil, failureCheck: nil)
         return (tokens, credential)
     }
 }

@@ -59,11 +59,11 @@ struct TimeOrderedTokenTests {
                 issuedAt: fixture.clock.now(), expiresAt: fixture.clock.now().addingTimeInterval(3600)
             )
         ))
-        let rotated = try await fixture.tokens.refresh(legacy, client: fixture.client, scope: nil, audience: nil)
+        let rotated = try await fixture.tokens.refresh(legacy, client: fixture.client, scope: nil, audience: nil, origin: nil)
         let next = try #require(rotated.refreshToken)
         #expect(next.utf8.count == 52)
-        _ = try await fixture.tokens.refresh(next, client: fixture.client, scope: nil, audience: nil)
-        await #expect(throws: IdentityError(.invalidGrant, "")) { try await fixture.tokens.refresh(legacy, client: fixture.client, scope: nil, audience: nil) }
+        _ = try await fixture.tokens.refresh(next, client: fixture.client, scope: nil, audience: nil, origin: nil)
+        await #expect(throws: IdentityError(.invalidGrant, "")) { try await fixture.tokens.refresh(legacy, client: fixture.client, scope: nil, audience: nil, origin: nil) }
     }
 }
 

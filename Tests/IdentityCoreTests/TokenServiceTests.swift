@@ -25,25 +25,25 @@ struct TokenServiceTests {
         let fixture = try await ServiceFixture()
         let (tokens, _) = try await fixture.signUp(email: "ada@example.com")
         let refreshToken = try #require(tokens.refreshToken)
-        let narrower = try await fixture.tokens.refresh(refreshToken, client: fixture.client, scope: "openid email", audience: nil)
+        let narrower = try await fixture.tokens.refresh(refreshToken, client: fixture.client, scope: "openid email", audience: nil, origin: nil)
         #expect(narrower.scope == "openid email")
         let rotated = try #require(narrower.refreshToken)
         // The rotated refresh token still carries the original grant.
-        let full = try await fixture.tokens.refresh(rotated, client: fixture.client, scope: nil, audience: nil)
+        let full = try await fixture.tokens.refresh(rotated, client: fixture.client, scope: nil, audience: nil, origin: nil)
         #expect(full.scope == tokens.scope)
         // An empty or blank scope (auth0-python's default) is no scope: the grant as before,
         // ID token included.
         var current = try #require(full.refreshToken)
         for blank in ["", "  "] {
-            let same = try await fixture.tokens.refresh(current, client: fixture.client, scope: blank, audience: nil)
+            let same = try await fixture.tokens.refresh(current, client: fixture.client, scope: blank, audience: nil, origin: nil)
             #expect(same.scope == tokens.scope && same.idToken != nil, "\(blank.debugDescription)")
             current = try #require(same.refreshToken)
         }
         await #expect(throws: IdentityError(.invalidRequest, "")) {
-            try await fixture.tokens.refresh(try #require(full.refreshToken), client: fixture.client, scope: "openid phone", audience: nil)
+            try await fixture.tokens.refresh(try #require(full.refreshToken), client: fixture.client, scope: "openid phone", audience: nil, origin: nil)
         }
         await #expect(throws: IdentityError(.accessDenied, "")) {
-            try await fixture.tokens.refresh(try #require(full.refreshToken), client: fixture.client, scope: nil, audience: "https://elsewhere.example")
+            try await fixture.tokens.refresh(try #require(full.refreshToken), client: fixture.client, scope: nil, audience: "https://elsewhere.example", origin: nil)
         }
     }
 
@@ -51,10 +51,10 @@ struct TokenServiceTests {
         let fixture = try await ServiceFixture()
         let (tokens, _) = try await fixture.signUp(email: "ada@example.com")
         let first = try #require(tokens.refreshToken)
-        let second = try await fixture.tokens.refresh(first, client: fixture.client, scope: nil, audience: nil)
-        await #expect(throws: IdentityError(.invalidGrant, "")) { try await fixture.tokens.refresh(first, client: fixture.client, scope: nil, audience: nil) }
+        let second = try await fixture.tokens.refresh(first, client: fixture.client, scope: nil, audience: nil, origin: nil)
+        await #expect(throws: IdentityError(.invalidGrant, "")) { try await fixture.tokens.refresh(first, client: fixture.client, scope: nil, audience: nil, origin: nil) }
         await #expect(throws: IdentityError(.invalidGrant, "")) {
-            try await fixture.tokens.refresh(try #require(second.refreshToken), client: fixture.client, scope: nil, audience: nil)
+            try await fixture.tokens.refresh(try #require(second.refreshToken), client: fixture.client, scope: nil, audience: nil, origin: nil)
         }
         await #expect(throws: IdentityError(.invalidToken, "")) { try await fixture.tokens.authorize(second.accessToken) }
         let events = try await fixture.storage.events(userID: nil, limit: 10)
@@ -103,14 +103,15 @@ struct PasskeyServiceTests {
             var (response, _) = try fixture.authenticator.makeCredential(challenge.options, origin: fixture.origin)
             if index % 2 == 0 { response.response.transports = nil }
             let tokens = try await fixture.passkeys.finishWebAuthnGrant(
-                client: fixture.client, authSession: challenge.authSession, response: .registration(response), scope: ServiceFixture.scopes, audience: nil
+                client: fixture.client, authSession: challenge.authSession, response: .registration(response), scope: ServiceFixture.scopes, audience: nil,
+                origin: nil, failureCheck: nil
             )
             if index % 4 == 3 {
                 let grant = try await fixture.tokens.authorize(tokens.accessToken)
                 let enrollment = try await fixture.passkeys.startEnrollment(for: grant.signIn, clientID: fixture.client.clientID)
                 let (second, _) = try fixture.authenticator.makeCredential(enrollment.options, origin: fixture.origin)
                 _ = try await fixture.passkeys.finishEnrollment(
-                    userID: grant.userID, clientID: fixture.client.clientID, authSession: enrollment.authSession, response: second, by: .owner(grant.signIn)
+                    userID: grant.userID, clientID: fixture.client.clientID, authSession: enrollment.authSession, response: second, by: .owner(grant.signIn), origin: nil
                 )
             }
             real.append(Self.shapes(try await fixture.passkeys.startLogin(client: fixture.client, username: email)))
@@ -174,13 +175,13 @@ struct PasskeyServiceTests {
         let challenge = try await fixture.passkeys.startEnrollment(userID: ada.userID, clientID: "app")
         let (response, _) = try fixture.authenticator.makeCredential(challenge.options, origin: fixture.origin)
         await #expect(throws: IdentityError(.invalidGrant, "")) {
-            try await fixture.passkeys.finishEnrollment(userID: bob.userID, clientID: "app", authSession: challenge.authSession, response: response, by: .owner(bob.signIn))
+            try await fixture.passkeys.finishEnrollment(userID: bob.userID, clientID: "app", authSession: challenge.authSession, response: response, by: .owner(bob.signIn), origin: nil)
         }
         // An enrollment session cannot be redeemed at the token endpoint either.
         let second = try await fixture.passkeys.startEnrollment(userID: ada.userID, clientID: "app")
         let (another, _) = try fixture.authenticator.makeCredential(second.options, origin: fixture.origin)
         await #expect(throws: IdentityError(.invalidGrant, "")) {
-            try await fixture.passkeys.finishWebAuthnGrant(client: fixture.client, authSession: second.authSession, response: .registration(another), scope: nil, audience: nil)
+            try await fixture.passkeys.finishWebAuthnGrant(client: fixture.client, authSession: second.authSession, response: .registration(another), scope: nil, audience: nil, origin: nil, failureCheck: nil)
         }
     }
 
@@ -190,14 +191,14 @@ struct PasskeyServiceTests {
         let grant = try await fixture.tokens.authorize(tokens.accessToken)
         let challenge = try await fixture.passkeys.startEnrollment(userID: grant.userID, clientID: "app")
         let (response, _) = try fixture.authenticator.makeCredential(challenge.options, origin: fixture.origin)
-        _ = try await fixture.passkeys.finishEnrollment(userID: grant.userID, clientID: "app", authSession: challenge.authSession, response: response, by: .owner(grant.signIn))
+        _ = try await fixture.passkeys.finishEnrollment(userID: grant.userID, clientID: "app", authSession: challenge.authSession, response: response, by: .owner(grant.signIn), origin: nil)
         let methods = try await fixture.accounts.passkeys(of: grant.userID)
         #expect(methods.count == 2)
-        _ = try await fixture.accounts.rename(of: grant.userID, methodID: methods[0].methodID, to: "  Laptop  ")
+        _ = try await fixture.accounts.rename(of: grant.userID, methodID: methods[0].methodID, to: "  Laptop  ", origin: nil)
         #expect(try await fixture.accounts.passkey(of: grant.userID, methodID: methods[0].methodID).name == "Laptop")
-        await #expect(throws: IdentityError(.conflict, "")) { try await fixture.accounts.rename(of: grant.userID, methodID: methods[1].methodID, to: "Laptop") }
-        await #expect(throws: IdentityError(.invalidRequest, "")) { try await fixture.accounts.rename(of: grant.userID, methodID: methods[1].methodID, to: String(repeating: "x", count: 101)) }
-        _ = try await fixture.accounts.rename(of: grant.userID, methodID: methods[0].methodID, to: "")
+        await #expect(throws: IdentityError(.conflict, "")) { try await fixture.accounts.rename(of: grant.userID, methodID: methods[1].methodID, to: "Laptop", origin: nil) }
+        await #expect(throws: IdentityError(.invalidRequest, "")) { try await fixture.accounts.rename(of: grant.userID, methodID: methods[1].methodID, to: String(repeating: "x", count: 101), origin: nil) }
+        _ = try await fixture.accounts.rename(of: grant.userID, methodID: methods[0].methodID, to: "", origin: nil)
         #expect(try await fixture.accounts.passkey(of: grant.userID, methodID: methods[0].methodID).name == nil)
         await #expect(throws: IdentityError(.notFound, "")) { try await fixture.accounts.passkey(of: grant.userID, methodID: "password|x") }
         await #expect(throws: IdentityError(.notFound, "")) { try await fixture.accounts.passkey(of: grant.userID, methodID: "passkey|!!!") }

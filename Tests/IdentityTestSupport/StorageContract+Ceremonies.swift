@@ -8,9 +8,9 @@ extension StorageContract {
     /// nothing of its own.
     static func ceremonyCompletesOnce(_ storage: any IdentityStorage) async throws {
         let key = StorageFixtures.ceremonyKey("once")
-        let first = AuditEvent(time: StorageFixtures.time(1), kind: .login, detail: "first")
+        let first = AuditEvent(time: StorageFixtures.time(1), kind: .login, detail: "first", origin: nil)
         #expect(try await storage.completeCeremony(CeremonyCompletion(key: key, events: [first])))
-        let replay = AuditEvent(time: StorageFixtures.time(2), kind: .login, detail: "replay")
+        let replay = AuditEvent(time: StorageFixtures.time(2), kind: .login, detail: "replay", origin: nil)
         #expect(try await storage.completeCeremony(CeremonyCompletion(key: key, events: [replay])) == false, "single use")
         #expect(try await storage.events(userID: nil, limit: 10).map(\.detail) == ["first"], "the replay wrote nothing")
         #expect(try await storage.completeCeremony(CeremonyCompletion(key: StorageFixtures.ceremonyKey("other"))), "keys are independent")
@@ -24,7 +24,7 @@ extension StorageContract {
         let family = StorageFixtures.refreshToken("t1", familyID: "family-1", userID: alice.id)
         #expect(try await storage.completeCeremony(CeremonyCompletion(
             key: StorageFixtures.ceremonyKey("signup"), newAccount: .init(user: alice, credential: credential),
-            events: [AuditEvent(time: StorageFixtures.time(1), kind: .signup, userID: alice.id)],
+            events: [AuditEvent(time: StorageFixtures.time(1), kind: .signup, userID: alice.id, origin: nil)],
             session: .tokens(TokenSessionStart(familyID: "family-1", userID: alice.id, clientID: "client-a", startedAt: StorageFixtures.time(1), refreshToken: family))
         )))
         #expect(try await storage.user(id: alice.id) == alice)
@@ -40,8 +40,8 @@ extension StorageContract {
         #expect(try await storage.completeCeremony(CeremonyCompletion(
             key: StorageFixtures.ceremonyKey("login"), credentialUse: .init(credentialID: credential.credentialID, use: use),
             events: [
-                AuditEvent(time: StorageFixtures.time(2), kind: .signCountRegressed, userID: alice.id, detail: "first"),
-                AuditEvent(time: StorageFixtures.time(2), kind: .login, userID: alice.id, detail: "second"),
+                AuditEvent(time: StorageFixtures.time(2), kind: .signCountRegressed, userID: alice.id, detail: "first", origin: nil),
+                AuditEvent(time: StorageFixtures.time(2), kind: .login, userID: alice.id, detail: "second", origin: nil),
             ],
             session: .browser(browser)
         )))
@@ -65,7 +65,7 @@ extension StorageContract {
         let (alice, _) = try await signUp("alice", on: storage)
         let key = StorageFixtures.ceremonyKey("contested")
         let bob = StorageFixtures.user("bob", email: alice.profile.email)
-        let event = AuditEvent(time: StorageFixtures.time(1), kind: .signup, detail: "bob")
+        let event = AuditEvent(time: StorageFixtures.time(1), kind: .signup, detail: "bob", origin: nil)
         await expectConflict(.identifier, "bob takes alice's email") {
             _ = try await storage.completeCeremony(CeremonyCompletion(
                 key: key, newAccount: .init(user: bob, credential: StorageFixtures.credential("bob-1", userID: bob.id)), events: [event],
@@ -114,7 +114,7 @@ extension StorageContract {
             try await storage.completeCeremony(CeremonyCompletion(
                 key: StorageFixtures.ceremonyKey(label),
                 credentialUse: .init(credentialID: credential.credentialID, use: use, verifiedAgainst: .init(signCount: signCount, ownerUpdatedAt: ownerUpdatedAt)),
-                events: [AuditEvent(time: StorageFixtures.time(10), kind: .login, userID: alice.id, detail: label)]
+                events: [AuditEvent(time: StorageFixtures.time(10), kind: .login, userID: alice.id, detail: label, origin: nil)]
             ))
         }
         await #expect(throws: StaleRead(), "another counter") { _ = try await complete("counter", signCount: credential.signCount + 1, ownerUpdatedAt: alice.updatedAt) }
@@ -143,7 +143,7 @@ extension StorageContract {
             let completion = CeremonyCompletion(
                 key: StorageFixtures.ceremonyKey(label),
                 credentialUse: .init(credentialID: credential.credentialID, use: use, verifiedAgainst: .init(signCount: signCount, ownerUpdatedAt: alice.updatedAt)),
-                events: events.map { AuditEvent(time: StorageFixtures.time(20), kind: $0, userID: alice.id, detail: label) },
+                events: events.map { AuditEvent(time: StorageFixtures.time(20), kind: $0, userID: alice.id, detail: label, origin: nil) },
                 session: .tokens(TokenSessionStart(familyID: family, userID: alice.id, clientID: "client-a", startedAt: StorageFixtures.time(20), refreshToken: token))
             )
             let completed = try await storage.completeCeremony(completion)

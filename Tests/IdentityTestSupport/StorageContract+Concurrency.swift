@@ -11,7 +11,7 @@ extension StorageContract {
         let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
             for racer in 0..<racers {
                 group.addTask {
-                    let event = AuditEvent(time: StorageFixtures.time(Double(racer)), kind: .login, detail: "racer \(racer)")
+                    let event = AuditEvent(time: StorageFixtures.time(Double(racer)), kind: .login, detail: "racer \(racer)", origin: nil)
                     return try await storage.completeCeremony(CeremonyCompletion(key: key, events: [event]))
                 }
             }

@@ -30,7 +30,7 @@ extension StorageContract {
             #expect(try await storage.renameCredential(id: credential.credentialID, userID: user.id, name: text + text))
 
             #expect(try await storage.secret(named: text, orStore: Array(text.utf8)) == Array(text.utf8), "secret \(index)")
-            try await storage.record(AuditEvent(time: StorageFixtures.time(Double(index)), kind: .login, userID: user.id, detail: text))
+            try await storage.record(AuditEvent(time: StorageFixtures.time(Double(index)), kind: .login, userID: user.id, detail: text, origin: nil))
             #expect(try await storage.events(userID: user.id, limit: 1).first?.detail == text, "audit \(index)")
         }
         #expect(try await storage.user(id: alice.id) == alice, "the users table survived")
@@ -74,7 +74,7 @@ extension StorageContract {
 
         // The audit log keeps what it is given, whatever it contains: U+0000 becomes U+FFFD
         // (see StoredText), and nothing after it is lost.
-        try await storage.record(AuditEvent(time: StorageFixtures.time(1), kind: .loginFailed, clientID: "client\u{0}x", detail: "bad\u{0}input"))
+        try await storage.record(AuditEvent(time: StorageFixtures.time(1), kind: .loginFailed, clientID: "client\u{0}x", detail: "bad\u{0}input", origin: nil))
         let event = try await storage.events(userID: nil, limit: 1).first
         #expect(event?.detail == "bad\u{FFFD}input", "not truncated: \(String(describing: event?.detail))")
         #expect(event?.clientID == "client\u{FFFD}x")

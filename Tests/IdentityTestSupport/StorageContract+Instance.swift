@@ -43,11 +43,11 @@ extension StorageContract {
         let alice = UserID(rawValue: "user-alice")
         let bob = UserID(rawValue: "user-bob")
         let events = [
-            AuditEvent(time: StorageFixtures.time(1), kind: .signup, userID: alice, clientID: "client-a", credentialID: "AAE", detail: "first"),
-            AuditEvent(time: StorageFixtures.time(2), kind: .loginFailed, clientID: "client-a", detail: "unknown credential"),
-            AuditEvent(time: StorageFixtures.time(3), kind: .login, userID: bob),
-            AuditEvent(time: StorageFixtures.time(4), kind: .refreshTokenReused, userID: alice, clientID: "client-b"),
-            AuditEvent(time: StorageFixtures.time(4), kind: .tokensRevoked, userID: alice, clientID: "client-b"),
+            AuditEvent(time: StorageFixtures.time(1), kind: .signup, userID: alice, clientID: "client-a", credentialID: "AAE", detail: "first", origin: nil),
+            AuditEvent(time: StorageFixtures.time(2), kind: .loginFailed, clientID: "client-a", detail: "unknown credential", origin: nil),
+            AuditEvent(time: StorageFixtures.time(3), kind: .login, userID: bob, origin: nil),
+            AuditEvent(time: StorageFixtures.time(4), kind: .refreshTokenReused, userID: alice, clientID: "client-b", origin: nil),
+            AuditEvent(time: StorageFixtures.time(4), kind: .tokensRevoked, userID: alice, clientID: "client-b", origin: nil),
         ]
         for event in events {
             try await storage.record(event)
@@ -60,7 +60,7 @@ extension StorageContract {
         #expect(try await storage.events(userID: nil, limit: 0) == [])
 
         for kind in AuditEvent.Kind.allCases {
-            try await storage.record(AuditEvent(time: StorageFixtures.time(10), kind: kind, userID: UserID(rawValue: "user-kinds")))
+            try await storage.record(AuditEvent(time: StorageFixtures.time(10), kind: kind, userID: UserID(rawValue: "user-kinds"), origin: nil))
         }
         let kinds = try await storage.events(userID: UserID(rawValue: "user-kinds"), limit: 100).map(\.kind)
         #expect(Set(kinds) == Set(AuditEvent.Kind.allCases), "every kind round-trips")

@@ -89,7 +89,7 @@ extension StorageContract {
         #expect(try await storage.isSessionActive(familyID: "ada-1", userID: ada.id) == false, "sessions stay ended")
         #expect(try await storage.setUserDisabled(id: UserID(rawValue: "nobody"), disabled: true, at: StorageFixtures.time(13)) == nil)
 
-        try await storage.record(AuditEvent(time: StorageFixtures.time(14), kind: .login, userID: ada.id))
+        try await storage.record(AuditEvent(time: StorageFixtures.time(14), kind: .login, userID: ada.id, origin: nil))
         #expect(try await storage.deleteUser(id: ada.id, at: StorageFixtures.time(50)))
         #expect(try await storage.deleteUser(id: ada.id, at: StorageFixtures.time(50)) == false)
         #expect(try await storage.user(id: ada.id) == nil)
@@ -145,11 +145,11 @@ extension StorageContract {
     static func auditQueries(_ storage: any IdentityStorage) async throws {
         let ada = UserID(rawValue: "user-ada")
         let events = [
-            AuditEvent(time: StorageFixtures.time(1), kind: .signup, userID: ada, clientID: "client-a"),
-            AuditEvent(time: StorageFixtures.time(2), kind: .login, userID: ada, clientID: "client-a"),
-            AuditEvent(time: StorageFixtures.time(3), kind: .login, userID: ada, clientID: "client-b"),
-            AuditEvent(time: StorageFixtures.time(4), kind: .userDisabled, userID: ada, detail: "", actor: "admin_key:ak_1"),
-            AuditEvent(time: StorageFixtures.time(5), kind: .login, clientID: "client-a"),
+            AuditEvent(time: StorageFixtures.time(1), kind: .signup, userID: ada, clientID: "client-a", origin: nil),
+            AuditEvent(time: StorageFixtures.time(2), kind: .login, userID: ada, clientID: "client-a", origin: nil),
+            AuditEvent(time: StorageFixtures.time(3), kind: .login, userID: ada, clientID: "client-b", origin: nil),
+            AuditEvent(time: StorageFixtures.time(4), kind: .userDisabled, userID: ada, detail: "", actor: "admin_key:ak_1", origin: nil),
+            AuditEvent(time: StorageFixtures.time(5), kind: .login, clientID: "client-a", origin: nil),
         ]
         for event in events { try await storage.record(event) }
         let all = try await storage.events(AuditQuery(limit: 10))
@@ -175,28 +175,26 @@ extension StorageContract {
         let origin = RequestOrigin(ip: "203.0.113.7", userAgent: "Example/1.0 (\u{1F} test)", face: "authentication_api")
         let (ada, credential) = try await signUp("ada", on: storage)
         let bob = StorageFixtures.user("bob")
-        try await RequestOrigin.$current.withValue(origin) {
-            // A login's finish.
-            let login = CeremonyCompletion(
-                key: StorageFixtures.ceremonyKey("origin-login"),
-                credentialUse: .init(credentialID: credential.credentialID, use: CredentialUse(signCount: 7, isBackedUp: false, isUserVerified: true, usedAt: StorageFixtures.time(3), signCountRegressed: false)),
-                events: [AuditEvent(time: StorageFixtures.time(3), kind: .login, userID: ada.id, clientID: "client-a")],
-                session: .tokens(TokenSessionStart(familyID: "origin-family", userID: ada.id, clientID: "client-a", startedAt: StorageFixtures.time(3), refreshToken: nil))
-            )
-            #expect(try await storage.completeCeremony(login))
-            // A sign-up's finish.
-            let signup = CeremonyCompletion(
-                key: StorageFixtures.ceremonyKey("origin-signup"), newAccount: .init(user: bob, credential: StorageFixtures.credential("bob-1", userID: bob.id)),
-                events: [AuditEvent(time: StorageFixtures.time(4), kind: .signup, userID: bob.id, clientID: "client-a")]
-            )
-            #expect(try await storage.completeCeremony(signup))
-            // A refusal: a completion with events alone.
-            #expect(try await storage.completeCeremony(CeremonyCompletion(
-                key: StorageFixtures.ceremonyKey("origin-refused"), events: [AuditEvent(time: StorageFixtures.time(5), kind: .loginFailed, clientID: "client-a")]
-            )))
-            try await storage.record(AuditEvent(time: StorageFixtures.time(6), kind: .signedOut, userID: ada.id))
-        }
-        try await storage.record(AuditEvent(time: StorageFixtures.time(7), kind: .login, userID: ada.id))
+        // A login's finish.
+        let login = CeremonyCompletion(
+            key: StorageFixtures.ceremonyKey("origin-login"),
+            credentialUse: .init(credentialID: credential.credentialID, use: CredentialUse(signCount: 7, isBackedUp: false, isUserVerified: true, usedAt: StorageFixtures.time(3), signCountRegressed: false)),
+            events: [AuditEvent(time: StorageFixtures.time(3), kind: .login, userID: ada.id, clientID: "client-a", origin: origin)],
+            session: .tokens(TokenSessionStart(familyID: "origin-family", userID: ada.id, clientID: "client-a", startedAt: StorageFixtures.time(3), refreshToken: nil))
+        )
+        #expect(try await storage.completeCeremony(login))
+        // A sign-up's finish.
+        let signup = CeremonyCompletion(
+            key: StorageFixtures.ceremonyKey("origin-signup"), newAccount: .init(user: bob, credential: StorageFixtures.credential("bob-1", userID: bob.id)),
+            events: [AuditEvent(time: StorageFixtures.time(4), kind: .signup, userID: bob.id, clientID: "client-a", origin: origin)]
+        )
+        #expect(try await storage.completeCeremony(signup))
+        // A refusal: a completion with events alone.
+        #expect(try await storage.completeCeremony(CeremonyCompletion(
+            key: StorageFixtures.ceremonyKey("origin-refused"), events: [AuditEvent(time: StorageFixtures.time(5), kind: .loginFailed, clientID: "client-a", origin: origin)]
+        )))
+        try await storage.record(AuditEvent(time: StorageFixtures.time(6), kind: .signedOut, userID: ada.id, origin: origin))
+        try await storage.record(AuditEvent(time: StorageFixtures.time(7), kind: .login, userID: ada.id, origin: nil))
         let fromThere = try await storage.events(AuditQuery(ip: "203.0.113.7", limit: 10))
         #expect(fromThere.map(\.event.kind) == [.signedOut, .loginFailed, .signup, .login], "\(fromThere.map(\.event.kind))")
         #expect(origin.userAgent == "Example/1.0 (  test)", "control characters become spaces")

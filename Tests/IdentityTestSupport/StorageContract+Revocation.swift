@@ -79,7 +79,7 @@ extension StorageContract {
     static func retentionPurges(_ storage: any IdentityStorage) async throws {
         let (ada, _) = try await signUp("ada", on: storage)
         for second in 0..<5 {
-            try await storage.record(AuditEvent(time: StorageFixtures.time(TimeInterval(second)), kind: .login, userID: ada.id))
+            try await storage.record(AuditEvent(time: StorageFixtures.time(TimeInterval(second)), kind: .login, userID: ada.id, origin: nil))
         }
         #expect(try await storage.purgeAuditEvents(before: StorageFixtures.time(3), limit: 2) == 2)
         #expect(try await storage.purgeAuditEvents(before: StorageFixtures.time(3), limit: 2) == 1)

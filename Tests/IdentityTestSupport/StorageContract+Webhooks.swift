@@ -10,20 +10,20 @@ extension StorageContract {
     static func webhookOutbox(_ storage: any IdentityStorage) async throws {
         try await storage.replaceWebhookSubscriptions(["ep_a": [.signup, .login], "ep_b": [.login]])
         let (ada, _) = try await signUp("ada", on: storage)
-        try await storage.record(AuditEvent(time: StorageFixtures.time(2), kind: .login, userID: ada.id, clientID: "client-a"))
-        try await storage.record(AuditEvent(time: StorageFixtures.time(3), kind: .tokensRevoked, userID: ada.id))
+        try await storage.record(AuditEvent(time: StorageFixtures.time(2), kind: .login, userID: ada.id, clientID: "client-a", origin: nil))
+        try await storage.record(AuditEvent(time: StorageFixtures.time(3), kind: .tokensRevoked, userID: ada.id, origin: nil))
         // A sign-up that fails (a taken identifier) rolls back with its event: no delivery.
         let clash = StorageFixtures.user("clash", email: "ada@example.com", username: "clash")
         _ = try? await storage.completeCeremony(CeremonyCompletion(
             key: StorageFixtures.ceremonyKey("clash"), newAccount: .init(user: clash, credential: StorageFixtures.credential("clash-1", userID: clash.id)),
-            events: [AuditEvent(time: StorageFixtures.time(4), kind: .signup, userID: clash.id)]
+            events: [AuditEvent(time: StorageFixtures.time(4), kind: .signup, userID: clash.id, origin: nil)]
         ))
         var all = try await storage.webhookDeliveries(status: nil, before: nil, limit: 10)
         #expect(Set(all.map(\.endpointID)) == ["ep_a", "ep_b"] && all.count == 2, "the login for both endpoints, nothing for the refused sign-up or an unsubscribed kind: \(all.map(\.id))")
         #expect(all.allSatisfy { $0.event.event.kind == .login && $0.status == .pending && $0.attempts == 0 && $0.event.event.userID == ada.id })
         #expect(all.allSatisfy { $0.id == WebhookDelivery.id(event: $0.event.id, endpoint: $0.endpointID) })
         // A sign-up through record (not a ceremony) counts too.
-        try await storage.record(AuditEvent(time: StorageFixtures.time(5), kind: .signup, userID: ada.id))
+        try await storage.record(AuditEvent(time: StorageFixtures.time(5), kind: .signup, userID: ada.id, origin: nil))
         all = try await storage.webhookDeliveries(status: nil, before: nil, limit: 10)
         #expect(all.count == 3 && all[0].endpointID == "ep_a" && all[0].event.event.kind == .signup)
         #expect(all.map(\.position) == all.map(\.position).sorted(by: >))
@@ -58,7 +58,7 @@ extension StorageContract {
         #expect(try await storage.claimWebhookDeliveries(dueAt: StorageFixtures.time(40), leaseUntil: StorageFixtures.time(100), limit: 10).allSatisfy { $0.endpointID != again.endpointID })
         #expect(try await storage.webhookDeliveries(status: .pending, before: nil, limit: 10).allSatisfy { $0.endpointID != again.endpointID })
         let before = try await storage.webhookDeliveries(status: nil, before: nil, limit: 10).count
-        try await storage.record(AuditEvent(time: StorageFixtures.time(41), kind: .login, userID: ada.id))
+        try await storage.record(AuditEvent(time: StorageFixtures.time(41), kind: .login, userID: ada.id, origin: nil))
         let after = try await storage.webhookDeliveries(status: nil, before: nil, limit: 10)
         #expect(after.count == before + 1, "the endpoint still on subscribes to logins")
         #expect(after.first?.endpointID != again.endpointID)
@@ -67,13 +67,13 @@ extension StorageContract {
         #expect(try await storage.enableWebhookEndpoint(id: again.endpointID))
         #expect(try await storage.enableWebhookEndpoint(id: again.endpointID) == false)
         #expect(try await storage.disabledWebhookEndpoints().isEmpty)
-        try await storage.record(AuditEvent(time: StorageFixtures.time(41.5), kind: .login, userID: ada.id))
+        try await storage.record(AuditEvent(time: StorageFixtures.time(41.5), kind: .login, userID: ada.id, origin: nil))
         let reopened = try await storage.webhookDeliveries(status: nil, before: nil, limit: 20)
         #expect(reopened.count == after.count + 2, "both endpoints again")
 
         // No subscriptions: nothing more is written.
         try await storage.replaceWebhookSubscriptions([:])
-        try await storage.record(AuditEvent(time: StorageFixtures.time(42), kind: .login, userID: ada.id))
+        try await storage.record(AuditEvent(time: StorageFixtures.time(42), kind: .login, userID: ada.id, origin: nil))
         #expect(try await storage.webhookDeliveries(status: nil, before: nil, limit: 20).count == reopened.count)
         // Finished deliveries are purged; pending ones stay.
         let purged = try await storage.purgeWebhookDeliveries(before: StorageFixtures.time(1000), limit: 100)

@@ -61,7 +61,7 @@ import Testing
             let hostile = StorageFixtures.user("mallory", email: "'; DROP TABLE users; --", username: String(repeating: "ß🧑🏽‍💻", count: 5_000))
             let token = StorageFixtures.refreshToken("t1", familyID: "family-1", userID: alice.id)
             let key = SigningKeyRecord(keyID: "k1", privateKey: Array(0...31), createdAt: StorageFixtures.time(0), retiredAt: nil)
-            let event = AuditEvent(time: StorageFixtures.time(5), kind: .signup, userID: alice.id, clientID: "client-a", credentialID: "AP-A", detail: "ok")
+            let event = AuditEvent(time: StorageFixtures.time(5), kind: .signup, userID: alice.id, clientID: "client-a", credentialID: "AP-A", detail: "ok", origin: nil)
 
             do {
                 let storage = try SQLiteStorage(path: path)
@@ -133,7 +133,7 @@ import Testing
             let credential = StorageFixtures.credential("alice-1", userID: alice.id)
             try await storage.createUser(alice, credential: credential)
             for index in 0..<2000 {
-                let event = AuditEvent(time: StorageFixtures.time(Double(index)), kind: .login, userID: alice.id, detail: String(repeating: "x", count: 200))
+                let event = AuditEvent(time: StorageFixtures.time(Double(index)), kind: .login, userID: alice.id, detail: String(repeating: "x", count: 200), origin: nil)
                 #expect(try await storage.completeCeremony(CeremonyCompletion(key: StorageFixtures.ceremonyKey("k\(index)"), events: [event])))
             }
             // Give the checkpointer a moment to catch up with the last batch.
@@ -186,7 +186,7 @@ import Testing
             guard case .rotated(let previous) = rotated else { throw TestFailure("the old refresh token did not rotate: \(rotated)") }
             #expect(previous.scopes == ["openid"])
             #expect(try await storage.events(userID: UserID(rawValue: "user-ada"), limit: 10).map(\.detail) == ["old event"])
-            let event = AuditEvent(time: StorageFixtures.time(3), kind: .login, userID: UserID(rawValue: "user-ada"), detail: "new event")
+            let event = AuditEvent(time: StorageFixtures.time(3), kind: .login, userID: UserID(rawValue: "user-ada"), detail: "new event", origin: nil)
             #expect(try await storage.completeCeremony(CeremonyCompletion(key: StorageFixtures.ceremonyKey("k"), events: [event])))
             #expect(try await storage.events(userID: UserID(rawValue: "user-ada"), limit: 10).map(\.detail) == ["new event", "old event"])
             try storage.close()

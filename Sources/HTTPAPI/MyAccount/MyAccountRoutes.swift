@@ -1,11 +1,11 @@
-import FaceFrame
+public import FaceFrame
 import Foundation
 import IdentityCore
 import LatchkeyWire
 import WebAuthn
 public import Hummingbird
 
-extension Router where Context == BasicRequestContext {
+extension Router where Context == FaceRequestContext {
     /// Adds the My Account API, with a bearer token for the My Account audience: the
     /// authentication methods (enroll, list, read, rename and delete passkeys), the
     /// account's signals for credential managers, and its display name.
@@ -13,7 +13,7 @@ extension Router where Context == BasicRequestContext {
         let open = face("/me/v1", renderer: MyAccountErrors(), limits: services.passkeys.rateLimits)
         // Every route needs a token for the My Account audience; the ceremony routes are
         // counted against their limits before the token is checked.
-        func signedIn(_ parent: RouterGroup<BasicRequestContext>) -> RouterGroup<BearerRequestContext> {
+        func signedIn(_ parent: RouterGroup<FaceRequestContext>) -> RouterGroup<BearerRequestContext> {
             parent.group(context: BearerRequestContext.self)
                 .add(middleware: BearerAuthenticator(tokens: services.tokens, audience: services.tokens.issuer + "me/"))
         }
@@ -37,7 +37,7 @@ extension Router where Context == BasicRequestContext {
             let body = try await services.body.json(UpdateProfileRequest.self, from: request)
             // A new email address is proved first: a code goes to it, and
             // `POST /me/v1/email-verification/verify` makes the change.
-            switch try await services.profiles.update(by: grant.signIn, name: body.name, email: body.email, relyingPartyID: services.passkeys.relyingPartyID) {
+            switch try await services.profiles.update(by: grant.signIn, name: body.name, email: body.email, relyingPartyID: services.passkeys.relyingPartyID, origin: context.origin) {
             case .emailPending(let address): return JSONResponse.make(PendingEmailResponse(pendingEmail: address), status: .accepted)
             case .updated(let signals): return JSONResponse.make(SignalsResponse(signals))
             }
@@ -47,7 +47,7 @@ extension Router where Context == BasicRequestContext {
         // It changes the account, so a token that may only read is refused.
         me.delete("sessions") { _, context in
             let grant = try context.grant(requiringAnyOf: [Scopes.updateAuthenticationMethods, Scopes.deleteAuthenticationMethods])
-            _ = try await services.accounts.signOutEverywhere(userID: grant.userID, clientID: grant.clientID)
+            _ = try await services.accounts.signOutEverywhere(userID: grant.userID, clientID: grant.clientID, origin: context.origin)
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
     }
@@ -94,7 +94,7 @@ extension Router where Context == BasicRequestContext {
                 throw IdentityError(.invalidRequest, "authn_response is required", field: "authn_response")
             }
             let credential = try await services.passkeys.finishEnrollment(
-                userID: grant.userID, clientID: grant.clientID, authSession: authSession, response: response, by: .owner(grant.signIn)
+                userID: grant.userID, clientID: grant.clientID, authSession: authSession, response: response, by: .owner(grant.signIn), origin: context.origin
             )
             let user = try await services.accounts.user(grant.userID)
             let method = AuthenticationMethod(credential, user: user, names: services.authenticatorNames)
@@ -127,7 +127,7 @@ extension Router where Context == BasicRequestContext {
         methods.patch(":id") { request, context in
             let grant = try context.grant(requiring: Scopes.updateAuthenticationMethods)
             let body = try await services.body.json(UpdateAuthenticationMethodRequest.self, from: request)
-            let credential = try await services.accounts.rename(of: grant.userID, methodID: Self.methodID(context), to: body.name)
+            let credential = try await services.accounts.rename(of: grant.userID, methodID: Self.methodID(context), to: body.name, origin: context.origin)
             let user = try await services.accounts.user(grant.userID)
             return JSONResponse.make(AuthenticationMethod(credential, user: user, names: services.authenticatorNames))
         }
@@ -137,11 +137,11 @@ extension Router where Context == BasicRequestContext {
             // reportUnusedPasswordCredential(domain:userName:) needs. It ends every session a
             // password started, this token's own when a password started it.
             if Self.methodID(context) == PasswordRecord.methodID(of: grant.userID) {
-                try await services.passwords.remove(by: grant.signIn)
+                try await services.passwords.remove(by: grant.signIn, origin: context.origin)
                 let signals = try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)
                 return JSONResponse.make(SignalsResponse(signals))
             }
-            try await services.accounts.delete(methodID: Self.methodID(context), by: grant.signIn)
+            try await services.accounts.delete(methodID: Self.methodID(context), by: grant.signIn, origin: context.origin)
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
     }

@@ -4,7 +4,7 @@ import Hummingbird
 import IdentityCore
 import LatchkeyWire
 
-extension Router where Context == BasicRequestContext {
+extension Router where Context == FaceRequestContext {
     /// My Account's verification and recovery-code routes: `POST /me/v1/email-verification`
     /// (send a code), `POST /me/v1/email-verification/verify`, and `GET|POST
     /// /me/v1/recovery-codes`.
@@ -24,7 +24,7 @@ extension Router where Context == BasicRequestContext {
             let grant = try context.grant(requiring: Scopes.updateProfile)
             let body = try await services.body.json(VerificationCodeRequest.self, from: request)
             guard let code = body.code, !code.isEmpty else { throw IdentityError(.invalidRequest, "code is required", reason: .required, field: "code") }
-            let user = try await services.recovery.verifyEmail(userID: grant.userID, code: code)
+            let user = try await services.recovery.verifyEmail(userID: grant.userID, code: code, origin: context.origin)
             // The signals, so that an app can tell the credential manager the new account name
             // (`signalCurrentUserDetails`) when the code finished a change of address.
             let signals = try await services.accounts.signals(of: grant.userID, relyingPartyID: services.passkeys.relyingPartyID)
@@ -43,7 +43,7 @@ extension Router where Context == BasicRequestContext {
             guard !grant.isRecovery else {
                 throw IdentityError(.accessDenied, "a recovery token may only enroll a passkey; sign in with the new passkey, then create recovery codes")
             }
-            let codes = try await services.recovery.createRecoveryCodes(by: grant.signIn)
+            let codes = try await services.recovery.createRecoveryCodes(by: grant.signIn, origin: context.origin)
             return JSONResponse.make(RecoveryCodesResponse(recoveryCodes: codes), status: .created)
         }
     }

@@ -1,11 +1,11 @@
-import FaceFrame
+public import FaceFrame
 import Foundation
 import HTTPTypes
 import IdentityCore
 import LatchkeyWire
 public import Hummingbird
 
-extension Router where Context == BasicRequestContext {
+extension Router where Context == FaceRequestContext {
     /// Adds discovery, the JWKS and userinfo.
     public func addOpenIDConnect(_ services: OpenIDConnectServices) {
         let documents = group().add(middleware: ErrorRenderingMiddleware(AuthenticationAPIErrors()))

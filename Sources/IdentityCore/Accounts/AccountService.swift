@@ -30,12 +30,12 @@ public struct AccountService: Sendable {
 
     /// Changes the user's display name; an empty name clears it, so the account name shows.
     /// - Parameter field: The request member that carried the name, for the error.
-    public func updateName(of userID: UserID, to name: String?, field: IdentityError.Field = .profileMember("name")) async throws -> User {
+    public func updateName(of userID: UserID, to name: String?, field: IdentityError.Field = .profileMember("name"), origin: RequestOrigin?) async throws -> User {
         let newName = try ProfileValidation.optionalName(name, field: field)
         guard let user = try await storage.updateName(userID: userID, name: newName, at: clock.now()) else {
             throw IdentityError(.invalidToken, "the signed-in account no longer exists")
         }
-        try await storage.record(AuditEvent(time: clock.now(), kind: .profileUpdated, userID: userID, detail: "name"))
+        try await storage.record(AuditEvent(time: clock.now(), kind: .profileUpdated, userID: userID, detail: "name", origin: origin))
         return user
     }
 
@@ -67,14 +67,14 @@ public struct AccountService: Sendable {
     }
 
     /// Renames a passkey; names are unique per user, and an empty name clears it.
-    public func rename(of userID: UserID, methodID: String, to name: String?) async throws -> PasskeyCredential {
-        try await rename(try passkey(of: userID, methodID: methodID), to: name)
+    public func rename(of userID: UserID, methodID: String, to name: String?, origin: RequestOrigin?) async throws -> PasskeyCredential {
+        try await rename(try passkey(of: userID, methodID: methodID), to: name, origin: origin)
     }
 
     /// Deletes one of the signed-in owner's passkeys unless it is the account's last way to
     /// sign in; the sign-in must be recent.
-    public func delete(methodID: String, by signIn: SignIn) async throws {
-        try await delete(try passkey(of: signIn.userID, methodID: methodID), by: .owner(signIn))
+    public func delete(methodID: String, by signIn: SignIn, origin: RequestOrigin?) async throws {
+        try await delete(try passkey(of: signIn.userID, methodID: methodID), by: .owner(signIn), origin: origin)
     }
 
     /// A passkey by its record ID (``PasskeyCredential/recordID``), whoever owns it: for
@@ -89,7 +89,7 @@ public struct AccountService: Sendable {
     /// Renames a passkey; names are unique per user, and an empty name clears it. Not a
     /// sensitive action: a name changes nothing about signing in.
     /// - Parameter actor: The administration application acting, for the audit event.
-    public func rename(_ credential: PasskeyCredential, to name: String?, actor: String? = nil) async throws -> PasskeyCredential {
+    public func rename(_ credential: PasskeyCredential, to name: String?, actor: String? = nil, origin: RequestOrigin?) async throws -> PasskeyCredential {
         let newName = try ProfileValidation.optionalName(name, field: .named("name"))
         do {
             guard try await storage.renameCredential(id: credential.credentialID, userID: credential.userID, name: newName) else {
@@ -100,14 +100,14 @@ public struct AccountService: Sendable {
         }
         try await storage.record(AuditEvent(
             time: clock.now(), kind: .credentialRenamed, userID: credential.userID, clientID: actor,
-            credentialID: Base64URL.encode(credential.credentialID), detail: newName ?? ""
+            credentialID: Base64URL.encode(credential.credentialID), detail: newName ?? "", origin: origin
         ))
         return try await reloaded(credential)
     }
 
     /// Turns a passkey off (it can no longer sign in) or on again. Its owner needs a recent
     /// sign-in to do either, and cannot turn on a passkey an administrator turned off.
-    public func setDisabled(_ credential: PasskeyCredential, _ disabled: Bool, by actor: Actor) async throws -> PasskeyCredential {
+    public func setDisabled(_ credential: PasskeyCredential, _ disabled: Bool, by actor: Actor, origin: RequestOrigin?) async throws -> PasskeyCredential {
         try sensitiveActions.requireRecent(actor, for: disabled ? "Turning a passkey off" : "Turning a passkey on")
         let change = try await storage.setCredentialDisabled(
             id: credential.credentialID, userID: credential.userID, disabled: disabled, byAdministrator: actor.administratorID != nil, at: clock.now()
@@ -123,7 +123,7 @@ public struct AccountService: Sendable {
         if disabled != credential.isDisabled {
             try await storage.record(AuditEvent(
                 time: clock.now(), kind: disabled ? .credentialDisabled : .credentialEnabled, userID: credential.userID, clientID: actor.administratorID,
-                credentialID: Base64URL.encode(credential.credentialID)
+                credentialID: Base64URL.encode(credential.credentialID), origin: origin
             ))
         }
         return try await reloaded(credential)
@@ -131,13 +131,13 @@ public struct AccountService: Sendable {
 
     /// Deletes a passkey unless it is the account's last way to sign in; its owner needs a
     /// recent sign-in.
-    public func delete(_ credential: PasskeyCredential, by actor: Actor) async throws {
+    public func delete(_ credential: PasskeyCredential, by actor: Actor, origin: RequestOrigin?) async throws {
         try sensitiveActions.requireRecent(actor, for: "Removing a way to sign in")
         switch try await storage.deleteCredential(id: credential.credentialID, userID: credential.userID, at: clock.now()) {
         case .deleted:
             try await storage.record(AuditEvent(
                 time: clock.now(), kind: .credentialDeleted, userID: credential.userID, clientID: actor.administratorID,
-                credentialID: Base64URL.encode(credential.credentialID)
+                credentialID: Base64URL.encode(credential.credentialID), origin: origin
             ))
         case .notFound:
             throw Self.gone(credential)
@@ -179,10 +179,10 @@ public struct AccountService: Sendable {
     /// recording who asked.
     /// - Returns: How many sessions were active and are now revoked.
     @discardableResult
-    public func signOutEverywhere(userID: UserID, clientID: String) async throws -> Int {
+    public func signOutEverywhere(userID: UserID, clientID: String, origin: RequestOrigin?) async throws -> Int {
         let now = clock.now()
         let revoked = try await storage.revokeAllSessions(userID: userID, at: now)
-        try await storage.record(AuditEvent(time: now, kind: .signedOutEverywhere, userID: userID, clientID: clientID, detail: "\(revoked) session(s) revoked"))
+        try await storage.record(AuditEvent(time: now, kind: .signedOutEverywhere, userID: userID, clientID: clientID, detail: "\(revoked) session(s) revoked", origin: origin))
         return revoked
     }
 }

@@ -37,7 +37,7 @@ public struct PasswordService: Sendable {
     /// Creates an account with an email and a password (no passkey yet).
     /// - Throws: `invalid_request` for a missing or malformed email or name (`user_exists`
     ///   when the email is taken), `invalid_password` naming the broken rule.
-    public func signUp(client: OAuthClient, email: String?, password: String?, name: String?) async throws -> User {
+    public func signUp(client: OAuthClient, email: String?, password: String?, name: String?, origin: RequestOrigin?) async throws -> User {
         guard let email, !email.isEmpty else { throw IdentityError(.invalidRequest, "email is required", reason: .required, field: "email") }
         guard let password else { throw IdentityError(.invalidRequest, "password is required", reason: .required, field: "password") }
         let profile = try ProfileValidation.validate(UserProfile(email: email, name: name), allowed: [.email])
@@ -53,7 +53,7 @@ public struct PasswordService: Sendable {
         } catch is StoreConflict {
             throw IdentityError(.invalidRequest, "a user with this email already exists; sign in instead", reason: .userExists(.email), field: "email")
         }
-        try await storage.record(AuditEvent(time: now, kind: .signup, userID: user.id, clientID: client.clientID, detail: "password"))
+        try await storage.record(AuditEvent(time: now, kind: .signup, userID: user.id, clientID: client.clientID, detail: "password", origin: origin))
         return user
     }
 
@@ -61,7 +61,7 @@ public struct PasswordService: Sendable {
     /// - Throws: ``wrongCredentials`` for an unknown identifier, an account without a
     ///   password (passkey-only, or one that removed it) and a wrong password alike, after
     ///   the same hashing work, so neither the answer nor its time tells them apart.
-    public func signIn(client: OAuthClient, username: String?, password: String?) async throws -> User {
+    public func signIn(client: OAuthClient, username: String?, password: String?, origin: RequestOrigin?) async throws -> User {
         guard let username, !username.isEmpty else { throw IdentityError(.invalidRequest, "username is required", reason: .required, field: "username") }
         guard let password, !password.isEmpty else { throw IdentityError(.invalidRequest, "password is required", reason: .required, field: "password") }
         var user: User?
@@ -76,16 +76,16 @@ public struct PasswordService: Sendable {
         }
         let now = clock.now()
         guard matches, let user else {
-            try await storage.record(AuditEvent(time: now, kind: .loginFailed, userID: user?.id, clientID: client.clientID, detail: "wrong email or password"))
+            try await storage.record(AuditEvent(time: now, kind: .loginFailed, userID: user?.id, clientID: client.clientID, detail: "wrong email or password", origin: origin))
             throw Self.wrongCredentials
         }
         // Said only to someone who knows the password, so it tells nobody else the account exists.
         guard !user.isDisabled else {
-            try await storage.record(AuditEvent(time: now, kind: .loginFailed, userID: user.id, clientID: client.clientID, detail: "account disabled"))
+            try await storage.record(AuditEvent(time: now, kind: .loginFailed, userID: user.id, clientID: client.clientID, detail: "account disabled", origin: origin))
             throw IdentityError.accountDisabled
         }
         try await storage.recordPasswordUse(userID: user.id, at: now)
-        try await storage.record(AuditEvent(time: now, kind: .login, userID: user.id, clientID: client.clientID, detail: "password"))
+        try await storage.record(AuditEvent(time: now, kind: .login, userID: user.id, clientID: client.clientID, detail: "password", origin: origin))
         return user
     }
 
@@ -100,12 +100,12 @@ public struct PasswordService: Sendable {
     /// - Throws: `invalid_token` (`insufficient_user_authentication`) for a sign-in that is
     ///   not recent, `not_found` without a password, `conflict`
     ///   (`last_authentication_method`) while the password is the only way to sign in.
-    public func remove(by signIn: SignIn) async throws {
+    public func remove(by signIn: SignIn, origin: RequestOrigin?) async throws {
         try sensitiveActions.requireRecent(signIn, for: "Removing your password")
         let userID = signIn.userID
         switch try await storage.removePassword(userID: userID, at: clock.now()) {
         case .removed:
-            try await storage.record(AuditEvent(time: clock.now(), kind: .passwordRemoved, userID: userID, detail: "sessions a password started are revoked"))
+            try await storage.record(AuditEvent(time: clock.now(), kind: .passwordRemoved, userID: userID, detail: "sessions a password started are revoked", origin: origin))
         case .noPassword:
             throw IdentityError(.notFound, "this account has no password")
         case .lastMethod:

@@ -23,14 +23,14 @@ public struct ProfileService: Sendable {
 
     /// Changes the name (an empty one clears it) and starts a change of email address.
     /// - Throws: `invalid_request` when neither is given, or either is refused.
-    public func update(by signIn: SignIn, name: String?, email: String?, relyingPartyID: String) async throws -> Outcome {
+    public func update(by signIn: SignIn, name: String?, email: String?, relyingPartyID: String, origin: RequestOrigin?) async throws -> Outcome {
         guard name != nil || email != nil else {
             throw IdentityError(.invalidRequest, "name or email is required; an empty name clears it", field: "name")
         }
         if let name { _ = try ProfileValidation.optionalName(name, field: .named("name")) }
         var pending: String?
         if let email { pending = try await recovery.requestEmailChange(by: signIn, to: email) }
-        if let name { _ = try await accounts.updateName(of: signIn.userID, to: name, field: .named("name")) }
+        if let name { _ = try await accounts.updateName(of: signIn.userID, to: name, field: .named("name"), origin: origin) }
         if let pending { return .emailPending(pending) }
         return .updated(try await accounts.signals(of: signIn.userID, relyingPartyID: relyingPartyID))
     }

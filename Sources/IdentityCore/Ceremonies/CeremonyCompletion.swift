@@ -21,10 +21,13 @@ public struct CeremonyCompletion: Sendable {
     /// The self-service flow (``InteractiveFlow``) the ceremony finishes, marked completed
     /// at `at` in the same write.
     public var finishedFlow: (id: String, at: Date)?
+    /// The failed-finish check the request owes, made by the store before it writes
+    /// (in the same statement where it can).
+    public var failureCheck: FailureCheck?
 
     public init(
         key: CeremonyKey, newAccount: NewAccount? = nil, newCredential: PasskeyCredential? = nil, credentialUse: CredentialUseUpdate? = nil,
-        events: [AuditEvent] = [], session: SessionRecord? = nil, finishedFlow: (id: String, at: Date)? = nil
+        events: [AuditEvent] = [], session: SessionRecord? = nil, finishedFlow: (id: String, at: Date)? = nil, failureCheck: FailureCheck? = nil
     ) {
         self.key = key
         self.newAccount = newAccount
@@ -33,6 +36,7 @@ public struct CeremonyCompletion: Sendable {
         self.events = events
         self.session = session
         self.finishedFlow = finishedFlow
+        self.failureCheck = failureCheck
     }
 
     /// An account with its first passkey, created together or not at all.

@@ -131,23 +131,26 @@ public struct InteractiveFlowService: Sendable {
     /// Finishes a registration flow: the account, with the traits as its profile, its
     /// first passkey, and the session `startSession` decides.
     public func register<Started: Sendable>(
-        _ flow: InteractiveFlow, response: RegistrationResponseJSON, profile: UserProfile, startSession: (SignedIn) throws -> (SessionRecord?, Started)
+        _ flow: InteractiveFlow, response: RegistrationResponseJSON, profile: UserProfile, origin: RequestOrigin?, failureCheck: FailureCheck?,
+        startSession: (SignedIn) throws -> (SessionRecord?, Started)
     ) async throws -> (SignedIn, Started) {
-        try await attempt(flow) {
+        try await attempt(flow, failureCheck: failureCheck) {
             try await passkeys.finishCeremony(
                 client: .selfService, authSession: flow.ceremonyID, response: .registration(response), profile: profile, finishingFlow: flow.id,
-                startSession: startSession
+                origin: origin, failureCheck: failureCheck, startSession: startSession
             )
         }
     }
 
     /// Finishes a login flow, with the session `startSession` decides.
     public func login<Started: Sendable>(
-        _ flow: InteractiveFlow, response: AuthenticationResponseJSON, startSession: (SignedIn) throws -> (SessionRecord?, Started)
+        _ flow: InteractiveFlow, response: AuthenticationResponseJSON, origin: RequestOrigin?, failureCheck: FailureCheck?,
+        startSession: (SignedIn) throws -> (SessionRecord?, Started)
     ) async throws -> (SignedIn, Started) {
-        try await attempt(flow) {
+        try await attempt(flow, failureCheck: failureCheck) {
             try await passkeys.finishCeremony(
-                client: .selfService, authSession: flow.ceremonyID, response: .authentication(response), finishingFlow: flow.id, startSession: startSession
+                client: .selfService, authSession: flow.ceremonyID, response: .authentication(response), finishingFlow: flow.id,
+                origin: origin, failureCheck: failureCheck, startSession: startSession
             )
         }
     }
@@ -155,10 +158,13 @@ public struct InteractiveFlowService: Sendable {
     /// Adds a passkey in a settings flow, for the signed-in owner, whose sign-in must be
     /// recent. The flow stays open with a fresh challenge, so another passkey can be added;
     /// a stale sign-in keeps the flow as it is, to be submitted again after signing in.
-    public func addPasskey(_ flow: InteractiveFlow, by signIn: SignIn, response: RegistrationResponseJSON) async throws -> (PasskeyCredential, InteractiveFlow) {
+    public func addPasskey(
+        _ flow: InteractiveFlow, by signIn: SignIn, response: RegistrationResponseJSON, origin: RequestOrigin?
+    ) async throws -> (PasskeyCredential, InteractiveFlow) {
         do {
             let credential = try await passkeys.finishEnrollment(
-                userID: signIn.userID, clientID: OAuthClient.selfService.clientID, authSession: flow.ceremonyID, response: response, by: .owner(signIn)
+                userID: signIn.userID, clientID: OAuthClient.selfService.clientID, authSession: flow.ceremonyID, response: response, by: .owner(signIn),
+                origin: origin
             )
             return (credential, try await renew(flow))
         } catch let error as IdentityError {
@@ -169,9 +175,9 @@ public struct InteractiveFlowService: Sendable {
 
     /// Removes a passkey in a settings flow, for the signed-in owner, whose sign-in must be
     /// recent; the last one is kept.
-    public func removePasskey(_ flow: InteractiveFlow, by signIn: SignIn, credentialID: [UInt8]) async throws {
+    public func removePasskey(_ flow: InteractiveFlow, by signIn: SignIn, credentialID: [UInt8], origin: RequestOrigin?) async throws {
         do {
-            try await accounts.delete(methodID: "passkey|" + Base64URL.encode(credentialID), by: signIn)
+            try await accounts.delete(methodID: "passkey|" + Base64URL.encode(credentialID), by: signIn, origin: origin)
         } catch let error as IdentityError {
             throw FailedAttempt(error: error, flow: flow)
         }
@@ -184,10 +190,15 @@ public struct InteractiveFlowService: Sendable {
 
     /// A finish that completes the flow in its own write (``CeremonyCompletion/finishedFlow``),
     /// or renews the flow's ceremony when it is refused.
-    private func attempt<Finished>(_ flow: InteractiveFlow, _ finish: () async throws -> Finished) async throws -> Finished {
+    private func attempt<Finished>(
+        _ flow: InteractiveFlow, failureCheck: FailureCheck?, _ finish: () async throws -> Finished
+    ) async throws -> Finished {
         do {
             return try await finish()
         } catch let error as IdentityError {
+            // A finish refused before its completion made the request's check: made now,
+            // before the flow is renewed.
+            try await failureCheck?.makeUnlessMade()
             throw FailedAttempt(error: error, flow: try await renew(flow))
         }
     }

@@ -18,11 +18,15 @@ extension PasskeyService {
         response: PublicKeyCredentialResponse,
         profile: UserProfile? = nil,
         scope: String?,
-        audience: String?
+        audience: String?,
+        origin: RequestOrigin?,
+        failureCheck: FailureCheck?
     ) async throws -> IssuedTokens {
         let scopes = try Scopes.grant(scope, to: client)
         let resolvedAudience = try tokens.resolveAudience(audience)
-        let (signedIn, pending) = try await finishCeremony(client: client, authSession: authSession, response: response, profile: profile) { signedIn in
+        let (signedIn, pending) = try await finishCeremony(
+            client: client, authSession: authSession, response: response, profile: profile, origin: origin, failureCheck: failureCheck
+        ) { signedIn in
             let pending = tokens.prepare(
                 for: signedIn.user.id, client: client, scopes: scopes, audience: resolvedAudience, userVerified: signedIn.userVerified,
                 method: .passkey, credentialID: signedIn.credentialID
@@ -43,6 +47,8 @@ extension PasskeyService {
     ///   - findsUnnamedCredential: For a login whose response names no credential (`rawId`
     ///     empty, as some Android backends forward it): the passkey is the one of the user
     ///     handle's account whose key verifies the signature.
+    ///   - origin: The request's, written on every audit event the finish records.
+    ///   - failureCheck: The request's failed-finish check, made by the completion's write.
     ///   - startSession: The session to start for the signed-in user, and what the caller
     ///     needs of it afterwards.
     public func finishCeremony<Started: Sendable>(
@@ -53,6 +59,8 @@ extension PasskeyService {
         expectedUserID: UserID? = nil,
         findsUnnamedCredential: Bool = false,
         finishingFlow flowID: String? = nil,
+        origin: RequestOrigin?,
+        failureCheck: FailureCheck?,
         startSession: (SignedIn) throws -> (SessionRecord?, Started)
     ) async throws -> (SignedIn, Started) {
         // Validated before the ceremony is touched, so that a typo does not burn the challenge.
@@ -60,7 +68,7 @@ extension PasskeyService {
         // A sign-up that names its identifier only now counts against the identifier's limit
         // as one that named it at the start does, whatever the answer will be.
         for identifier in lateProfile?.identifiers ?? [] { try await rateLimits?.admit(identifier: identifier) }
-        let ceremony = try open(authSession, clientID: client.clientID)
+        let ceremony = FinishingCeremony(try open(authSession, clientID: client.clientID), origin: origin, failureCheck: failureCheck)
         switch (ceremony.kind, response) {
         case (.signup, .registration(let registration)):
             return try await finishSignup(ceremony, registration, profile: lateProfile, flowID: flowID, startSession: startSession)
@@ -91,10 +99,11 @@ extension PasskeyService {
     ///     administration application, named in the audit event. A stale sign-in is refused
     ///     before the ceremony is used, so it can be finished after signing in again.
     public func finishEnrollment(
-        userID: UserID, clientID: String, authSession: String, response: RegistrationResponseJSON, name: String? = nil, by actor: Actor
+        userID: UserID, clientID: String, authSession: String, response: RegistrationResponseJSON, name: String? = nil, by actor: Actor,
+        origin: RequestOrigin?
     ) async throws -> PasskeyCredential {
         let newName = try ProfileValidation.optionalName(name, field: .named("name"))
-        let ceremony = try open(authSession, clientID: clientID)
+        let ceremony = FinishingCeremony(try open(authSession, clientID: clientID), origin: origin, failureCheck: nil)
         if ceremony.kind == .enrollment { try sensitiveActions.requireRecent(actor, for: "Adding a passkey", allowingRecovery: true) }
         guard ceremony.kind == .enrollment || ceremony.kind == .conditionalEnrollment, ceremony.userID == userID else {
             try await refuse(ceremony)
@@ -105,7 +114,7 @@ extension PasskeyService {
         credential.name = newName
         let event = AuditEvent(
             time: clock.now(), kind: .enrollment, userID: userID, clientID: clientID, credentialID: Base64URL.encode(credential.credentialID),
-            detail: actor.administratorID.map { "by administration application \($0)" } ?? ""
+            detail: actor.administratorID.map { "by administration application \($0)" } ?? "", origin: origin
         )
         do {
             try await complete(CeremonyCompletion(key: ceremony.key, newCredential: credential, events: [event]))
@@ -123,7 +132,7 @@ extension PasskeyService {
     // MARK: - Sign-up and login
 
     private func finishSignup<Started>(
-        _ ceremony: Ceremony, _ response: RegistrationResponseJSON, profile: UserProfile?, flowID: String?,
+        _ ceremony: FinishingCeremony, _ response: RegistrationResponseJSON, profile: UserProfile?, flowID: String?,
         startSession: (SignedIn) throws -> (SessionRecord?, Started)
     ) async throws -> (SignedIn, Started) {
         guard var user = ceremony.pendingUser else {
@@ -153,8 +162,8 @@ extension PasskeyService {
             let now = clock.now()
             try await complete(CeremonyCompletion(
                 key: ceremony.key, newAccount: .init(user: user, credential: credential),
-                events: [AuditEvent(time: now, kind: .signup, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID)],
-                session: session, finishedFlow: flowID.map { (id: $0, at: now) }
+                events: [AuditEvent(time: now, kind: .signup, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID, origin: ceremony.origin)],
+                session: session, finishedFlow: flowID.map { (id: $0, at: now) }, failureCheck: ceremony.failureCheck
             ))
         } catch let conflict as StoreConflict {
             switch conflict.kind {
@@ -169,7 +178,7 @@ extension PasskeyService {
     }
 
     private func finishLogin<Started>(
-        _ ceremony: Ceremony, _ response: AuthenticationResponseJSON, expectedUserID: UserID?, findsUnnamedCredential: Bool, flowID: String?,
+        _ ceremony: FinishingCeremony, _ response: AuthenticationResponseJSON, expectedUserID: UserID?, findsUnnamedCredential: Bool, flowID: String?,
         startSession: (SignedIn) throws -> (SessionRecord?, Started)
     ) async throws -> (SignedIn, Started) {
         // A completion refused as stale wrote nothing, the ceremony included: verify again
@@ -191,7 +200,7 @@ extension PasskeyService {
     /// One attempt: resolve the passkey and its owner, verify the assertion against them,
     /// record the use (each refusal is recorded where it is decided).
     private func attemptLogin<Started>(
-        _ ceremony: Ceremony, _ response: AuthenticationResponseJSON, expectedUserID: UserID?, findsUnnamedCredential: Bool, cached: Bool, flowID: String?,
+        _ ceremony: FinishingCeremony, _ response: AuthenticationResponseJSON, expectedUserID: UserID?, findsUnnamedCredential: Bool, cached: Bool, flowID: String?,
         startSession: (SignedIn) throws -> (SessionRecord?, Started)
     ) async throws -> (SignedIn, Started) {
         let resolved = try await resolveLogin(ceremony, response, expectedUserID: expectedUserID, findsUnnamedCredential: findsUnnamedCredential, cached: cached)
@@ -212,12 +221,12 @@ extension PasskeyService {
     /// made it), from this instance's cache unless `cached` is off, and checks that it and
     /// its owner may sign in.
     private func resolveLogin(
-        _ ceremony: Ceremony, _ response: AuthenticationResponseJSON, expectedUserID: UserID?, findsUnnamedCredential: Bool, cached: Bool
+        _ ceremony: FinishingCeremony, _ response: AuthenticationResponseJSON, expectedUserID: UserID?, findsUnnamedCredential: Bool, cached: Bool
     ) async throws -> ResolvedLogin {
         var response = response
         if findsUnnamedCredential, response.rawId.bytes.isEmpty {
             guard let found = try await credentialID(madeBy: response) else {
-                try await refuse(ceremony, event: AuditEvent(time: clock.now(), kind: .loginFailed, clientID: ceremony.clientID, detail: "no passkey of the user handle's account made this signature"))
+                try await refuse(ceremony, event: AuditEvent(time: clock.now(), kind: .loginFailed, clientID: ceremony.clientID, detail: "no passkey of the user handle's account made this signature", origin: ceremony.origin))
                 throw IdentityError(
                     .invalidGrant, "no passkey of the account named by the user handle made this signature; without a credential ID the passkey cannot be identified otherwise",
                     reason: .verification(.badSignature)
@@ -231,12 +240,12 @@ extension PasskeyService {
         do {
             try WebAuthnVerifier.checkCredentialIDLength(credentialID)
         } catch {
-            try await refuse(ceremony, event: AuditEvent(time: clock.now(), kind: .loginFailed, clientID: ceremony.clientID, detail: error.description))
+            try await refuse(ceremony, event: AuditEvent(time: clock.now(), kind: .loginFailed, clientID: ceremony.clientID, detail: error.description, origin: ceremony.origin))
             throw IdentityError(.invalidGrant, error.reason, reason: .verification(error.code))
         }
         let encodedID = Base64URL.encode(credentialID)
         func failed(_ detail: String, userID: UserID?) -> AuditEvent {
-            AuditEvent(time: clock.now(), kind: .loginFailed, userID: userID, clientID: ceremony.clientID, credentialID: encodedID, detail: detail)
+            AuditEvent(time: clock.now(), kind: .loginFailed, userID: userID, clientID: ceremony.clientID, credentialID: encodedID, detail: detail, origin: ceremony.origin)
         }
         // A passkey read before, from this instance's cache, unless this is the retry of a
         // completion that found the cached state stale; see CredentialCache.
@@ -271,7 +280,7 @@ extension PasskeyService {
 
     /// Verifies the assertion against the passkey; a refusal is recorded (a counter that
     /// did not increase also on the passkey) before it is thrown.
-    private func verifyLogin(_ ceremony: Ceremony, _ resolved: ResolvedLogin) async throws -> VerifiedAuthentication {
+    private func verifyLogin(_ ceremony: FinishingCeremony, _ resolved: ResolvedLogin) async throws -> VerifiedAuthentication {
         let (credential, user, encodedID) = (resolved.credential, resolved.user, resolved.encodedID)
         do {
             let record = CredentialRecord(
@@ -290,7 +299,7 @@ extension PasskeyService {
             // be cloned. Recorded on the passkey and in the audit log, with the refusal.
             let event = AuditEvent(
                 time: clock.now(), kind: .signCountRegressed, userID: credential.userID, clientID: ceremony.clientID, credentialID: encodedID,
-                detail: "\(error.reason); policy reject"
+                detail: "\(error.reason); policy reject", origin: ceremony.origin
             )
             let refusedUse = CredentialUse(
                 signCount: credential.signCount, isBackedUp: credential.isBackedUp, isUserVerified: credential.isUserVerified, usedAt: nil, signCountRegressed: true
@@ -301,7 +310,7 @@ extension PasskeyService {
             )
         } catch {
             let event = AuditEvent(
-                time: clock.now(), kind: .loginFailed, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID, detail: error.description
+                time: clock.now(), kind: .loginFailed, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID, detail: error.description, origin: ceremony.origin
             )
             try await refuse(ceremony, event: event)
             throw IdentityError(.invalidGrant, error.reason, reason: .verification(error.code), credentialID: encodedID)
@@ -311,7 +320,7 @@ extension PasskeyService {
     /// Records a verified login in one completion (the use, its events, the session) and
     /// remembers the passkey as used.
     private func recordLogin<Started>(
-        _ ceremony: Ceremony, _ resolved: ResolvedLogin, _ verified: VerifiedAuthentication, flowID: String?,
+        _ ceremony: FinishingCeremony, _ resolved: ResolvedLogin, _ verified: VerifiedAuthentication, flowID: String?,
         startSession: (SignedIn) throws -> (SessionRecord?, Started)
     ) async throws -> (SignedIn, Started) {
         let (credential, user, encodedID, credentialID) = (resolved.credential, resolved.user, resolved.encodedID, resolved.credential.credentialID)
@@ -324,10 +333,10 @@ extension PasskeyService {
             regressed = true
             events.append(AuditEvent(
                 time: now, kind: .signCountRegressed, userID: credential.userID, clientID: ceremony.clientID, credentialID: encodedID,
-                detail: "counter \(received) after \(stored); policy accept and flag"
+                detail: "counter \(received) after \(stored); policy accept and flag", origin: ceremony.origin
             ))
         }
-        events.append(AuditEvent(time: now, kind: .login, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID))
+        events.append(AuditEvent(time: now, kind: .login, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID, origin: ceremony.origin))
         let use = CredentialUse(
             signCount: verified.signCount, isBackedUp: verified.flags.isBackedUp, isUserVerified: verified.flags.isUserVerified,
             usedAt: now, signCountRegressed: regressed
@@ -337,7 +346,7 @@ extension PasskeyService {
         let verifiedAgainst = CeremonyCompletion.VerifiedState(signCount: credential.signCount, ownerUpdatedAt: user.updatedAt)
         try await complete(CeremonyCompletion(
             key: ceremony.key, credentialUse: .init(credentialID: credentialID, use: use, verifiedAgainst: verifiedAgainst), events: events, session: session,
-            finishedFlow: flowID.map { (id: $0, at: now) }
+            finishedFlow: flowID.map { (id: $0, at: now) }, failureCheck: ceremony.failureCheck
         ))
         var used = credential
         used.signCount = use.signCount
@@ -368,6 +377,24 @@ extension PasskeyService {
 
     // MARK: - Helpers
 
+    /// A ceremony being finished for one request, with what the request brings to what
+    /// finishing it writes: its origin, on every audit event, and its failed-finish check,
+    /// made by the first completion. The ceremony's own members read through.
+    @dynamicMemberLookup
+    struct FinishingCeremony {
+        let ceremony: Ceremony
+        let origin: RequestOrigin?
+        let failureCheck: FailureCheck?
+
+        init(_ ceremony: Ceremony, origin: RequestOrigin?, failureCheck: FailureCheck?) {
+            self.ceremony = ceremony
+            self.origin = origin
+            self.failureCheck = failureCheck
+        }
+
+        subscript<Value>(dynamicMember path: KeyPath<Ceremony, Value>) -> Value { ceremony[keyPath: path] }
+    }
+
     /// The ceremony a handle seals, if it is this client's and has not expired.
     /// Whether it was already used is decided when it completes.
     func open(_ authSession: String, clientID: String) throws -> Ceremony {
@@ -391,15 +418,18 @@ extension PasskeyService {
     /// Completes a refused ceremony with what the refusal records, so that it cannot be
     /// tried again. A ceremony already completed records nothing more: the refusal is then
     /// a replay, answered like any other.
-    private func refuse(_ ceremony: Ceremony, event: AuditEvent? = nil, events: [AuditEvent] = [], use: CeremonyCompletion.CredentialUseUpdate? = nil) async throws {
-        guard try await storage.completeCeremony(CeremonyCompletion(key: ceremony.key, credentialUse: use, events: events + (event.map { [$0] } ?? []))) else {
+    private func refuse(_ ceremony: FinishingCeremony, event: AuditEvent? = nil, events: [AuditEvent] = [], use: CeremonyCompletion.CredentialUseUpdate? = nil) async throws {
+        let completion = CeremonyCompletion(
+            key: ceremony.key, credentialUse: use, events: events + (event.map { [$0] } ?? []), failureCheck: ceremony.failureCheck
+        )
+        guard try await storage.completeCeremony(completion) else {
             throw Self.invalidAuthSession
         }
         openCeremonies?.finished(expiresAt: ceremony.key.expiresAt, now: clock.now())
     }
 
     /// Verifies a registration; a refused one completes its ceremony.
-    private func verifyRegistration(_ response: RegistrationResponseJSON, _ ceremony: Ceremony) async throws -> VerifiedRegistration {
+    private func verifyRegistration(_ response: RegistrationResponseJSON, _ ceremony: FinishingCeremony) async throws -> VerifiedRegistration {
         let expectations = RegistrationCeremony(
             challenge: ceremony.challenge, userVerification: ceremony.userVerification, allowedAlgorithms: configuration.algorithms,
             isConditionalCreate: ceremony.kind == .conditionalEnrollment

@@ -3,17 +3,15 @@ import Synchronization
 
 /// The failed-finish limit one request owes before it changes anything, when the counters
 /// live in a shared database (``RateLimitStore/foldsFailureChecks``): rather than a round trip
-/// of its own before the handler runs, the check travels with the request (``pending``) and
-/// the store makes it inside the request's first statement where it can (a login's or a
-/// sign-up's finish: one round trip, not two), or just before its first statement otherwise.
-/// A request that never reached the store is checked when it is answered (``RateLimits/settle(_:)``).
+/// of its own before the handler runs, the check travels with the request, in its context,
+/// into the ``CeremonyCompletion`` that finishes a login or a sign-up, and the store makes it
+/// inside that one statement (one round trip, not two). A handler that writes anything else
+/// first makes it before (``makeUnlessMade()``); a request that never reached the store is
+/// checked when it is answered.
 ///
 /// Exactly one of these makes the check (``claim()``), so it is made once, before anything is
 /// written, and against the count every instance shares.
 public final class FailureCheck: Sendable {
-    /// The check of the request this task serves, if it still owes one.
-    @TaskLocal public static var pending: FailureCheck?
-
     /// The counter's key (`failure:<client>`).
     public let key: String
     /// Failed finishes in the window at which finishes are refused.
@@ -21,13 +19,26 @@ public final class FailureCheck: Sendable {
     /// Where the request's moment falls.
     public let window: SlidingWindow
     private let refusal: @Sendable () -> IdentityError
+    /// Reads the counters and throws the refusal when they refuse: the check made on its own.
+    private let read: @Sendable (FailureCheck) async throws -> Void
     private let claimed = Atomic<Bool>(false)
 
-    init(key: String, limit: Int, window: TimeInterval, at time: Date, refusal: @escaping @Sendable () -> IdentityError) {
+    init(
+        key: String, limit: Int, window: TimeInterval, at time: Date, refusal: @escaping @Sendable () -> IdentityError,
+        read: @escaping @Sendable (FailureCheck) async throws -> Void
+    ) {
         self.key = key
         self.limit = limit
         self.window = SlidingWindow(window, at: time)
         self.refusal = refusal
+        self.read = read
+    }
+
+    /// Makes the check on its own, unless it was made already: before a handler writes
+    /// anything that does not make it, and when the request is answered.
+    public func makeUnlessMade() async throws {
+        guard claim() else { return }
+        try await read(self)
     }
 
     /// Takes the check over: `true` for the first caller only, who then makes it.

@@ -12,8 +12,9 @@ public protocol RateLimitStore: Sendable {
     /// - Returns: How many counters were deleted.
     @discardableResult
     func purgeRequestCounts(before time: Date) async throws -> Int
-    /// Whether the store makes a request's ``FailureCheck`` itself, inside the request's first
-    /// statement (counters in a shared database, where a check of its own is a round trip).
+    /// Whether the store makes a request's ``FailureCheck`` itself, inside the statement of
+    /// the request's ``CeremonyCompletion`` (counters in a shared database, where a check of
+    /// its own is a round trip).
     /// Stores that count in memory check at once, which costs nothing.
     var foldsFailureChecks: Bool { get }
 }
@@ -99,22 +100,17 @@ public struct RateLimits: Sendable {
         try await count(.failure, key: "failure:\(clientKey(client))", adding: 0, refusal: Self.failureRefusal)
     }
 
-    /// The same check as ``admitAfterFailures(from:)``, handed to a store that folds it into
-    /// the request's first statement (see ``FailureCheck``); `nil` when the store checks at
+    /// The same check as ``admitAfterFailures(from:)``, handed to the request's ceremony
+    /// completion, whose statement makes it (see ``FailureCheck``); `nil` when the store checks at
     /// once or the limit is off, and ``admitAfterFailures(from:)`` applies.
     public func deferredFailureCheck(from client: String) -> FailureCheck? {
         guard failuresPerWindow > 0, store.foldsFailureChecks else { return nil }
         let now = clock.now()
-        return FailureCheck(key: "failure:\(clientKey(client))", limit: failuresPerWindow, window: window, at: now) { [self] in
-            refusal(.failure, Self.failureRefusal, at: now)
-        }
-    }
-
-    /// Makes a deferred check that nothing in the request made: the request reached no
-    /// statement, so refusing it now undoes nothing.
-    public func settle(_ check: FailureCheck) async throws {
-        guard check.claim() else { return }
-        try await count(.failure, key: check.key, adding: 0, refusal: Self.failureRefusal)
+        return FailureCheck(
+            key: "failure:\(clientKey(client))", limit: failuresPerWindow, window: window, at: now,
+            refusal: { [self] in refusal(.failure, Self.failureRefusal, at: now) },
+            read: { [self] check in try await count(.failure, key: check.key, adding: 0, refusal: Self.failureRefusal) }
+        )
     }
 
     private static let failureRefusal = "too many failed attempts from this address"

@@ -30,7 +30,7 @@ public struct AdminService: Sendable {
     // MARK: - Keys
 
     /// Makes a key. The key itself is in the answer only: the store keeps its SHA-256.
-    public func createKey(name: String, scopes: Set<AdminScope>) async throws -> (key: String, record: AdminAPIKey) {
+    public func createKey(name: String, scopes: Set<AdminScope>, origin: RequestOrigin?) async throws -> (key: String, record: AdminAPIKey) {
         guard let name = try ProfileValidation.text(name, "name", maximum: 100), !name.isEmpty else {
             throw IdentityError(.invalidRequest, "a key needs a name", field: "name")
         }
@@ -40,7 +40,7 @@ public struct AdminService: Sendable {
             createdAt: clock.now()
         )
         try await storage.saveAdminKey(record)
-        try await storage.record(AuditEvent(time: record.createdAt, kind: .adminKeyCreated, detail: "admin key \(record.id) created: \(name)", actor: record.actor))
+        try await storage.record(AuditEvent(time: record.createdAt, kind: .adminKeyCreated, detail: "admin key \(record.id) created: \(name)", actor: record.actor, origin: origin))
         return (key, record)
     }
 
@@ -59,10 +59,10 @@ public struct AdminService: Sendable {
     }
 
     /// Revokes a key. - Returns: `false` when there is no such live key.
-    public func revokeKey(id: String) async throws -> Bool {
+    public func revokeKey(id: String, origin: RequestOrigin?) async throws -> Bool {
         let now = clock.now()
         guard try await storage.revokeAdminKey(id: id, at: now) else { return false }
-        try await storage.record(AuditEvent(time: now, kind: .adminKeyRevoked, detail: "admin key \(id) revoked", actor: AuditEvent.adminKeyActorPrefix + id))
+        try await storage.record(AuditEvent(time: now, kind: .adminKeyRevoked, detail: "admin key \(id) revoked", actor: AuditEvent.adminKeyActorPrefix + id, origin: origin))
         return true
     }
 
@@ -96,7 +96,7 @@ public struct AdminService: Sendable {
 
     /// Makes an account ahead of its owner's first sign-in: the person gets in by account
     /// recovery at the email address, which adds their first passkey.
-    public func createUser(_ profile: UserProfile, emailVerified: Bool, by actor: String) async throws -> User {
+    public func createUser(_ profile: UserProfile, emailVerified: Bool, by actor: String, origin: RequestOrigin?) async throws -> User {
         let profile = try ProfileValidation.validate(profile, allowed: Set(ProfileValidation.IdentifierKind.allCases))
         guard profile.email != nil else { throw IdentityError(.invalidRequest, "an account made ahead of its first sign-in needs an email address to recover by", field: "email") }
         let now = clock.now()
@@ -110,12 +110,12 @@ public struct AdminService: Sendable {
             guard conflict.kind == .identifier else { throw conflict }
             throw IdentityError(.conflict, "a user with this email address, phone number or username exists", reason: .userExists(nil))
         }
-        try await record(.userCreated, user: user.id, by: actor)
+        try await record(.userCreated, user: user.id, by: actor, origin: origin)
         return user
     }
 
     /// Changes a user's display name (`.some(nil)` removes it) or marks the address verified.
-    public func updateUser(id: UserID, name: String??, emailVerified: Bool?, by actor: String) async throws -> User {
+    public func updateUser(id: UserID, name: String??, emailVerified: Bool?, by actor: String, origin: RequestOrigin?) async throws -> User {
         var user = try await self.user(id: id)
         if case .some(let name) = name {
             let name = try ProfileValidation.optionalName(name, field: .named("name"))
@@ -133,20 +133,20 @@ public struct AdminService: Sendable {
                 user = changed
             }
         }
-        try await record(.userUpdated, user: id, by: actor)
+        try await record(.userUpdated, user: id, by: actor, origin: origin)
         return user
     }
 
     /// Deletes a user with everything they have; their audit events stay.
-    public func deleteUser(id: UserID, by actor: String) async throws {
+    public func deleteUser(id: UserID, by actor: String, origin: RequestOrigin?) async throws {
         guard try await storage.deleteUser(id: id, at: clock.now()) else { throw Self.noUser }
-        try await record(.userDeleted, user: id, by: actor)
+        try await record(.userDeleted, user: id, by: actor, origin: origin)
     }
 
     /// Turns an account off (ending every session at once) or on again.
-    public func setUserDisabled(id: UserID, disabled: Bool, by actor: String) async throws -> User {
+    public func setUserDisabled(id: UserID, disabled: Bool, by actor: String, origin: RequestOrigin?) async throws -> User {
         guard let user = try await storage.setUserDisabled(id: id, disabled: disabled, at: clock.now()) else { throw Self.noUser }
-        try await record(disabled ? .userDisabled : .userEnabled, user: id, by: actor)
+        try await record(disabled ? .userDisabled : .userEnabled, user: id, by: actor, origin: origin)
         return user
     }
 
@@ -161,11 +161,11 @@ public struct AdminService: Sendable {
     }
 
     /// Removes a passkey, ending the sessions it started; not a user's last way to sign in.
-    public func deleteCredential(userID: UserID, credentialID: [UInt8], by actor: String) async throws {
+    public func deleteCredential(userID: UserID, credentialID: [UInt8], by actor: String, origin: RequestOrigin?) async throws {
         _ = try await user(id: userID)
         switch try await storage.deleteCredential(id: credentialID, userID: userID, at: clock.now()) {
         case .deleted:
-            try await record(.credentialDeleted, user: userID, credential: credentialID, by: actor)
+            try await record(.credentialDeleted, user: userID, credential: credentialID, by: actor, origin: origin)
         case .notFound:
             throw Self.noCredential
         case .lastCredential:
@@ -176,7 +176,7 @@ public struct AdminService: Sendable {
     }
 
     /// Turns a passkey off (ending the sessions it started) or on again.
-    public func setCredentialDisabled(userID: UserID, credentialID: [UInt8], disabled: Bool, by actor: String) async throws -> PasskeyCredential {
+    public func setCredentialDisabled(userID: UserID, credentialID: [UInt8], disabled: Bool, by actor: String, origin: RequestOrigin?) async throws -> PasskeyCredential {
         _ = try await user(id: userID)
         switch try await storage.setCredentialDisabled(id: credentialID, userID: userID, disabled: disabled, byAdministrator: true, at: clock.now()) {
         case .changed, .heldByAdministrator:
@@ -185,7 +185,7 @@ public struct AdminService: Sendable {
             throw Self.noCredential
         }
         guard let credential = try await storage.credential(id: credentialID), credential.userID == userID else { throw Self.noCredential }
-        try await record(disabled ? .credentialDisabled : .credentialEnabled, user: userID, credential: credentialID, by: actor)
+        try await record(disabled ? .credentialDisabled : .credentialEnabled, user: userID, credential: credentialID, by: actor, origin: origin)
         return credential
     }
 
@@ -198,20 +198,20 @@ public struct AdminService: Sendable {
     }
 
     /// Ends every session of a user. - Returns: How many ended.
-    public func revokeSessions(userID: UserID, by actor: String) async throws -> Int {
+    public func revokeSessions(userID: UserID, by actor: String, origin: RequestOrigin?) async throws -> Int {
         _ = try await user(id: userID)
         let count = try await storage.revokeAllSessions(userID: userID, at: clock.now())
-        try await record(.signedOutEverywhere, user: userID, detail: "\(count) session(s)", by: actor)
+        try await record(.signedOutEverywhere, user: userID, detail: "\(count) session(s)", by: actor, origin: origin)
         return count
     }
 
     /// Ends one session of a user.
-    public func revokeSession(userID: UserID, id: String, by actor: String) async throws {
+    public func revokeSession(userID: UserID, id: String, by actor: String, origin: RequestOrigin?) async throws {
         _ = try await user(id: userID)
         guard try await storage.revokeSession(id: id, userID: userID, at: clock.now()) else {
             throw IdentityError(.notFound, "this user has no active session with this ID", reason: .sessionNotFound)
         }
-        try await record(.sessionRevoked, user: userID, detail: "session \(id)", by: actor)
+        try await record(.sessionRevoked, user: userID, detail: "session \(id)", by: actor, origin: origin)
     }
 
     // MARK: - Events
@@ -261,15 +261,15 @@ public struct AdminService: Sendable {
     public func enableWebhookEndpoint(id: String) async throws -> Bool { try await storage.enableWebhookEndpoint(id: id) }
 
     /// Records one call of the Admin API under the key that made it.
-    public func recordRequest(method: String, path: String, status: Int, by actor: String) async throws {
-        try await storage.record(AuditEvent(time: clock.now(), kind: .adminRequest, detail: "\(method) \(path.prefix(300)) \(status)", actor: actor))
+    public func recordRequest(method: String, path: String, status: Int, by actor: String, origin: RequestOrigin?) async throws {
+        try await storage.record(AuditEvent(time: clock.now(), kind: .adminRequest, detail: "\(method) \(path.prefix(300)) \(status)", actor: actor, origin: origin))
     }
 
     // MARK: - Helpers
 
-    private func record(_ kind: AuditEvent.Kind, user: UserID, credential: [UInt8]? = nil, detail: String = "", by actor: String) async throws {
+    private func record(_ kind: AuditEvent.Kind, user: UserID, credential: [UInt8]? = nil, detail: String = "", by actor: String, origin: RequestOrigin?) async throws {
         try await storage.record(AuditEvent(
-            time: clock.now(), kind: kind, userID: user, credentialID: credential.map(Base64URL.encode), detail: detail, actor: actor
+            time: clock.now(), kind: kind, userID: user, credentialID: credential.map(Base64URL.encode), detail: detail, actor: actor, origin: origin
         ))
     }
 

@@ -49,11 +49,11 @@ public struct AdministrationService: Sendable {
     /// Issues a token to an application that proves its shared secret.
     /// - Throws: `invalid_client` when the application is unknown or the secret is wrong;
     ///   both answer the same, so the response does not reveal which application IDs exist.
-    public func authenticate(applicationID: String, sharedSecret: String) async throws -> (token: String, record: AdminToken) {
+    public func authenticate(applicationID: String, sharedSecret: String, origin: RequestOrigin?) async throws -> (token: String, record: AdminToken) {
         let digest = Array(SHA256.hash(data: Array(sharedSecret.utf8)))
         guard let application = applications[applicationID], Bytes.constantTimeEqual(digest, application.secretDigest) else {
             try await audit.record(AuditEvent(
-                time: clock.now(), kind: .adminAuthenticationFailed, clientID: String(applicationID.prefix(128)), detail: "unknown application or wrong shared secret"
+                time: clock.now(), kind: .adminAuthenticationFailed, clientID: String(applicationID.prefix(128)), detail: "unknown application or wrong shared secret", origin: origin
             ))
             throw IdentityError(.invalidClient, "the application ID or shared secret is wrong")
         }
@@ -61,7 +61,7 @@ public struct AdministrationService: Sendable {
         let token = Self.tokenPrefix + Base64URL.encode(random.bytes(32))
         let record = AdminToken(tokenHash: TokenService.hash(token), applicationID: application.id, createdAt: now, expiresAt: now.addingTimeInterval(tokenLifetime))
         try await store.saveAdminToken(record)
-        try await audit.record(AuditEvent(time: now, kind: .adminAuthenticated, clientID: application.id, detail: "administration token issued to \(application.name)"))
+        try await audit.record(AuditEvent(time: now, kind: .adminAuthenticated, clientID: application.id, detail: "administration token issued to \(application.name)", origin: origin))
         return (token, record)
     }
 

@@ -119,7 +119,8 @@ public struct MetadataUpdater: Sendable {
             guard let entry = newlyRefused[credential.aaguid], let latest = entry.latestStatus else { continue }
             try await storage.record(AuditEvent(
                 time: now, kind: .authenticatorStatusFlagged, userID: credential.userID, credentialID: Base64URL.encode(credential.credentialID),
-                detail: "metadata BLOB \(blob.number): model \(entry.description ?? entry.identifier) (\(entry.identifier)) has status \(latest.status)\(latest.effectiveDate.map { " since \($0)" } ?? "")"
+                detail: "metadata BLOB \(blob.number): model \(entry.description ?? entry.identifier) (\(entry.identifier)) has status \(latest.status)\(latest.effectiveDate.map { " since \($0)" } ?? "")",
+                origin: nil
             ))
         }
         return credentials.count

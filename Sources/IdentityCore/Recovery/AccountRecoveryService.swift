@@ -162,12 +162,12 @@ public struct AccountRecoveryService: Sendable {
     /// one that verifies the current address.
     /// - Throws: `invalid_request` with reason `invalid_code`, `expired_code` or
     ///   `too_many_attempts`.
-    public func verifyEmail(userID: UserID, code: String) async throws -> User {
-        try await verifyEmail(userID: userID, code: code, admitted: false)
+    public func verifyEmail(userID: UserID, code: String, origin: RequestOrigin?) async throws -> User {
+        try await verifyEmail(userID: userID, code: code, admitted: false, origin: origin)
     }
 
     /// `admitted`: the caller counted the attempt against the identifier limit already.
-    private func verifyEmail(userID: UserID, code: String, admitted: Bool) async throws -> User {
+    private func verifyEmail(userID: UserID, code: String, admitted: Bool, origin: RequestOrigin?) async throws -> User {
         // A change of address is what the code proves only while its code is live: an
         // abandoned one (expired, or out of guesses) leaves the current address verifiable.
         if let pending = try await storage.oneTimeCode(userID: userID, purpose: .emailChange), clock.now() < pending.expiresAt,
@@ -183,7 +183,7 @@ public struct AccountRecoveryService: Sendable {
                 throw IdentityError(.invalidRequest, "another account took this email address meanwhile", reason: .userExists(.email), field: "email")
             }
             guard let changed else { throw Self.invalidCode }
-            try await storage.record(AuditEvent(time: now, kind: .profileUpdated, userID: userID, detail: "email"))
+            try await storage.record(AuditEvent(time: now, kind: .profileUpdated, userID: userID, detail: "email", origin: origin))
             if user.isEmailVerified {
                 try await mailer.queue(.emailChanged, to: user, address: old, values: ["new_email": pending.address])
             }
@@ -198,7 +198,7 @@ public struct AccountRecoveryService: Sendable {
         guard let verified = try await storage.markEmailVerified(userID: userID, email: email, at: now) else {
             throw Self.invalidCode
         }
-        try await storage.record(AuditEvent(time: now, kind: .emailVerified, userID: userID, detail: "email"))
+        try await storage.record(AuditEvent(time: now, kind: .emailVerified, userID: userID, detail: "email", origin: origin))
         return verified
     }
 
@@ -219,7 +219,7 @@ public struct AccountRecoveryService: Sendable {
 
     /// Checks a verification code sent to `email` (see ``sendVerification(toAddress:)``); an
     /// address no account has is checked against its stand-in's code, which never matches.
-    public func verifyEmail(address email: String, code: String) async throws -> User {
+    public func verifyEmail(address email: String, code: String, origin: RequestOrigin?) async throws -> User {
         guard let identifier = ProfileValidation.identifier(forLogin: email), case .email(let address) = identifier else { throw Self.invalidCode }
         // Counted once, before the lookup, whatever the address: the limit's answer does not
         // tell an account's address from another.
@@ -228,7 +228,7 @@ public struct AccountRecoveryService: Sendable {
             try await check(code, purpose: .emailVerification, subject: standIn(for: address), address: address)
             throw Self.invalidCode
         }
-        return try await verifyEmail(userID: user.id, code: code, admitted: true)
+        return try await verifyEmail(userID: user.id, code: code, admitted: true, origin: origin)
     }
 
     // MARK: - Saved recovery codes
@@ -237,7 +237,7 @@ public struct AccountRecoveryService: Sendable {
     /// the account is a sensitive action: the sign-in must be recent, and not a recovery's;
     /// and an account makes at most ``recoveryCodeSetsPerHour`` sets an hour.
     /// - Returns: The codes, shown once (`XXXX-XXXX-XXXX-XXXX`, Crockford base32).
-    public func createRecoveryCodes(by signIn: SignIn) async throws -> [String] {
+    public func createRecoveryCodes(by signIn: SignIn, origin: RequestOrigin?) async throws -> [String] {
         try sensitiveActions.requireRecent(signIn, for: "Creating recovery codes")
         let now = clock.now()
         let sets = try await storage.countAccountEvents(.recoveryCodeSets, subject: signIn.userID, adding: 1, window: 3600, at: now)
@@ -259,7 +259,7 @@ public struct AccountRecoveryService: Sendable {
             )
         }
         try await storage.replaceRecoveryCodes(userID: signIn.userID, with: records)
-        try await storage.record(AuditEvent(time: now, kind: .recoveryCodesCreated, userID: signIn.userID))
+        try await storage.record(AuditEvent(time: now, kind: .recoveryCodesCreated, userID: signIn.userID, origin: origin))
         return codes
     }
 
@@ -301,7 +301,7 @@ public struct AccountRecoveryService: Sendable {
     /// - Returns: The account, for a restricted token that may only enroll a passkey.
     /// - Throws: `invalid_grant` with reason `invalid_code`, `expired_code` or
     ///   `too_many_attempts`, the same for every address.
-    public func recover(email: String, code: String?, recoveryCode: String?, clientID: String?) async throws -> User {
+    public func recover(email: String, code: String?, recoveryCode: String?, clientID: String?, origin: RequestOrigin?) async throws -> User {
         guard let identifier = ProfileValidation.identifier(forLogin: email), case .email(let address) = identifier else {
             throw IdentityError(.invalidRequest, "email must be an email address", reason: .malformedIdentifier, field: "email")
         }
@@ -315,27 +315,27 @@ public struct AccountRecoveryService: Sendable {
                 try await check(code, purpose: .recovery, subject: user?.id ?? standIn(for: address), address: address)
             } catch let error as IdentityError {
                 if let user {
-                    try await storage.record(AuditEvent(time: clock.now(), kind: .recoveryFailed, userID: user.id, clientID: clientID, detail: "email code"))
+                    try await storage.record(AuditEvent(time: clock.now(), kind: .recoveryFailed, userID: user.id, clientID: clientID, detail: "email code", origin: origin))
                 }
                 throw IdentityError(.invalidGrant, error.message, reason: error.reason)
             }
             // A stand-in's code never matches, so a code that did is an account's.
             guard let user else { throw IdentityError(.invalidGrant, Self.invalidCode.message, reason: .invalidCode) }
             _ = try await storage.revokeAllSessions(userID: user.id, at: clock.now())
-            return try await recovered(user, method: "email code", clientID: clientID)
+            return try await recovered(user, method: "email code", clientID: clientID, origin: origin)
         case (nil, let saved?):
             try await rateLimits?.admit(identifier: identifier)
             let user = try await storage.user(identifier: identifier)
             let match = try await savedCode(saved, of: user)
             guard let user, let match, try await storage.useRecoveryCode(userID: user.id, hash: match.hash, at: clock.now()) else {
                 if let user {
-                    try await storage.record(AuditEvent(time: clock.now(), kind: .recoveryFailed, userID: user.id, clientID: clientID, detail: "saved code"))
+                    try await storage.record(AuditEvent(time: clock.now(), kind: .recoveryFailed, userID: user.id, clientID: clientID, detail: "saved code", origin: origin))
                 }
                 throw IdentityError(.invalidGrant, "the recovery code is wrong or was used", reason: .invalidCode)
             }
             // The person is back: a run of wrong emailed codes someone else made ends too.
             try await storage.resetAccountCounter(.codeFailures, subject: user.id)
-            return try await recovered(user, method: "a saved recovery code", clientID: clientID)
+            return try await recovered(user, method: "a saved recovery code", clientID: clientID, origin: origin)
         }
     }
 
@@ -371,7 +371,7 @@ public struct AccountRecoveryService: Sendable {
     /// first sign-in). A new code replaces the account's previous one.
     /// - Parameter actor: Who made it, for the audit trail.
     /// - Throws: `not_found` (`user_not_found`); `invalid_grant` (`account_disabled`).
-    public func createEnrollmentLink(userID: UserID, lifetime: TimeInterval, by actor: String) async throws -> (code: String, expiresAt: Date) {
+    public func createEnrollmentLink(userID: UserID, lifetime: TimeInterval, by actor: String, origin: RequestOrigin?) async throws -> (code: String, expiresAt: Date) {
         guard let user = try await storage.user(id: userID) else { throw IdentityError(.notFound, "no user has this ID", reason: .userNotFound) }
         guard !user.isDisabled else { throw IdentityError(.conflict, "this account is disabled; enable it first", reason: .accountDisabled) }
         let now = clock.now()
@@ -384,31 +384,31 @@ public struct AccountRecoveryService: Sendable {
             ),
             queueing: nil
         )
-        try await storage.record(AuditEvent(time: now, kind: .enrollmentLinkCreated, userID: userID, detail: "expires \(Int(lifetime)) s after", actor: actor))
+        try await storage.record(AuditEvent(time: now, kind: .enrollmentLinkCreated, userID: userID, detail: "expires \(Int(lifetime)) s after", actor: actor, origin: origin))
         return (code, expiresAt)
     }
 
     /// Uses an enrollment link's code: the account, for a session that may only add a passkey.
     /// - Throws: `invalid_grant` with reason `invalid_code`, `expired_code`,
     ///   `too_many_attempts` or `account_disabled`; an unknown account gets `invalid_code`.
-    public func redeemEnrollmentLink(userID: UserID, code: String, clientID: String?) async throws -> User {
+    public func redeemEnrollmentLink(userID: UserID, code: String, clientID: String?, origin: RequestOrigin?) async throws -> User {
         guard let user = try await storage.user(id: userID) else { throw IdentityError(.invalidGrant, "the code is wrong", reason: .invalidCode) }
         do {
             try await check(code, purpose: .enrollment, subject: user.id, address: "")
         } catch let error as IdentityError {
-            try await storage.record(AuditEvent(time: clock.now(), kind: .recoveryFailed, userID: user.id, clientID: clientID, detail: "enrollment link"))
+            try await storage.record(AuditEvent(time: clock.now(), kind: .recoveryFailed, userID: user.id, clientID: clientID, detail: "enrollment link", origin: origin))
             throw IdentityError(.invalidGrant, error.message, reason: error.reason)
         }
-        return try await recovered(user, method: "an enrollment link", clientID: clientID)
+        return try await recovered(user, method: "an enrollment link", clientID: clientID, origin: origin)
     }
 
-    private func recovered(_ user: User, method: String, clientID: String?) async throws -> User {
+    private func recovered(_ user: User, method: String, clientID: String?, origin: RequestOrigin?) async throws -> User {
         let now = clock.now()
         guard !user.isDisabled else {
-            try await storage.record(AuditEvent(time: now, kind: .recoveryFailed, userID: user.id, clientID: clientID, detail: "account disabled"))
+            try await storage.record(AuditEvent(time: now, kind: .recoveryFailed, userID: user.id, clientID: clientID, detail: "account disabled", origin: origin))
             throw IdentityError.accountDisabled
         }
-        try await storage.record(AuditEvent(time: now, kind: .accountRecovered, userID: user.id, clientID: clientID, detail: method))
+        try await storage.record(AuditEvent(time: now, kind: .accountRecovered, userID: user.id, clientID: clientID, detail: method, origin: origin))
         if user.isEmailVerified {
             try await mailer.queue(.accountRecovered, to: user, values: ["method": method])
         }

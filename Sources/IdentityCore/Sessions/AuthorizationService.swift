@@ -141,12 +141,12 @@ public struct AuthorizationService: Sendable {
 
     /// Records that the person allowed the request's client its scopes, added to any they
     /// allowed it before.
-    public func grantConsent(_ request: ValidatedAuthorization, userID: UserID) async throws {
+    public func grantConsent(_ request: ValidatedAuthorization, userID: UserID, origin: RequestOrigin?) async throws {
         let earlier = try await storage.consent(userID: userID, clientID: request.client.clientID)?.scopes ?? []
         let now = clock.now()
         try await storage.saveConsent(Consent(userID: userID, clientID: request.client.clientID, scopes: earlier + request.scopes, grantedAt: now))
         try await storage.record(AuditEvent(
-            time: now, kind: .consentGranted, userID: userID, clientID: request.client.clientID, detail: request.scopes.joined(separator: " ")
+            time: now, kind: .consentGranted, userID: userID, clientID: request.client.clientID, detail: request.scopes.joined(separator: " "), origin: origin
         ))
     }
 
@@ -157,12 +157,12 @@ public struct AuthorizationService: Sendable {
 
     /// Withdraws the person's consent for a client, ending that client's sessions too.
     /// - Throws: `not_found` when there was none.
-    public func revokeConsent(userID: UserID, clientID: String) async throws {
+    public func revokeConsent(userID: UserID, clientID: String, origin: RequestOrigin?) async throws {
         let now = clock.now()
         guard try await storage.revokeConsent(userID: userID, clientID: clientID, at: now) else {
             throw IdentityError(.notFound, "no application with this ID has your permission")
         }
-        try await storage.record(AuditEvent(time: now, kind: .consentRevoked, userID: userID, clientID: clientID))
+        try await storage.record(AuditEvent(time: now, kind: .consentRevoked, userID: userID, clientID: clientID, origin: origin))
     }
 
     /// The redirect for `prompt=none` when the person has not allowed the client yet.
@@ -183,7 +183,7 @@ public struct AuthorizationService: Sendable {
     /// The `authorization_code` grant: checks the code, its client, its redirect URI and the
     /// PKCE verifier, then issues tokens. A code works once; presenting it again revokes the
     /// tokens its first exchange issued.
-    public func exchange(code: String?, client: OAuthClient, redirectURI: String?, codeVerifier: String?) async throws -> IssuedTokens {
+    public func exchange(code: String?, client: OAuthClient, redirectURI: String?, codeVerifier: String?, origin: RequestOrigin?) async throws -> IssuedTokens {
         guard let code, !code.isEmpty else { throw IdentityError(.invalidRequest, "code is required", field: "code") }
         guard let redirectURI, !redirectURI.isEmpty else {
             throw IdentityError(.invalidRequest, "redirect_uri is required", field: "redirect_uri")
@@ -231,7 +231,7 @@ public struct AuthorizationService: Sendable {
         case .reused(let record):
             try await storage.record(AuditEvent(
                 time: now, kind: .authorizationCodeReused, userID: record.userID, clientID: client.clientID,
-                detail: "session \(record.sessionID) revoked"
+                detail: "session \(record.sessionID) revoked", origin: origin
             ))
             throw IdentityError(.invalidGrant, "the authorization code was already used; the tokens issued for it are revoked", reason: .codeReused)
         case .consumed:

@@ -26,8 +26,8 @@ public struct BrowserPasswordSignIn: Sendable {
     }
 
     /// Checks the password and starts a session, offering a passkey when the account has none.
-    public func signIn(client: OAuthClient, username: String?, password: String?) async throws -> Started {
-        let user = try await passwords.signIn(client: client, username: username, password: password)
+    public func signIn(client: OAuthClient, username: String?, password: String?, origin: RequestOrigin?) async throws -> Started {
+        let user = try await passwords.signIn(client: client, username: username, password: password, origin: origin)
         let (token, session) = try await sessions.startAfterPassword(for: user)
         var upgrade: CreationChallenge?
         if try await accounts.passkeys(of: user.id).isEmpty {
@@ -38,8 +38,8 @@ public struct BrowserPasswordSignIn: Sendable {
 
     /// Creates a password account and starts its session (for browsers that cannot create
     /// a passkey; the upgrade is offered at its next sign-in).
-    public func signUp(client: OAuthClient, email: String?, password: String?, name: String?) async throws -> Started {
-        let user = try await passwords.signUp(client: client, email: email, password: password, name: name)
+    public func signUp(client: OAuthClient, email: String?, password: String?, name: String?, origin: RequestOrigin?) async throws -> Started {
+        let user = try await passwords.signUp(client: client, email: email, password: password, name: name, origin: origin)
         let (token, session) = try await sessions.startAfterPassword(for: user)
         return Started(token: token, session: session, upgrade: nil)
     }

@@ -104,33 +104,33 @@ public struct BrowserSessionService: Sendable {
 
     /// Ends the account's other live sessions than `current` ("sign out my other devices").
     /// - Returns: How many were ended.
-    public func endOtherSessions(than current: BrowserSession) async throws -> Int {
+    public func endOtherSessions(than current: BrowserSession, origin: RequestOrigin?) async throws -> Int {
         let others = try await otherSessions(than: current)
         for session in others { try await store.revokeBrowserSession(hash: session.tokenHash, at: clock.now()) }
         if !others.isEmpty {
-            try await audit.record(AuditEvent(time: clock.now(), kind: .signedOut, userID: current.userID, clientID: clientID, detail: "\(others.count) other sessions"))
+            try await audit.record(AuditEvent(time: clock.now(), kind: .signedOut, userID: current.userID, clientID: clientID, detail: "\(others.count) other sessions", origin: origin))
         }
         return others.count
     }
 
     /// Ends one of the account's other sessions, named by its token's hash.
     /// - Returns: Whether it was live (and is now ended).
-    public func endOtherSession(tokenHash: [UInt8], of current: BrowserSession) async throws -> Bool {
+    public func endOtherSession(tokenHash: [UInt8], of current: BrowserSession, origin: RequestOrigin?) async throws -> Bool {
         guard !current.isRecovery else {
             throw IdentityError(.accessDenied, "a session that account recovery started may only add a passkey", reason: .recoverySession)
         }
         guard tokenHash != current.tokenHash, let session = try await store.browserSession(hash: tokenHash, at: clock.now()), session.userID == current.userID
         else { return false }
         try await store.revokeBrowserSession(hash: tokenHash, at: clock.now())
-        try await audit.record(AuditEvent(time: clock.now(), kind: .signedOut, userID: current.userID, clientID: clientID, detail: "another session"))
+        try await audit.record(AuditEvent(time: clock.now(), kind: .signedOut, userID: current.userID, clientID: clientID, detail: "another session", origin: origin))
         return true
     }
 
     /// Ends a session.
-    public func end(token: String?) async throws {
+    public func end(token: String?, origin: RequestOrigin?) async throws {
         guard let session = try await session(token: token) else { return }
         try await store.revokeBrowserSession(hash: session.tokenHash, at: clock.now())
-        try await audit.record(AuditEvent(time: clock.now(), kind: .signedOut, userID: session.userID, clientID: clientID))
+        try await audit.record(AuditEvent(time: clock.now(), kind: .signedOut, userID: session.userID, clientID: clientID, origin: origin))
     }
 
     private func newToken() -> String {

@@ -1,6 +1,7 @@
 /// Where the request an audit event comes from: the client's address, its `User-Agent`,
-/// and the face it called. Set once per request by the server's first middleware, read by
-/// every ``AuditEvent`` made while the request is served, so that no service passes it on.
+/// and the face it called. Read once per request by the server's first middleware into the
+/// request's context; each handler hands it to the core call it makes, which writes it on
+/// every ``AuditEvent`` it records.
 public struct RequestOrigin: Sendable, Hashable {
     /// The client's address (through trusted proxies, the address they name).
     public let ip: String?
@@ -9,9 +10,6 @@ public struct RequestOrigin: Sendable, Hashable {
     /// The face: `authentication_api`, `my_account`, `oidc`, `kratos`, `idaas`,
     /// `hosted_pages` or `admin_api`.
     public let face: String?
-
-    /// The origin of the request this task serves.
-    @TaskLocal public static var current: RequestOrigin?
 
     /// Caps `userAgent` at 256 bytes and turns its control characters into spaces.
     public init(ip: String?, userAgent: String?, face: String?) {

@@ -215,10 +215,11 @@ public struct AuditEvent: Sendable, Hashable {
     public let credentialID: String?
     public let detail: String
 
-    /// `origin` defaults to that of the request this task serves (``RequestOrigin/current``).
+    /// `origin` is the request's that the event comes from, `nil` for what the server does
+    /// on its own (a purge, a metadata update, the command line).
     public init(
         time: Date, kind: Kind, userID: UserID? = nil, clientID: String? = nil, credentialID: String? = nil, detail: String = "", actor: String? = nil,
-        origin: RequestOrigin? = RequestOrigin.current
+        origin: RequestOrigin?
     ) {
         self.actor = actor
         self.origin = origin

@@ -237,7 +237,7 @@ public struct TokenService: Sendable {
 
     /// The `refresh_token` grant: rotates the token. Presenting a token that was already
     /// rotated revokes its whole family, because one of the two holders is an attacker.
-    public func refresh(_ token: String, client: OAuthClient, scope: String?, audience: String?) async throws -> IssuedTokens {
+    public func refresh(_ token: String, client: OAuthClient, scope: String?, audience: String?, origin: RequestOrigin?) async throws -> IssuedTokens {
         let now = clock.now()
         let hash = TimeOrderedToken.storageKey(of: token)
         // A malformed request must not use up the token, so the request is checked against
@@ -277,13 +277,13 @@ public struct TokenService: Sendable {
         case .invalid:
             throw IdentityError(.invalidGrant, "the refresh token is unknown, expired, revoked, or was issued to another client")
         case .reused(let familyID, let userID):
-            try await audit.record(AuditEvent(time: now, kind: .refreshTokenReused, userID: userID, clientID: client.clientID, detail: "session \(familyID) revoked"))
+            try await audit.record(AuditEvent(time: now, kind: .refreshTokenReused, userID: userID, clientID: client.clientID, detail: "session \(familyID) revoked", origin: origin))
             throw IdentityError(.invalidGrant, "the refresh token was already used; its session is revoked", reason: .refreshTokenReused)
         case .rotated(let previous):
             guard let user = try await users.user(id: previous.userID) else {
                 throw IdentityError(.invalidGrant, "the account no longer exists")
             }
-            securityEvents?.announce(AuditEvent(time: now, kind: .tokenRefreshed, userID: user.id, clientID: client.clientID, detail: "session \(previous.familyID)"))
+            securityEvents?.announce(AuditEvent(time: now, kind: .tokenRefreshed, userID: user.id, clientID: client.clientID, detail: "session \(previous.familyID)", origin: origin))
             return try await signedTokens(
                 user: user, clientID: client.clientID, scopes: requested.scopes ?? previous.scopes,
                 audience: requested.audience ?? previous.audience, sessionID: previous.familyID,
@@ -294,10 +294,10 @@ public struct TokenService: Sendable {
     }
 
     /// Revokes the session of a refresh token (RFC 7009). Unknown tokens are not an error.
-    public func revoke(_ token: String, client: OAuthClient) async throws {
+    public func revoke(_ token: String, client: OAuthClient, origin: RequestOrigin?) async throws {
         let now = clock.now()
         if let userID = try await refreshTokens.revokeRefreshTokenFamily(hash: TimeOrderedToken.storageKey(of: token), clientID: client.clientID, at: now) {
-            try await audit.record(AuditEvent(time: now, kind: .tokensRevoked, userID: userID, clientID: client.clientID))
+            try await audit.record(AuditEvent(time: now, kind: .tokensRevoked, userID: userID, clientID: client.clientID, origin: origin))
         }
     }
 
