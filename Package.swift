@@ -265,7 +265,7 @@ let package = Package(
             dependencies: [
                 "LatchkeyServer", "FaceFrame", "HTTPAPI", "KratosFace", "IDaaSFace", "HostedUI", "IdentityCore", "Authenticator", "WebAuthn", crypto,
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(
@@ -273,6 +273,7 @@ let package = Package(
             dependencies: [
                 "LatchkeyServer", "LatchkeyClient", "LatchkeySoftwarePasskeys", "LatchkeyAuthenticationServices", "AuthenticationServicesShim", "LatchkeyDoctor", "AppAssociation", "Authenticator", "IdentityCore", "StorageSQLite", "StoragePostgres",
                 "WebAuthn", "latchkey", "WebAuthnCorpus", "PKITestSupport", "Mail", crypto, cryptoExtras, .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 // A new database for each scale-out test.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]

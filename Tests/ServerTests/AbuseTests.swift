@@ -18,15 +18,15 @@ struct AbuseTests {
         passkeys: { ceremony_lifetime: 5m }
         """
 
-    private func withServer(_ body: (InProcessServer, RawHTTP) async throws -> Void) async throws {
-        let server = try await InProcessServer.start(yaml: Self.yaml)
+    private func withServer(_ body: (RouterServer, RawHTTP) async throws -> Void) async throws {
+        let server = try await RouterServer.start(yaml: Self.yaml)
         do {
-            try await body(server, RawHTTP(baseURL: server.baseURL))
+            try await body(server, RawHTTP(server))
         } catch {
-            await server.stop()
+            server.stop()
             throw error
         }
-        await server.stop()
+        server.stop()
     }
 
     @Test func malformedBodiesGetInvalidRequest() async throws {
@@ -85,7 +85,7 @@ struct AbuseTests {
 
     @Test func authSessionsAreSingleUseBoundToOneClientAndExpire() async throws {
         try await withServer { server, _ in
-            var ada = PasskeyUser(server: server.baseURL)
+            var ada = PasskeyUser(server)
             try await ada.signUp(SignupProfile(email: "ada@example.com"))
 
             // Replay: the same auth_session and response twice.
@@ -99,7 +99,7 @@ struct AbuseTests {
             // Another client cannot use it, and its attempt does not burn it.
             let (options2, session2) = try await ada.client.loginChallenge()
             let assertion2 = try ada.authenticator.getAssertion(options2, origin: ada.origin, credential: &ada.credentials[0])
-            let thief = PasskeyUser(server: server.baseURL, clientID: "other")
+            let thief = PasskeyUser(server, clientID: "other")
             await expectAPIError(status: 403) { try await thief.client.finishLogin(authSession: session2, response: assertion2) }
             _ = try await ada.client.finishLogin(authSession: session2, response: assertion2)
 
@@ -119,13 +119,13 @@ struct AbuseTests {
     @Test func ceremonyMistakesAreRejectedAndNothingIsHalfWritten() async throws {
         try await withServer { server, _ in
             // Wrong origin.
-            var mallory = PasskeyUser(server: server.baseURL)
+            var mallory = PasskeyUser(server)
             mallory.origin = "https://evil.example"
             let wrongOrigin = await expectAPIError(status: 403) { try await mallory.signUp(SignupProfile(email: "victim@example.com")) }
             #expect(wrongOrigin?.reason == "origin_not_allowed")
 
             // Wrong RP ID and wrong challenge, signed by an authenticator told other options.
-            var user = PasskeyUser(server: server.baseURL)
+            var user = PasskeyUser(server)
             var (options, authSession) = try await user.client.signupChallenge(profile: SignupProfile(email: "victim@example.com"))
             options.rp.id = "evil.example"
             var (response, _) = try user.authenticator.makeCredential(options, origin: user.origin)
@@ -143,11 +143,11 @@ struct AbuseTests {
 
     @Test func unknownCredentialsAndTamperedSignatures() async throws {
         try await withServer { server, _ in
-            var ada = PasskeyUser(server: server.baseURL)
+            var ada = PasskeyUser(server)
             try await ada.signUp(SignupProfile(email: "ada@example.com"))
 
             // A passkey this server never registered (for example one deleted here but still on the device).
-            var stranger = PasskeyUser(server: server.baseURL)
+            var stranger = PasskeyUser(server)
             let creation = PublicKeyCredentialCreationOptionsJSON(
                 rp: .init(id: "localhost", name: "x"), user: .init(id: Base64URLBytes([1]), name: "x", displayName: "x"),
                 challenge: Base64URLBytes([1]), pubKeyCredParams: [.init(alg: .es256)]
@@ -168,7 +168,7 @@ struct AbuseTests {
 
     @Test func counterRegressionIsRejectedAuditedAndFlagged() async throws {
         try await withServer { server, _ in
-            var ada = PasskeyUser(server: server.baseURL)
+            var ada = PasskeyUser(server)
             let tokens = try await ada.signUp(SignupProfile(email: "ada@example.com"))
             try await ada.signIn()
             try await ada.signIn()
@@ -190,14 +190,14 @@ struct AbuseTests {
 
     @Test func identifiersThatAreUnicodeLongOrLookLikeSQL() async throws {
         try await withServer { server, http in
-            var user = PasskeyUser(server: server.baseURL)
+            var user = PasskeyUser(server)
             // Unicode, stored in NFC and found from NFD input.
             try await user.signUp(SignupProfile(username: "Zoë_åsa", name: "Zoë Åsa 🦊"))
             let decomposed = "Zoe\u{0308}_a\u{030A}sa"
             try await user.signIn(username: decomposed)
 
             // SQL-looking identifiers are data.
-            var bobby = PasskeyUser(server: server.baseURL)
+            var bobby = PasskeyUser(server)
             let sql = "robert');drop_table--users@example.com"
             try await bobby.signUp(SignupProfile(email: sql, name: "Robert'); DROP TABLE users;--"))
             try await bobby.signIn(username: sql)
@@ -222,7 +222,7 @@ struct AbuseTests {
 
     @Test func exactlyOneOfTwoConcurrentSignupsWins() async throws {
         try await withServer { server, _ in
-            let users = (0..<2).map { _ in PasskeyUser(server: server.baseURL) }
+            let users = (0..<2).map { _ in PasskeyUser(server) }
             // Both start before either finishes, so both get an auth_session.
             var pending: [(PasskeyUser, RegistrationResponseJSON, String)] = []
             for var user in users {
@@ -243,7 +243,7 @@ struct AbuseTests {
 
     @Test func myAccountNeedsTheRightTokenAudienceAndScope() async throws {
         try await withServer { server, http in
-            var ada = PasskeyUser(server: server.baseURL)
+            var ada = PasskeyUser(server)
             let narrow = try await ada.signUp(SignupProfile(email: "ada@example.com"), scope: "openid email")
             let none = try await http.send("GET", "/me/v1/authentication-methods", contentType: nil)
             #expect(none.status == 401)
@@ -270,7 +270,7 @@ struct AbuseTests {
 
     @Test func errorsNeverLeakSecrets() async throws {
         try await withServer { server, http in
-            var ada = PasskeyUser(server: server.baseURL)
+            var ada = PasskeyUser(server)
             let tokens = try await ada.signUp(SignupProfile(email: "ada@example.com"))
             let refresh = try #require(tokens.refreshToken)
             let other = try await http.json("POST", "/oauth/token", ["grant_type": "refresh_token", "client_id": "other", "refresh_token": refresh])

@@ -62,21 +62,21 @@ struct BackchannelLogoutTests {
         let server = try await ServerProcess.start(configuration: Self.configuration(receiver), in: directory)
         defer { server.stop() }
         try receiver.useKeys(of: server.baseURL)
-        let http = RawHTTP(baseURL: server.baseURL)
+        let http = RawHTTP(server)
         let discovery = try await http.send("GET", "/.well-known/openid-configuration", contentType: nil).json
         #expect(discovery["backchannel_logout_supported"] as? Bool == true && discovery["backchannel_logout_session_supported"] as? Bool == true)
 
-        let browser = BrowserAgent(server: server.baseURL)
+        let browser = BrowserAgent(server)
         #expect(try await browser.signUp(email: "ada@example.com").status == 200)
         let web = try await Self.webSignIn(browser, http)
         let webClaims = claims(of: try #require(web.idToken))
-        var native = PasskeyUser(server: server.baseURL, clientID: "native")
+        var native = PasskeyUser(server, clientID: "native")
         native.authenticator = browser.authenticator
         native.credentials = browser.credentials
         let nativeTokens = try await native.signIn()
         let nativeIDToken = try #require(nativeTokens.idToken)
         let nativeSession = try #require(claims(of: nativeIDToken)["sid"] as? String)
-        var quiet = PasskeyUser(server: server.baseURL, clientID: "quiet")
+        var quiet = PasskeyUser(server, clientID: "quiet")
         quiet.authenticator = browser.authenticator
         quiet.credentials = native.credentials  // with the counter the native app's sign-in moved on
         _ = try await quiet.signIn()
@@ -120,10 +120,10 @@ struct BackchannelLogoutTests {
         let server = try await ServerProcess.start(configuration: Self.configuration(receiver), in: directory)
         defer { server.stop() }
         try receiver.useKeys(of: server.baseURL)
-        var native = PasskeyUser(server: server.baseURL, clientID: "native")
+        var native = PasskeyUser(server, clientID: "native")
         let tokens = try await native.signUp(SignupProfile(email: "grace@example.com"))
         let session = claims(of: try #require(tokens.idToken))["sid"] as? String
-        let revoked = try await RawHTTP(baseURL: server.baseURL).send(
+        let revoked = try await RawHTTP(server).send(
             "POST", "/oauth/revoke", body: Data("client_id=native&token=\(try #require(tokens.refreshToken))".utf8), contentType: "application/x-www-form-urlencoded")
         #expect(revoked.status == 200)
         // The first post is answered 503; the retry five seconds later is taken.

@@ -39,7 +39,7 @@ struct DiskFullTests {
                 throw error
             }
         }
-        var ada = PasskeyUser(server: server.baseURL)
+        var ada = PasskeyUser(server)
         let tokens = try await step("the first sign-up, before the disk fills") { try await ada.signUp(SignupProfile(email: "ada@example.com")) }
 
         // Another file takes every free byte.
@@ -58,7 +58,7 @@ struct DiskFullTests {
         for attempt in 0..<200 where refusals < 3 {
             do {
                 if attempt % 2 == 0 {
-                    var person = PasskeyUser(server: server.baseURL)
+                    var person = PasskeyUser(server)
                     do {
                         try await person.signUp(SignupProfile(email: "person\(attempt)@example.com"))
                         acknowledged.append(person)
@@ -89,7 +89,7 @@ struct DiskFullTests {
             try await step("an acknowledged account's sign-in after space came back") { try await person.signIn() }
         }
         for email in refusedEmails {
-            var person = PasskeyUser(server: server.baseURL)
+            var person = PasskeyUser(server)
             try await step("a refused email's sign-up after space came back") { try await person.signUp(SignupProfile(email: email)) }
         }
         try await step("ada's sign-in after space came back") { try await ada.signIn() }

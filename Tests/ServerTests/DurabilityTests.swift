@@ -27,7 +27,7 @@ struct DurabilityTests {
             Task {
                 var index = 0
                 while !acknowledged.isStopped {
-                    var user = PasskeyUser(server: server.baseURL)
+                    var user = PasskeyUser(server)
                     let email = "worker\(worker)-\(index)@durable.example"
                     index += 1
                     do {
@@ -67,7 +67,7 @@ struct DurabilityTests {
             // The passkey as it was before its login: its next assertion carries the counter
             // the acknowledged login used, which the server must still hold, and so refuse
             // as a possible clone.
-            var again = PasskeyUser(server: restarted.baseURL, credentials: user.credentials)
+            var again = PasskeyUser(restarted, credentials: user.credentials)
             if logins[email] != nil {
                 let refusal = await expectAPIError(status: 403) { try await again.signIn() }
                 #expect(refusal?.reason == "sign_count_regressed", "\(email): \(String(describing: refusal))")

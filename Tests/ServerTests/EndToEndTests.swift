@@ -30,7 +30,7 @@ struct EndToEndTests {
         let directory = try TemporaryDirectory()
         let server = try await startServer(directory)
         defer { server.stop() }
-        var ada = PasskeyUser(server: server.baseURL)
+        var ada = PasskeyUser(server)
 
         // Sign up: an account and its first passkey, and tokens.
         let signup = try await ada.signUp(SignupProfile(email: "ada@example.com", name: "Ada Lovelace"))
@@ -47,7 +47,7 @@ struct EndToEndTests {
         // tokens ES256. Discovery's jwks_uri lists every key; /.well-known/jwks.json the RSA
         // keys alone, which is all Auth0's SDKs can read there.
         #expect(header(of: try #require(signup.idToken))["alg"] as? String == "RS256" && header(of: signup.accessToken)["alg"] as? String == "ES256")
-        let http = RawHTTP(baseURL: server.baseURL)
+        let http = RawHTTP(server)
         let discovery = try await http.send("GET", "/.well-known/openid-configuration", contentType: nil).json
         #expect(discovery["jwks_uri"] as? String == "http://localhost:8080/oauth/jwks")
         #expect((discovery["id_token_signing_alg_values_supported"] as? [String])?.first == "RS256")
@@ -109,13 +109,13 @@ struct EndToEndTests {
     @Test func restartsKeepTokensValidAndRotationKeepsOldKeysPublished() async throws {
         let directory = try TemporaryDirectory()
         var server = try await startServer(directory)
-        var ada = PasskeyUser(server: server.baseURL)
+        var ada = PasskeyUser(server)
         let tokens = try await ada.signUp(SignupProfile(username: "ada"))
         server.stop()
 
         server = try await startServer(directory)
         defer { server.stop() }
-        ada = PasskeyUser(server: server.baseURL, credentials: ada.credentials)
+        ada = PasskeyUser(server, credentials: ada.credentials)
         #expect(try await ada.client.userInfo(accessToken: tokens.accessToken).subject == claims(of: tokens.accessToken)["sub"] as? String)
 
         let rotate = try await CommandRun.run(["keys", "rotate", "--config", directory.path("latchkey.yaml"), "--database", "sqlite:" + directory.path("latchkey.sqlite")], workingDirectory: directory.url)
@@ -126,7 +126,7 @@ struct EndToEndTests {
         // a fresh server process uses it at once.
         server.stop()
         server = try await startServer(directory)
-        ada = PasskeyUser(server: server.baseURL, credentials: ada.credentials)
+        ada = PasskeyUser(server, credentials: ada.credentials)
         let keys = try await jwks(server.baseURL)
         #expect(keys.filter { $0["kty"] as? String == "EC" }.count == 2, "the ES256 key and the one it replaced: \(keys)")
         let fresh = try await ada.signIn()
@@ -139,14 +139,14 @@ struct EndToEndTests {
         let directory = try TemporaryDirectory()
         let server = try await startServer(directory)
         defer { server.stop() }
-        var withSecret = PasskeyUser(server: server.baseURL, clientID: "backend", clientSecret: "a-long-enough-test-secret")
+        var withSecret = PasskeyUser(server, clientID: "backend", clientSecret: "a-long-enough-test-secret")
         try await withSecret.signUp(SignupProfile(email: "backend-user@example.com"))
 
-        let noSecret = PasskeyUser(server: server.baseURL, clientID: "backend")
+        let noSecret = PasskeyUser(server, clientID: "backend")
         await expectAPIError(status: 401) { try await noSecret.client.loginChallenge() }
-        let wrongSecret = PasskeyUser(server: server.baseURL, clientID: "backend", clientSecret: "not-the-right-secret-at-all")
+        let wrongSecret = PasskeyUser(server, clientID: "backend", clientSecret: "not-the-right-secret-at-all")
         await expectAPIError(status: 401) { try await wrongSecret.client.loginChallenge() }
-        let unknown = PasskeyUser(server: server.baseURL, clientID: "nobody")
+        let unknown = PasskeyUser(server, clientID: "nobody")
         await expectAPIError(status: 401) { try await unknown.client.loginChallenge() }
     }
 

@@ -198,7 +198,7 @@ struct HTTPEdgeTests {
             }
         }
         defer { trickle.cancel() }
-        var ada = PasskeyUser(server: server.baseURL)
+        var ada = PasskeyUser(server)
         _ = try await ada.signUp(SignupProfile(email: "ada@example.com"))
         _ = try await ada.signIn()
         #expect(server.process.isRunning)

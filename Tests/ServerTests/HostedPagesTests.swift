@@ -45,9 +45,9 @@ struct HostedPagesTests {
     }
 
     @Test func signUpStartsAServerSideSessionWithSafeCookies() async throws {
-        let server = try await InProcessServer.start(yaml: Self.yaml)
-        defer { Task { await server.stop() } }
-        let browser = BrowserAgent(server: server.baseURL)
+        let server = try await RouterServer.start(yaml: Self.yaml)
+        defer { Task { server.stop() } }
+        let browser = BrowserAgent(server)
 
         let landing = try await browser.get("/account/passkeys/new")
         #expect(landing.status == 302)
@@ -91,9 +91,9 @@ struct HostedPagesTests {
     /// Adding a passkey after an old sign-in asks for the passkey again: the call is refused
     /// with a reason the page acts on, and the login page, asked to re-authenticate, says why.
     @Test func anOldSignInMustConfirmBeforeAddingAPasskey() async throws {
-        let server = try await InProcessServer.start(yaml: Self.yaml)
-        defer { Task { await server.stop() } }
-        let browser = BrowserAgent(server: server.baseURL)
+        let server = try await RouterServer.start(yaml: Self.yaml)
+        defer { Task { server.stop() } }
+        let browser = BrowserAgent(server)
         _ = try await browser.signUp(email: "ada@example.com")
         #expect(try await browser.call("POST", "/ui/passkeys/options").status == 200)
         server.clock.advance(by: 16 * 60)
@@ -108,9 +108,9 @@ struct HostedPagesTests {
     }
 
     @Test func sessionsExpire() async throws {
-        let server = try await InProcessServer.start(yaml: Self.yaml + "\nhosted_pages: { session_lifetime: 1h }\n")
-        defer { Task { await server.stop() } }
-        let browser = BrowserAgent(server: server.baseURL)
+        let server = try await RouterServer.start(yaml: Self.yaml + "\nhosted_pages: { session_lifetime: 1h }\n")
+        defer { Task { server.stop() } }
+        let browser = BrowserAgent(server)
         _ = try await browser.signUp(email: "ada@example.com")
         #expect(try await browser.get("/account").status == 200)
         server.clock.advance(by: 3599)
@@ -120,9 +120,9 @@ struct HostedPagesTests {
     }
 
     @Test func signingUpTwiceOffersSignIn() async throws {
-        let server = try await InProcessServer.start(yaml: Self.yaml)
-        defer { Task { await server.stop() } }
-        let browser = BrowserAgent(server: server.baseURL)
+        let server = try await RouterServer.start(yaml: Self.yaml)
+        defer { Task { server.stop() } }
+        let browser = BrowserAgent(server)
         _ = try await browser.signUp(email: "ada@example.com")
         let again = try await browser.call("POST", "/ui/signup", ["email": "ada@example.com"])
         #expect(again.status == 400)
@@ -130,9 +130,9 @@ struct HostedPagesTests {
     }
 
     @Test func stateChangingCallsNeedTheCSRFTokenAndTheOwnOrigin() async throws {
-        let server = try await InProcessServer.start(yaml: Self.yaml)
-        defer { Task { await server.stop() } }
-        let browser = BrowserAgent(server: server.baseURL)
+        let server = try await RouterServer.start(yaml: Self.yaml)
+        defer { Task { server.stop() } }
+        let browser = BrowserAgent(server)
         try await browser.get("/login")
         #expect(!browser.csrfToken.isEmpty)
         #expect(try await browser.call("POST", "/ui/login").status == 200)
@@ -155,19 +155,19 @@ struct HostedPagesTests {
 
     @Test(arguments: ["//evil.example/x", "https://evil.example", "/\\evil.example", "javascript:alert(1)", "/ok\u{0}", ""])
     func returnToStaysOnThisServer(_ target: String) async throws {
-        let server = try await InProcessServer.start(yaml: Self.yaml)
-        defer { Task { await server.stop() } }
-        let browser = BrowserAgent(server: server.baseURL)
+        let server = try await RouterServer.start(yaml: Self.yaml)
+        defer { Task { server.stop() } }
+        let browser = BrowserAgent(server)
         let finished = try await browser.signUp(email: "ada@example.com", returnTo: target)
         #expect(finished.json["redirect_to"] as? String == "/account")
     }
 
     @Test func anUnknownCredentialIsNamedSoThePageCanSignalIt() async throws {
-        let server = try await InProcessServer.start(yaml: Self.yaml)
-        defer { Task { await server.stop() } }
-        let browser = BrowserAgent(server: server.baseURL)
+        let server = try await RouterServer.start(yaml: Self.yaml)
+        defer { Task { server.stop() } }
+        let browser = BrowserAgent(server)
         // A passkey for this RP that the server never registered.
-        let stranger = BrowserAgent(server: server.baseURL)
+        let stranger = BrowserAgent(server)
         let options = PublicKeyCredentialCreationOptionsJSON(
             rp: .init(id: "localhost", name: "x"), user: .init(id: Base64URLBytes([1, 2, 3]), name: "x", displayName: "x"),
             challenge: Base64URLBytes([0]), pubKeyCredParams: [.init(alg: .es256)]
@@ -182,19 +182,19 @@ struct HostedPagesTests {
     }
 
     @Test func httpsPublicURLMakesCookiesSecureAndHostOnly() async throws {
-        let server = try await InProcessServer.start(yaml: Self.yaml + "\nserver: { public_url: https://id.example.com }\n", publicURL: nil)
-        defer { Task { await server.stop() } }
-        let page = try await RawHTTP(baseURL: server.baseURL).send("GET", "/login", contentType: nil)
+        let server = try await RouterServer.start(yaml: Self.yaml + "\nserver: { public_url: https://id.example.com }\n", publicURL: nil)
+        defer { Task { server.stop() } }
+        let page = try await RawHTTP(server).send("GET", "/login", contentType: nil)
         let cookie = try #require(BrowserAgent.setCookies(page).first)
         #expect(cookie.hasPrefix("__Host-latchkey_csrf="))
         #expect(cookie.contains("Secure") && cookie.contains("HttpOnly") && cookie.contains("Path=/"))
     }
 
     @Test func authorizationCodeFlowWithPKCE() async throws {
-        let server = try await InProcessServer.start(yaml: Self.yaml)
-        defer { Task { await server.stop() } }
-        let browser = BrowserAgent(server: server.baseURL)
-        let http = RawHTTP(baseURL: server.baseURL)
+        let server = try await RouterServer.start(yaml: Self.yaml)
+        defer { Task { server.stop() } }
+        let browser = BrowserAgent(server)
+        let http = RawHTTP(server)
 
         // Nobody signed in: the hosted login, which comes back to the same request.
         let first = try await browser.get(Self.authorizePath())
@@ -239,10 +239,10 @@ struct HostedPagesTests {
     /// asked again for the same scopes, is asked again for more, and loses its permission and
     /// its sessions when the person withdraws it.
     @Test func aClientThatIsNotFirstPartyAsksForConsentOnce() async throws {
-        let server = try await InProcessServer.start(yaml: Self.yaml)
-        defer { Task { await server.stop() } }
-        let browser = BrowserAgent(server: server.baseURL)
-        let http = RawHTTP(baseURL: server.baseURL)
+        let server = try await RouterServer.start(yaml: Self.yaml)
+        defer { Task { server.stop() } }
+        let browser = BrowserAgent(server)
+        let http = RawHTTP(server)
         _ = try await browser.signUp(email: "ada@example.com")
         let redirect = "https://other.example/callback"
         let path = Self.authorizePath(client: "other", redirect: redirect)
@@ -289,10 +289,10 @@ struct HostedPagesTests {
     }
 
     @Test func codeExchangeFailures() async throws {
-        let server = try await InProcessServer.start(yaml: Self.yaml)
-        defer { Task { await server.stop() } }
-        let browser = BrowserAgent(server: server.baseURL)
-        let http = RawHTTP(baseURL: server.baseURL)
+        let server = try await RouterServer.start(yaml: Self.yaml)
+        defer { Task { server.stop() } }
+        let browser = BrowserAgent(server)
+        let http = RawHTTP(server)
         _ = try await browser.signUp(email: "ada@example.com")
         func code() async throws -> String {
             let reply = try await browser.get(Self.authorizePath())
@@ -342,9 +342,9 @@ struct HostedPagesTests {
     }
 
     @Test func authorizationRequestFailures() async throws {
-        let server = try await InProcessServer.start(yaml: Self.yaml)
-        defer { Task { await server.stop() } }
-        let browser = BrowserAgent(server: server.baseURL)
+        let server = try await RouterServer.start(yaml: Self.yaml)
+        defer { Task { server.stop() } }
+        let browser = BrowserAgent(server)
 
         // Not trustworthy enough to redirect: an error page, and no Location.
         for (label, path) in [
@@ -381,9 +381,9 @@ struct HostedPagesTests {
     }
 
     @Test func corsAnswersOnlyKnownOrigins() async throws {
-        let server = try await InProcessServer.start(yaml: Self.yaml)
-        defer { Task { await server.stop() } }
-        let http = RawHTTP(baseURL: server.baseURL)
+        let server = try await RouterServer.start(yaml: Self.yaml)
+        defer { Task { server.stop() } }
+        let http = RawHTTP(server)
         let preflight = ["Origin": "http://localhost:5173", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"]
         let allowed = try await http.send("OPTIONS", "/oauth/token", contentType: nil, headers: preflight)
         #expect(allowed.status == 204)
@@ -400,9 +400,9 @@ struct HostedPagesTests {
     }
 
     @Test func nativeTokensWithoutOfflineAccessReachUserinfo() async throws {
-        let server = try await InProcessServer.start(yaml: Self.yaml)
-        defer { Task { await server.stop() } }
-        var ada = PasskeyUser(server: server.baseURL)
+        let server = try await RouterServer.start(yaml: Self.yaml)
+        defer { Task { server.stop() } }
+        var ada = PasskeyUser(server)
         let tokens = try await ada.signUp(.init(email: "ada@example.com"), scope: "openid email")
         #expect(tokens.refreshToken == nil)
         let info = try await ada.client.userInfo(accessToken: tokens.accessToken)

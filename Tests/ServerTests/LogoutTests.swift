@@ -6,7 +6,7 @@ import Testing
 /// RP-Initiated Logout at discovery's `end_session_endpoint`, and Auth0's `/v2/logout`.
 /// Nothing redirects to an address the client did not register; a request without an ID
 /// token hint is confirmed by the person first.
-@Suite("Logout for web apps: a real server process", .serialized, .timeLimit(.minutes(3)))
+@Suite("Logout for web apps: the application in process", .serialized, .timeLimit(.minutes(3)))
 struct LogoutTests {
     static let configuration = """
         server: { public_url: http://localhost:8080 }
@@ -20,15 +20,15 @@ struct LogoutTests {
         """
 
     /// A browser signed in on the hosted pages, and an ID token of the same person for `demo`.
-    static func signedIn(_ server: ServerProcess, email: String = "ada@example.com") async throws -> (BrowserAgent, String) {
+    static func signedIn(_ server: some TestServer, email: String = "ada@example.com") async throws -> (BrowserAgent, String) {
         let (browser, tokens) = try await signedInWithTokens(server, email: email)
         return (browser, try #require(tokens.idToken))
     }
 
-    static func signedInWithTokens(_ server: ServerProcess, email: String = "ada@example.com") async throws -> (BrowserAgent, TokenResponse) {
-        let browser = BrowserAgent(server: server.baseURL)
+    static func signedInWithTokens(_ server: some TestServer, email: String = "ada@example.com") async throws -> (BrowserAgent, TokenResponse) {
+        let browser = BrowserAgent(server)
         #expect(try await browser.signUp(email: email).status == 200)
-        var app = PasskeyUser(server: server.baseURL)
+        var app = PasskeyUser(server)
         app.authenticator = browser.authenticator
         app.credentials = browser.credentials
         return (browser, try await app.signIn())
@@ -40,9 +40,9 @@ struct LogoutTests {
 
     @Test func rpInitiatedLogoutEndsTheSessionAndReturnsOnlyWhereRegistered() async throws {
         let directory = try TemporaryDirectory()
-        let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
+        let server = try await RouterServer.start(yaml: Self.configuration, in: directory)
         defer { server.stop() }
-        let discovery = try await RawHTTP(baseURL: server.baseURL).send("GET", "/.well-known/openid-configuration", contentType: nil).json
+        let discovery = try await RawHTTP(server).send("GET", "/.well-known/openid-configuration", contentType: nil).json
         #expect(discovery["end_session_endpoint"] as? String == "http://localhost:8080/oidc/logout")
 
         let (browser, tokens) = try await Self.signedInWithTokens(server)
@@ -83,7 +83,7 @@ struct LogoutTests {
     /// client the hint named, so it returns where that client registered.
     @Test func anotherAccountsHintIsConfirmedAndKeepsItsClient() async throws {
         let directory = try TemporaryDirectory()
-        let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
+        let server = try await RouterServer.start(yaml: Self.configuration, in: directory)
         defer { server.stop() }
         let (browser, _) = try await Self.signedIn(server)
         let (_, othersToken) = try await Self.signedIn(server, email: "eve@example.com")
@@ -100,7 +100,7 @@ struct LogoutTests {
 
     @Test func withoutAHintThePersonConfirms() async throws {
         let directory = try TemporaryDirectory()
-        let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
+        let server = try await RouterServer.start(yaml: Self.configuration, in: directory)
         defer { server.stop() }
         let (browser, _) = try await Self.signedIn(server)
         let asked = try await browser.http.send(
@@ -120,7 +120,7 @@ struct LogoutTests {
 
     @Test func auth0sLogoutReturnsToAllowedURLsOnly() async throws {
         let directory = try TemporaryDirectory()
-        let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
+        let server = try await RouterServer.start(yaml: Self.configuration, in: directory)
         defer { server.stop() }
         let (browser, _) = try await Self.signedIn(server)
         for returnTo in ["https://evil.example/bye", "https://app.example.com/other", "https://a.b.example.org/bye"] {

@@ -57,7 +57,7 @@ struct MetadataEndToEndTests {
     }
 
     func user(_ server: ServerProcess, aaguid: String, attestation: SoftwareAuthenticator.Attestation? = nil) -> PasskeyUser {
-        var user = PasskeyUser(server: server.baseURL)
+        var user = PasskeyUser(server)
         user.authenticator = SoftwareAuthenticator(aaguid: AAGUID(uuidString: aaguid)!, attestation: attestation ?? .packed(key: batchKey, chain: chain))
         return user
     }
@@ -132,7 +132,7 @@ struct MetadataEndToEndTests {
             workingDirectory: directory.url
         )
         let key = try #require(made.output.split(separator: "\n").last.map(String.init))
-        let state = try await RawHTTP(baseURL: server.baseURL).send("GET", "/admin/v1/metadata", contentType: nil, headers: ["Authorization": "Bearer " + key]).json
+        let state = try await RawHTTP(server).send("GET", "/admin/v1/metadata", contentType: nil, headers: ["Authorization": "Bearer " + key]).json
         #expect(state["configured"] as? Bool == true && state["blob_number"] as? Int == 2 && state["entries"] as? Int == 2, "\(state)")
         let models = (state["refused_models"] as? [[String: Any]] ?? []).compactMap { $0["identifier"] as? String }
         #expect(Set(models) == [certified, revoked], "\(state)")

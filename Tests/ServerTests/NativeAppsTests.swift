@@ -57,7 +57,7 @@ struct NativeAppsTests {
         let directory = try TemporaryDirectory()
         let server = try await Self.start(directory)
         defer { server.stop() }
-        let http = RawHTTP(baseURL: server.baseURL)
+        let http = RawHTTP(server)
         for (path, body) in Self.expectedDocuments {
             let reply = try await http.send("GET", path, contentType: nil)
             #expect(reply.status == 200, "\(path)")
@@ -70,9 +70,9 @@ struct NativeAppsTests {
     }
 
     @Test func unconfiguredDocumentsAre404sThatSayWhatToConfigure() async throws {
-        let server = try await InProcessServer.start()
-        defer { Task { await server.stop() } }
-        let http = RawHTTP(baseURL: server.baseURL)
+        let server = try await RouterServer.start()
+        defer { Task { server.stop() } }
+        let http = RawHTTP(server)
         for (path, words) in [
             ("/.well-known/apple-app-site-association", "ios: { team_id, bundle_ids }"),
             ("/.well-known/assetlinks.json", "android: { package_name, sha256_cert_fingerprints }"),
@@ -117,8 +117,8 @@ struct NativeAppsTests {
         let directory = try TemporaryDirectory()
         let server = try await Self.start(directory)
         defer { server.stop() }
-        let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "shiny")
-        let flow = AndroidAppFlow(client: client, http: RawHTTP(baseURL: server.baseURL))
+        let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "shiny", transport: server.transport)
+        let flow = AndroidAppFlow(client: client, http: RawHTTP(server))
         func build(_ package: String, signedWith key: [UInt8]) -> Caller { .androidApp(packageName: package, signingCertificateSHA256: key) }
 
         // Sign up from the app signed with the Play App Signing key.
@@ -169,7 +169,7 @@ struct NativeAppsTests {
         let directory = try TemporaryDirectory()
         let server = try await Self.start(directory)
         defer { server.stop() }
-        let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "shiny")
+        let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "shiny", transport: server.transport)
         let authenticator = SoftwareAuthenticator()
 
         // iOS reports https://<rp id> for an app with the webcredentials associated domain.
@@ -196,9 +196,9 @@ struct NativeAppsTests {
     }
 
     @Test func withoutAnAppleAppTheRPIDOriginIsRefused() async throws {
-        let server = try await InProcessServer.start()
-        defer { Task { await server.stop() } }
-        let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo")
+        let server = try await RouterServer.start()
+        defer { Task { server.stop() } }
+        let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo", transport: server.transport)
         let (options, authSession) = try await client.signupChallenge(profile: SignupProfile(email: "ios@example.com"))
         let (registration, _) = try SoftwareAuthenticator().makeCredential(options, caller: .appleApp(relyingPartyID: "localhost"))
         let refused = await expectAPIError(status: 403) { try await client.finishSignup(authSession: authSession, response: registration) }

@@ -26,7 +26,7 @@ struct OpenIDLibrariesTests {
         let directory = try TemporaryDirectory()
         let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
         defer { server.stop() }
-        var ada = PasskeyUser(server: server.baseURL, clientID: client)
+        var ada = PasskeyUser(server, clientID: client)
         let tokens = try await ada.signUp(SignupProfile(email: "ada.\(client)@example.com"))
         let idToken = try #require(tokens.idToken)
         #expect(header(of: idToken)["alg"] as? String == algorithm)

@@ -22,7 +22,7 @@ struct OperatorLogTests {
     @Test func securityEventsAndRequestsAreJSONLines() async throws {
         let directory = try TemporaryDirectory()
         let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
-        var ada = PasskeyUser(server: server.baseURL)
+        var ada = PasskeyUser(server)
         let signup = try await ada.signUp(SignupProfile(email: "ada@example.com"))
         try await ada.signIn()
         _ = try await ada.client.refresh(refreshToken: try #require(signup.refreshToken))
@@ -82,7 +82,7 @@ struct MetricsListenerTests {
         let port = try #require(Int(text[marker.upperBound...].prefix { $0.isNumber }))
         let metricsURL = try #require(URL(string: "http://127.0.0.1:\(port)/metrics"))
 
-        var ada = PasskeyUser(server: server.baseURL)
+        var ada = PasskeyUser(server)
         try await ada.signUp(SignupProfile(email: "ada@example.com"))
         try await ada.signIn()
         try await ada.signIn()

@@ -8,8 +8,8 @@ import WebAuthn
 /// with the finished ceremony) and the signals credential managers need.
 @Suite("Passkey journey: account creation API and signals", .serialized)
 struct PasskeyJourneyTests {
-    private func startServer(_ directory: TemporaryDirectory) async throws -> ServerProcess {
-        try await ServerProcess.start(configuration: EndToEndTests.configuration, in: directory)
+    private func startServer(_ directory: TemporaryDirectory) async throws -> RouterServer {
+        try await RouterServer.start(yaml: EndToEndTests.configuration, in: directory)
     }
 
     /// `ASAuthorizationAccountCreationProvider`: the challenge and user ID come first, the
@@ -18,7 +18,7 @@ struct PasskeyJourneyTests {
         let directory = try TemporaryDirectory()
         let server = try await startServer(directory)
         defer { server.stop() }
-        var grace = PasskeyUser(server: server.baseURL)
+        var grace = PasskeyUser(server)
 
         let (options, authSession) = try await grace.client.signupChallenge(profile: nil)
         #expect(options.user.name == "")
@@ -71,10 +71,10 @@ struct PasskeyJourneyTests {
         let directory = try TemporaryDirectory()
         let server = try await startServer(directory)
         defer { server.stop() }
-        var owner = PasskeyUser(server: server.baseURL)
+        var owner = PasskeyUser(server)
         try await owner.signUp(SignupProfile(email: "taken@example.com"))
 
-        var newcomer = PasskeyUser(server: server.baseURL)
+        var newcomer = PasskeyUser(server)
         let (options, authSession) = try await newcomer.client.signupChallenge(profile: nil)
         let (response, credential) = try newcomer.authenticator.makeCredential(options, origin: newcomer.origin)
         newcomer.credentials.append(credential)
@@ -94,7 +94,7 @@ struct PasskeyJourneyTests {
         #expect(!phoneOnly.authSession.isEmpty)
 
         // A sign-up started with a profile refuses a second one at the finish.
-        let named = PasskeyUser(server: server.baseURL)
+        let named = PasskeyUser(server)
         let started = try await named.client.signupChallenge(profile: SignupProfile(email: "named@example.com"))
         let (namedResponse, _) = try named.authenticator.makeCredential(started.options, origin: named.origin)
         let twice = await expectAPIError(status: 400) {
@@ -114,8 +114,8 @@ struct PasskeyJourneyTests {
         let rounds = 6
         for round in 0..<rounds {
             let email = "race\(round)@example.com"
-            let phone = PasskeyUser(server: server.baseURL)
-            let laptop = PasskeyUser(server: server.baseURL)
+            let phone = PasskeyUser(server)
+            let laptop = PasskeyUser(server)
             let first = try await phone.client.signupChallenge(profile: nil)
             let second = try await laptop.client.signupChallenge(profile: nil)
             let (firstResponse, _) = try phone.authenticator.makeCredential(first.options, origin: phone.origin)
@@ -140,12 +140,12 @@ struct PasskeyJourneyTests {
         let directory = try TemporaryDirectory()
         let server = try await startServer(directory)
         defer { server.stop() }
-        var ada = PasskeyUser(server: server.baseURL)
+        var ada = PasskeyUser(server)
         let signup = try await ada.signUp(SignupProfile(email: "ada@example.com", name: "Ada"))
         let token = signup.accessToken
 
         // The raw document: every member named, unused_password null while no password was removed.
-        let http = RawHTTP(baseURL: server.baseURL)
+        let http = RawHTTP(server)
         let raw = try await http.send("GET", "/me/v1/signals", contentType: nil, headers: ["Authorization": "Bearer \(token)"])
         #expect(raw.status == 200)
         #expect(raw.json["rp_id"] as? String == "localhost")

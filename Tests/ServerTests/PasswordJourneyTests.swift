@@ -35,8 +35,8 @@ struct PasswordJourneyTests {
         let directory = try TemporaryDirectory()
         let server = try await startServer(directory)
         defer { server.stop() }
-        let http = RawHTTP(baseURL: server.baseURL)
-        let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo")
+        let http = RawHTTP(server)
+        let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo", transport: server.transport)
 
         let created = try await http.json("POST", "/dbconnections/signup", [
             "client_id": "demo", "connection": "Username-Password-Authentication", "email": "Pat@Example.com", "password": "correct horse battery", "name": "Pat",
@@ -103,7 +103,7 @@ struct PasswordJourneyTests {
         #expect(form.status == 200, "\(form.text)")
 
         // Wrong password, unknown email, and an account that has only a passkey: one answer.
-        var passkeyOnly = PasskeyUser(server: server.baseURL)
+        var passkeyOnly = PasskeyUser(server)
         try await passkeyOnly.signUp(SignupProfile(email: "keys@example.com"))
         for (username, password) in [("pat@example.com", "wrong horse battery"), ("nobody@example.com", "correct horse battery"), ("keys@example.com", "correct horse battery")] {
             let refused = try await http.json("POST", "/oauth/token", ["grant_type": "password", "client_id": "demo", "username": username, "password": password])
@@ -123,10 +123,10 @@ struct PasswordJourneyTests {
         let directory = try TemporaryDirectory()
         let server = try await startServer(directory)
         defer { server.stop() }
-        let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo")
+        let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo", transport: server.transport)
         let session = try await passwordSession(client, "sam@example.com").tokens
 
-        var sam = PasskeyUser(server: server.baseURL)
+        var sam = PasskeyUser(server)
         sam.authenticator.confirmsPresence = false
         sam.authenticator.verifiesUser = false
 
@@ -156,7 +156,7 @@ struct PasswordJourneyTests {
         // A passkey session cannot ask for a conditional create.
         let notPassword = await expectAPIError(status: 403) { try await client.startEnrollment(accessToken: login.accessToken, conditional: true) }
         #expect(notPassword?.detail?.contains("password") == true)
-        let badMediation = try await RawHTTP(baseURL: server.baseURL).json(
+        let badMediation = try await RawHTTP(server).json(
             "POST", "/me/v1/authentication-methods", ["type": "passkey", "mediation": "silent"], headers: ["Authorization": "Bearer \(session.accessToken)"]
         )
         #expect(badMediation.status == 400)
@@ -165,9 +165,9 @@ struct PasswordJourneyTests {
     /// The 5-minute window, with the server's clock moved on.
     @Test func theUpgradeWindowClosesFiveMinutesAfterThePasswordSignIn() async throws {
         let clock = TestClock()
-        let server = try await InProcessServer.start(yaml: Self.configuration, clock: clock)
-        defer { Task { await server.stop() } }
-        let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo")
+        let server = try await RouterServer.start(yaml: Self.configuration, clock: clock)
+        defer { Task { server.stop() } }
+        let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo", transport: server.transport)
         let session = try await passwordSession(client, "lee@example.com").tokens
         clock.advance(by: 4 * 60)
         _ = try await client.startEnrollment(accessToken: session.accessToken, conditional: true)
@@ -182,10 +182,10 @@ struct PasswordJourneyTests {
         let directory = try TemporaryDirectory()
         let server = try await startServer(directory)
         defer { server.stop() }
-        let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo")
+        let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo", transport: server.transport)
         let (userID, session) = try await passwordSession(client, "kim@example.com")
         let token = session.accessToken
-        let http = RawHTTP(baseURL: server.baseURL)
+        let http = RawHTTP(server)
 
         // The password is a method; removing it needs a passkey first.
         let list = try await http.send("GET", "/me/v1/authentication-methods", contentType: nil, headers: ["Authorization": "Bearer \(token)"])
@@ -199,7 +199,7 @@ struct PasswordJourneyTests {
         #expect(alone?.reason == "last_authentication_method")
         #expect(try await client.signals(accessToken: token).unusedPassword == nil)
 
-        var kim = PasskeyUser(server: server.baseURL)
+        var kim = PasskeyUser(server)
         try await kim.enroll(accessToken: token)
         let signals = try await client.removePassword(userID: userID, accessToken: token)
         #expect(signals.unusedPassword == AccountSignals.UnusedPassword(domain: "localhost", username: "kim@example.com"))
@@ -225,9 +225,9 @@ struct PasswordJourneyTests {
         let directory = try TemporaryDirectory()
         let server = try await startServer(directory)
         defer { server.stop() }
-        let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo")
+        let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo", transport: server.transport)
         let session = try await passwordSession(client, "max@example.com").tokens
-        var max = PasskeyUser(server: server.baseURL)
+        var max = PasskeyUser(server)
         let passkey = try await max.enroll(accessToken: session.accessToken)
         try await client.deleteAuthenticationMethod(id: passkey.id, accessToken: session.accessToken)
         #expect(try await client.signals(accessToken: session.accessToken).allAcceptedCredentialIDs.isEmpty)

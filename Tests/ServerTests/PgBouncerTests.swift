@@ -14,9 +14,9 @@ struct PgBouncerTests {
         try await PgBouncerFixture.withPooler(in: try await PostgresFixture.freshDatabase()) { pooled in
             let (_, a, b) = try await ScaleOutTests.startPair(database: pooled)
             defer { a.stop(); b.stop() }
-            var ada = PasskeyUser(server: a.baseURL)
+            var ada = PasskeyUser(a)
             _ = try await ada.signUp(SignupProfile(email: "ada@example.com"))
-            var throughB = PasskeyUser(server: b.baseURL)
+            var throughB = PasskeyUser(b)
             // Every login statement, on connections PgBouncer hands out in turn. (One passkey,
             // its counter carried from one instance's sign-in to the other's.)
             for _ in 0..<10 {

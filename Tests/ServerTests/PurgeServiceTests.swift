@@ -12,9 +12,9 @@ import Testing
 @Suite("Purges: a real server's database", .serialized, .timeLimit(.minutes(2)))
 struct PurgeServiceTests {
     @Test func oldAuditEventsAndSessionsArePurged() async throws {
-        let server = try await InProcessServer.start(yaml: "audit: { retention: 2d }\ntokens: { refresh_token_absolute_lifetime: 30d }")
-        defer { Task { await server.stop() } }
-        var ada = PasskeyUser(server: server.baseURL)
+        let server = try await RouterServer.start(yaml: "audit: { retention: 2d }\ntokens: { refresh_token_absolute_lifetime: 30d }")
+        defer { Task { server.stop() } }
+        var ada = PasskeyUser(server)
         let signup = try await ada.signUp(SignupProfile(email: "ada@example.com"))
         try await ada.signIn()
 

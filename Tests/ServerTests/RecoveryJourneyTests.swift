@@ -25,10 +25,10 @@ struct RecoveryJourneyTests {
         // The password comes from the environment, not the file.
         let server = try await ServerProcess.start(configuration: Self.configuration(sink), in: directory, environment: ["LATCHKEY_SMTP_PASSWORD": "s3cret"])
         defer { server.stop() }
-        let http = RawHTTP(baseURL: server.baseURL)
+        let http = RawHTTP(server)
 
         // Sign-up sends the verification code, over TLS, as the configured user.
-        var ada = PasskeyUser(server: server.baseURL)
+        var ada = PasskeyUser(server)
         let signedUp = try await ada.signUp(SignupProfile(email: "ada@example.com", name: "Ada Lovelace"))
         #expect(claims(of: try #require(signedUp.idToken))["email_verified"] as? Bool == false)
         let verification = try await sink.waitForMessage(to: "ada@example.com", subject: "verification code")
@@ -58,7 +58,7 @@ struct RecoveryJourneyTests {
         let oldPasskey = try #require(try await ada.client.authenticationMethods(accessToken: signedIn.accessToken).first)
 
         // Every passkey lost: a new device, nothing on it.
-        var device = PasskeyUser(server: server.baseURL)
+        var device = PasskeyUser(server)
         let recovery = try await http.json("POST", "/oauth/token", [
             "grant_type": "urn:latchkey:params:oauth:grant-type:recovery", "client_id": "demo", "email": "ada@example.com",
             "recovery_code": codes[3].lowercased(),
@@ -120,7 +120,7 @@ struct RecoveryJourneyTests {
         defer { server.stop() }
         sink.stop()
 
-        var bob = PasskeyUser(server: server.baseURL)
+        var bob = PasskeyUser(server)
         try await bob.signUp(SignupProfile(email: "bob@example.com"))
         try await server.waitForOutput("will retry", timeout: 20)
         #expect(server.output.text.contains("will retry"), "\(server.output.text.suffix(2000))")
@@ -140,14 +140,14 @@ struct RecoveryJourneyTests {
         let server = try await ServerProcess.start(configuration: "", in: directory)
         defer { server.stop() }
         #expect(server.output.text.contains("development mailer"))
-        var ada = PasskeyUser(server: server.baseURL)
+        var ada = PasskeyUser(server)
         let tokens = try await ada.signUp(SignupProfile(email: "ada@example.com"))
         try await server.waitForOutput("DEVELOPMENT MAILER", timeout: 20)
         let log = server.output.text
         let section = try #require(log.range(of: "DEVELOPMENT MAILER").map { String(log[$0.lowerBound...].prefix(800)) })
         #expect(section.contains("To: ada@example.com") && section.contains("was NOT sent"), "\(section)")
         let code = try #require(section.split(whereSeparator: { !$0.isNumber }).first { $0.count == 8 }.map(String.init))
-        let verified = try await RawHTTP(baseURL: server.baseURL).json(
+        let verified = try await RawHTTP(server).json(
             "POST", "/me/v1/email-verification/verify", ["code": code], headers: ["Authorization": "Bearer \(tokens.accessToken)"]
         )
         #expect(verified.status == 200 && verified.json["email_verified"] as? Bool == true, "\(verified.text)")

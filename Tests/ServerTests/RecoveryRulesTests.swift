@@ -9,8 +9,8 @@ struct RecoveryRulesTests {
     static let recoveryGrant = "urn:latchkey:params:oauth:grant-type:recovery"
 
     /// A server whose mail goes to `sink`, and Ada, signed up, with her verification mail.
-    static func start(_ sink: SMTPSink, yaml: String = "") async throws -> (InProcessServer, PasskeyUser, TokenResponse, SMTPSink.Message) {
-        let server = try await InProcessServer.start(yaml: """
+    static func start(_ sink: SMTPSink, yaml: String = "") async throws -> (RouterServer, PasskeyUser, TokenResponse, SMTPSink.Message) {
+        let server = try await RouterServer.start(yaml: """
             email:
               smtp_url: smtp://127.0.0.1:\(sink.port)
               starttls: required
@@ -18,7 +18,7 @@ struct RecoveryRulesTests {
               ca_file: \(sink.certificate ?? "")
             \(yaml)
             """)
-        var ada = PasskeyUser(server: server.baseURL)
+        var ada = PasskeyUser(server)
         let tokens = try await ada.signUp(SignupProfile(email: "ada@example.com", name: "Ada"))
         let mail = try await sink.waitForMessage(to: "ada@example.com", subject: "verification code")
         return (server, ada, tokens, mail)
@@ -28,8 +28,8 @@ struct RecoveryRulesTests {
         let sink = try await SMTPSink.start(["--tls"])
         defer { sink.stop() }
         let (server, _, tokens, mail) = try await Self.start(sink)
-        defer { Task { await server.stop() } }
-        let http = RawHTTP(baseURL: server.baseURL)
+        defer { Task { server.stop() } }
+        let http = RawHTTP(server)
         let bearer = ["Authorization": "Bearer \(tokens.accessToken)"]
         let first = try #require(mail.code())
 
@@ -50,7 +50,7 @@ struct RecoveryRulesTests {
         // Five guesses counted (the old code's included): the right code is too late now.
         let late = try await http.json("POST", "/me/v1/email-verification/verify", ["code": second], headers: bearer)
         #expect(late.status == 400 && late.json["reason"] as? String == "too_many_attempts", "\(late.text)")
-        let userInfo = try await PasskeyUser(server: server.baseURL).client.userInfo(accessToken: tokens.accessToken)
+        let userInfo = try await PasskeyUser(server).client.userInfo(accessToken: tokens.accessToken)
         #expect(userInfo.emailVerified == false)
 
         // Bad bodies get field errors, never a 500.
@@ -66,8 +66,8 @@ struct RecoveryRulesTests {
         let sink = try await SMTPSink.start(["--tls"])
         defer { sink.stop() }
         let (server, _, tokens, _) = try await Self.start(sink)
-        defer { Task { await server.stop() } }
-        let http = RawHTTP(baseURL: server.baseURL)
+        defer { Task { server.stop() } }
+        let http = RawHTTP(server)
 
         // Unverified: the same 202, and no mail.
         let count = sink.messages().count
@@ -104,8 +104,8 @@ struct RecoveryRulesTests {
         let sink = try await SMTPSink.start(["--tls"])
         defer { sink.stop() }
         let (server, ada, tokens, _) = try await Self.start(sink, yaml: "tokens: { access_token_lifetime: 1h }")
-        defer { Task { await server.stop() } }
-        let http = RawHTTP(baseURL: server.baseURL)
+        defer { Task { server.stop() } }
+        let http = RawHTTP(server)
         let created = try await http.send("POST", "/me/v1/recovery-codes", headers: ["Authorization": "Bearer \(tokens.accessToken)"])
         let codes = try #require(created.json["recovery_codes"] as? [String])
         let recovered = try await http.json("POST", "/oauth/token", ["grant_type": Self.recoveryGrant, "client_id": "demo", "email": "ada@example.com", "recovery_code": codes[0]])
@@ -119,12 +119,12 @@ struct RecoveryRulesTests {
         let sink = try await SMTPSink.start(["--tls"])
         defer { sink.stop() }
         let (server, ada, tokens, mail) = try await Self.start(sink)
-        defer { Task { await server.stop() } }
-        let http = RawHTTP(baseURL: server.baseURL)
+        defer { Task { server.stop() } }
+        let http = RawHTTP(server)
         let bearer = ["Authorization": "Bearer \(tokens.accessToken)"]
         let verified = try await http.json("POST", "/me/v1/email-verification/verify", ["code": try #require(mail.code())], headers: bearer)
         #expect(verified.json["email_verified"] as? Bool == true, "\(verified.text)")
-        var bob = PasskeyUser(server: server.baseURL)
+        var bob = PasskeyUser(server)
         try await bob.signUp(SignupProfile(email: "bob@example.com"))
 
         for (body, reason) in [(["email": "not an address"], nil), (["email": "ada@example.com"], nil), (["email": "bob@example.com"], "user_exists")] as [([String: Any], String?)] {
@@ -163,11 +163,11 @@ struct RecoveryRulesTests {
         let sink = try await SMTPSink.start(["--tls"])
         defer { sink.stop() }
         let (server, _, tokens, _) = try await Self.start(sink)
-        defer { Task { await server.stop() } }
-        let http = RawHTTP(baseURL: server.baseURL)
+        defer { Task { server.stop() } }
+        let http = RawHTTP(server)
         let created = try await http.send("POST", "/me/v1/recovery-codes", headers: ["Authorization": "Bearer \(tokens.accessToken)"])
         let codes = try #require(created.json["recovery_codes"] as? [String])
-        let browser = BrowserAgent(server: server.baseURL)
+        let browser = BrowserAgent(server)
         _ = try await browser.get("/login")
         let used = try await browser.call("POST", "/ui/recovery", ["email": "ada@example.com", "recovery_code": codes[0]])
         #expect(used.status == 200, "\(used.text)")

@@ -60,7 +60,7 @@ struct RulesEveryFaceProcessTests {
         let directory = try TemporaryDirectory()
         let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
         defer { server.stop() }
-        let http = RawHTTP(baseURL: server.baseURL)
+        let http = RawHTTP(server)
         let password = "jo's long passphrase"
         #expect(try await http.json("POST", "/dbconnections/signup", ["client_id": "demo", "email": "jo@example.com", "password": password]).status == 200)
 
@@ -73,7 +73,7 @@ struct RulesEveryFaceProcessTests {
         let userID = try #require(claims(of: passwordAccess)["sub"] as? String)
 
         // B: a password sign-in on the hosted pages; C: a code issued to that browser.
-        let browser = BrowserAgent(server: server.baseURL)
+        let browser = BrowserAgent(server)
         try await browser.get("/login")
         let signedIn = try await browser.call("POST", "/ui/password-session", ["username": "jo@example.com", "password": password])
         #expect(signedIn.status == 200, "\(signedIn.text)")
@@ -86,7 +86,7 @@ struct RulesEveryFaceProcessTests {
         #expect(claims(of: try #require(exchanged.json["id_token"] as? String))["amr"] as? [String] == ["pwd"])
 
         // D: a passkey, added with A's token, signs in.
-        var jo = PasskeyUser(server: server.baseURL)
+        var jo = PasskeyUser(server)
         try await jo.enroll(accessToken: passwordAccess)
         let passkey = try await jo.signIn()
         #expect(claims(of: passkey.accessToken)["amr"] as? [String] == ["pop", "user"])
@@ -109,10 +109,10 @@ struct RulesEveryFaceProcessTests {
         let directory = try TemporaryDirectory()
         let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
         defer { server.stop() }
-        let http = RawHTTP(baseURL: server.baseURL)
+        let http = RawHTTP(server)
         let password = "kim's long passphrase"
         #expect(try await http.json("POST", "/dbconnections/signup", ["client_id": "demo", "email": "kim@example.com", "password": password]).status == 200)
-        let browser = BrowserAgent(server: server.baseURL)
+        let browser = BrowserAgent(server)
         try await browser.get("/login")
         #expect(try await browser.call("POST", "/ui/password-session", ["username": "kim@example.com", "password": password]).status == 200)
         // A passkey first, from the account page.
@@ -142,17 +142,17 @@ struct RulesEveryFaceProcessTests {
         let directory = try TemporaryDirectory()
         let server = try await ServerProcess.start(configuration: Self.configuration + "\npasskeys: { sensitive_action_max_age: 1m }", in: directory)
         defer { server.stop() }
-        let http = RawHTTP(baseURL: server.baseURL)
+        let http = RawHTTP(server)
 
         // Kratos: a registration flow, then a settings flow from its session.
-        var kratos = KratosSampleApp(server: server.baseURL, platform: .iOS)
+        var kratos = KratosSampleApp(server, platform: .iOS)
         let registered = try await kratos.signUp(email: "ada@example.com")
         let kratosToken = try #require(registered.json["session_token"] as? String, "\(registered.text)")
         let settings = try await kratos.initialize("/self-service/settings/api", token: kratosToken).json
 
         // IDaaS: Bob signs up, an administrator adds a key for him, he signs in.
         var idaas = IDaaSSampleApp(server: server.baseURL, platform: .iOS)
-        var bob = PasskeyUser(server: server.baseURL)
+        var bob = PasskeyUser(server)
         let bobTokens = try await bob.signUp(.init(email: "bob@example.com"))
         let admin = try await IDaaSFaceTests.admin(idaas)
         let (uuid, challenge) = try await IDaaSFaceTests.registrationChallenge(idaas, email: "bob@example.com", admin: admin)
@@ -161,7 +161,7 @@ struct RulesEveryFaceProcessTests {
         let idaasSession = try #require(try await idaas.signIn(index: 0).json["token"] as? String)
 
         // The hosted pages: Cy signs up there.
-        let cy = BrowserAgent(server: server.baseURL)
+        let cy = BrowserAgent(server)
         #expect(try await cy.signUp(email: "cy@example.com").status == 200)
 
         try await Task.sleep(for: .seconds(62))
@@ -200,7 +200,7 @@ struct RulesEveryFaceProcessTests {
         let directory = try TemporaryDirectory()
         let server = try await ServerProcess.start(configuration: Self.configuration + "\nlimits: { ceremony_starts_per_minute: 2 }", in: directory)
         defer { server.stop() }
-        let http = RawHTTP(baseURL: server.baseURL)
+        let http = RawHTTP(server)
         for path in ["/self-service/login/api", "/self-service/registration/api", "/self-service/login/browser"] {
             for _ in 0..<3 {
                 let head = try await http.send("HEAD", path, contentType: nil)
@@ -230,7 +230,7 @@ struct RulesEveryFaceProcessTests {
 
         // Before: keys in the clear.
         var server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
-        var ada = PasskeyUser(server: server.baseURL)
+        var ada = PasskeyUser(server)
         let tokens = try await ada.signUp(.init(email: "ada@example.com"))
         server.stop()
         #expect(try await Self.query(directory, sealedKeys) == ["0,0"])
@@ -240,8 +240,8 @@ struct RulesEveryFaceProcessTests {
         // The ES256 key, the RS256 key the sign-up's ID token made, and the three instance secrets.
         try await server.waitForOutput("sealed 5 stored key(s) under key-encryption key")
         #expect(server.output.text.contains("sealed 5 stored key(s) under key-encryption key"), "\(server.output.text.suffix(1500))")
-        #expect(try await Self.userinfo(RawHTTP(baseURL: server.baseURL), tokens.accessToken) == 200)
-        ada = PasskeyUser(server: server.baseURL, credentials: ada.credentials)
+        #expect(try await Self.userinfo(RawHTTP(server), tokens.accessToken) == 200)
+        ada = PasskeyUser(server, credentials: ada.credentials)
         _ = try await ada.signIn()
         server.stop()
         #expect(try await Self.query(directory, sealedKeys) == ["2,3"], "the two signing keys (ES256, RS256) and the three instance secrets")
@@ -270,8 +270,8 @@ struct RulesEveryFaceProcessTests {
         #expect(stale.status == 78 && stale.output.contains("not under this key"), "the old key no longer opens them: \(stale.output)")
         server = try await ServerProcess.start(configuration: Self.configuration + "\nsecrets: { key_encryption_key_file: \(second) }", in: directory)
         defer { server.stop() }
-        #expect(try await Self.userinfo(RawHTTP(baseURL: server.baseURL), tokens.accessToken) == 200)
-        ada = PasskeyUser(server: server.baseURL, credentials: ada.credentials)
+        #expect(try await Self.userinfo(RawHTTP(server), tokens.accessToken) == 200)
+        ada = PasskeyUser(server, credentials: ada.credentials)
         _ = try await ada.signIn()
     }
 }

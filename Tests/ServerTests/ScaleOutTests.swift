@@ -45,7 +45,7 @@ struct ScaleOutTests {
         #expect(jwksA.components(separatedBy: "\"kid\"").count == 2, "one signing key: \(jwksA)")
 
         // A sign-up started on A finishes on B.
-        var ada = PasskeyUser(server: a.baseURL)
+        var ada = PasskeyUser(a)
         let onB = LatchkeyAPIClient(baseURL: b.baseURL, clientID: "demo")
         let (options, authSession) = try await ada.client.signupChallenge(profile: SignupProfile(email: "ada@example.com"))
         let (registration, credential) = try ada.authenticator.makeCredential(options, origin: ada.origin)
@@ -77,7 +77,7 @@ struct ScaleOutTests {
         let methods = try await ada.client.authenticationMethods(accessToken: fresh.accessToken)
         let firstID = try #require(methods.first { $0.id == "passkey|" + Base64URL.encode(ada.credentials[0].credentialID) }?.id)
         try await ada.client.deleteAuthenticationMethod(id: firstID, accessToken: fresh.accessToken)
-        var throughB = PasskeyUser(server: b.baseURL, credentials: ada.credentials)
+        var throughB = PasskeyUser(b, credentials: ada.credentials)
         await expectAPIError(status: 403) { try await throughB.signIn(index: 0) }
         _ = try await throughB.signIn(index: 1)
     }
@@ -130,9 +130,9 @@ struct ScaleOutTests {
         let database = try await PostgresFixture.freshDatabase()
         let (_, a, b) = try await Self.startPair(database: database, configuration: limited)
         defer { a.stop(); b.stop() }
-        var ada = PasskeyUser(server: a.baseURL)
+        var ada = PasskeyUser(a)
         _ = try await ada.signUp(SignupProfile(email: "ada@example.com"))
-        var throughB = PasskeyUser(server: b.baseURL, credentials: ada.credentials)
+        var throughB = PasskeyUser(b, credentials: ada.credentials)
         _ = try await throughB.signIn()
         let (options, authSession) = try await throughB.client.loginChallenge()
         let assertion = try throughB.authenticator.getAssertion(options, origin: throughB.origin, credential: &throughB.credentials[0])
@@ -164,7 +164,7 @@ struct ScaleOutTests {
             Task {
                 var index = 0
                 while !acknowledged.isStopped {
-                    var user = PasskeyUser(server: a.baseURL)
+                    var user = PasskeyUser(a)
                     let email = "worker\(worker)-\(index)@scale.example"
                     index += 1
                     guard (try? await user.signUp(SignupProfile(email: email))) != nil else { return }
@@ -184,7 +184,7 @@ struct ScaleOutTests {
         let signUps = acknowledged.snapshot.0
         #expect(signUps.count >= 8, "the load produced acknowledged sign-ups: \(signUps.count)")
         for (email, user) in signUps {
-            var throughB = PasskeyUser(server: b.baseURL, credentials: user.credentials)
+            var throughB = PasskeyUser(b, credentials: user.credentials)
             do {
                 try await throughB.signIn()
             } catch {
@@ -202,7 +202,7 @@ struct ScaleOutTests {
     private func databaseRestartGives503AndRecovers(on cluster: PostgresFixture.PrivateCluster) async throws {
         let (_, a, b) = try await Self.startPair(database: cluster.url + "?statement_timeout=2000&connect_timeout=6")
         defer { a.stop(); b.stop() }
-        var ada = PasskeyUser(server: a.baseURL)
+        var ada = PasskeyUser(a)
         try await ada.signUp(SignupProfile(email: "ada@example.com"))
 
         try await cluster.stop()
@@ -221,7 +221,7 @@ struct ScaleOutTests {
                 #expect(again == 503 && retry["Retry-After"] != nil)
                 #expect(elapsed < .seconds(3), "\(server.baseURL)/ready took \(elapsed) during the outage")
             }
-            var user = PasskeyUser(server: server.baseURL, credentials: ada.credentials)
+            var user = PasskeyUser(server, credentials: ada.credentials)
             let started = ContinuousClock.now
             await expectAPIError(status: 503) { try await user.signIn() }
             #expect(ContinuousClock.now - started < .seconds(3), "a sign-in's 503 well before the deadline")
@@ -233,7 +233,7 @@ struct ScaleOutTests {
             // Back by itself: a sign-in succeeds within seconds. Not necessarily the first
             // one: the instance's own probe of the server gets a second, which a loaded
             // machine (the full parallel run on two cores) can exceed, and then answers 503.
-            var user = PasskeyUser(server: server.baseURL, credentials: ada.credentials)
+            var user = PasskeyUser(server, credentials: ada.credentials)
             let deadline = ContinuousClock.now + .seconds(20)
             while true {
                 do {

@@ -12,7 +12,7 @@ struct SessionRevocationTests {
         let directory = try TemporaryDirectory()
         let server = try await ServerProcess.start(configuration: EndToEndTests.configuration, in: directory)
         defer { server.stop() }
-        var ada = PasskeyUser(server: server.baseURL)
+        var ada = PasskeyUser(server)
 
         // Passkey A signs up; passkey B is added; each signs in once more.
         let byA = try await ada.signUp(SignupProfile(email: "ada@example.com"))

@@ -10,9 +10,9 @@ import Testing
 @Suite("Step-up for sensitive actions", .serialized, .timeLimit(.minutes(3)))
 struct StepUpTests {
     @Test func aStaleSignInCannotAddOrRemoveAPasskey() async throws {
-        let server = try await InProcessServer.start(yaml: "passkeys: { sensitive_action_max_age: 10m }")
-        defer { Task { await server.stop() } }
-        var ada = PasskeyUser(server: server.baseURL)
+        let server = try await RouterServer.start(yaml: "passkeys: { sensitive_action_max_age: 10m }")
+        defer { Task { server.stop() } }
+        var ada = PasskeyUser(server)
         let first = try await ada.signUp(SignupProfile(email: "ada@example.com"))
         // A fresh sign-in may add a passkey.
         try await ada.enroll(accessToken: first.accessToken)
@@ -27,7 +27,7 @@ struct StepUpTests {
         request.setValue("Bearer \(first.accessToken)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(#"{"type":"passkey"}"#.utf8)
-        let (_, response) = try await URLSession.shared.data(for: request)
+        let (_, response) = try await server.transport.send(request)
         let challenge = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "WWW-Authenticate") ?? ""
         #expect(challenge.hasPrefix(#"Bearer error="insufficient_user_authentication""#), "\(challenge)")
         #expect(challenge.hasSuffix("max_age=600"), "\(challenge)")
@@ -48,9 +48,9 @@ struct StepUpTests {
     /// Refreshing keeps a session alive only up to `tokens.refresh_token_absolute_lifetime`
     /// after its sign-in, however recently the last token was rotated.
     @Test func refreshingStopsAtTheAbsoluteLifetime() async throws {
-        let server = try await InProcessServer.start(yaml: "tokens: { refresh_token_lifetime: 1d, refresh_token_absolute_lifetime: 2d }")
-        defer { Task { await server.stop() } }
-        var ada = PasskeyUser(server: server.baseURL)
+        let server = try await RouterServer.start(yaml: "tokens: { refresh_token_lifetime: 1d, refresh_token_absolute_lifetime: 2d }")
+        defer { Task { server.stop() } }
+        var ada = PasskeyUser(server)
         var token = try #require(try await ada.signUp(SignupProfile(email: "ada@example.com")).refreshToken)
         for _ in 0..<3 {
             server.clock.advance(by: 0.6 * 86_400)
@@ -67,13 +67,13 @@ struct StepUpTests {
     /// A client limited by `allowed_scopes` is refused any other scope (400 invalid_scope),
     /// and gets what it may.
     @Test func clientsReceiveOnlyTheirAllowedScopes() async throws {
-        let server = try await InProcessServer.start(yaml: """
+        let server = try await RouterServer.start(yaml: """
             clients:
               - { client_id: demo, name: Demo, grant_types: [webauthn, refresh_token] }
               - { client_id: narrow, name: Narrow app, grant_types: [webauthn], allowed_scopes: [openid, email] }
             """)
-        defer { Task { await server.stop() } }
-        var narrow = PasskeyUser(server: server.baseURL, clientID: "narrow")
+        defer { Task { server.stop() } }
+        var narrow = PasskeyUser(server, clientID: "narrow")
         let refused = await expectAPIError(status: 400) {
             try await narrow.signUp(SignupProfile(email: "ada@example.com"), scope: "openid email delete:me:authentication_methods")
         }
@@ -82,7 +82,7 @@ struct StepUpTests {
         let granted = try await narrow.signUp(SignupProfile(email: "bob@example.com"), scope: "openid email")
         #expect(granted.scope?.split(separator: " ").sorted() == ["email", "openid"])
         // Another client keeps every scope.
-        var demo = PasskeyUser(server: server.baseURL)
+        var demo = PasskeyUser(server)
         #expect(try await demo.signUp(SignupProfile(email: "cy@example.com")).scope?.contains("delete:me:authentication_methods") == true)
     }
 }

@@ -14,7 +14,7 @@ struct StorageFaultTests {
         let directory = try TemporaryDirectory()
         let server = try await ServerProcess.start(configuration: EndToEndTests.configuration, in: directory)
         defer { server.stop() }
-        var ada = PasskeyUser(server: server.baseURL)
+        var ada = PasskeyUser(server)
         let tokens = try await ada.signUp(SignupProfile(email: "ada@example.com"))
 
         // Another process takes the write lock and holds it.
@@ -41,7 +41,7 @@ struct StorageFaultTests {
         try #require(line.contains("locked"), "the lock was not taken: \(line)")
 
         // A sign-up cannot write: 503 in the Auth0 envelope, after the busy timeout.
-        var bob = PasskeyUser(server: server.baseURL)
+        var bob = PasskeyUser(server)
         let refused = await expectAPIError(status: 503) { try await bob.signUp(SignupProfile(email: "bob@example.com")) }
         #expect(refused?.code.rawValue == "temporarily_unavailable", "\(String(describing: refused)) \(server.output.text.suffix(1500))")
 

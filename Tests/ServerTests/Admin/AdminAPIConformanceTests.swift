@@ -25,7 +25,7 @@ struct AdminAPIConformanceTests {
         )
         defer { admin.stop() }
         // Data to find: a person with a passkey and a session, and a key with every scope.
-        var ada = PasskeyUser(server: admin.server.baseURL)
+        var ada = PasskeyUser(admin.server)
         _ = try await ada.signUp(SignupProfile(email: "ada@example.com"))
         let key = try await admin.key("users:write,credentials:write,sessions:write,events:read,webhooks:write,clients:read").key
         let run = try await ExternalCommand.run(

@@ -12,7 +12,7 @@ struct AdminAPIFixture {
 
     let directory: TemporaryDirectory
     let server: ServerProcess
-    var http: RawHTTP { RawHTTP(baseURL: server.baseURL) }
+    var http: RawHTTP { RawHTTP(server) }
     var database: String { "sqlite:" + directory.path("latchkey.sqlite") }
 
     static func start(configuration: String = AdminAPIFixture.configuration) async throws -> AdminAPIFixture {

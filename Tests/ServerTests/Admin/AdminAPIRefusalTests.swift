@@ -12,7 +12,7 @@ struct AdminAPIRefusalTests {
         let admin = try await AdminAPIFixture.start()
         defer { admin.stop() }
         let key = try await admin.key("users:write,sessions:write,enrollment:write,events:read").key
-        var ada = PasskeyUser(server: admin.server.baseURL)
+        var ada = PasskeyUser(admin.server)
         let tokens = try await ada.signUp(SignupProfile(email: "ada@example.com"))
         let adaID = try #require(claims(of: tokens.accessToken)["sub"] as? String)
 

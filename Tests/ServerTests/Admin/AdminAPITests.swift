@@ -40,7 +40,7 @@ struct AdminAPITests {
     @Test func everyOperationRefusesAMissingRevokedOrNarrowKeyAndWritesNothing() async throws {
         let admin = try await AdminAPIFixture.start()
         defer { admin.stop() }
-        var ada = PasskeyUser(server: admin.server.baseURL)
+        var ada = PasskeyUser(admin.server)
         let tokens = try await ada.signUp(SignupProfile(email: "ada@example.com"))
         let full = try await admin.key("users:write,credentials:write,sessions:write,events:read,webhooks:write,clients:read")
         let revoked = try await admin.key("users:write,credentials:write,sessions:write,events:read,webhooks:write,clients:read", name: "leaked")
@@ -170,10 +170,10 @@ struct AdminAPITests {
         let admin = try await AdminAPIFixture.start()
         defer { admin.stop() }
         let key = try await admin.key("users:write,sessions:read").key
-        var ada = PasskeyUser(server: admin.server.baseURL)
+        var ada = PasskeyUser(admin.server)
         let tokens = try await ada.signUp(SignupProfile(email: "ada@example.com"))
         // The same person in the Kratos face: a session token.
-        var kratos = KratosSampleApp(server: admin.server.baseURL, platform: .iOS)
+        var kratos = KratosSampleApp(admin.server, platform: .iOS)
         let kratosToken = try #require(try await kratos.signUp(email: "kratos@example.com").json["session_token"] as? String)
         let whoami = { try await admin.http.send("GET", "/sessions/whoami", contentType: nil, headers: ["X-Session-Token": kratosToken]) }
         #expect(try await whoami().status == 200)
@@ -212,7 +212,7 @@ struct AdminAPITests {
         let admin = try await AdminAPIFixture.start()
         defer { admin.stop() }
         let key = try await admin.key("users:read,credentials:write,sessions:write").key
-        var ada = PasskeyUser(server: admin.server.baseURL)
+        var ada = PasskeyUser(admin.server)
         let first = try await ada.signUp(SignupProfile(email: "ada@example.com"))
         _ = try await ada.enroll(accessToken: first.accessToken)
         let bySecond = try await ada.signIn(index: 1)
@@ -259,7 +259,7 @@ struct AdminAPITests {
         defer { admin.stop() }
         let key = try await admin.key("events:read,users:read").key
         let start = Date().addingTimeInterval(-1)
-        var ada = PasskeyUser(server: admin.server.baseURL)
+        var ada = PasskeyUser(admin.server)
         _ = try await ada.signUp(SignupProfile(email: "ada@example.com"))
         for _ in 0..<4 { _ = try await ada.signIn() }
         let logins = try await admin.call("GET", "/events?type=login&client_id=demo", key: key).json["events"] as? [[String: Any]] ?? []
@@ -350,7 +350,7 @@ struct AdminAPITests {
     @Test func theCommandLineWorksOnTheDatabase() async throws {
         let admin = try await AdminAPIFixture.start()
         defer { admin.stop() }
-        var ada = PasskeyUser(server: admin.server.baseURL)
+        var ada = PasskeyUser(admin.server)
         let tokens = try await ada.signUp(SignupProfile(email: "ada@example.com", name: "Ada"))
         let list = try await admin.cli(["users", "list", "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [String: Any], "\(list.output)")
@@ -402,7 +402,7 @@ extension AdminAPITests {
         #expect(link.json["expires_at"] is String)
 
         // The page, then the code traded for a session that may add a passkey.
-        let browser = BrowserAgent(server: admin.server.baseURL)
+        let browser = BrowserAgent(admin.server)
         let page = try await browser.get("/enroll")
         #expect(page.status == 200 && page.text.contains("Add a passkey to your account"))
         let wrong = try await browser.call("POST", "/ui/enroll", ["user_id": id, "code": "0000000000000000"])
@@ -419,9 +419,9 @@ extension AdminAPITests {
         #expect((200...201).contains(added.status), "\(added.text)")
 
         // Once only; and the new passkey signs in anywhere.
-        let again = try await BrowserAgent(server: admin.server.baseURL).call("POST", "/ui/enroll", ["user_id": id, "code": code])
+        let again = try await BrowserAgent(admin.server).call("POST", "/ui/enroll", ["user_id": id, "code": code])
         #expect(again.status >= 400, "\(again.text)")
-        var grace = PasskeyUser(server: admin.server.baseURL)
+        var grace = PasskeyUser(admin.server)
         grace.authenticator = browser.authenticator
         grace.credentials = [credential]
         let tokens = try await grace.signIn()

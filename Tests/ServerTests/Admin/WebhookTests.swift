@@ -31,12 +31,12 @@ struct WebhookTests {
         defer { receiver.stop() }
         let admin = try await AdminAPIFixture.start(configuration: Self.configuration(url: receiver.url, secrets: [WebhookReceiver.secret(2), old]))
         defer { admin.stop() }
-        var ada = PasskeyUser(server: admin.server.baseURL)
+        var ada = PasskeyUser(admin.server)
         let tokens = try await ada.signUp(SignupProfile(email: "ada@example.com"))
         _ = try await ada.signIn()
         _ = try await ada.enroll(accessToken: tokens.accessToken)
         // A passkey made for a sign-up never finished: its sign-in fails.
-        var stranger = PasskeyUser(server: admin.server.baseURL)
+        var stranger = PasskeyUser(admin.server)
         let (strangerOptions, _) = try await stranger.client.signupChallenge(profile: SignupProfile(email: "stranger@example.com"))
         stranger.credentials = [try stranger.authenticator.makeCredential(strangerOptions, origin: stranger.origin).credential]
         _ = await expectAPIError(status: 403) { try await stranger.signIn() }
@@ -79,9 +79,9 @@ struct WebhookTests {
         let key = try await admin.key("webhooks:read").key
         // Nobody listens, and the server stops right after the events: each delivery's first
         // attempt, if it came at all, failed, and the next is due 5 s after it.
-        var ada = PasskeyUser(server: admin.server.baseURL)
+        var ada = PasskeyUser(admin.server)
         _ = try await ada.signUp(SignupProfile(email: "ada@example.com"))
-        var bob = PasskeyUser(server: admin.server.baseURL)
+        var bob = PasskeyUser(admin.server)
         _ = try await bob.signUp(SignupProfile(email: "bob@example.com"))
         _ = try await ada.signIn()
         admin.stop()
@@ -95,7 +95,7 @@ struct WebhookTests {
         let settled = receiver.deliveries()
         #expect(settled.count == 3 && Set(settled.map(\.id)).count == 3, "each event once: \(settled.map { "\($0.type) \($0.id)" })")
         #expect(received.map(\.type).sorted() == ["user.created", "user.created", "user.signed_in"])
-        let listed = try await RawHTTP(baseURL: server.baseURL).send(
+        let listed = try await RawHTTP(server).send(
             "GET", "/admin/v1/webhooks/deliveries?status=delivered", contentType: nil, headers: ["Authorization": "Bearer " + key]
         ).json["deliveries"] as? [[String: Any]] ?? []
         #expect(listed.count == 3, "\(listed)")
@@ -109,8 +109,8 @@ struct WebhookTests {
         defer { admin.stop() }
         // Two sign-ups for one address, both started before either finishes: the second's
         // transaction (account, passkey, audit event, delivery) rolls back at the commit.
-        let first = PasskeyUser(server: admin.server.baseURL)
-        let second = PasskeyUser(server: admin.server.baseURL)
+        let first = PasskeyUser(admin.server)
+        let second = PasskeyUser(admin.server)
         let (firstOptions, firstSession) = try await first.client.signupChallenge(profile: SignupProfile(email: "ada@example.com"))
         let (secondOptions, secondSession) = try await second.client.signupChallenge(profile: SignupProfile(email: "ada@example.com"))
         let firstResponse = try first.authenticator.makeCredential(firstOptions, origin: first.origin).response
@@ -130,7 +130,7 @@ struct WebhookTests {
     @Test func privateAddressesAreRefusedAndAGoneEndpointIsTurnedOff() async throws {
         // 127.0.0.2 is loopback and not allowed (only 127.0.0.1 is): never contacted.
         let refused = try await AdminAPIFixture.start(configuration: Self.configuration(url: "http://127.0.0.2:9/hooks", secrets: [WebhookReceiver.secret(5)]))
-        var ada = PasskeyUser(server: refused.server.baseURL)
+        var ada = PasskeyUser(refused.server)
         _ = try await ada.signUp(SignupProfile(email: "ada@example.com"))
         let key = try await refused.key("webhooks:read").key
         var failed: [[String: Any]] = []
@@ -147,7 +147,7 @@ struct WebhookTests {
         defer { gone.stop() }
         let admin = try await AdminAPIFixture.start(configuration: Self.configuration(url: gone.url, secrets: [secret]))
         defer { admin.stop() }
-        var bob = PasskeyUser(server: admin.server.baseURL)
+        var bob = PasskeyUser(admin.server)
         _ = try await bob.signUp(SignupProfile(email: "bob@example.com"))
         try await gone.waitFor(1)
         let adminKey = try await admin.key("webhooks:read").key
@@ -181,7 +181,7 @@ struct WebhookTests {
         #expect(six.url.hasPrefix("http://[::1]:"))
         let admin = try await AdminAPIFixture.start(configuration: Self.configuration(url: six.url, secrets: [secret], allow: #"["::1/128"]"#))
         defer { admin.stop() }
-        var ada = PasskeyUser(server: admin.server.baseURL)
+        var ada = PasskeyUser(admin.server)
         _ = try await ada.signUp(SignupProfile(email: "ada@example.com"))
         #expect(try await !six.waitFor(1).isEmpty)
 

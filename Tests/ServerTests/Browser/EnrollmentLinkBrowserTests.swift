@@ -14,7 +14,7 @@ struct EnrollmentLinkBrowserTests {
                 workingDirectory: fixture.directory.url
             )
             let key = try #require(made.output.split(separator: "\n").last.map(String.init))
-            let http = RawHTTP(baseURL: fixture.server.baseURL)
+            let http = RawHTTP(fixture.server)
             let user = try await http.json("POST", "/admin/v1/users", ["email": "grace@example.com"], headers: ["Authorization": "Bearer " + key])
             let id = try #require(user.json["id"] as? String, "\(user.text)")
             let link = try await http.send("POST", "/admin/v1/users/\(id)/enrollment-links", contentType: nil, headers: ["Authorization": "Bearer " + key])

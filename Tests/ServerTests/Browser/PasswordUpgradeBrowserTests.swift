@@ -9,7 +9,7 @@ struct PasswordUpgradeBrowserTests {
     @Test func passwordSignInUpgradeAndRemoveThePassword() async throws {
         try await BrowserFixture.run { fixture in
             let tab = fixture.tab
-            let http = RawHTTP(baseURL: fixture.server.baseURL)
+            let http = RawHTTP(fixture.server)
             let created = try await http.json("POST", "/dbconnections/signup", ["client_id": "demo", "email": "jo@example.com", "password": "jo's long password"])
             #expect(created.status == 200, "\(created.text)")
             let platform = try await VirtualAuthenticator.add(to: tab)

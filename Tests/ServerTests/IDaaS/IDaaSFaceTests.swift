@@ -38,7 +38,7 @@ struct IDaaSFaceTests {
         let directory: TemporaryDirectory
         let server: ServerProcess
         var url: URL { server.baseURL }
-        var http: RawHTTP { RawHTTP(baseURL: server.baseURL) }
+        var http: RawHTTP { RawHTTP(server) }
 
         func storage() throws -> SQLiteStorage { try SQLiteStorage(path: directory.path("latchkey.sqlite")) }
 

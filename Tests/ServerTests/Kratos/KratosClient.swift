@@ -27,6 +27,12 @@ struct KratosSampleApp {
         self.platform = platform
     }
 
+    /// The app, reaching `server` the way the server is reached.
+    init(_ server: some TestServer, platform: Platform) {
+        http = RawHTTP(server)
+        self.platform = platform
+    }
+
     var caller: Caller {
         switch platform {
         case .iOS: return .appleApp(relyingPartyID: "localhost")

@@ -29,7 +29,7 @@ struct KratosFaceTests {
         let directory: TemporaryDirectory
         let server: ServerProcess
         var url: URL { server.baseURL }
-        var http: RawHTTP { RawHTTP(baseURL: server.baseURL) }
+        var http: RawHTTP { RawHTTP(server) }
 
         /// The database, opened beside the server to check what was written.
         func storage() throws -> SQLiteStorage { try SQLiteStorage(path: directory.path("latchkey.sqlite")) }
@@ -353,10 +353,10 @@ struct KratosFaceTests {
     }
 
     @Test func flowsCanBeFetchedAndExpire() async throws {
-        let server = try await InProcessServer.start(yaml: Self.configuration)
-        defer { Task { await server.stop() } }
-        let http = RawHTTP(baseURL: server.baseURL)
-        var app = KratosSampleApp(server: server.baseURL, platform: .iOS)
+        let server = try await RouterServer.start(yaml: Self.configuration)
+        defer { Task { server.stop() } }
+        let http = RawHTTP(server)
+        var app = KratosSampleApp(server, platform: .iOS)
         let flow = try await app.initialize("/self-service/registration/api").json
         let id = KratosSampleApp.flowID(flow)
         let fetched = try await http.send("GET", "/self-service/registration/flows?id=\(id)", contentType: nil)

@@ -12,8 +12,8 @@ struct KratosRecoveryTests {
     }
 
     /// The Kratos samples' configuration (their app origins), with mail through `sink`.
-    static func start(_ sink: SMTPSink) async throws -> InProcessServer {
-        try await InProcessServer.start(yaml: KratosFaceTests.configuration + """
+    static func start(_ sink: SMTPSink) async throws -> RouterServer {
+        try await RouterServer.start(yaml: KratosFaceTests.configuration + """
 
             email: { smtp_url: 'smtp://127.0.0.1:\(sink.port)', from: 'Latchkey <no-reply@example.com>', ca_file: '\(sink.certificate ?? "")' }
             """)
@@ -23,8 +23,8 @@ struct KratosRecoveryTests {
         let sink = try await SMTPSink.start(["--tls"])
         defer { sink.stop() }
         let server = try await Self.start(sink)
-        defer { Task { await server.stop() } }
-        var app = KratosSampleApp(server: server.baseURL, platform: .iOS)
+        defer { Task { server.stop() } }
+        var app = KratosSampleApp(server, platform: .iOS)
         let signedUp = try await app.signUp(email: "jane@example.com")
         #expect(signedUp.status == 200, "\(signedUp.text)")
         let firstMail = try await sink.waitForMessage(to: "jane@example.com", subject: "verification code")
@@ -55,7 +55,7 @@ struct KratosRecoveryTests {
         #expect(refused.status == 400 && KratosFaceTests.errorID(refused) == "session_already_available", "\(refused.text)")
 
         // Every passkey lost: a new phone, the same person.
-        var phone = KratosSampleApp(server: server.baseURL, platform: .iOS)
+        var phone = KratosSampleApp(server, platform: .iOS)
         let recovery = try await phone.initialize("/self-service/recovery/api").json
         #expect(recovery["state"] as? String == "choose_method" && Self.nodeNames(recovery) == ["csrf_token", "email", "method"], "\(recovery)")
         let before = sink.messages().count
@@ -127,8 +127,8 @@ struct KratosRecoveryTests {
         let sink = try await SMTPSink.start(["--tls"])
         defer { sink.stop() }
         let server = try await Self.start(sink)
-        defer { Task { await server.stop() } }
-        let app = KratosSampleApp(server: server.baseURL, platform: .android)
+        defer { Task { server.stop() } }
+        let app = KratosSampleApp(server, platform: .android)
 
         // An unknown address: the same answer, and no mail.
         let flow = try await app.initialize("/self-service/recovery/api").json
@@ -166,8 +166,8 @@ struct KratosRecoveryTests {
         let sink = try await SMTPSink.start(["--tls"])
         defer { sink.stop() }
         let server = try await Self.start(sink)
-        defer { Task { await server.stop() } }
-        var app = KratosSampleApp(server: server.baseURL, platform: .iOS)
+        defer { Task { server.stop() } }
+        var app = KratosSampleApp(server, platform: .iOS)
         _ = try await app.signUp(email: "max@example.com")
         _ = try await sink.waitForMessage(to: "max@example.com", subject: "verification code")
         server.clock.advance(by: 31)
@@ -208,13 +208,13 @@ struct KratosRecoveryTests {
     @Test func wrongCodesCountAsFailures() async throws {
         let sink = try await SMTPSink.start(["--tls"])
         defer { sink.stop() }
-        let server = try await InProcessServer.start(yaml: KratosFaceTests.configuration + """
+        let server = try await RouterServer.start(yaml: KratosFaceTests.configuration + """
 
             email: { smtp_url: 'smtp://127.0.0.1:\(sink.port)', from: 'Latchkey <no-reply@example.com>', ca_file: '\(sink.certificate ?? "")' }
             limits: { ceremony_failures_per_minute: 4 }
             """)
-        defer { Task { await server.stop() } }
-        let app = KratosSampleApp(server: server.baseURL, platform: .android)
+        defer { Task { server.stop() } }
+        let app = KratosSampleApp(server, platform: .android)
         let flow = try await app.initialize("/self-service/recovery/api").json
         let sent = try await app.submit(flow, [("method", "code"), ("email", "someone@example.com")])
         var statuses: [Int] = []

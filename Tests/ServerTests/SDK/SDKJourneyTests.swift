@@ -16,17 +16,17 @@ struct SDKJourneyTests {
         defer { server.stop() }
 
         // The account creation API: the identifier comes from the provider.
-        let ada = try SDKPerson(server: server.baseURL, email: "ada@example.com", name: "Ada")
+        let ada = try SDKPerson(server: server, email: "ada@example.com", name: "Ada")
         let account = try await ada.latchkey.signUp()
         #expect(account.email == "ada@example.com" && account.name == "Ada" && account.method == .passkey)
         #expect(try await ada.latchkey.session == account)
 
         // An identifier chosen by the app.
-        let bea = try SDKPerson(server: server.baseURL, email: "unused@example.com")
+        let bea = try SDKPerson(server: server, email: "unused@example.com")
         let again = try await bea.latchkey.signUp(email: "b@example.com", name: "B")
         #expect(again.email == "b@example.com" && again.name == "B" && again.userID != account.userID)
         // The same identifier twice is the server's refusal, in the SDK's error type.
-        let taken = try SDKPerson(server: server.baseURL, email: "x@example.com")
+        let taken = try SDKPerson(server: server, email: "x@example.com")
         let refused = await expectSDKError(.invalidRequest) { try await taken.latchkey.signUp(email: "b@example.com") }
         #expect(refused?.reason == "user_exists", "\(String(describing: refused))")
 
@@ -73,18 +73,18 @@ struct SDKJourneyTests {
         let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
         defer { server.stop() }
 
-        let nobody = try SDKPerson(server: server.baseURL, email: "nobody@example.com")
+        let nobody = try SDKPerson(server: server, email: "nobody@example.com")
         await expectSDKError(.noCredential) { try await nobody.latchkey.signIn() }
 
         // A passkey the server refuses (here: made for an origin it does not serve) is
         // reported unknown at once, so the device never offers it.
         let elsewhere = try SoftwarePasskeyProvider(relyingPartyID: "localhost", origin: "http://localhost:9999", contact: .email("eve@example.com"))
-        let eve = try SDKPerson(server: server.baseURL, email: "eve@example.com", passkeys: elsewhere)
+        let eve = try SDKPerson(server: server, email: "eve@example.com", passkeys: elsewhere)
         let refusedSignUp = await expectSDKError(.invalidGrant) { try await eve.latchkey.signUp() }
         #expect(refusedSignUp?.reason == "origin_not_allowed")
         #expect(elsewhere.credentials.isEmpty && elsewhere.receivedSignals.count == 1)
 
-        let ada = try SDKPerson(server: server.baseURL, email: "ada@example.com")
+        let ada = try SDKPerson(server: server, email: "ada@example.com")
         try await ada.latchkey.signUp()
         let newest = try await ada.latchkey.addPasskey()
         // Removed behind the provider's back (another device, an administrator): the
@@ -104,7 +104,7 @@ struct SDKJourneyTests {
         let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
         defer { server.stop() }
 
-        let cal = try SDKPerson(server: server.baseURL, email: "cal@example.com")
+        let cal = try SDKPerson(server: server, email: "cal@example.com")
         _ = try await cal.latchkey.api.passwordSignup(email: "cal@example.com", password: "cal's long password", name: "Cal")
         let viaPassword = try await cal.latchkey.signIn(email: "cal@example.com", password: "cal's long password")
         #expect(viaPassword.method == .password && viaPassword.email == "cal@example.com" && viaPassword.name == "Cal")
@@ -123,7 +123,7 @@ struct SDKJourneyTests {
         await expectSDKError(.invalidGrant) { try await cal.latchkey.signIn(email: "cal@example.com", password: "cal's long password") }
 
         // A platform that declines the automatic upgrade: no passkey, no error.
-        let dee = try SDKPerson(server: server.baseURL, email: "dee@example.com")
+        let dee = try SDKPerson(server: server, email: "dee@example.com")
         _ = try await dee.latchkey.api.passwordSignup(email: "dee@example.com", password: "dee's long password")
         try await dee.latchkey.signIn(email: "dee@example.com", password: "dee's long password")
         dee.passkeys.declinesAutomaticUpgrades = true

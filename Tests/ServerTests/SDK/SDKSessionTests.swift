@@ -19,13 +19,13 @@ struct SDKSessionTests {
         let server = try await ServerProcess.start(configuration: SDKJourneyTests.configuration, in: directory)
         defer { server.stop() }
         let tokens = InMemoryTokenStore()
-        let ada = try SDKPerson(server: server.baseURL, email: "ada@example.com", tokens: tokens)
+        let ada = try SDKPerson(server: server, email: "ada@example.com", tokens: tokens)
         try await ada.latchkey.signUp()
         let before = try #require(await tokens.load())
         try await expire(tokens)
 
         // The app relaunched: a new SDK on the same store, whose access token has expired.
-        let relaunched = try SDKPerson(server: server.baseURL, email: "ada@example.com", tokens: tokens, passkeys: ada.passkeys)
+        let relaunched = try SDKPerson(server: server, email: "ada@example.com", tokens: tokens, passkeys: ada.passkeys)
         let results = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<100 { group.addTask { try await relaunched.latchkey.accessToken() } }
             return try await group.reduce(into: [String]()) { $0.append($1) }
@@ -44,17 +44,17 @@ struct SDKSessionTests {
         let server = try await ServerProcess.start(configuration: SDKJourneyTests.configuration, in: directory)
         defer { server.stop() }
         let file = FileTokenStore(url: directory.url.appendingPathComponent("shared/session.json"))
-        let app = try SDKPerson(server: server.baseURL, email: "ada@example.com", tokens: file)
+        let app = try SDKPerson(server: server, email: "ada@example.com", tokens: file)
         try await app.latchkey.signUp()
         #expect(try FileManager.default.attributesOfItem(atPath: file.url.path)[.posixPermissions] as? Int == 0o600)
 
         // An extension (another process) reads the same store. Both find their access tokens
         // due for a refresh (a leeway longer than the token's life stands in for an hour).
         let hour: TimeInterval = 7200
-        let widget = try SDKPerson(server: server.baseURL, email: "ada@example.com", tokens: file, passkeys: app.passkeys, refreshLeeway: hour)
+        let widget = try SDKPerson(server: server, email: "ada@example.com", tokens: file, passkeys: app.passkeys, refreshLeeway: hour)
         let first = try #require(try file.load())
         #expect(try await widget.latchkey.session?.userID == first.session.userID)
-        let appDue = try SDKPerson(server: server.baseURL, email: "ada@example.com", tokens: file, passkeys: app.passkeys, refreshLeeway: hour)
+        let appDue = try SDKPerson(server: server, email: "ada@example.com", tokens: file, passkeys: app.passkeys, refreshLeeway: hour)
 
         // The app rotates first and writes the new tokens.
         let rotated = try await appDue.latchkey.accessToken()
@@ -74,7 +74,7 @@ struct SDKSessionTests {
 
         // A process killed after the new tokens were written: the next launch carries on from
         // the file alone.
-        let relaunched = try SDKPerson(server: server.baseURL, email: "ada@example.com", tokens: FileTokenStore(url: file.url), passkeys: app.passkeys)
+        let relaunched = try SDKPerson(server: server, email: "ada@example.com", tokens: FileTokenStore(url: file.url), passkeys: app.passkeys)
         try await expire(file)
         _ = try await relaunched.latchkey.accessToken()
         #expect(relaunched.transport.refreshes == 1)
@@ -83,18 +83,18 @@ struct SDKSessionTests {
         // What the store spared everyone: the first refresh token, presented again, is reuse.
         await expectSDKError(.invalidGrant) { try await app.latchkey.api.refresh(refreshToken: try #require(first.refreshToken)) }
         // The session ended there: the next refresh says so, and the store is cleared.
-        let ended = try SDKPerson(server: server.baseURL, email: "ada@example.com", tokens: file, passkeys: app.passkeys, refreshLeeway: hour)
+        let ended = try SDKPerson(server: server, email: "ada@example.com", tokens: file, passkeys: app.passkeys, refreshLeeway: hour)
         await expectSDKError(.notSignedIn) { try await ended.latchkey.accessToken() }
         #expect(try file.load() == nil)
     }
 
     @Test func aStaleSignInStepsUpBeforeAddingAPasskey() async throws {
-        let server = try await InProcessServer.start(yaml: """
+        let server = try await RouterServer.start(yaml: """
             clients: [{ client_id: demo, name: Demo, grant_types: [webauthn, refresh_token] }]
             passkeys: { sensitive_action_max_age: 10m }
             """)
-        defer { Task { await server.stop() } }
-        let ada = try SDKPerson(server: server.baseURL, email: "ada@example.com")
+        defer { Task { server.stop() } }
+        let ada = try SDKPerson(server: server, email: "ada@example.com")
         try await ada.latchkey.signUp()
         _ = try await ada.latchkey.addPasskey()
 

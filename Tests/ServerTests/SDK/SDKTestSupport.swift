@@ -8,7 +8,10 @@ import Testing
 
 /// The real transport, with every request body kept: what the SDK tests count.
 final class RecordingTransport: LatchkeyTransport, @unchecked Sendable {
-    private let inner = URLSessionTransport()
+    private let inner: any LatchkeyTransport
+
+    init(_ inner: any LatchkeyTransport = URLSessionTransport()) { self.inner = inner }
+
     private let lock = NSLock()
     private var requests: [(path: String, body: String)] = []
     /// Runs before each request is sent, to interleave another client's calls.
@@ -36,10 +39,17 @@ struct SDKPerson {
     /// - Parameter refreshLeeway: How early access tokens are refreshed; more than their
     ///   lifetime makes every `accessToken()` refresh, as if an hour had passed.
     init(
-        server: URL, email: String, name: String? = nil, tokens: any TokenStore = InMemoryTokenStore(), passkeys: SoftwarePasskeyProvider? = nil,
+        server: some TestServer, email: String, name: String? = nil, tokens: any TokenStore = InMemoryTokenStore(), passkeys: SoftwarePasskeyProvider? = nil,
         refreshLeeway: TimeInterval = 30
     ) throws {
-        let transport = RecordingTransport()
+        try self.init(server: server.baseURL, through: server.transport, email: email, name: name, tokens: tokens, passkeys: passkeys, refreshLeeway: refreshLeeway)
+    }
+
+    init(
+        server: URL, through inner: any LatchkeyTransport = URLSessionTransport(), email: String, name: String? = nil, tokens: any TokenStore = InMemoryTokenStore(),
+        passkeys: SoftwarePasskeyProvider? = nil, refreshLeeway: TimeInterval = 30
+    ) throws {
+        let transport = RecordingTransport(inner)
         let provider = try passkeys ?? SoftwarePasskeyProvider(relyingPartyID: "localhost", origin: "http://localhost:8080", contact: .email(email), name: name)
         self.latchkey = Latchkey(
             configuration: LatchkeyClient.LatchkeyConfiguration(server: server, clientID: "demo", refreshLeeway: refreshLeeway, transport: transport),

@@ -23,6 +23,12 @@ final class BrowserAgent: @unchecked Sendable {
         self.origin = origin
     }
 
+    /// A browser at `server`, reached the way the server is reached.
+    init(_ server: some TestServer, origin: String = "http://localhost:8080") {
+        http = RawHTTP(server)
+        self.origin = origin
+    }
+
     /// Loads a page, keeping its cookies and CSRF token.
     @discardableResult
     func get(_ path: String) async throws -> RawHTTP.Reply {

@@ -18,6 +18,12 @@ struct PasskeyUser {
         self.credentials = credentials
     }
 
+    /// A person whose app reaches `server` the way the server is reached.
+    init(_ server: some TestServer, clientID: String = "demo", clientSecret: String? = nil, credentials: [SoftwareCredential] = []) {
+        client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: clientID, clientSecret: clientSecret, transport: server.transport)
+        self.credentials = credentials
+    }
+
     /// The My Account audience the server was configured with (its public URL).
     var audience: String { "http://localhost:8080/me/" }
 

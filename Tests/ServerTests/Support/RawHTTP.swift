@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyClient
 import LatchkeyDoctor
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -8,6 +9,16 @@ import FoundationNetworking
 /// (malformed JSON, wrong content types, oversized bodies).
 struct RawHTTP {
     let baseURL: URL
+    /// A socket by default; the router in process for a ``RouterServer``.
+    var transport: any LatchkeyTransport = RawHTTP.socketTransport
+
+    init(baseURL: URL) { self.baseURL = baseURL }
+
+    /// Requests to `server`, the way it is reached.
+    init(_ server: some TestServer) {
+        baseURL = server.baseURL
+        transport = server.transport
+    }
 
     struct Reply {
         let status: Int
@@ -25,7 +36,7 @@ struct RawHTTP {
         request.httpBody = body
         if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await Self.session.data(for: request)
+        let (data, response) = try await transport.send(request)
         let http = response as! HTTPURLResponse
         var fields: [String: String] = [:]
         for (key, value) in http.allHeaderFields { fields["\(key)"] = "\(value)" }
@@ -35,6 +46,8 @@ struct RawHTTP {
     /// A session that returns redirects instead of following them, so tests see the
     /// `Location` a browser would be sent to.
     /// Cookies are the tests' business too: none are stored or sent unless a test sets them.
+    static let socketTransport = URLSessionTransport(session: session)
+
     private static let session: URLSession = {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpShouldSetCookies = false
