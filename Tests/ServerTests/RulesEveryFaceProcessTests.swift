@@ -3,11 +3,12 @@ import LatchkeyClient
 import Testing
 import WebAuthn
 
-/// The rules every face enforces, against the real `latchkey` process and its SQLite file:
+/// The rules every face enforces, against the whole application in process and its SQLite
+/// file (the keys at rest across restarts of the real `latchkey` process):
 /// removing a password ends what a password started, and tokens say how each session signed
 /// in; a stale sign-in is refused by every face; a `HEAD` starts nothing; the keys at rest
 /// are sealed under the operator's key.
-@Suite("Rules every face enforces: a real server process", .timeLimit(.minutes(5)))
+@Suite("Rules every face enforces: the whole application", .timeLimit(.minutes(5)))
 struct RulesEveryFaceProcessTests {
     /// The password journey's clients, with the IDaaS samples' application (whose iOS app
     /// gives the apps' origin), a first-party web app, and the IDaaS face's backend.
@@ -58,7 +59,7 @@ struct RulesEveryFaceProcessTests {
     /// password, also through the code flow of a password browser session.
     @Test func removingAPasswordEndsTheSessionsItStarted() async throws {
         let directory = try TemporaryDirectory()
-        let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
+        let server = try await RouterServer.start(yaml: Self.configuration, in: directory)
         defer { server.stop() }
         let http = RawHTTP(server)
         let password = "jo's long passphrase"
@@ -107,7 +108,7 @@ struct RulesEveryFaceProcessTests {
     /// that session too: the page is sent to sign in with the passkey, which says why.
     @Test func theHostedPagesSendAPasswordSessionToSignInAgain() async throws {
         let directory = try TemporaryDirectory()
-        let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
+        let server = try await RouterServer.start(yaml: Self.configuration, in: directory)
         defer { server.stop() }
         let http = RawHTTP(server)
         let password = "kim's long passphrase"
@@ -140,7 +141,7 @@ struct RulesEveryFaceProcessTests {
     /// remove a passkey in any face; the same sessions may still read and rename.
     @Test func aStaleSignInCannotChangeHowAnAccountSignsInInAnyFace() async throws {
         let directory = try TemporaryDirectory()
-        let server = try await ServerProcess.start(configuration: Self.configuration + "\npasskeys: { sensitive_action_max_age: 1m }", in: directory)
+        let server = try await RouterServer.start(yaml: Self.configuration + "\npasskeys: { sensitive_action_max_age: 1m }", in: directory)
         defer { server.stop() }
         let http = RawHTTP(server)
 
@@ -151,7 +152,7 @@ struct RulesEveryFaceProcessTests {
         let settings = try await kratos.initialize("/self-service/settings/api", token: kratosToken).json
 
         // IDaaS: Bob signs up, an administrator adds a key for him, he signs in.
-        var idaas = IDaaSSampleApp(server: server.baseURL, platform: .iOS)
+        var idaas = IDaaSSampleApp(server, platform: .iOS)
         var bob = PasskeyUser(server)
         let bobTokens = try await bob.signUp(.init(email: "bob@example.com"))
         let admin = try await IDaaSFaceTests.admin(idaas)
@@ -164,7 +165,7 @@ struct RulesEveryFaceProcessTests {
         let cy = BrowserAgent(server)
         #expect(try await cy.signUp(email: "cy@example.com").status == 200)
 
-        try await Task.sleep(for: .seconds(62))
+        server.clock.advance(by: 62)
 
         let add = try kratos.create(try KratosSampleApp.creationOptions(settings, wrapped: false), name: "ada@example.com")
         let kratosStale = try await kratos.submit(
@@ -198,7 +199,7 @@ struct RulesEveryFaceProcessTests {
     /// stored, and the start limit counts nothing.
     @Test func aHeadStartsNoFlow() async throws {
         let directory = try TemporaryDirectory()
-        let server = try await ServerProcess.start(configuration: Self.configuration + "\nlimits: { ceremony_starts_per_minute: 2 }", in: directory)
+        let server = try await RouterServer.start(yaml: Self.configuration + "\nlimits: { ceremony_starts_per_minute: 2 }", in: directory)
         defer { server.stop() }
         let http = RawHTTP(server)
         for path in ["/self-service/login/api", "/self-service/registration/api", "/self-service/login/browser"] {

@@ -29,6 +29,12 @@ struct IDaaSSampleApp {
         self.platform = platform
     }
 
+    /// The app, reaching `server` the way the server is reached.
+    init(_ server: some TestServer, platform: Platform) {
+        http = RawHTTP(server)
+        self.platform = platform
+    }
+
     var caller: Caller {
         switch platform {
         case .iOS: return .appleApp(relyingPartyID: "localhost")

@@ -12,7 +12,7 @@ struct SDKJourneyTests {
 
     @Test func passkeysFromSignUpToSignOut() async throws {
         let directory = try TemporaryDirectory()
-        let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
+        let server = try await RouterServer.start(yaml: Self.configuration, in: directory)
         defer { server.stop() }
 
         // The account creation API: the identifier comes from the provider.
@@ -70,7 +70,7 @@ struct SDKJourneyTests {
 
     @Test func aDeviceWithoutAPasskeyAndAPasskeyTheServerForgot() async throws {
         let directory = try TemporaryDirectory()
-        let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
+        let server = try await RouterServer.start(yaml: Self.configuration, in: directory)
         defer { server.stop() }
 
         let nobody = try SDKPerson(server: server, email: "nobody@example.com")
@@ -101,7 +101,7 @@ struct SDKJourneyTests {
 
     @Test func fromAPasswordToAPasskey() async throws {
         let directory = try TemporaryDirectory()
-        let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
+        let server = try await RouterServer.start(yaml: Self.configuration, in: directory)
         defer { server.stop() }
 
         let cal = try SDKPerson(server: server, email: "cal@example.com")

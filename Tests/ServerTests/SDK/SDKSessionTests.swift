@@ -16,7 +16,7 @@ struct SDKSessionTests {
 
     @Test func concurrentCallersShareOneRefresh() async throws {
         let directory = try TemporaryDirectory()
-        let server = try await ServerProcess.start(configuration: SDKJourneyTests.configuration, in: directory)
+        let server = try await RouterServer.start(yaml: SDKJourneyTests.configuration, in: directory)
         defer { server.stop() }
         let tokens = InMemoryTokenStore()
         let ada = try SDKPerson(server: server, email: "ada@example.com", tokens: tokens)
@@ -41,7 +41,7 @@ struct SDKSessionTests {
 
     @Test func processesSharingAStoreNeverPresentAStaleRefreshToken() async throws {
         let directory = try TemporaryDirectory()
-        let server = try await ServerProcess.start(configuration: SDKJourneyTests.configuration, in: directory)
+        let server = try await RouterServer.start(yaml: SDKJourneyTests.configuration, in: directory)
         defer { server.stop() }
         let file = FileTokenStore(url: directory.url.appendingPathComponent("shared/session.json"))
         let app = try SDKPerson(server: server, email: "ada@example.com", tokens: file)
