@@ -1,15 +1,16 @@
 import Foundation
-import FaceFrame
 import HTTPTypes
 import Hummingbird
+import HummingbirdTesting
 import IdentityCore
 import LatchkeyServer
 import Logging
 import NIOCore
-import NIOEmbedded
 
-/// Sends requests straight to the application's router, in process, as Hummingbird's own
-/// `.router` testing does: no socket, no server, a real SQLite file and every middleware.
+/// Sends requests straight to the application's router, in process, through Hummingbird's
+/// router test framework (`app.test(.router)`): no socket, no server, a real SQLite file and
+/// every middleware. The routes run without the background services (the outboxes, the
+/// purges), so the framework's client outlives its closure.
 struct RouterClient {
     struct Reply {
         let status: HTTPResponse.Status
@@ -20,7 +21,7 @@ struct RouterClient {
         var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    let responder: RouterResponder<FaceRequestContext>
+    let client: any TestClientProtocol
     let directory: URL
     let clock: FixedClock
 
@@ -34,37 +35,20 @@ struct RouterClient {
         ) { _ in yaml }
         let clock = FixedClock()
         let routes = try await LatchkeyApplication.buildRoutes(configuration, clock: clock)
-        return RouterClient(responder: routes.router.buildResponder(), directory: directory, clock: clock)
-    }
-
-    func send(
-        _ method: HTTPRequest.Method, _ path: String, body: String? = nil, headers: HTTPFields = [:], authority: String? = "localhost:8080"
-    ) async throws -> Reply {
-        var fields = headers
-        if body != nil, fields[.contentType] == nil { fields[.contentType] = "application/json" }
-        let request = Request(
-            head: HTTPRequest(method: method, scheme: "http", authority: authority, path: path, headerFields: fields),
-            body: RequestBody(buffer: ByteBuffer(string: body ?? ""))
-        )
         var logger = Logger(label: "face-tests")
         logger.logLevel = .critical
-        let context = FaceRequestContext(source: ApplicationRequestContextSource(channel: EmbeddedChannel(), logger: logger))
-        let response = try await responder.respond(to: request, context: context)
-        let collector = BodyCollector()
-        try await response.body.write(collector)
-        return Reply(status: response.status, headers: response.headers, body: collector.data)
+        let client = try await Application(router: routes.router, logger: logger).test(.router) { $0 }
+        return RouterClient(client: client, directory: directory, clock: clock)
+    }
+
+    func send(_ method: HTTPRequest.Method, _ path: String, body: String? = nil, headers: HTTPFields = [:]) async throws -> Reply {
+        var fields = headers
+        if body != nil, fields[.contentType] == nil { fields[.contentType] = "application/json" }
+        let response = try await client.executeRequest(uri: path, method: method, headers: fields, body: body.map { ByteBuffer(string: $0) })
+        return Reply(status: response.status, headers: response.headers, body: Data(response.body.readableBytesView))
     }
 
     func remove() { try? FileManager.default.removeItem(at: directory) }
-}
-
-/// Collects a response body.
-private final class BodyCollector: ResponseBodyWriter {
-    var data = Data()
-
-    func write(_ buffer: ByteBuffer) async throws { data.append(contentsOf: buffer.readableBytesView) }
-
-    func finish(_ trailingHeaders: HTTPFields?) async throws {}
 }
 
 /// A clock tests move by hand.

@@ -92,7 +92,8 @@ struct HTTPEdgeTests {
     }
 
     @Test func headMirrorsGetAndHostIsRequired() async throws {
-        try await withServer { port in
+        // With the IDaaS face, whose envelope a Host-less request to its paths gets.
+        try await withServer(Self.yaml + "\nfaces: { idaas: { admin_applications: [{ application_id: backend, name: Backend, shared_secret: a secret of sixteen+ }] } }") { port in
             for path in ["/health", "/.well-known/jwks.json", "/login"] {
                 let socket = try RawSocket(port: port)
                 socket.send("HEAD \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
@@ -101,12 +102,18 @@ struct HTTPEdgeTests {
                 let body = text.components(separatedBy: "\r\n\r\n").dropFirst().joined()
                 #expect(body.isEmpty, "HEAD \(path) sent a body")
             }
-            let socket = try RawSocket(port: port)
-            socket.send("GET /health HTTP/1.1\r\n\r\n")
-            let (text, closed) = await socket.read(for: 3)
-            #expect(RawSocket.status(text) == 400, "\(text)")
-            #expect(text.contains("invalid_request"))
-            #expect(closed)
+            // Without `Host`: refused in the envelope of the face the path names, and closed.
+            for (request, envelope) in [
+                ("GET /health", #""error":"invalid_request""#), ("GET /api/web/v1/nothing", #""errorCode":"invalid_request""#),
+                ("GET /self-service/login/api", #""id":"#), ("POST /oauth/token", #""error":"invalid_request""#),
+            ] {
+                let socket = try RawSocket(port: port)
+                socket.send("\(request) HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+                let (text, closed) = await socket.read(for: 3)
+                #expect(RawSocket.status(text) == 400, "\(request): \(text)")
+                #expect(text.contains(envelope), "\(request): \(text)")
+                #expect(closed, "\(request)")
+            }
         }
     }
 
