@@ -452,6 +452,7 @@ public final class InMemoryStorage: IdentityStorage {
     /// Stores a code in place of the earlier one, when it is what `replacing` names, and
     /// queues its mail.
     public func saveOneTimeCode(_ code: OneTimeCode, queueing mail: OutboxMail?, replacing: OneTimeCodeReplacement) async throws -> Bool {
+        defer { state.withLock { $0.oneTimeCodeSaves += 1 } }
         if let mail { try StoredText.requireStorable(mail.id, mail.recipient, mail.recipientName, mail.subject, mail.text, mail.html, in: "saveOneTimeCode") }
         return try state.withLock { state in
             let stored = state.oneTimeCodes[Self.codeKey(code.userID, code.purpose)]
@@ -489,6 +490,10 @@ public final class InMemoryStorage: IdentityStorage {
     }
 
     /// The user's code for `purpose`.
+    /// How many codes were offered to ``saveOneTimeCode(_:queueing:replacing:)``, stored or
+    /// not: what a test waits on when a code is issued off the request's path.
+    public var oneTimeCodeSaves: Int { state.withLock { $0.oneTimeCodeSaves } }
+
     public func oneTimeCode(userID: UserID, purpose: OneTimeCodePurpose) async throws -> OneTimeCode? {
         state.withLock { $0.oneTimeCodes[Self.codeKey(userID, purpose)] }
     }
@@ -1158,6 +1163,7 @@ private struct State {
     var outbox: [String: (mail: OutboxMail, status: String, due: Date, lastError: String?)] = [:]
     var outboxOrder: [String] = []
     var oneTimeCodes: [String: OneTimeCode] = [:]
+    var oneTimeCodeSaves = 0
     var recoveryCodes: [UserID: [RecoveryCode]] = [:]
     var accountCounters: [String: (count: Int, expiresAt: Date?)] = [:]
     /// In insertion order.
