@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// A real `latchkey serve` with the Admin API, and keys made with `latchkey admin keys
-/// create` on its database, as an operator makes them.
+/// The application with the Admin API (in process, or a real `latchkey serve` where a test
+/// needs its address handling, its listeners or its log), and keys made with `latchkey admin
+/// keys create` on its database, as an operator makes them.
 struct AdminAPIFixture {
     /// The Kratos face's apps beside the Auth0-shaped client, and loopback as a trusted
     /// proxy, so that a test can speak from another address with `X-Forwarded-For`.
@@ -11,14 +12,21 @@ struct AdminAPIFixture {
     )
 
     let directory: TemporaryDirectory
-    let server: ServerProcess
+    let server: any TestServer
+    /// The server's process, when it was started as one.
+    var process: ServerProcess? { server as? ServerProcess }
     var http: RawHTTP { RawHTTP(server) }
     var database: String { "sqlite:" + directory.path("latchkey.sqlite") }
 
-    static func start(configuration: String = AdminAPIFixture.configuration) async throws -> AdminAPIFixture {
+    /// - Parameter process: Whether to start a real process: for a client address that
+    ///   `X-Forwarded-For` names, a listener of its own, or the server's log.
+    static func start(configuration: String = AdminAPIFixture.configuration, process: Bool = false) async throws -> AdminAPIFixture {
         let directory = try TemporaryDirectory()
-        let server = try await ServerProcess.start(configuration: configuration, in: directory)
-        return AdminAPIFixture(directory: directory, server: server)
+        if process {
+            return AdminAPIFixture(directory: directory, server: try await ServerProcess.start(configuration: configuration, in: directory))
+        }
+        // The trail and the directory are read by time, against the test's own clock.
+        return AdminAPIFixture(directory: directory, server: try await RouterServer.start(yaml: configuration, in: directory, clock: .running()))
     }
 
     /// Runs `latchkey admin …` on the server's database.
@@ -46,7 +54,10 @@ struct AdminAPIFixture {
         return try await http.send(method, "/admin/v1" + path, body: body, contentType: body == nil ? nil : "application/json", headers: headers)
     }
 
-    func stop() { server.stop() }
+    func stop() {
+        process?.stop()
+        (server as? RouterServer)?.stop()
+    }
 }
 
 extension RawHTTP.Reply {

@@ -61,7 +61,7 @@ struct AdminAPIRefusalTests {
     }
 
     @Test func aForwardedAddressThatCannotBeReadIsNobodysAndEnrollmentLinksNeedTheirOwnScope() async throws {
-        let admin = try await AdminAPIFixture.start()
+        let admin = try await AdminAPIFixture.start(process: true)
         defer { admin.stop() }
         let key = try await admin.key("users:write,credentials:write").key
         for forwarded in ["203.0.113.9, not-an-address", "not-an-address", "127.0.0.1, garbage, 127.0.0.1", "203.0.113.9:5678", "[2001:db8::1]:443"] {
@@ -87,9 +87,9 @@ struct AdminAPIRefusalTests {
         let configuration = AdminAPIFixture.configuration.replacingOccurrences(
             of: "trusted_proxies: [127.0.0.1/32] }", with: "trusted_proxies: [127.0.0.1/32], idle_timeout: 1s }"
         ) + "\nadmin: { host: 127.0.0.1, port: \(port) }\n"
-        let admin = try await AdminAPIFixture.start(configuration: configuration)
+        let admin = try await AdminAPIFixture.start(configuration: configuration, process: true)
         defer { admin.stop() }
-        try await admin.server.waitForOutput("Admin API on http://127.0.0.1:\(port)/admin/v1/")
+        try await #require(admin.process).waitForOutput("Admin API on http://127.0.0.1:\(port)/admin/v1/")
         let socket = try RawSocket(port: port)
         #expect(socket.send("GET /admin/v1/users HTTP/1.1\r\nHost: 127.0.0.1\r\n"), "a head that never ends")
         let answer = await socket.read(for: 6)

@@ -8,7 +8,7 @@ import WebAuthn
 /// revoked one and without its scope (nothing written); bad input answered with problem
 /// details; the user directory, passkeys, sessions and the audit trail; an account turned
 /// off in every face.
-@Suite("Admin API: a real server process", .serialized, .timeLimit(.minutes(5)))
+@Suite("Admin API", .serialized, .timeLimit(.minutes(5)))
 struct AdminAPITests {
     /// Every operation of the document, with the scope it needs.
     static let operations: [(method: String, path: String, scope: String, body: [String: String]?)] = [
@@ -302,7 +302,7 @@ struct AdminAPITests {
     }
 
     @Test func onlyThisMachineUnlessPublicAndAListenerOfItsOwn() async throws {
-        let admin = try await AdminAPIFixture.start()
+        let admin = try await AdminAPIFixture.start(process: true)
         let key = try await admin.key("users:read").key
         let far = ["X-Forwarded-For": "203.0.113.9"]
         expectProblem(try await admin.call("GET", "/users", key: key, headers: far), 403, "address_not_allowed")
@@ -311,7 +311,7 @@ struct AdminAPITests {
         admin.stop()
 
         // admin.public: true admits any address; the key still decides.
-        let open = try await AdminAPIFixture.start(configuration: AdminAPIFixture.configuration + "\nadmin: { public: true }\n")
+        let open = try await AdminAPIFixture.start(configuration: AdminAPIFixture.configuration + "\nadmin: { public: true }\n", process: true)
         let openKey = try await open.key("users:read").key
         #expect(try await open.call("GET", "/users", key: openKey, headers: far).status == 200)
         expectProblem(try await open.call("GET", "/users", key: nil, headers: far), 401, "missing_key")
@@ -319,10 +319,10 @@ struct AdminAPITests {
 
         // A listener of its own: the main one no longer serves it.
         let port = try freePort()
-        let separate = try await AdminAPIFixture.start(configuration: AdminAPIFixture.configuration + "\nadmin: { host: 127.0.0.1, port: \(port) }\n")
+        let separate = try await AdminAPIFixture.start(configuration: AdminAPIFixture.configuration + "\nadmin: { host: 127.0.0.1, port: \(port) }\n", process: true)
         defer { separate.stop() }
         let separateKey = try await separate.key("users:read").key
-        try await separate.server.waitForOutput("Admin API on http://127.0.0.1:\(port)/admin/v1/")
+        try await #require(separate.process).waitForOutput("Admin API on http://127.0.0.1:\(port)/admin/v1/")
         #expect(try await separate.call("GET", "/users", key: separateKey).status == 404)
         let listener = RawHTTP(baseURL: URL(string: "http://127.0.0.1:\(port)")!)
         let reply = try await listener.send("GET", "/admin/v1/users", contentType: nil, headers: ["Authorization": "Bearer " + separateKey])

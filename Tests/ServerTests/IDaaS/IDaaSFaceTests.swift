@@ -9,7 +9,7 @@ import WebAuthn
 /// `latchkey` process and a real SQLite file: administration tokens, user lookup, FIDO token
 /// registration and management, passkey sign-in, and every refusal, each checked for its
 /// status, its `errorCode`, and what was (not) written.
-@Suite("IDaaS face: the IDaaS guide's samples against the real server", .serialized)
+@Suite("IDaaS face: the IDaaS guide's samples against the application", .serialized)
 struct IDaaSFaceTests {
     static let configuration = """
         server: { public_url: http://localhost:8080 }
@@ -36,8 +36,7 @@ struct IDaaSFaceTests {
 
     struct Running {
         let directory: TemporaryDirectory
-        let server: ServerProcess
-        var url: URL { server.baseURL }
+        let server: RouterServer
         var http: RawHTTP { RawHTTP(server) }
 
         func storage() throws -> SQLiteStorage { try SQLiteStorage(path: directory.path("latchkey.sqlite")) }
@@ -51,7 +50,7 @@ struct IDaaSFaceTests {
 
         /// Signs a person up through the Auth0-shaped API, so that an account exists.
         func signUp(_ email: String) async throws -> PasskeyUser {
-            var person = PasskeyUser(server: url)
+            var person = PasskeyUser(server)
             try await person.signUp(.init(email: email))
             return person
         }
@@ -59,8 +58,7 @@ struct IDaaSFaceTests {
 
     static func start() async throws -> Running {
         let directory = try TemporaryDirectory()
-        let server = try await NativeAppsTests.start(directory, configuration: configuration)
-        return Running(directory: directory, server: server)
+        return Running(directory: directory, server: try await RouterServer.start(yaml: configuration, in: directory))
     }
 
     static func errorCode(_ reply: RawHTTP.Reply) -> String? { reply.json["errorCode"] as? String }
@@ -97,7 +95,7 @@ struct IDaaSFaceTests {
         let running = try await Self.start()
         defer { running.server.stop() }
         _ = try await running.signUp("jane@example.com")
-        var app = IDaaSSampleApp(server: running.url, platform: platform)
+        var app = IDaaSSampleApp(running.server, platform: platform)
         let admin = try await Self.admin(app)
         #expect(admin.hasPrefix("lk_admin_"))
 
@@ -205,7 +203,7 @@ struct IDaaSFaceTests {
         let running = try await Self.start()
         defer { running.server.stop() }
         _ = try await running.signUp("ada@example.com")
-        var app = IDaaSSampleApp(server: running.url, platform: .iOS)
+        var app = IDaaSSampleApp(running.server, platform: .iOS)
         let admin = try await Self.admin(app)
         let (uuid, challenge) = try await Self.registrationChallenge(app, email: "ada@example.com", admin: admin)
         let enrolled = try await Self.complete(app, uuid, try app.createPasskey(challenge, name: "Phone", username: "ada@example.com"), admin: admin)
@@ -320,7 +318,7 @@ struct IDaaSFaceTests {
         defer { running.server.stop() }
         _ = try await running.signUp("ada@example.com")
         _ = try await running.signUp("bob@example.com")
-        var app = IDaaSSampleApp(server: running.url, platform: .android)
+        var app = IDaaSSampleApp(running.server, platform: .android)
 
         // The wrong shared secret, an unknown application: 401, and an audit event.
         for secret in ["wrong", "", String(repeating: "s", count: 10_000)] {
@@ -376,7 +374,7 @@ struct IDaaSFaceTests {
         #expect(try await running.passkeys(of: "ada@example.com").count == 2, "nor to Ada")
 
         // Bob's session cannot read or change Ada's tokens.
-        var bobApp = IDaaSSampleApp(server: running.url, platform: .android)
+        var bobApp = IDaaSSampleApp(running.server, platform: .android)
         let (_, bobChallenge) = try await Self.registrationChallenge(bobApp, email: "bob@example.com", admin: admin)
         #expect(try await Self.complete(bobApp, bobUUID, try bobApp.createPasskey(bobChallenge, name: "Phone", username: "bob@example.com"), admin: admin).status == 200)
         let bobSession = try #require(try await bobApp.signIn().json["token"] as? String)
@@ -392,20 +390,20 @@ struct IDaaSFaceTests {
         let running = try await Self.start()
         defer { running.server.stop() }
         var web = try await running.signUp("ada@example.com")
-        var app = IDaaSSampleApp(server: running.url, platform: .iOS)
+        var app = IDaaSSampleApp(running.server, platform: .iOS)
         let admin = try await Self.admin(app)
         let (uuid, challenge) = try await Self.registrationChallenge(app, email: "ada@example.com", admin: admin)
         #expect(try await Self.complete(app, uuid, try app.createPasskey(challenge, name: "Phone", username: "ada@example.com"), admin: admin).status == 200)
 
         // Enrolled through the IDaaS face, used through the Auth0-shaped API…
-        var viaAuth0 = PasskeyUser(server: running.url, clientID: "demo", credentials: app.credentials)
+        var viaAuth0 = PasskeyUser(running.server, clientID: "demo", credentials: app.credentials)
         viaAuth0.origin = "https://localhost"
         viaAuth0.authenticator = app.authenticator
         let tokens = try await viaAuth0.signIn(username: "ada@example.com")
         #expect(claims(of: tokens.accessToken)["sub"] as? String != nil)
 
         // …through the Kratos face…
-        let kratos = KratosSampleApp(server: running.url, platform: .iOS)
+        let kratos = KratosSampleApp(running.server, platform: .iOS)
         let loginFlow = try await kratos.initialize("/self-service/login/api").json
         let assertion = try app.authenticator.getAssertion(try KratosSampleApp.requestOptions(loginFlow), origin: "http://localhost:8080", credential: &viaAuth0.credentials[0])
         let viaKratos = try await kratos.submit(loginFlow, [("method", "passkey"), ("passkey_login", String(decoding: try JSONEncoder().encode(assertion), as: UTF8.self))])
@@ -414,7 +412,7 @@ struct IDaaSFaceTests {
         #expect(identity?["id"] as? String == uuid, "the Kratos identity, the IDaaS user and the Latchkey user are one")
 
         // …and on the hosted pages.
-        let browser = BrowserAgent(server: running.url)
+        let browser = BrowserAgent(running.server)
         browser.authenticator = app.authenticator
         browser.credentials = viaAuth0.credentials
         #expect(try await browser.signIn().status == 200)
@@ -422,7 +420,7 @@ struct IDaaSFaceTests {
         #expect(try await browser.get("/account").text.contains("Phone"), "the name given through IDaaS")
 
         // Created through the Auth0-shaped API, used through the IDaaS face.
-        var fromWeb = IDaaSSampleApp(server: running.url, platform: .iOS)
+        var fromWeb = IDaaSSampleApp(running.server, platform: .iOS)
         fromWeb.authenticator = web.authenticator
         fromWeb.credentials = web.credentials
         let signedIn = try await fromWeb.signIn()
@@ -432,9 +430,9 @@ struct IDaaSFaceTests {
         #expect(try await web.signIn().accessToken.isEmpty == false, "the counter moved on in both")
 
         // Created on the hosted pages, used through the IDaaS face (Android omits the ID).
-        let visitor = BrowserAgent(server: running.url)
+        let visitor = BrowserAgent(running.server)
         #expect(try await visitor.signUp(email: "hopper@example.com").status == 200)
-        var android = IDaaSSampleApp(server: running.url, platform: .android)
+        var android = IDaaSSampleApp(running.server, platform: .android)
         android.authenticator = visitor.authenticator
         android.credentials = visitor.credentials
         let hosted = try await android.signIn()
@@ -442,10 +440,10 @@ struct IDaaSFaceTests {
         #expect(hosted.json["userId"] as? String == "hopper@example.com")
 
         // Created through the Kratos face, used through the IDaaS face.
-        var kratosUser = KratosSampleApp(server: running.url, platform: .iOS)
+        var kratosUser = KratosSampleApp(running.server, platform: .iOS)
         let kratosSignUp = try await kratosUser.signUp(email: "lovelace@example.com")
         #expect(kratosSignUp.status == 200, "\(kratosSignUp.text)")
-        var fromKratos = IDaaSSampleApp(server: running.url, platform: .iOS)
+        var fromKratos = IDaaSSampleApp(running.server, platform: .iOS)
         fromKratos.authenticator = kratosUser.authenticator
         fromKratos.credentials = kratosUser.credentials
         let kratosPasskey = try await fromKratos.signIn(userID: "lovelace@example.com")
@@ -459,10 +457,10 @@ struct IDaaSFaceTests {
     @Test func androidSignInsWithoutCredentialIDAreCheckedInThePipeline() async throws {
         let running = try await Self.start()
         defer { running.server.stop() }
-        let visitor = BrowserAgent(server: running.url)
+        let visitor = BrowserAgent(running.server)
         #expect(try await visitor.signUp(email: "ada@example.com").status == 200)
         _ = try await running.signUp("bob@example.com")
-        var app = IDaaSSampleApp(server: running.url, platform: .android)
+        var app = IDaaSSampleApp(running.server, platform: .android)
         app.authenticator = visitor.authenticator
         app.credentials = visitor.credentials
         func state() async throws -> (Date?, Int) {

@@ -9,7 +9,7 @@ import WebAuthn
 /// SQLite file: sign-up, sign-in, whoami, adding and removing passkeys, logout, and every
 /// refusal the Kratos contract gives, each checked for its status, its id, and that
 /// nothing was written.
-@Suite("Kratos face: the Ory guide's samples against the real server", .serialized)
+@Suite("Kratos face: the Ory guide's samples against the application", .serialized)
 struct KratosFaceTests {
     static let configuration = """
         server: { public_url: http://localhost:8080 }

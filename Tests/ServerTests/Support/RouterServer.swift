@@ -94,7 +94,8 @@ final class RouterServer: TestServer, @unchecked Sendable {
 }
 
 /// Requests through the router test framework's client. The edge's connection handler is not
-/// there, so the client address it writes is written here: a loopback client's.
+/// there, so the client address it writes is written here: a loopback client's (the address
+/// `X-Forwarded-For` names needs a process, whose handler reads it).
 struct RouterTransport: LatchkeyTransport {
     let client: any TestClientProtocol
 
@@ -109,6 +110,8 @@ struct RouterTransport: LatchkeyTransport {
             if let field = HTTPField.Name(name) { fields.append(HTTPField(name: field, value: value)) }
         }
         fields[HTTPField.Name("X-Latchkey-Client-Address")!] = "127.0.0.1"
+        // URLSession names itself; so does this transport.
+        if fields[.userAgent] == nil { fields[.userAgent] = "latchkey-tests (router)" }
         let method = HTTPRequest.Method(request.httpMethod ?? "GET") ?? .get
         let body = request.httpBody.map { ByteBuffer(bytes: $0) }
         let answer = try await client.executeRequest(uri: uri, method: method, headers: fields, body: body)

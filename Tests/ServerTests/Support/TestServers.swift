@@ -7,16 +7,33 @@ import LatchkeyServer
 import Logging
 import Testing
 
-/// A clock tests move by hand, so that expiry is tested without sleeping.
+/// A clock tests move by hand, so that expiry is tested without sleeping: standing still at
+/// `start`, or running with the real one (for tests that order what they make by time, or
+/// compare it with their own), ahead by what the test moved it.
 final class TestClock: WallClock, @unchecked Sendable {
     private let lock = NSLock()
-    private var current: Date
+    private var offset: TimeInterval
+    private let runs: Bool
 
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = start }
+    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
+        offset = start.timeIntervalSince1970
+        runs = false
+    }
 
-    func now() -> Date { lock.withLock { current } }
+    /// A clock that runs with the real one.
+    static func running() -> TestClock { TestClock(runs: true) }
 
-    func advance(by interval: TimeInterval) { lock.withLock { current = current.addingTimeInterval(interval) } }
+    private init(runs: Bool) {
+        offset = 0
+        self.runs = runs
+    }
+
+    func now() -> Date {
+        let moved = lock.withLock { offset }
+        return runs ? Date().addingTimeInterval(moved) : Date(timeIntervalSince1970: moved)
+    }
+
+    func advance(by interval: TimeInterval) { lock.withLock { offset += interval } }
 }
 
 /// A temporary directory removed when the test ends.
