@@ -46,7 +46,7 @@ struct HostedPagesTests {
 
     @Test func signUpStartsAServerSideSessionWithSafeCookies() async throws {
         let server = try await RouterServer.start(yaml: Self.yaml)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let browser = BrowserAgent(server)
 
         let landing = try await browser.get("/account/passkeys/new")
@@ -92,7 +92,7 @@ struct HostedPagesTests {
     /// with a reason the page acts on, and the login page, asked to re-authenticate, says why.
     @Test func anOldSignInMustConfirmBeforeAddingAPasskey() async throws {
         let server = try await RouterServer.start(yaml: Self.yaml)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let browser = BrowserAgent(server)
         _ = try await browser.signUp(email: "ada@example.com")
         #expect(try await browser.call("POST", "/ui/passkeys/options").status == 200)
@@ -109,7 +109,7 @@ struct HostedPagesTests {
 
     @Test func sessionsExpire() async throws {
         let server = try await RouterServer.start(yaml: Self.yaml + "\nhosted_pages: { session_lifetime: 1h }\n")
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let browser = BrowserAgent(server)
         _ = try await browser.signUp(email: "ada@example.com")
         #expect(try await browser.get("/account").status == 200)
@@ -121,7 +121,7 @@ struct HostedPagesTests {
 
     @Test func signingUpTwiceOffersSignIn() async throws {
         let server = try await RouterServer.start(yaml: Self.yaml)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let browser = BrowserAgent(server)
         _ = try await browser.signUp(email: "ada@example.com")
         let again = try await browser.call("POST", "/ui/signup", ["email": "ada@example.com"])
@@ -131,7 +131,7 @@ struct HostedPagesTests {
 
     @Test func stateChangingCallsNeedTheCSRFTokenAndTheOwnOrigin() async throws {
         let server = try await RouterServer.start(yaml: Self.yaml)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let browser = BrowserAgent(server)
         try await browser.get("/login")
         #expect(!browser.csrfToken.isEmpty)
@@ -156,7 +156,7 @@ struct HostedPagesTests {
     @Test(arguments: ["//evil.example/x", "https://evil.example", "/\\evil.example", "javascript:alert(1)", "/ok\u{0}", ""])
     func returnToStaysOnThisServer(_ target: String) async throws {
         let server = try await RouterServer.start(yaml: Self.yaml)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let browser = BrowserAgent(server)
         let finished = try await browser.signUp(email: "ada@example.com", returnTo: target)
         #expect(finished.json["redirect_to"] as? String == "/account")
@@ -164,7 +164,7 @@ struct HostedPagesTests {
 
     @Test func anUnknownCredentialIsNamedSoThePageCanSignalIt() async throws {
         let server = try await RouterServer.start(yaml: Self.yaml)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let browser = BrowserAgent(server)
         // A passkey for this RP that the server never registered.
         let stranger = BrowserAgent(server)
@@ -183,7 +183,7 @@ struct HostedPagesTests {
 
     @Test func httpsPublicURLMakesCookiesSecureAndHostOnly() async throws {
         let server = try await RouterServer.start(yaml: Self.yaml + "\nserver: { public_url: https://id.example.com }\n", publicURL: nil)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let page = try await RawHTTP(server).send("GET", "/login", contentType: nil)
         let cookie = try #require(BrowserAgent.setCookies(page).first)
         #expect(cookie.hasPrefix("__Host-latchkey_csrf="))
@@ -192,7 +192,7 @@ struct HostedPagesTests {
 
     @Test func authorizationCodeFlowWithPKCE() async throws {
         let server = try await RouterServer.start(yaml: Self.yaml)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let browser = BrowserAgent(server)
         let http = RawHTTP(server)
 
@@ -240,7 +240,7 @@ struct HostedPagesTests {
     /// its sessions when the person withdraws it.
     @Test func aClientThatIsNotFirstPartyAsksForConsentOnce() async throws {
         let server = try await RouterServer.start(yaml: Self.yaml)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let browser = BrowserAgent(server)
         let http = RawHTTP(server)
         _ = try await browser.signUp(email: "ada@example.com")
@@ -290,7 +290,7 @@ struct HostedPagesTests {
 
     @Test func codeExchangeFailures() async throws {
         let server = try await RouterServer.start(yaml: Self.yaml)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let browser = BrowserAgent(server)
         let http = RawHTTP(server)
         _ = try await browser.signUp(email: "ada@example.com")
@@ -343,7 +343,7 @@ struct HostedPagesTests {
 
     @Test func authorizationRequestFailures() async throws {
         let server = try await RouterServer.start(yaml: Self.yaml)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let browser = BrowserAgent(server)
 
         // Not trustworthy enough to redirect: an error page, and no Location.
@@ -382,7 +382,7 @@ struct HostedPagesTests {
 
     @Test func corsAnswersOnlyKnownOrigins() async throws {
         let server = try await RouterServer.start(yaml: Self.yaml)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let http = RawHTTP(server)
         let preflight = ["Origin": "http://localhost:5173", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"]
         let allowed = try await http.send("OPTIONS", "/oauth/token", contentType: nil, headers: preflight)
@@ -401,7 +401,7 @@ struct HostedPagesTests {
 
     @Test func nativeTokensWithoutOfflineAccessReachUserinfo() async throws {
         let server = try await RouterServer.start(yaml: Self.yaml)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         var ada = PasskeyUser(server)
         let tokens = try await ada.signUp(.init(email: "ada@example.com"), scope: "openid email")
         #expect(tokens.refreshToken == nil)

@@ -71,7 +71,7 @@ struct NativeAppsTests {
 
     @Test func unconfiguredDocumentsAre404sThatSayWhatToConfigure() async throws {
         let server = try await RouterServer.start()
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let http = RawHTTP(server)
         for (path, words) in [
             ("/.well-known/apple-app-site-association", "ios: { team_id, bundle_ids }"),
@@ -197,7 +197,7 @@ struct NativeAppsTests {
 
     @Test func withoutAnAppleAppTheRPIDOriginIsRefused() async throws {
         let server = try await RouterServer.start()
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo", transport: server.transport)
         let (options, authSession) = try await client.signupChallenge(profile: SignupProfile(email: "ios@example.com"))
         let (registration, _) = try SoftwareAuthenticator().makeCredential(options, caller: .appleApp(relyingPartyID: "localhost"))

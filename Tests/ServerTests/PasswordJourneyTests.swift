@@ -20,8 +20,8 @@ struct PasswordJourneyTests {
             grant_types: [webauthn, refresh_token]
         """
 
-    private func startServer(_ directory: TemporaryDirectory) async throws -> ServerProcess {
-        try await ServerProcess.start(configuration: Self.configuration, in: directory)
+    private func startServer(_ directory: TemporaryDirectory) async throws -> RouterServer {
+        try await RouterServer.start(yaml: Self.configuration, in: directory)
     }
 
     /// Signs up with a password and signs in with it, for the My Account API.
@@ -166,7 +166,7 @@ struct PasswordJourneyTests {
     @Test func theUpgradeWindowClosesFiveMinutesAfterThePasswordSignIn() async throws {
         let clock = TestClock()
         let server = try await RouterServer.start(yaml: Self.configuration, clock: clock)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo", transport: server.transport)
         let session = try await passwordSession(client, "lee@example.com").tokens
         clock.advance(by: 4 * 60)

@@ -13,7 +13,7 @@ import Testing
 struct PurgeServiceTests {
     @Test func oldAuditEventsAndSessionsArePurged() async throws {
         let server = try await RouterServer.start(yaml: "audit: { retention: 2d }\ntokens: { refresh_token_absolute_lifetime: 30d }")
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         var ada = PasskeyUser(server)
         let signup = try await ada.signUp(SignupProfile(email: "ada@example.com"))
         try await ada.signIn()

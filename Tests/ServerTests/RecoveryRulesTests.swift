@@ -28,7 +28,7 @@ struct RecoveryRulesTests {
         let sink = try await SMTPSink.start(["--tls"])
         defer { sink.stop() }
         let (server, _, tokens, mail) = try await Self.start(sink)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let http = RawHTTP(server)
         let bearer = ["Authorization": "Bearer \(tokens.accessToken)"]
         let first = try #require(mail.code())
@@ -66,7 +66,7 @@ struct RecoveryRulesTests {
         let sink = try await SMTPSink.start(["--tls"])
         defer { sink.stop() }
         let (server, _, tokens, _) = try await Self.start(sink)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let http = RawHTTP(server)
 
         // Unverified: the same 202, and no mail.
@@ -104,7 +104,7 @@ struct RecoveryRulesTests {
         let sink = try await SMTPSink.start(["--tls"])
         defer { sink.stop() }
         let (server, ada, tokens, _) = try await Self.start(sink, yaml: "tokens: { access_token_lifetime: 1h }")
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let http = RawHTTP(server)
         let created = try await http.send("POST", "/me/v1/recovery-codes", headers: ["Authorization": "Bearer \(tokens.accessToken)"])
         let codes = try #require(created.json["recovery_codes"] as? [String])
@@ -119,7 +119,7 @@ struct RecoveryRulesTests {
         let sink = try await SMTPSink.start(["--tls"])
         defer { sink.stop() }
         let (server, ada, tokens, mail) = try await Self.start(sink)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let http = RawHTTP(server)
         let bearer = ["Authorization": "Bearer \(tokens.accessToken)"]
         let verified = try await http.json("POST", "/me/v1/email-verification/verify", ["code": try #require(mail.code())], headers: bearer)
@@ -163,7 +163,7 @@ struct RecoveryRulesTests {
         let sink = try await SMTPSink.start(["--tls"])
         defer { sink.stop() }
         let (server, _, tokens, _) = try await Self.start(sink)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let http = RawHTTP(server)
         let created = try await http.send("POST", "/me/v1/recovery-codes", headers: ["Authorization": "Bearer \(tokens.accessToken)"])
         let codes = try #require(created.json["recovery_codes"] as? [String])

@@ -11,7 +11,7 @@ import Testing
 struct StepUpTests {
     @Test func aStaleSignInCannotAddOrRemoveAPasskey() async throws {
         let server = try await RouterServer.start(yaml: "passkeys: { sensitive_action_max_age: 10m }")
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         var ada = PasskeyUser(server)
         let first = try await ada.signUp(SignupProfile(email: "ada@example.com"))
         // A fresh sign-in may add a passkey.
@@ -49,7 +49,7 @@ struct StepUpTests {
     /// after its sign-in, however recently the last token was rotated.
     @Test func refreshingStopsAtTheAbsoluteLifetime() async throws {
         let server = try await RouterServer.start(yaml: "tokens: { refresh_token_lifetime: 1d, refresh_token_absolute_lifetime: 2d }")
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         var ada = PasskeyUser(server)
         var token = try #require(try await ada.signUp(SignupProfile(email: "ada@example.com")).refreshToken)
         for _ in 0..<3 {
@@ -72,7 +72,7 @@ struct StepUpTests {
               - { client_id: demo, name: Demo, grant_types: [webauthn, refresh_token] }
               - { client_id: narrow, name: Narrow app, grant_types: [webauthn], allowed_scopes: [openid, email] }
             """)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         var narrow = PasskeyUser(server, clientID: "narrow")
         let refused = await expectAPIError(status: 400) {
             try await narrow.signUp(SignupProfile(email: "ada@example.com"), scope: "openid email delete:me:authentication_methods")

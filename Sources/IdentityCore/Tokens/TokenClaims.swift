@@ -1,5 +1,5 @@
 /// The claims of an access token (a JWT in the shape of RFC 9068).
-struct AccessTokenClaims: Codable, Sendable {
+struct AccessTokenClaims: RegisteredClaims, Codable, Sendable {
     var iss: String
     var sub: String
     var aud: String
@@ -17,7 +17,7 @@ struct AccessTokenClaims: Codable, Sendable {
 }
 
 /// The claims of an ID token (OpenID Connect Core §2, §5.1).
-struct IDTokenClaims: Codable, Sendable {
+struct IDTokenClaims: RegisteredClaims, Codable, Sendable {
     var iss: String
     var sub: String
     var aud: String
@@ -43,16 +43,33 @@ struct IDTokenClaims: Codable, Sendable {
     var phone_number_verified: Bool?
 }
 
+/// The registered claims (RFC 7519 §4.1) every token Latchkey signs begins with, in this
+/// order.
+protocol RegisteredClaims {
+    var iss: String { get }
+    var sub: String { get }
+    var aud: String { get }
+    var iat: Int64 { get }
+    var exp: Int64 { get }
+}
+
+extension JSONObjectWriter {
+    /// Writes `iss`, `sub`, `aud`, `iat` and `exp`.
+    mutating func registered(_ claims: some RegisteredClaims) {
+        member("iss", claims.iss)
+        member("sub", claims.sub)
+        member("aud", claims.aud)
+        member("iat", claims.iat)
+        member("exp", claims.exp)
+    }
+}
+
 extension AccessTokenClaims {
     /// The claims as JSON, the members `Codable` would write.
     var json: [UInt8] {
         var writer = JSONWriter(capacity: 384)
         writer.object { claims in
-            claims.member("iss", iss)
-            claims.member("sub", sub)
-            claims.member("aud", aud)
-            claims.member("iat", iat)
-            claims.member("exp", exp)
+            claims.registered(self)
             claims.member("jti", jti)
             claims.member("scope", scope)
             claims.member("client_id", client_id)
@@ -69,11 +86,7 @@ extension IDTokenClaims {
     var json: [UInt8] {
         var writer = JSONWriter(capacity: 512)
         writer.object { claims in
-            claims.member("iss", iss)
-            claims.member("sub", sub)
-            claims.member("aud", aud)
-            claims.member("iat", iat)
-            claims.member("exp", exp)
+            claims.registered(self)
             claims.member("auth_time", auth_time)
             claims.member("sid", sid)
             claims.member("nonce", nonce)

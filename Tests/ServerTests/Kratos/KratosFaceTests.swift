@@ -354,7 +354,7 @@ struct KratosFaceTests {
 
     @Test func flowsCanBeFetchedAndExpire() async throws {
         let server = try await RouterServer.start(yaml: Self.configuration)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let http = RawHTTP(server)
         var app = KratosSampleApp(server, platform: .iOS)
         let flow = try await app.initialize("/self-service/registration/api").json

@@ -23,7 +23,7 @@ struct KratosRecoveryTests {
         let sink = try await SMTPSink.start(["--tls"])
         defer { sink.stop() }
         let server = try await Self.start(sink)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         var app = KratosSampleApp(server, platform: .iOS)
         let signedUp = try await app.signUp(email: "jane@example.com")
         #expect(signedUp.status == 200, "\(signedUp.text)")
@@ -127,7 +127,7 @@ struct KratosRecoveryTests {
         let sink = try await SMTPSink.start(["--tls"])
         defer { sink.stop() }
         let server = try await Self.start(sink)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let app = KratosSampleApp(server, platform: .android)
 
         // An unknown address: the same answer, and no mail.
@@ -166,7 +166,7 @@ struct KratosRecoveryTests {
         let sink = try await SMTPSink.start(["--tls"])
         defer { sink.stop() }
         let server = try await Self.start(sink)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         var app = KratosSampleApp(server, platform: .iOS)
         _ = try await app.signUp(email: "max@example.com")
         _ = try await sink.waitForMessage(to: "max@example.com", subject: "verification code")
@@ -213,7 +213,7 @@ struct KratosRecoveryTests {
             email: { smtp_url: 'smtp://127.0.0.1:\(sink.port)', from: 'Latchkey <no-reply@example.com>', ca_file: '\(sink.certificate ?? "")' }
             limits: { ceremony_failures_per_minute: 4 }
             """)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let app = KratosSampleApp(server, platform: .android)
         let flow = try await app.initialize("/self-service/recovery/api").json
         let sent = try await app.submit(flow, [("method", "code"), ("email", "someone@example.com")])

@@ -93,7 +93,7 @@ struct SDKSessionTests {
             clients: [{ client_id: demo, name: Demo, grant_types: [webauthn, refresh_token] }]
             passkeys: { sensitive_action_max_age: 10m }
             """)
-        defer { Task { server.stop() } }
+        defer { server.stop() }
         let ada = try SDKPerson(server: server, email: "ada@example.com")
         try await ada.latchkey.signUp()
         _ = try await ada.latchkey.addPasskey()
