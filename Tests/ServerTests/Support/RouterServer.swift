@@ -46,13 +46,8 @@ final class RouterServer: TestServer, @unchecked Sendable {
         yaml: String = "", in directory: TemporaryDirectory? = nil, clock: TestClock = TestClock(), publicURL: String? = "http://localhost:8080"
     ) async throws -> RouterServer {
         let directory = try directory ?? TemporaryDirectory()
-        let configuration = try ConfigurationLoader.load(
-            overrides: .init(configFile: "test.yaml", port: 0, database: "sqlite:" + directory.path("latchkey.sqlite"), publicURL: publicURL),
-            environment: [:]
-        ) { _ in yaml }
-        var logger = Logger(label: "router-server")
-        logger.logLevel = .critical
-        let application = try await LatchkeyApplication.build(configuration, clock: clock, logger: logger)
+        let configuration = try directory.configuration(yaml, publicURL: publicURL)
+        let application = try await LatchkeyApplication.build(configuration, clock: clock, logger: .quiet("router-server"))
         // The framework's client lives while its closure runs: the closure hands the client
         // out and waits until the test stops the server.
         let (clients, handOut) = AsyncStream.makeStream(of: (any TestClientProtocol).self)

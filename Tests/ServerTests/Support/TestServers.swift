@@ -47,6 +47,15 @@ final class TemporaryDirectory: @unchecked Sendable {
 
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
+    /// A server's configuration: `yaml` over a SQLite file here, on any free port, with
+    /// `publicURL` in place of the configuration's unless `nil`.
+    func configuration(_ yaml: String, publicURL: String?) throws -> LatchkeyConfiguration {
+        try ConfigurationLoader.load(
+            overrides: .init(configFile: "test.yaml", port: 0, database: "sqlite:" + path("latchkey.sqlite"), publicURL: publicURL),
+            environment: [:]
+        ) { _ in yaml }
+    }
+
     deinit { try? FileManager.default.removeItem(at: url) }
 }
 
@@ -60,12 +69,8 @@ final class InProcessServer: @unchecked Sendable {
 
     static func start(yaml: String = "", clock: TestClock = TestClock(), publicURL: String? = "http://localhost:8080") async throws -> InProcessServer {
         let directory = try TemporaryDirectory()
-        let configuration = try ConfigurationLoader.load(
-            overrides: .init(configFile: "test.yaml", port: 0, database: "sqlite:" + directory.path("latchkey.sqlite"), publicURL: publicURL),
-            environment: [:]
-        ) { _ in yaml }
-        var logger = Logger(label: "test-server")
-        logger.logLevel = .critical
+        let configuration = try directory.configuration(yaml, publicURL: publicURL)
+        let logger = Logger.quiet("test-server")
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let application = try await LatchkeyApplication.build(configuration, clock: clock, logger: logger) { port in
             continuation.yield(port)
@@ -87,6 +92,15 @@ final class InProcessServer: @unchecked Sendable {
     func stop() async {
         task.cancel()
         _ = try? await task.value
+    }
+}
+
+extension Logger {
+    /// A logger that says only what is critical: a test server's log would drown the tests'.
+    static func quiet(_ label: String) -> Logger {
+        var logger = Logger(label: label)
+        logger.logLevel = .critical
+        return logger
     }
 }
 
