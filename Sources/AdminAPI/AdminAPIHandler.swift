@@ -63,12 +63,14 @@ struct AdminAPIHandler: APIProtocol {
 
     func disableUser(_ input: Operations.DisableUser.Input) async throws -> Operations.DisableUser.Output {
         let key = try AdminCaller.require(.users, writes: true)
-        return .ok(.init(body: .json(Self.user(try await admin.setUserDisabled(id: UserID(rawValue: input.path.id), disabled: true, by: key.actor, origin: AdminCaller.origin)))))
+        let user = try await admin.setUserDisabled(id: UserID(rawValue: input.path.id), disabled: true, by: key.actor, origin: AdminCaller.origin)
+        return .ok(.init(body: .json(Self.user(user))))
     }
 
     func enableUser(_ input: Operations.EnableUser.Input) async throws -> Operations.EnableUser.Output {
         let key = try AdminCaller.require(.users, writes: true)
-        return .ok(.init(body: .json(Self.user(try await admin.setUserDisabled(id: UserID(rawValue: input.path.id), disabled: false, by: key.actor, origin: AdminCaller.origin)))))
+        let user = try await admin.setUserDisabled(id: UserID(rawValue: input.path.id), disabled: false, by: key.actor, origin: AdminCaller.origin)
+        return .ok(.init(body: .json(Self.user(user))))
     }
 
     // MARK: - Credentials

@@ -199,7 +199,9 @@ extension Router where Context == FaceRequestContext {
     /// session (after `prompt=login`, or as another account), so that one ends.
     /// The cookie lives as long as the session: a recovery's is a quarter of an hour, not the
     /// sign-in lifetime.
-    static func signedIn(_ pages: HostedPages, _ request: Request, token: String, session: BrowserSession, _ result: some Encodable, context: some OriginRequestContext) async throws -> Response {
+    static func signedIn(
+        _ pages: HostedPages, _ request: Request, token: String, session: BrowserSession, _ result: some Encodable, context: some OriginRequestContext
+    ) async throws -> Response {
         try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request), origin: context.origin)
         var response = JSONResponse.make(result)
         let lifetime = max(1, Int(session.expiresAt.timeIntervalSince(session.authenticatedAt).rounded(.down)))

@@ -226,7 +226,10 @@ extension PasskeyService {
         var response = response
         if findsUnnamedCredential, response.rawId.bytes.isEmpty {
             guard let found = try await credentialID(madeBy: response) else {
-                try await refuse(ceremony, event: AuditEvent(time: clock.now(), kind: .loginFailed, clientID: ceremony.clientID, detail: "no passkey of the user handle's account made this signature", origin: ceremony.origin))
+                try await refuse(ceremony, event: AuditEvent(
+                    time: clock.now(), kind: .loginFailed, clientID: ceremony.clientID, detail: "no passkey of the user handle's account made this signature",
+                    origin: ceremony.origin
+                ))
                 throw IdentityError(
                     .invalidGrant, "no passkey of the account named by the user handle made this signature; without a credential ID the passkey cannot be identified otherwise",
                     reason: .verification(.badSignature)
