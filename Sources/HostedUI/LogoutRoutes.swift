@@ -42,7 +42,7 @@ extension RouterGroup where Context == HostedPageContext {
                 // ends, so the person is asked (§2, "MUST ask").
                 return Self.confirmation(pages, request, decision, parameters)
             }
-            return try await Self.signOut(pages, request, to: decision.redirect, context: context)
+            return try await Self.signOut(pages, request, to: decision.redirect, origin: context.origin)
         }
         get("/oidc/logout", use: endSession)
         post("/oidc/logout", use: endSession)
@@ -55,7 +55,7 @@ extension RouterGroup where Context == HostedPageContext {
             } catch {
                 return Self.refused(pages, request, error)
             }
-            return try await Self.signOut(pages, request, to: destination, context: context)
+            return try await Self.signOut(pages, request, to: destination, origin: context.origin)
         }
     }
 
@@ -80,8 +80,8 @@ extension RouterGroup where Context == HostedPageContext {
     }
 
     /// Ends this browser's session and clears its cookie, then sends it on or says it is done.
-    private static func signOut(_ pages: HostedPages, _ request: Request, to destination: String?, context: some OriginRequestContext) async throws -> Response {
-        try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request), origin: context.origin)
+    private static func signOut(_ pages: HostedPages, _ request: Request, to destination: String?, origin: RequestOrigin?) async throws -> Response {
+        try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request), origin: origin)
         let clear = Cookies.setCookie(pages.sessionCookie, "", maxAge: 0, sameSite: "Lax", secure: pages.secureCookies)
         if let destination {
             var response = PageResponses.redirect(destination, setCookies: [clear])

@@ -106,21 +106,21 @@ extension Router where Context == FaceRequestContext {
                 client: client, authSession: body.auth_session, response: body.response, origin: context.origin, failureCheck: context.failureCheck,
                 startSession: pages.sessions.begin
             )
-            return try await Self.signedIn(pages, request, token: token, session: session, ["redirect_to": ReturnTo.validated(body.return_to)], context: context)
+            return try await Self.signedIn(pages, request, token: token, session: session, ["redirect_to": ReturnTo.validated(body.return_to)], origin: context.origin)
         }
         finishes.post("password-session") { request, context in
             let body = try await pages.body.json(PasswordSignIn.self, from: request)
             let started = try await pages.passwordSignIns.signIn(client: client, username: body.username, password: body.password, origin: context.origin)
             let upgrade = started.upgrade.map { CeremonyOptions(options: $0.options, auth_session: $0.authSession) }
             let result = PasswordSessionResult(redirect_to: ReturnTo.validated(body.return_to), upgrade: upgrade)
-            return try await Self.signedIn(pages, request, token: started.token, session: started.session, result, context: context)
+            return try await Self.signedIn(pages, request, token: started.token, session: started.session, result, origin: context.origin)
         }
         // Only for browsers that cannot create a passkey: sign-up stays passkey-first.
         finishes.post("password-signup") { request, context in
             let body = try await pages.body.json(PasswordSignup.self, from: request)
             let started = try await pages.passwordSignIns.signUp(client: client, email: body.email, password: body.password, name: body.name, origin: context.origin)
             let result = PasswordSessionResult(redirect_to: ReturnTo.validated(body.return_to), upgrade: nil)
-            return try await Self.signedIn(pages, request, token: started.token, session: started.session, result, context: context)
+            return try await Self.signedIn(pages, request, token: started.token, session: started.session, result, origin: context.origin)
         }
         actions.post("logout") { request, context in
             try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request), origin: context.origin)
@@ -200,9 +200,9 @@ extension Router where Context == FaceRequestContext {
     /// The cookie lives as long as the session: a recovery's is a quarter of an hour, not the
     /// sign-in lifetime.
     static func signedIn(
-        _ pages: HostedPages, _ request: Request, token: String, session: BrowserSession, _ result: some Encodable, context: some OriginRequestContext
+        _ pages: HostedPages, _ request: Request, token: String, session: BrowserSession, _ result: some Encodable, origin: RequestOrigin?
     ) async throws -> Response {
-        try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request), origin: context.origin)
+        try await pages.sessions.end(token: Cookies.value(pages.sessionCookie, in: request), origin: origin)
         var response = JSONResponse.make(result)
         let lifetime = max(1, Int(session.expiresAt.timeIntervalSince(session.authenticatedAt).rounded(.down)))
         response.headers.append(HTTPField(

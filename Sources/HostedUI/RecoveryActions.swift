@@ -50,7 +50,7 @@ extension Router where Context == FaceRequestContext {
             }
             let user = try await pages.recovery.recover(email: email, code: body.code, recoveryCode: body.recovery_code, clientID: OAuthClient.hostedPages.clientID, origin: context.origin)
             let (token, session) = try await pages.sessions.startAfterRecovery(for: user)
-            return try await Self.signedIn(pages, request, token: token, session: session, ["redirect_to": "/account/passkeys/new?recovered=1"], context: context)
+            return try await Self.signedIn(pages, request, token: token, session: session, ["redirect_to": "/account/passkeys/new?recovered=1"], origin: context.origin)
         }
         finishes.post("enroll") { request, context in
             let body = try await pages.body.json(EnrollmentLinkUse.self, from: request)
@@ -59,7 +59,7 @@ extension Router where Context == FaceRequestContext {
             }
             let user = try await pages.recovery.redeemEnrollmentLink(userID: UserID(rawValue: userID), code: code, clientID: OAuthClient.hostedPages.clientID, origin: context.origin)
             let (token, session) = try await pages.sessions.startAfterRecovery(for: user)
-            return try await Self.signedIn(pages, request, token: token, session: session, ["redirect_to": "/account/passkeys/new?recovered=1"], context: context)
+            return try await Self.signedIn(pages, request, token: token, session: session, ["redirect_to": "/account/passkeys/new?recovered=1"], origin: context.origin)
         }
         // What sends mail or runs slow hashes counts as a start against the address's limit.
         accountStarts.post("recovery-codes") { _, context in

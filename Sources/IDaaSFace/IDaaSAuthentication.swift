@@ -99,12 +99,12 @@ struct IDaaSAuthentication {
     }
 
     /// `POST /api/web/v1/authentication/logout`.
-    func logout(_ request: Request, context: some OriginRequestContext) async throws -> Response {
+    func logout(_ request: Request, origin: RequestOrigin?) async throws -> Response {
         let token = IDaaSAuthorization.token(request)
         guard try await services.sessions.session(token: token) != nil else {
             throw IdentityError(.invalidToken, "the token is missing, expired or already signed out")
         }
-        try await services.sessions.end(token: token, origin: context.origin)
+        try await services.sessions.end(token: token, origin: origin)
         return Response(status: .ok, headers: [.cacheControl: "no-store"])
     }
 }

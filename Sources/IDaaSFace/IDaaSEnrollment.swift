@@ -27,7 +27,7 @@ struct IDaaSEnrollment {
 
     /// Finishes an enrollment for `user` from the request body.
     /// - Parameter actor: The signed-in owner, or the administration application acting for them.
-    func complete(_ request: Request, for user: User, clientID: String, by actor: Actor, context: some OriginRequestContext) async throws -> Response {
+    func complete(_ request: Request, for user: User, clientID: String, by actor: Actor, origin: RequestOrigin?) async throws -> Response {
         let body = try await services.body.json(IDaaSFIDORegisterResponse.self, from: request)
         try services.checkRelyingPartyID(body.rpId)
         guard let authSession = PasskeyService.ceremonyID(clientDataJSON: body.clientDataJSON.bytes) else {
@@ -50,7 +50,7 @@ struct IDaaSEnrollment {
         let credential: PasskeyCredential
         do {
             credential = try await services.passkeys.finishEnrollment(
-                userID: user.id, clientID: clientID, authSession: authSession, response: response, name: body.name, by: actor, origin: context.origin
+                userID: user.id, clientID: clientID, authSession: authSession, response: response, name: body.name, by: actor, origin: origin
             )
         } catch let failure as IdentityError where failure.code == .invalidGrant {
             if failure.reason == .invalidAuthSession {
@@ -86,7 +86,7 @@ struct IDaaSTokenManagement {
     }
 
     /// `PUT`: `FIDOTokenParms` with a new `name`, a new `state` (`ACTIVE` or `INACTIVE`), or both.
-    func update(_ request: Request, _ found: (PasskeyCredential, User), by actor: Actor, context: some OriginRequestContext) async throws -> Response {
+    func update(_ request: Request, _ found: (PasskeyCredential, User), by actor: Actor, origin: RequestOrigin?) async throws -> Response {
         let parms = try await services.body.json(IDaaSFIDOTokenParms.self, from: request)
         var disabled: Bool?
         switch parms.state?.uppercased() {
@@ -99,17 +99,17 @@ struct IDaaSTokenManagement {
         var credential = found.0
         if let name = parms.name {
             guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw IDaaSError.invalidRequest("name must not be empty", field: "name") }
-            credential = try await services.accounts.rename(credential, to: name, actor: actor.administratorID, origin: context.origin)
+            credential = try await services.accounts.rename(credential, to: name, actor: actor.administratorID, origin: origin)
         }
         if let disabled {
-            credential = try await services.accounts.setDisabled(credential, disabled, by: actor, origin: context.origin)
+            credential = try await services.accounts.setDisabled(credential, disabled, by: actor, origin: origin)
         }
         return JSONResponse.make(IDaaSFIDOToken(credential, user: found.1, names: services.authenticatorNames))
     }
 
     /// `DELETE`: removes the passkey, unless it is the account's last.
-    func delete(_ found: (PasskeyCredential, User), by actor: Actor, context: some OriginRequestContext) async throws -> Response {
-        try await services.accounts.delete(found.0, by: actor, origin: context.origin)
+    func delete(_ found: (PasskeyCredential, User), by actor: Actor, origin: RequestOrigin?) async throws -> Response {
+        try await services.accounts.delete(found.0, by: actor, origin: origin)
         return Response(status: .noContent, headers: [.cacheControl: "no-store"])
     }
 }

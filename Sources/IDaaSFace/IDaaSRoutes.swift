@@ -46,17 +46,17 @@ extension Router where Context == FaceRequestContext {
         administration(finishes).post("v1/fidotokens/complete/:id") { request, context in
             let application = try context.caller()
             return try await enrollment.complete(
-                request, for: try await Self.idaasUser(services, context), clientID: IDaaSServices.adminClientID(application), by: .administrator(application.id), context: context
+                request, for: try await Self.idaasUser(services, context), clientID: IDaaSServices.adminClientID(application), by: .administrator(application.id), origin: context.origin
             )
         }
         admin.get("v1/fidotokens/:fidoid") { request, context in
             management.read(try await management.credential(request, context: context))
         }
         admin.put("v1/fidotokens/:fidoid") { request, context in
-            try await management.update(request, try await management.credential(request, context: context), by: .administrator(context.caller().id), context: context)
+            try await management.update(request, try await management.credential(request, context: context), by: .administrator(context.caller().id), origin: context.origin)
         }
         admin.delete("v1/fidotokens/:fidoid") { request, context in
-            try await management.delete(try await management.credential(request, context: context), by: .administrator(context.caller().id), context: context)
+            try await management.delete(try await management.credential(request, context: context), by: .administrator(context.caller().id), origin: context.origin)
         }
     }
 
@@ -78,7 +78,7 @@ extension Router where Context == FaceRequestContext {
         signedIn(finishes).post("fidotokens") { request, context in
             let signIn = try context.caller().signIn
             return try await enrollment.complete(
-                request, for: try await services.accounts.user(signIn.userID), clientID: IDaaSServices.selfServiceClientID, by: .owner(signIn), context: context
+                request, for: try await services.accounts.user(signIn.userID), clientID: IDaaSServices.selfServiceClientID, by: .owner(signIn), origin: context.origin
             )
         }
         let own = signedIn(open)
@@ -87,11 +87,11 @@ extension Router where Context == FaceRequestContext {
         }
         own.put("fidotokens/:fidoid") { request, context in
             let signIn = try context.caller().signIn
-            return try await management.update(request, try await management.credential(request, context: context, owner: signIn.userID), by: .owner(signIn), context: context)
+            return try await management.update(request, try await management.credential(request, context: context, owner: signIn.userID), by: .owner(signIn), origin: context.origin)
         }
         own.delete("fidotokens/:fidoid") { request, context in
             let signIn = try context.caller().signIn
-            return try await management.delete(try await management.credential(request, context: context, owner: signIn.userID), by: .owner(signIn), context: context)
+            return try await management.delete(try await management.credential(request, context: context, owner: signIn.userID), by: .owner(signIn), origin: context.origin)
         }
     }
 
@@ -113,7 +113,7 @@ extension Router where Context == FaceRequestContext {
             return try await authentication.complete(request, context: context)
         }
         open.post("v1/authentication/logout") { request, context in
-            try await authentication.logout(request, context: context)
+            try await authentication.logout(request, origin: context.origin)
         }
     }
 

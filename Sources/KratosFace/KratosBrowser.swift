@@ -95,13 +95,13 @@ struct KratosBrowser {
 
     /// `GET /self-service/logout?token=…`: ends the session whose cookie the browser sends
     /// when the token belongs to it, clears the cookie, and returns to `return_to`.
-    func logout(_ request: Request, context: some OriginRequestContext) async throws -> Response {
+    func logout(_ request: Request, origin: RequestOrigin?) async throws -> Response {
         let token = Cookies.value(KratosServices.sessionCookie, in: request)
         guard let token, try await services.sessions.session(token: token) != nil else { throw KratosError.sessionInactive }
         guard let given = request.uri.queryParameters.get("token"), Self.sameSecret(String(given), Self.logoutToken(for: token)) else {
             throw KratosError(status: .forbidden, id: "forbidden", reason: "The logout token does not belong to this browser's session.", message: "The requested action was forbidden")
         }
-        try await services.sessions.end(token: token, origin: context.origin)
+        try await services.sessions.end(token: token, origin: origin)
         let cleared = Cookies.setCookie(KratosServices.sessionCookie, "", maxAge: 0, sameSite: "Lax", secure: services.secureCookies)
         var response: Response
         if Self.wantsJSON(request) {

@@ -29,7 +29,7 @@ extension Router where Context == FaceRequestContext {
                 return JSONResponse.make(services.renderer.body(flow, options: try services.flows.options(of: flow)))
             }
             finishes.post(RouterPath(kind.rawValue)) { request, context in
-                try await KratosCodeFlow(services: services, kind: kind).submit(request, context: context)
+                try await KratosCodeFlow(services: services, kind: kind).submit(request, origin: context.origin)
             }
         }
     }
@@ -42,7 +42,7 @@ struct KratosCodeFlow {
 
     private var isRecovery: Bool { kind == .recovery }
 
-    func submit(_ request: Request, context: some OriginRequestContext) async throws -> Response {
+    func submit(_ request: Request, origin: RequestOrigin?) async throws -> Response {
         let reader = KratosSubmissionReader(services: services)
         // A verification flow a settings change started belongs to that account; its code,
         // sent to the new address, is what proves the submitter.
@@ -52,7 +52,7 @@ struct KratosCodeFlow {
         let email = submission["email"], code = submission["code"]
         // Kratos's rule: past the first step, a submission without an address is a code.
         if state.step != .chooseMethod, email == nil {
-            return try await check(code ?? "", flow: flow, state: state, request: request, context: context)
+            return try await check(code ?? "", flow: flow, state: state, request: request, origin: origin)
         }
         guard submission["method"] == "code" || (!isRecovery && submission["method"] == nil && email != nil) else {
             return respond(flow, state: state, messages: [isRecovery ? KratosMessages.noRecoveryStrategy : KratosMessages.generic("Could not find a strategy to verify your account with. Did you fill out the form correctly?")], status: .badRequest)
@@ -79,17 +79,17 @@ struct KratosCodeFlow {
 
     /// The code step: a wrong or expired code shows the flow again with Kratos's message; the
     /// sixth guess replaces the flow; the right one finishes it.
-    private func check(_ code: String, flow: InteractiveFlow, state: InteractiveFlowService.CodeFlowState, request: Request, context: some OriginRequestContext) async throws -> Response {
+    private func check(_ code: String, flow: InteractiveFlow, state: InteractiveFlowService.CodeFlowState, request: Request, origin: RequestOrigin?) async throws -> Response {
         let invalid = isRecovery ? KratosMessages.invalidRecoveryCode : KratosMessages.invalidVerificationCode
         guard let address = state.email, !code.isEmpty else { return respond(flow, state: state, messages: [invalid]) }
         let user: User
         do {
             if isRecovery {
-                user = try await services.recovery.recover(email: address, code: code, recoveryCode: nil, clientID: OAuthClient.selfService.clientID, origin: context.origin)
+                user = try await services.recovery.recover(email: address, code: code, recoveryCode: nil, clientID: OAuthClient.selfService.clientID, origin: origin)
             } else if let owner = flow.userID {
-                user = try await services.recovery.verifyEmail(userID: owner, code: code, origin: context.origin)
+                user = try await services.recovery.verifyEmail(userID: owner, code: code, origin: origin)
             } else {
-                user = try await services.recovery.verifyEmail(address: address, code: code, origin: context.origin)
+                user = try await services.recovery.verifyEmail(address: address, code: code, origin: origin)
             }
         } catch let error as IdentityError where error.reason == .tooManyAttempts {
             throw try await replaced(flow)

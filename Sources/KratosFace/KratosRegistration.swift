@@ -128,7 +128,7 @@ struct KratosSettings {
         return services.renderer.body(flow, options: try services.flows.options(of: flow), account: account, echo: .init(messages: messages), state: state)
     }
 
-    func submit(_ request: Request, session: BrowserSession, context: some OriginRequestContext) async throws -> Response {
+    func submit(_ request: Request, session: BrowserSession, origin: RequestOrigin?) async throws -> Response {
         let reader = KratosSubmissionReader(services: services)
         let (flow, submission) = try await reader.read(request, kind: .settings, userID: session.userID)
         if let remove = submission["passkey_remove"] {
@@ -140,7 +140,7 @@ struct KratosSettings {
                 throw try await reader.reject(flow, [KratosMessages.generic("You tried to remove a passkey which does not exist.")])
             }
             do {
-                try await services.flows.removePasskey(flow, by: session.signIn, credentialID: credentialID, origin: context.origin)
+                try await services.flows.removePasskey(flow, by: session.signIn, credentialID: credentialID, origin: origin)
             } catch let failure as InteractiveFlowService.FailedAttempt {
                 throw try await refusal(failure, reader)
             }
@@ -152,7 +152,7 @@ struct KratosSettings {
             }
             let renewed: InteractiveFlow
             do {
-                (_, renewed) = try await services.flows.addPasskey(flow, by: session.signIn, response: response, origin: context.origin)
+                (_, renewed) = try await services.flows.addPasskey(flow, by: session.signIn, response: response, origin: origin)
             } catch let failure as InteractiveFlowService.FailedAttempt {
                 throw try await refusal(failure, reader)
             }

@@ -81,7 +81,7 @@ extension Router where Context == FaceRequestContext {
             try await KratosLogin(services: services).submit(request, context: context)
         }
         signedIn(finishes).post("settings") { request, context in
-            try await KratosSettings(services: services).submit(request, session: context.caller(), context: context)
+            try await KratosSettings(services: services).submit(request, session: context.caller(), origin: context.origin)
         }
     }
 
@@ -94,7 +94,7 @@ extension Router where Context == FaceRequestContext {
             return JSONResponse.make(KratosBrowser(services: services).logoutURL(session: token))
         }
         open.group().add(middleware: StateCreatingRoutesMiddleware<FaceRequestContext>()).get("logout") { request, context in
-            try await KratosBrowser(services: services).logout(request, context: context)
+            try await KratosBrowser(services: services).logout(request, origin: context.origin)
         }
         open.delete("logout/api") { request, context in
             let body = try await services.body.json(KratosLogoutRequest.self, from: request)
