@@ -22,12 +22,6 @@ public struct AppleAppSiteAssociation: Codable, Sendable, Hashable {
             public var components: [Component]?
             /// URL paths (the older form).
             public var paths: [String]?
-
-            /// Writes the iOS 13 form; the older `appID` and `paths` stay unset.
-            public init(appIDs: [String]?, components: [Component]?) {
-                self.appIDs = appIDs
-                self.components = components
-            }
         }
 
         /// A URL pattern. Only the members Latchkey writes are modelled; others (`?`, `#`)
@@ -93,11 +87,6 @@ public struct AssetLinkStatement: Codable, Sendable, Hashable {
     public var relation: [String]?
     /// The asset.
     public var target: Target?
-
-    public init(relation: [String], target: Target) {
-        self.relation = relation
-        self.target = target
-    }
 
     /// Lets the app use the site's credentials, passkeys included.
     public static let getLoginCredentials = "delegate_permission/common.get_login_creds"

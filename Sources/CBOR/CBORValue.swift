@@ -43,15 +43,11 @@ public indirect enum CBORValue: Sendable, Hashable {
     case float(Double)
 }
 
-/// One key/value pair of a CBOR map.
+/// One key/value pair of a CBOR map. Only the decoder makes them: like a node, an entry
+/// stands for bytes that were received.
 public struct CBORMapEntry: Sendable, Hashable {
     public let key: CBORNode
     public let value: CBORNode
-
-    public init(key: CBORNode, value: CBORNode) {
-        self.key = key
-        self.value = value
-    }
 }
 
 extension CBORValue {

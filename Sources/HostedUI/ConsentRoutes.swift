@@ -7,8 +7,7 @@ import NIOCore
 /// The consent call's body: the authorization request as its query string, and the
 /// person's answer.
 struct ConsentDecision: Decodable {
-    let request: String
-    let decision: String
+    let request, decision: String
 }
 
 struct ConsentRevocation: Decodable {

@@ -10,11 +10,8 @@ public struct HostedPageErrors: FaceErrorRenderer {
     public init() {}
 
     private struct Body: Encodable {
-        let error: String
-        let error_description: String
-        let reason: String?
-        let credential_id: String?
-        let field: String?
+        let error, error_description: String
+        let reason, credential_id, field: String?
     }
 
     public func response(for failure: IdentityError) -> Response {

@@ -8,9 +8,7 @@ import WebAuthn
 
 /// The bodies of the hosted pages' JSON calls.
 struct SignupStart: Decodable {
-    let email: String?
-    let phone_number: String?
-    let name: String?
+    let email, phone_number, name: String?
 }
 
 struct LoginStart: Decodable {
@@ -35,16 +33,11 @@ struct NameChange: Decodable {
 }
 
 struct PasswordSignIn: Decodable {
-    let username: String?
-    let password: String?
-    let return_to: String?
+    let username, password, return_to: String?
 }
 
 struct PasswordSignup: Decodable {
-    let email: String?
-    let password: String?
-    let name: String?
-    let return_to: String?
+    let email, password, name, return_to: String?
 }
 
 /// A password sign-in's answer: where to go, and, for an account without a passkey, the

@@ -11,15 +11,12 @@ struct RecoveryStart: Decodable {
 
 /// `POST /ui/recovery`'s body: the address and one of the two codes.
 struct RecoveryFinish: Decodable {
-    let email: String?
-    let code: String?
-    let recovery_code: String?
+    let email, code, recovery_code: String?
 }
 
 /// `POST /ui/enroll`'s body: an enrollment link's account and code.
 struct EnrollmentLinkUse: Decodable {
-    let user_id: String?
-    let code: String?
+    let user_id, code: String?
 }
 
 /// The account page's answer to a verified code.

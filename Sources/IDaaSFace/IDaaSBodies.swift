@@ -9,16 +9,13 @@ import WebAuthn
 
 /// `POST /api/web/v1/adminapi/authenticate`'s body.
 struct IDaaSAdminAuthenticateRequest: Decodable {
-    let applicationId: String
-    let sharedSecret: String
+    let applicationId, sharedSecret: String
     let enableWebSession: Bool?
 }
 
 /// What an administration application gets back.
 struct IDaaSAdminAuthenticateResponse: Encodable {
-    let authToken: String
-    let creationTime: String
-    let expirationTime: String
+    let authToken, creationTime, expirationTime: String
 }
 
 /// `POST /api/web/v3/users/userid`'s body.
@@ -28,15 +25,9 @@ struct IDaaSUserLookupRequest: Decodable {
 
 /// A user as the Administration API returns one: the same account as in every face.
 struct IDaaSUser: Encodable {
-    let id: String
-    let userId: String
-    let email: String?
-    let phone: String?
-    let firstName: String?
-    let lastName: String?
-    let state: String
-    let created: String
-    let lastModified: String
+    let id, userId: String
+    let email, phone, firstName, lastName: String?
+    let state, created, lastModified: String
 
     init(_ user: User) {
         id = user.id.uuid
@@ -55,19 +46,12 @@ struct IDaaSUser: Encodable {
 /// binary value is base64url, which both Android's Credential Manager JSON and the iOS
 /// sample's `base64UrlToBase64` read.
 struct IDaaSFIDORegisterChallenge: Encodable {
-    let challenge: String
-    let rpName: String
-    let userId: String
-    let userName: String
+    let challenge, rpName, userId, userName: String
     let userDisplayName: String
-    let registeredCredentials: [String]
-    let registeredCredentialsNames: [String]
-    let registrationAuthenticatorAttachment: String
-    let registrationRequireResidentKey: String
-    let registrationUserVerification: String
-    let attestation: String
-    let timeout: UInt32
-    let timeoutMillis: UInt32
+    let registeredCredentials, registeredCredentialsNames: [String]
+    let registrationAuthenticatorAttachment, registrationRequireResidentKey: String
+    let registrationUserVerification, attestation: String
+    let timeout, timeoutMillis: UInt32
 
     init(_ started: CreationChallenge, existing: [PasskeyCredential], names: AuthenticatorNames) {
         let options = started.options
@@ -90,8 +74,7 @@ struct IDaaSFIDORegisterChallenge: Encodable {
 
 /// `FIDORegisterResponse`: a finished registration, without the credential envelope.
 struct IDaaSFIDORegisterResponse: Decodable {
-    let attestationObject: Base64URLBytes
-    let clientDataJSON: Base64URLBytes
+    let attestationObject, clientDataJSON: Base64URLBytes
     let name: String?
     let userIdStored: Bool?
     let rpId: String?
@@ -116,26 +99,16 @@ struct IDaaSFIDORegisterResponse: Decodable {
 
 /// `FIDOToken`: a registered passkey as IDaaS lists it.
 struct IDaaSFIDOToken: Encodable {
-    let id: String
-    let name: String
-    let state: String
-    let userId: String
-    let userUUID: String
-    let createDate: String
-    let lastUsedDate: String?
-    let origin: String?
+    let id, name, state, userId: String
+    let userUUID, createDate: String
+    let lastUsedDate, origin: String?
     let relyingPartyId: String
-    let userIdStored: Bool
-    let userPresent: Bool
-    let userVerified: Bool
-    let backupEligible: Bool
+    let userIdStored, userPresent, userVerified, backupEligible: Bool
     let backupStatus: Bool
     let aaguid: String
     let aaguidVerified: Bool
-    let authenticatorModel: String?
-    let icon: String?
-    let algorithm: String
-    let attestationFormat: String
+    let authenticatorModel, icon: String?
+    let algorithm, attestationFormat: String
     let attestedData: Bool
     let allowedActions: [String]
 
@@ -169,25 +142,20 @@ struct IDaaSFIDOToken: Encodable {
 
 /// `FIDOTokenParms`: a rename and/or a state change.
 struct IDaaSFIDOTokenParms: Decodable {
-    let name: String?
-    let state: String?
+    let name, state: String?
 }
 
 /// `UserChallengeParameters`: the start of a sign-in.
 struct IDaaSUserChallengeParameters: Decodable {
     let applicationId: String
-    let userId: String?
-    let rpId: String?
-    let origin: String?
-    let secondFactorAuthenticator: String?
+    let userId, rpId, origin, secondFactorAuthenticator: String?
 }
 
 /// `fidoChallenge`: what `navigator.credentials.get()` and its platform equivalents need.
 struct IDaaSFIDOChallenge: Encodable {
     let challenge: String
     let allowCredentials: [String]?
-    let timeout: UInt32
-    let timeoutMillis: UInt32
+    let timeout, timeoutMillis: UInt32
 }
 
 /// `AuthenticatedResponse`.
@@ -195,21 +163,15 @@ struct IDaaSAuthenticatedResponse: Encodable {
     let authenticationCompleted: Bool
     let token: String
     var fidoChallenge: IDaaSFIDOChallenge?
-    let expires: Int64
-    let time: Int64
-    var userId: String?
-    var id: String?
-    var firstName: String?
-    var lastName: String?
-    var userRegistrationRequired: Bool?
-    var userVerificationRequired: Bool?
+    let expires, time: Int64
+    var userId, id, firstName, lastName: String?
+    var userRegistrationRequired, userVerificationRequired: Bool?
 }
 
 /// `UserAuthenticateParameters`: the end of a sign-in.
 struct IDaaSUserAuthenticateParameters: Decodable {
     let applicationId: String
-    let userId: String?
-    let rpId: String?
+    let userId, rpId: String?
     let fidoResponse: IDaaSFIDOResponse?
     let cancel: Bool?
 }
@@ -217,8 +179,7 @@ struct IDaaSUserAuthenticateParameters: Decodable {
 /// `FIDOResponse`: an assertion, flat. Base64 or base64url; an empty `userHandle` or
 /// `credentialId` counts as absent.
 struct IDaaSFIDOResponse: Decodable {
-    let authenticatorData: Base64URLBytes
-    let clientDataJSON: Base64URLBytes
+    let authenticatorData, clientDataJSON: Base64URLBytes
     let credentialId: Base64URLBytes?
     let signature: Base64URLBytes
     let userHandle: Base64URLBytes?

@@ -9,20 +9,17 @@ public import Logging
 struct IDaaSErrorInfo: Encodable {
     /// One detail of an error: the request member at fault, the WebAuthn check that failed.
     struct Parameter: Encodable, Equatable {
-        let name: String
-        let value: String
+        let name, value: String
     }
 
-    let errorCode: String
-    let errorMessage: String
+    let errorCode, errorMessage: String
     let parameters: [Parameter]
 }
 
 /// A failure of the IDaaS face, with its stable `errorCode` (listed in the README).
 struct IDaaSError: Error {
     let status: HTTPResponse.Status
-    let code: String
-    let message: String
+    let code, message: String
     var parameters: [IDaaSErrorInfo.Parameter] = []
 
     static func invalidRequest(_ message: String, field: String? = nil) -> IDaaSError {

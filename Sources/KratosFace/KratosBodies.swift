@@ -5,19 +5,14 @@ import WebAuthn
 
 /// A flow as Kratos clients read it (`selfservice/flow/{login,registration,settings}/flow.go`).
 struct KratosFlowBody: Encodable, Sendable {
-    let id: String
-    let type: String
-    let expires_at: String
-    let issued_at: String
+    let id, type, expires_at, issued_at: String
     let request_url: String
     var active: String?
     var ui: KratosUI
     var state: String
     // Login flows only.
     var refresh: Bool?
-    var requested_aal: String?
-    var created_at: String?
-    var updated_at: String?
+    var requested_aal, created_at, updated_at: String?
     // Settings flows only.
     var identity: KratosIdentityBody?
     // Recovery flows only: what to do after a successful recovery.
@@ -30,8 +25,7 @@ struct KratosContinueWith: Encodable, Sendable {
     struct FlowReference: Encodable, Sendable {
         let id: String
         /// For `show_verification_ui`: the address being verified.
-        var verifiable_address: String?
-        var url: String?
+        var verifiable_address, url: String?
     }
 
     let action: String
@@ -47,26 +41,19 @@ struct KratosContinueWith: Encodable, Sendable {
 /// An identity (`identity/identity.go`): a Latchkey user under Kratos's names.
 struct KratosIdentityBody: Encodable, Sendable {
     struct Address: Encodable, Sendable {
-        let id: String
-        let value: String
+        let id, value: String
         let verified: Bool?
         let via: String
         let status: String?
-        let created_at: String
-        let updated_at: String
+        let created_at, updated_at: String
         /// When a verifiable address was verified (Kratos's `verified_at`); absent otherwise.
         var verified_at: String? = nil
     }
 
-    let id: String
-    let schema_id: String
-    let schema_url: String
-    let state: String
+    let id, schema_id, schema_url, state: String
     let traits: [String: String]
-    let verifiable_addresses: [Address]
-    let recovery_addresses: [Address]
-    let created_at: String
-    let updated_at: String
+    let verifiable_addresses, recovery_addresses: [Address]
+    let created_at, updated_at: String
 
     init(_ user: User, publicURL: String) {
         id = KratosIDs.identity(user.id)
@@ -119,16 +106,12 @@ struct KratosIdentityBody: Encodable, Sendable {
 /// A session (`session/session.go`).
 struct KratosSessionBody: Encodable, Sendable {
     struct Method: Encodable, Sendable {
-        let method: String
-        let aal: String
-        let completed_at: String
+        let method, aal, completed_at: String
     }
 
     let id: String
     let active: Bool
-    let expires_at: String
-    let authenticated_at: String
-    let authenticator_assurance_level: String
+    let expires_at, authenticated_at, authenticator_assurance_level: String
     let authentication_methods: [Method]
     let issued_at: String
     let identity: KratosIdentityBody
@@ -169,8 +152,7 @@ struct KratosLoginSuccess: Encodable, Sendable {
 /// `successfulNativeRegistration`, with the session the `session` hook starts.
 struct KratosRegistrationSuccess: Encodable, Sendable {
     struct ContinueWith: Encodable, Sendable {
-        let action: String
-        let ory_session_token: String
+        let action, ory_session_token: String
     }
 
     let identity: KratosIdentityBody

@@ -127,8 +127,7 @@ struct KratosBrowser {
 
 /// `GET /self-service/logout/browser`'s body.
 struct KratosLogoutURL: Encodable {
-    let logout_url: String
-    let logout_token: String
+    let logout_url, logout_token: String
 }
 
 /// `/.well-known/ory/webauthn.js`, read from the bundle once.

@@ -22,8 +22,7 @@ struct KratosErrorBody: Encodable {
     }
 
     var error: Detail
-    var use_flow_id: String?
-    var expired_at: String?
+    var use_flow_id, expired_at: String?
     var since: Int64?
     var redirect_browser_to: String?
 }
@@ -38,8 +37,7 @@ struct KratosFlowRejection: Error {
 struct KratosError: Error {
     let status: HTTPResponse.Status
     let id: String?
-    let reason: String
-    let message: String
+    let reason, message: String
     var extra: @Sendable (KratosErrorBody) -> KratosErrorBody = { $0 }
 
     static let sessionInactive = KratosError(

@@ -56,9 +56,7 @@ struct KratosPage {
     static let defaultSize = 250
     static let maximumSize = 1000
 
-    let offset: Int
-    let size: Int
-    let total: Int
+    let offset, size, total: Int
 
     init(_ query: Parameters, total: Int) {
         self.total = total

@@ -63,8 +63,7 @@ struct KratosSubmission: Decodable, Sendable {
 
 /// A WebAuthn response with the two members Kratos checks as they were sent.
 private struct StrictCredential<Response: Decodable>: Decodable {
-    let id: String?
-    let type: String?
+    let id, type: String?
     let response: Response
 
     private enum Key: String, CodingKey { case id, type }

@@ -19,8 +19,7 @@ struct KratosMessage: Encodable, Sendable {
     }
 
     let id: Int
-    let text: String
-    let type: String
+    let text, type: String
     let context: [String: ContextValue]?
 
     static func info(_ id: Int, _ text: String, context: [String: ContextValue]? = nil) -> KratosMessage {
@@ -100,16 +99,12 @@ enum KratosMessages {
 /// A UI node (`ui/node/node.go`): an input, or for browser flows the `webauthn.js` script.
 struct KratosNode: Encodable, Sendable {
     struct Attributes: Encodable, Sendable {
-        let name: String
-        let type: String
+        let name, type: String
         var value: String?
         var required: Bool?
         var autocomplete: String?
         var disabled: Bool = false
-        var onclick: String?
-        var onclickTrigger: String?
-        var onload: String?
-        var onloadTrigger: String?
+        var onclick, onclickTrigger, onload, onloadTrigger: String?
         var pattern: String?
         var maxlength: Int?
         var node_type: String = "input"
@@ -117,8 +112,7 @@ struct KratosNode: Encodable, Sendable {
 
     /// An `<a>` node's attributes (Kratos's `AnchorAttributes`).
     struct AnchorAttributes: Encodable, Sendable {
-        let id: String
-        let href: String
+        let id, href: String
         let title: KratosMessage
         let node_type = "a"
     }
@@ -141,8 +135,7 @@ struct KratosNode: Encodable, Sendable {
         var label: KratosMessage?
     }
 
-    let type: String
-    let group: String
+    let type, group: String
     var attributes: Attributes
     var script: ScriptAttributes?
     var anchor: AnchorAttributes?
@@ -183,8 +176,7 @@ struct KratosNode: Encodable, Sendable {
 
 /// The `ui` member of a flow.
 struct KratosUI: Encodable, Sendable {
-    let action: String
-    let method: String
+    let action, method: String
     var nodes: [KratosNode]
     var messages: [KratosMessage]?
 }

@@ -29,14 +29,11 @@ extension DoctorRun {
             return section
         }
         let malformed = apps.filter { AppleApp.splitAppID($0) == nil }
-        if malformed.isEmpty {
-            section.add(.pass("aasa.webcredentials", "webcredentials.apps lists \(apps.joined(separator: ", "))"))
-        } else {
-            section.add(.fail(
-                "aasa.webcredentials", "webcredentials.apps has entries that are not app IDs: \(malformed.joined(separator: ", "))",
-                fix: "an app ID is the 10-character team ID, a dot and the bundle ID, such as ABCDE12345.com.example.app"
-            ))
-        }
+        section.check(
+            "aasa.webcredentials", passed: malformed.isEmpty, "webcredentials.apps lists \(apps.joined(separator: ", "))",
+            failure: "webcredentials.apps has entries that are not app IDs: \(malformed.joined(separator: ", "))",
+            fix: "an app ID is the 10-character team ID, a dot and the bundle ID, such as ABCDE12345.com.example.app"
+        )
         for appID in expected {
             section.add(Self.check(expected: appID, in: apps))
         }

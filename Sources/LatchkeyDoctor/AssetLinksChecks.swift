@@ -65,14 +65,11 @@ extension DoctorRun {
             let values = [statement.target?.package_name, statement.target?.site].compactMap { $0 }
             return values.first { $0.contains("*") }
         }
-        if wild.isEmpty {
-            section.add(.pass("assetlinks.wildcards", "no wildcards in package names or sites"))
-        } else {
-            section.add(.fail(
-                "assetlinks.wildcards", "uses wildcards: \(wild.joined(separator: ", "))",
-                fix: "Digital Asset Links has no wildcards; name each package and site exactly, and serve the file at every exact host that needs it"
-            ))
-        }
+        section.check(
+            "assetlinks.wildcards", passed: wild.isEmpty, "no wildcards in package names or sites",
+            failure: "uses wildcards: \(wild.joined(separator: ", "))",
+            fix: "Digital Asset Links has no wildcards; name each package and site exactly, and serve the file at every exact host that needs it"
+        )
     }
 
     private func checkFingerprintFormat(_ apps: [AssetLinkStatement], in section: inout DoctorSection) {
@@ -93,14 +90,11 @@ extension DoctorRun {
                 }
             }
         }
-        if problems.isEmpty {
-            section.add(.pass("assetlinks.format", "every statement names a package and SHA-256 fingerprints in the expected form"))
-        } else {
-            section.add(.fail(
-                "assetlinks.format", problems.joined(separator: "; "),
-                fix: "write each fingerprint as keytool's SHA256 line prints it: 32 uppercase hex pairs separated by colons"
-            ))
-        }
+        section.check(
+            "assetlinks.format", passed: problems.isEmpty, "every statement names a package and SHA-256 fingerprints in the expected form",
+            failure: problems.joined(separator: "; "),
+            fix: "write each fingerprint as keytool's SHA256 line prints it: 32 uppercase hex pairs separated by colons"
+        )
     }
 
     private func checkApp(_ app: AndroidApp, statements: [AssetLinkStatement], in section: inout DoctorSection) {
@@ -121,14 +115,11 @@ extension DoctorRun {
         }
         let listed = Set(mine.flatMap { $0.target?.sha256_cert_fingerprints ?? [] }.compactMap { try? CertificateFingerprint(parsing: $0) })
         let missing = app.fingerprints.filter { !listed.contains($0) }
-        if missing.isEmpty {
-            section.add(.pass("assetlinks.fingerprints", "lists all \(app.fingerprints.count) configured fingerprint(s) of \(app.packageName)"))
-        } else {
-            section.add(.fail(
-                "assetlinks.fingerprints", "\(app.packageName) is missing fingerprint(s) \(missing.map(\.description).joined(separator: ", "))",
-                fix: "list every certificate the app is signed with: the Play App Signing key (Play Console, App integrity), the upload key and the debug key (keytool -list -v prints each SHA256); an app signed with a missing one gets no passkeys"
-            ))
-        }
+        section.check(
+            "assetlinks.fingerprints", passed: missing.isEmpty, "lists all \(app.fingerprints.count) configured fingerprint(s) of \(app.packageName)",
+            failure: "\(app.packageName) is missing fingerprint(s) \(missing.map(\.description).joined(separator: ", "))",
+            fix: "list every certificate the app is signed with: the Play App Signing key (Play Console, App integrity), the upload key and the debug key (keytool -list -v prints each SHA256); an app signed with a missing one gets no passkeys"
+        )
         for extra in listed.subtracting(app.fingerprints).sorted(by: { $0.description < $1.description }) {
             section.note("\(app.packageName) also lists \(extra), which the configuration does not name; Latchkey will reject its origin \(extra.androidOrigin)")
         }

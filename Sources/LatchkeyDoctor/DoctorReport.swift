@@ -38,6 +38,15 @@ public struct DoctorSection: Sendable, Hashable {
     }
 
     mutating func add(_ check: DoctorCheck) { checks.append(check) }
+
+    /// Adds the check `id`: passed with `summary` when `passed`, and otherwise failed with
+    /// `failure` and its fix. Only the side that applies is written out.
+    mutating func check(
+        _ id: String, passed: Bool, _ summary: @autoclosure () -> String, failure: @autoclosure () -> String, fix: @autoclosure () -> String
+    ) {
+        add(passed ? .pass(id, summary()) : .fail(id, failure(), fix: fix()))
+    }
+
     mutating func note(_ text: String) { notes.append(text) }
 }
 

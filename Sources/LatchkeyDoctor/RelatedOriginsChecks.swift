@@ -21,23 +21,20 @@ extension DoctorRun {
             return section
         }
         let invalid = origins.filter { WebOriginText($0).map { !$0.isPotentiallyTrustworthy } ?? true }
-        if invalid.isEmpty {
-            section.add(.pass("webauthn.origins", "lists \(origins.joined(separator: ", "))"))
-        } else {
-            section.add(.fail("webauthn.origins", "has entries that are not https origins: \(invalid.joined(separator: ", "))", fix: "write each as scheme, host and optional port, such as https://example.co.uk"))
-        }
+        section.check(
+            "webauthn.origins", passed: invalid.isEmpty, "lists \(origins.joined(separator: ", "))",
+            failure: "has entries that are not https origins: \(invalid.joined(separator: ", "))",
+            fix: "write each as scheme, host and optional port, such as https://example.co.uk"
+        )
         for origin in expected where !origins.contains(origin) {
             section.add(.fail("webauthn.origin", "\(origin) is missing", fix: "deploy the current configuration; browsers refuse ceremonies from \(origin) for this RP ID until it is listed"))
         }
         let ignored = RelatedOrigins.originsBeyondLabelLimit(origins, suffixes: suffixes)
-        if ignored.isEmpty {
-            section.add(.pass("webauthn.labels", "within the \(RelatedOrigins.guaranteedLabelCount) distinct domain labels every browser honours"))
-        } else {
-            section.add(.fail(
-                "webauthn.labels", "more than \(RelatedOrigins.guaranteedLabelCount) distinct domain labels; browsers may ignore \(ignored.joined(separator: ", "))",
-                fix: "keep the related origins to \(RelatedOrigins.guaranteedLabelCount) registrable names (example.com and example.co.uk share the label example)"
-            ))
-        }
+        section.check(
+            "webauthn.labels", passed: ignored.isEmpty, "within the \(RelatedOrigins.guaranteedLabelCount) distinct domain labels every browser honours",
+            failure: "more than \(RelatedOrigins.guaranteedLabelCount) distinct domain labels; browsers may ignore \(ignored.joined(separator: ", "))",
+            fix: "keep the related origins to \(RelatedOrigins.guaranteedLabelCount) registrable names (example.com and example.co.uk share the label example)"
+        )
         return section
     }
 }

@@ -20,31 +20,19 @@ public struct JSONWebKey: Codable, Sendable, Hashable {
     public let use: String
     /// `ES256`, `RS256` or `PS256`.
     public let alg: String
+}
 
+// The public initializers live in an extension so that the struct keeps its memberwise
+// initializer, which each of them fills with the members its key type leaves out.
+extension JSONWebKey {
     /// For an EC key; `n` and `e` are left out.
     public init(kty: String, crv: String, x: String, y: String, kid: String, use: String, alg: String) {
-        self.kty = kty
-        self.crv = crv
-        self.x = x
-        self.y = y
-        self.n = nil
-        self.e = nil
-        self.kid = kid
-        self.use = use
-        self.alg = alg
+        self.init(kty: kty, crv: crv, x: x, y: y, n: nil, e: nil, kid: kid, use: use, alg: alg)
     }
 
     /// For an RSA key; `crv`, `x` and `y` are left out.
     public init(kty: String, kid: String, use: String, alg: String, n: String, e: String) {
-        self.kty = kty
-        self.crv = nil
-        self.x = nil
-        self.y = nil
-        self.n = n
-        self.e = e
-        self.kid = kid
-        self.use = use
-        self.alg = alg
+        self.init(kty: kty, crv: nil, x: nil, y: nil, n: n, e: e, kid: kid, use: use, alg: alg)
     }
 }
 

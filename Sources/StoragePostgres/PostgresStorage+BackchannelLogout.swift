@@ -65,14 +65,6 @@ extension PostgresStorage {
 
     /// Deletes finished notices written before `time`.
     public func purgeBackchannelLogouts(before time: Date, limit: Int) async throws -> Int {
-        try await autocommit { db in
-            try await db.rows(
-                """
-                DELETE FROM backchannel_logouts WHERE position IN (
-                    SELECT position FROM backchannel_logouts WHERE status != 'pending' AND created_at < \(time.seconds) LIMIT \(Int64(max(0, limit)))
-                ) RETURNING 1
-                """, logger: self.logger
-            ).count
-        }
+        try await purgeFinished(in: "backchannel_logouts", key: "position", before: time, limit: limit)
     }
 }

@@ -66,15 +66,7 @@ extension PostgresStorage {
 
     /// Deletes finished messages queued before `time`.
     public func purgeMail(queuedBefore time: Date, limit: Int) async throws -> Int {
-        try await autocommit { db in
-            try await db.rows(
-                """
-                DELETE FROM mail_outbox WHERE id IN (
-                    SELECT id FROM mail_outbox WHERE status <> 'pending' AND created_at < \(time.seconds) LIMIT \(Int64(max(0, limit)))
-                ) RETURNING 1
-                """, logger: self.logger
-            ).count
-        }
+        try await purgeFinished(in: "mail_outbox", key: "id", before: time, limit: limit)
     }
 
     // MARK: - One-time codes

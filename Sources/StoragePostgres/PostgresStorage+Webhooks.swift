@@ -69,6 +69,20 @@ extension PostgresStorage {
         }
     }
 
+    /// Deletes at most `limit` finished entries (delivered or given up) of an outbox written
+    /// before `time`: one bounded statement, so that a purge never holds a large table long.
+    func purgeFinished(in table: String, key column: String, before time: Date, limit: Int) async throws -> Int {
+        try await autocommit { db in
+            try await db.rows(
+                """
+                DELETE FROM \(unescaped: table) WHERE \(unescaped: column) IN (
+                    SELECT \(unescaped: column) FROM \(unescaped: table) WHERE status <> 'pending' AND created_at < \(time.seconds) LIMIT \(Int64(max(0, limit)))
+                ) RETURNING 1
+                """, logger: self.logger
+            ).count
+        }
+    }
+
     /// Turns an endpoint off; its pending deliveries fail.
     public func disableWebhookEndpoint(id: String, reason: String, at time: Date) async throws {
         try await transaction { db in
@@ -134,14 +148,6 @@ extension PostgresStorage {
 
     /// Deletes finished deliveries written before `time`.
     public func purgeWebhookDeliveries(before time: Date, limit: Int) async throws -> Int {
-        try await autocommit { db in
-            try await db.rows(
-                """
-                DELETE FROM webhook_deliveries WHERE position IN (
-                    SELECT position FROM webhook_deliveries WHERE status <> 'pending' AND created_at < \(time.seconds) LIMIT \(Int64(max(0, limit)))
-                ) RETURNING 1
-                """, logger: self.logger
-            ).count
-        }
+        try await purgeFinished(in: "webhook_deliveries", key: "position", before: time, limit: limit)
     }
 }

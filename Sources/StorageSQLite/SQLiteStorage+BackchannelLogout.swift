@@ -55,11 +55,6 @@ extension SQLiteStorage {
 
     /// Deletes finished notices written before `time`.
     public func purgeBackchannelLogouts(before time: Date, limit: Int) async throws -> Int {
-        try database.write { db in
-            try db.execute(
-                "DELETE FROM backchannel_logouts WHERE position IN (SELECT position FROM backchannel_logouts WHERE status != 'pending' AND created_at < ? LIMIT ?)",
-                [time.databaseSeconds, Int64(max(0, limit))]
-            )
-        }
+        try purgeFinished(in: "backchannel_logouts", key: "position", before: time, limit: limit)
     }
 }

@@ -62,12 +62,7 @@ extension SQLiteStorage {
 
     /// Deletes finished messages queued before `time`.
     public func purgeMail(queuedBefore time: Date, limit: Int) async throws -> Int {
-        try database.write { db in
-            try db.execute(
-                "DELETE FROM mail_outbox WHERE id IN (SELECT id FROM mail_outbox WHERE status <> 'pending' AND created_at < ? LIMIT ?)",
-                [time.databaseSeconds, Int64(limit)]
-            )
-        }
+        try purgeFinished(in: "mail_outbox", key: "id", before: time, limit: limit)
     }
 
     // MARK: - One-time codes

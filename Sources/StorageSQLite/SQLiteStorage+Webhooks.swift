@@ -52,6 +52,18 @@ extension SQLiteStorage {
         try database.write { db in try Self.finishAttempt(in: "webhook_deliveries", where: "id", is: id, outcome: outcome, at: time, db) }
     }
 
+    /// Deletes at most `limit` finished entries (delivered or given up) of an outbox written
+    /// before `time`, in one bounded statement. A negative limit deletes none: SQLite would
+    /// read it as no limit at all.
+    func purgeFinished(in table: String, key column: String, before time: Date, limit: Int) throws -> Int {
+        try database.write { db in
+            try db.execute(
+                "DELETE FROM \(table) WHERE \(column) IN (SELECT \(column) FROM \(table) WHERE status <> 'pending' AND created_at < ? LIMIT ?)",
+                [time.databaseSeconds, Int64(max(0, limit))]
+            )
+        }
+    }
+
     /// Records how an attempt at an outbox entry (a webhook delivery, a logout notice) ended.
     static func finishAttempt(in table: String, where column: String, is key: any SQLiteBindable, outcome: WebhookAttemptOutcome, at time: Date, _ db: SQLiteConnection) throws {
         let stored = outcome.stored
@@ -112,12 +124,7 @@ extension SQLiteStorage {
 
     /// Deletes finished deliveries written before `time`.
     public func purgeWebhookDeliveries(before time: Date, limit: Int) async throws -> Int {
-        try database.write { db in
-            try db.execute(
-                "DELETE FROM webhook_deliveries WHERE position IN (SELECT position FROM webhook_deliveries WHERE status != 'pending' AND created_at < ? LIMIT ?)",
-                [time.databaseSeconds, Int64(max(0, limit))]
-            )
-        }
+        try purgeFinished(in: "webhook_deliveries", key: "position", before: time, limit: limit)
     }
 
     /// A delivery with its event's columns under `e_`.

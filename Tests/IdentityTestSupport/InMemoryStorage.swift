@@ -438,7 +438,7 @@ public final class InMemoryStorage: IdentityStorage {
     /// Deletes finished messages queued before `time`.
     public func purgeMail(queuedBefore time: Date, limit: Int) async throws -> Int {
         state.withLock { state in
-            let doomed = state.outboxOrder.filter { id in state.outbox[id].map { $0.status != "pending" && $0.mail.createdAt < time } ?? false }.prefix(limit)
+            let doomed = state.outboxOrder.filter { id in state.outbox[id].map { $0.status != "pending" && $0.mail.createdAt < time } ?? false }.prefix(max(0, limit))
             for id in doomed { state.outbox[id] = nil }
             state.outboxOrder.removeAll { state.outbox[$0] == nil }
             return doomed.count

@@ -42,6 +42,7 @@ extension StorageContract {
         _ = try await storage.claimMail(dueAt: StorageFixtures.time(300), leaseUntil: StorageFixtures.time(400), limit: 10)
         #expect(try await storage.claimMail(dueAt: StorageFixtures.time(400), leaseUntil: StorageFixtures.time(500), limit: 10).map(\.attempts) == [2])
 
+        #expect(try await storage.purgeMail(queuedBefore: StorageFixtures.time(1000), limit: -1) == 0, "a negative limit purges nothing, not everything")
         #expect(try await storage.purgeMail(queuedBefore: StorageFixtures.time(1000), limit: 10) == 2, "sent and failed go; pending stays")
         #expect(try await storage.mailState(id: "m1") == nil)
         #expect(try await storage.mailState(id: "m3") != nil)

@@ -188,23 +188,10 @@ struct HTTPEdgeTests {
             workingDirectory: directory.url, openFileLimit: 1024
         )
         defer { server.stop() }
-        let port = server.baseURL.port!
-        var flood: [RawSocket] = []
-        for index in 0..<1200 {
-            // A connection over the caps may be refused or closed at once; either is fine.
-            guard let socket = try? RawSocket(port: port, from: "127.0.1.\(1 + index % 20)") else { continue }
-            if index % 2 == 1 { socket.send("POST /passkey/challenge HTTP/1.1\r\nHost: loc") }
-            flood.append(socket)
-        }
-        #expect(flood.count > 700, "the flood opened \(flood.count) connections")
         // The slow half keeps trickling while a person signs up and in.
-        let trickle = Task.detached {
-            for _ in 0..<10 {
-                for (index, socket) in flood.enumerated() where index % 2 == 1 { socket.send("a") }
-                try? await Task.sleep(for: .milliseconds(500))
-            }
-        }
-        defer { trickle.cancel() }
+        let flood = try await ConnectionFlood.start(port: server.baseURL.port!, count: 1200)
+        defer { flood.stop() }
+        #expect(flood.opened > 700, "the flood opened \(flood.opened) connections")
         var ada = PasskeyUser(server)
         _ = try await ada.signUp(SignupProfile(email: "ada@example.com"))
         _ = try await ada.signIn()

@@ -37,10 +37,7 @@ enum HTML {
 
 /// The frame every page shares.
 struct PageLayout {
-    let title: String
-    let siteName: String
-    let page: String
-    let csrfToken: String
+    let title, siteName, page, csrfToken: String
     var dataAttributes: [String: String] = [:]
     var signedIn = false
 

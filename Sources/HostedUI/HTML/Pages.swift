@@ -187,10 +187,7 @@ enum Pages {
 
     /// The data the account page's script needs for the Signal API.
     struct AccountData: Encodable {
-        let rpId: String
-        let userId: String
-        let name: String
-        let displayName: String
+        let rpId, userId, name, displayName: String
         let credentialIds: [String]
     }
 

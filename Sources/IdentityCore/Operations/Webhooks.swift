@@ -65,7 +65,7 @@ public enum WebhookDeliveryStatus: String, Sendable, Hashable, CaseIterable {
 
 /// One event for one endpoint: written in the transaction of the change it reports (a
 /// trigger on the audit trail), sent by a background sender, at least once.
-public struct WebhookDelivery: Sendable, Hashable {
+public struct WebhookDelivery: RetriedDelivery, Hashable {
     /// Its position among deliveries: a later one has a higher one.
     public let position: Int64
     /// `msg_<event>_<endpoint>`: the `webhook-id` every attempt carries.
@@ -75,39 +75,25 @@ public struct WebhookDelivery: Sendable, Hashable {
     /// The audit event it reports.
     public let event: LoggedEvent
     /// Where it stands.
-    public let status: WebhookDeliveryStatus
-    /// Attempts made so far.
-    public let attempts: Int
-    /// When it is due (the next attempt; a claimed one's lease).
-    public let nextAttemptAt: Date
-    /// The last answer's status, if one came.
-    public let lastStatus: Int?
-    /// Why the last attempt failed.
-    public let lastError: String?
+    public let delivery: DeliveryAttempts
     /// When it was written.
     public let createdAt: Date
     /// When the endpoint took it.
     public let deliveredAt: Date?
 
+    /// The `webhook-id` of `event` for `endpointID`.
+    public static func id(event: Int64, endpoint: String) -> String { "msg_\(event)_\(endpoint)" }
+}
+
+extension WebhookDelivery {
+    /// A delivery with its attempts so far, as a store reads it back.
     public init(
         position: Int64, id: String, endpointID: String, event: LoggedEvent, status: WebhookDeliveryStatus, attempts: Int, nextAttemptAt: Date, lastStatus: Int?,
         lastError: String?, createdAt: Date, deliveredAt: Date?
     ) {
-        self.position = position
-        self.id = id
-        self.endpointID = endpointID
-        self.event = event
-        self.status = status
-        self.attempts = attempts
-        self.nextAttemptAt = nextAttemptAt
-        self.lastStatus = lastStatus
-        self.lastError = lastError
-        self.createdAt = createdAt
-        self.deliveredAt = deliveredAt
+        let delivery = DeliveryAttempts(status: status, attempts: attempts, nextAttemptAt: nextAttemptAt, lastStatus: lastStatus, lastError: lastError)
+        self.init(position: position, id: id, endpointID: endpointID, event: event, delivery: delivery, createdAt: createdAt, deliveredAt: deliveredAt)
     }
-
-    /// The `webhook-id` of `event` for `endpointID`.
-    public static func id(event: Int64, endpoint: String) -> String { "msg_\(event)_\(endpoint)" }
 }
 
 /// How an attempt ended.

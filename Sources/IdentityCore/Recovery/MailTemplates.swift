@@ -5,19 +5,14 @@ import Foundation
 /// operator overrides any part from a directory (`email.templates`: `<kind>.subject`,
 /// `<kind>.txt`, `<kind>.html`, for example `verification_code.txt`).
 public struct MailTemplates: Sendable {
-    /// One message's parts.
+    /// One message's parts: the built-in ones, each part of which an operator's file may
+    /// replace (``init(directory:)``), so only the core makes them whole.
     public struct Template: Sendable, Hashable {
         public var subject: String
         /// The plain-text body.
         public var text: String
         /// The HTML body.
         public var html: String
-
-        public init(subject: String, text: String, html: String) {
-            self.subject = subject
-            self.text = text
-            self.html = html
-        }
     }
 
     /// The templates by kind.

@@ -4,7 +4,7 @@ public import Foundation
 /// 1.0): written by the storage in the very transaction that revokes the session, whatever
 /// revoked it (a sign-out, "sign out everywhere", an administrator, a removed passkey, a
 /// replayed refresh token), and posted by a background sender, at least once.
-public struct BackchannelLogout: Sendable, Hashable {
+public struct BackchannelLogout: RetriedDelivery, Hashable {
     /// Its position among notices: a later one has a higher one.
     public let position: Int64
     /// The client to tell.
@@ -13,33 +13,20 @@ public struct BackchannelLogout: Sendable, Hashable {
     public let sessionID: String
     /// Whose session it was: the `sub`.
     public let userID: UserID
-    /// Where it stands (the webhooks' states: pending, delivered, failed).
-    public let status: WebhookDeliveryStatus
-    /// Attempts made so far.
-    public let attempts: Int
-    /// When it is due (the next attempt; a claimed one's lease).
-    public let nextAttemptAt: Date
-    /// The last answer's status, if one came.
-    public let lastStatus: Int?
-    /// Why the last attempt failed.
-    public let lastError: String?
+    /// Where it stands, with the webhooks' states (pending, delivered, failed).
+    public let delivery: DeliveryAttempts
     /// When the session ended.
     public let createdAt: Date
+}
 
+extension BackchannelLogout {
+    /// A notice with its attempts so far, as a store reads it back.
     public init(
         position: Int64, clientID: String, sessionID: String, userID: UserID, status: WebhookDeliveryStatus, attempts: Int, nextAttemptAt: Date,
         lastStatus: Int?, lastError: String?, createdAt: Date
     ) {
-        self.position = position
-        self.clientID = clientID
-        self.sessionID = sessionID
-        self.userID = userID
-        self.status = status
-        self.attempts = attempts
-        self.nextAttemptAt = nextAttemptAt
-        self.lastStatus = lastStatus
-        self.lastError = lastError
-        self.createdAt = createdAt
+        let delivery = DeliveryAttempts(status: status, attempts: attempts, nextAttemptAt: nextAttemptAt, lastStatus: lastStatus, lastError: lastError)
+        self.init(position: position, clientID: clientID, sessionID: sessionID, userID: userID, delivery: delivery, createdAt: createdAt)
     }
 }
 

@@ -68,16 +68,14 @@ public struct UserQuery: Sendable, Hashable {
     }
 }
 
-/// A position in the user directory: a user's creation time and ID.
+/// A position in the user directory: a user's creation time and ID. Made from a user (or,
+/// inside the core, from a page token), never from loose values.
 public struct UserCursor: Sendable, Hashable {
     public let createdAt: Date
     public let id: UserID
+}
 
-    public init(createdAt: Date, id: UserID) {
-        self.createdAt = createdAt
-        self.id = id
-    }
-
+extension UserCursor {
     /// The cursor of the user a page ended with.
     public init(_ user: User) { self.init(createdAt: user.createdAt, id: user.id) }
 

@@ -183,9 +183,7 @@ extension WebhookDelivery {
     public init(stored row: some StoredRow) throws {
         self.init(
             position: try row.integer("position"), id: try row.text("id"), endpointID: try row.text("endpoint_id"),
-            event: try LoggedEvent(stored: row, prefix: "e_"), status: try row.enumeration(WebhookDeliveryStatus.self, "status"),
-            attempts: Int(try row.integer("attempts")), nextAttemptAt: try row.date("next_attempt_at"),
-            lastStatus: try row.optionalText("last_status").flatMap { Int($0) }, lastError: try row.optionalText("last_error"),
+            event: try LoggedEvent(stored: row, prefix: "e_"), delivery: try DeliveryAttempts(stored: row),
             createdAt: try row.date("created_at"), deliveredAt: try row.optionalDate("delivered_at")
         )
     }
@@ -196,10 +194,18 @@ extension BackchannelLogout {
     public init(stored row: some StoredRow) throws {
         self.init(
             position: try row.integer("position"), clientID: try row.text("client_id"), sessionID: try row.text("session_id"),
-            userID: UserID(rawValue: try row.text("user_id")), status: try row.enumeration(WebhookDeliveryStatus.self, "status"),
-            attempts: Int(try row.integer("attempts")), nextAttemptAt: try row.date("next_attempt_at"),
-            lastStatus: try row.optionalText("last_status").flatMap { Int($0) }, lastError: try row.optionalText("last_error"),
-            createdAt: try row.date("created_at")
+            userID: UserID(rawValue: try row.text("user_id")), delivery: try DeliveryAttempts(stored: row), createdAt: try row.date("created_at")
+        )
+    }
+}
+
+extension DeliveryAttempts {
+    /// Reads the attempt columns both outboxes share.
+    init(stored row: some StoredRow) throws {
+        self.init(
+            status: try row.enumeration(WebhookDeliveryStatus.self, "status"), attempts: Int(try row.integer("attempts")),
+            nextAttemptAt: try row.date("next_attempt_at"), lastStatus: try row.optionalText("last_status").flatMap { Int($0) },
+            lastError: try row.optionalText("last_error")
         )
     }
 }

@@ -136,7 +136,7 @@ public struct LatchkeyConfiguration: Sendable {
                 /// Its shared secret (at least 16 characters).
                 public var sharedSecret: String
 
-                /// Creates an application entry.
+                /// An entry of `faces.idaas.admin_applications`, made in code.
                 public init(id: String, name: String, sharedSecret: String) {
                     self.id = id
                     self.name = name
@@ -202,7 +202,7 @@ public struct LatchkeyConfiguration: Sendable {
             /// `refuse_statuses`.
             public var refusedStatuses: Set<String>
 
-            /// Creates the settings.
+            /// Settings made outside a configuration file: `latchkey metadata --blob` with none configured.
             public init(source: String, rootCertificateFile: String?, refresh: TimeInterval, refusedStatuses: Set<String>) {
                 self.source = source
                 self.rootCertificateFile = rootCertificateFile
