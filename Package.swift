@@ -91,7 +91,8 @@ let package = Package(
         // The identity server.
         .target(
             name: "IdentityCore",
-            dependencies: ["LatchkeyWire", "WebAuthn", crypto, cryptoExtras],
+            // libxcrypt verifies imported bcrypt hashes; it is part of every glibc system.
+            dependencies: ["LatchkeyWire", "WebAuthn", crypto, cryptoExtras, .target(name: "CCrypt", condition: .when(platforms: [.linux]))],
             // The 10,000 most common passwords (zxcvbn's frequency list, MIT), refused as new passwords.
             resources: [.copy("Resources/common-passwords.txt")],
             swiftSettings: strictSettings
@@ -104,6 +105,7 @@ let package = Package(
         ),
         // The system SQLite, used directly by StorageSQLite (see SQLiteConnection for why).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypt", providers: [.apt(["libcrypt-dev"])]),
         // A VFS layer that writes each transaction's WAL frames with one system call (see its source).
         .target(name: "SQLiteWALWriter", dependencies: ["CSQLite"]),
         .target(

@@ -68,6 +68,8 @@ setup_tool LATCHKEY_ORY_SDK_PYTHON ory-sdks.sh "Ory's SDKs (ory-kratos-client, o
 # Webhooks are received by a Python server that verifies them with the standardwebhooks
 # package, an implementation independent of Latchkey's.
 setup_tool LATCHKEY_WEBHOOK_RECEIVER_PYTHON webhook-receiver.sh "the test webhook receiver (standardwebhooks)"
+# Imported password hashes are made by reference implementations: PyPI's bcrypt, hashlib.
+setup_tool LATCHKEY_HASHES_PYTHON password-hashes.sh "the reference password hashers (bcrypt)"
 
 log=$(mktemp -t latchkey-test.XXXXXX)
 pgdir=""

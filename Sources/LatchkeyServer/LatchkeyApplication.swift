@@ -298,6 +298,14 @@ extension LatchkeyApplication {
         return (AdminService(storage: storage, clock: SystemClock(), random: SystemRandom()), names)
     }
 
+    /// The importer for the configured database and relying party (`latchkey import`).
+    public static func importer(_ configuration: LatchkeyConfiguration) async throws -> AccountImporter {
+        AccountImporter(
+            storage: try await openStorage(configuration), relyingPartyID: configuration.relyingParty.id,
+            keyPolicy: KeyPolicy(allowsLegacyRS1ForTPM: configuration.passkeys.allowsLegacyRS1), clock: SystemClock(), random: SystemRandom()
+        )
+    }
+
     /// Adds a token signing key to the configured database and returns its key ID.
     public static func rotateSigningKey(
         _ configuration: LatchkeyConfiguration, algorithm: SigningAlgorithm = .es256, clock: any WallClock = SystemClock(), random: any RandomSource = SystemRandom()

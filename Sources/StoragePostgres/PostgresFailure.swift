@@ -13,6 +13,8 @@ enum PostgresFailure {
         // The user handle is random, but reporting its collision like a taken identifier
         // lets the caller retry sign-up.
         "users_user_handle_key": .identifier,
+        // An imported account keeps its source's ID, which can meet an account made here.
+        "users_pkey": .identifier,
         "credentials_pkey": .credentialID,
         // A record ID is random (or derived from the credential ID): a collision is a
         // duplicate credential.

@@ -11,7 +11,7 @@ import PostgresNIO
 /// uniqueness violation is told apart by its constraint's name (``PostgresFailure``).
 enum PostgresMigrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11)]
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11), ("v12", v12)]
 
     /// Serializes migrations across instances: whichever takes it first migrates, the
     /// others wait and then find nothing left to do. (The two-key form of the advisory
@@ -1001,5 +1001,20 @@ enum PostgresMigrations {
             FOR EACH ROW WHEN (OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL) EXECUTE FUNCTION latchkey_backchannel_logout()
         ;
         ALTER TABLE refresh_token_families DISABLE TRIGGER refresh_token_families_backchannel_logout
+        """
+
+    /// Imported accounts: which account each source ID became, so that importing a file
+    /// again changes nothing. Deleting the account forgets its source ID too.
+    private static let v12 = """
+        CREATE TABLE imported_accounts (
+            source text NOT NULL,
+            source_id text NOT NULL,
+            -- Checked at commit: an import claims its source ID before it writes the account.
+            user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+            imported_at double precision NOT NULL,
+            PRIMARY KEY (source, source_id)
+        )
+        ;
+        CREATE INDEX imported_accounts_user ON imported_accounts (user_id)
         """
 }

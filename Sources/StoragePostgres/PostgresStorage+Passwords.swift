@@ -34,6 +34,17 @@ extension PostgresStorage {
         }
     }
 
+    /// Stores `new` in place of `old` while `old` is still the account's hash.
+    public func replacePasswordHash(userID: UserID, replacing old: String, with new: String) async throws -> Bool {
+        try StoredText.requireStorable(new, in: "replacePasswordHash")
+        guard !StoredText.containsNUL([userID.rawValue, old]) else { return false }
+        return try await autocommit { db in
+            try await !db.rows(
+                "UPDATE passwords SET hash = \(new) WHERE user_id = \(userID.rawValue) AND hash = \(old) RETURNING 1", logger: self.logger
+            ).isEmpty
+        }
+    }
+
     /// Removes the password while the account has a passkey. The user's row is locked
     /// first, so a passkey deleted at the same moment, on any instance, cannot leave the
     /// account with neither.

@@ -12,7 +12,7 @@ enum Migrations {
     /// Every migration, in the order they apply.
     static let all: [(name: String, sql: String)] = [
         ("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11), ("v12", v12),
-        ("v13", v13), ("v14", v14), ("v15", v15),
+        ("v13", v13), ("v14", v14), ("v15", v15), ("v16", v16),
     ]
 
     /// The applied migrations: the known ones in order, then any only a newer build knows,
@@ -522,5 +522,18 @@ enum Migrations {
             delivered_at REAL
         ) STRICT;
         CREATE INDEX backchannel_logouts_due ON backchannel_logouts (next_attempt_at) WHERE status = 'pending';
+        """
+
+    /// Imported accounts: which account each source ID became, so that importing a file
+    /// again changes nothing. Deleting the account forgets its source ID too.
+    private static let v16 = """
+        CREATE TABLE imported_accounts (
+            source TEXT NOT NULL,
+            source_id TEXT NOT NULL,
+            user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            imported_at REAL NOT NULL,
+            PRIMARY KEY (source, source_id)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX imported_accounts_user ON imported_accounts (user_id);
         """
 }

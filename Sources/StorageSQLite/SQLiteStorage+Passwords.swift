@@ -50,6 +50,15 @@ extension SQLiteStorage {
         }
     }
 
+    /// Stores `new` in place of `old` while `old` is still the account's hash.
+    public func replacePasswordHash(userID: UserID, replacing old: String, with new: String) async throws -> Bool {
+        try StoredText.requireStorable(new, in: "replacePasswordHash")
+        guard StoredText.canMatch(userID.rawValue, old) else { return false }
+        return try database.write { db in
+            try db.row("UPDATE passwords SET hash = ? WHERE user_id = ? AND hash = ? RETURNING 1", [new, userID.rawValue, old]) != nil
+        }
+    }
+
     /// Whether the account can sign in with a password, inside the caller's transaction.
     static func hasPassword(_ userID: UserID, _ db: SQLiteConnection) throws -> Bool {
         try db.row("SELECT 1 FROM passwords WHERE user_id = ? AND hash IS NOT NULL", [userID.rawValue]) != nil

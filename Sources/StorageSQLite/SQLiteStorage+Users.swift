@@ -79,7 +79,8 @@ extension SQLiteStorage {
 
     /// The columns whose collision means "this identifier is taken". The user handle is
     /// random, but reporting its collision the same way lets the caller retry sign-up.
-    private static let uniqueUserColumns: Set<String> = ["users.email", "users.phone_number", "users.username", "users.user_handle"]
+    /// An imported account keeps its source's ID, which can meet an account made here.
+    private static let uniqueUserColumns: Set<String> = ["users.id", "users.email", "users.phone_number", "users.username", "users.user_handle"]
 
     static func insertUser(_ user: User, _ db: SQLiteConnection) throws {
         let profile = user.profile

@@ -8,7 +8,7 @@ struct Latchkey: AsyncParsableCommand {
         commandName: "latchkey",
         abstract: "A self-hosted, passkey-first identity server.",
         version: LatchkeyVersion.current,
-        subcommands: [ServeCommand.self, MigrateCommand.self, KeysCommand.self, MetadataCommand.self, DoctorCommand.self, WebAuthnCommand.self, AuthenticatorCommand.self, AdminCommand.self]
+        subcommands: [ServeCommand.self, MigrateCommand.self, KeysCommand.self, MetadataCommand.self, DoctorCommand.self, WebAuthnCommand.self, AuthenticatorCommand.self, AdminCommand.self, ImportCommand.self]
     )
 
     /// Runs the command line. In an async context `main()` resolves to the asynchronous entry

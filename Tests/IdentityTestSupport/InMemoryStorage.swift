@@ -52,7 +52,44 @@ public final class InMemoryStorage: IdentityStorage {
         }
     }
 
+    // MARK: - Imports
+
+    /// Writes an imported account atomically; a source ID imported before writes nothing.
+    public func importAccount(_ account: ImportedAccount) async throws -> AccountImportWrite {
+        try state.withLock { state in
+            let key = account.source + "\n" + account.sourceID
+            if let before = state.importedAccounts[key], state.users[before] != nil { return .importedBefore(before) }
+            let user = account.user
+            try account.requireStorable()
+            try state.checkNewUser(user)
+            var staged = state
+            for credential in account.credentials {
+                try staged.checkNewCredential(credential)
+                staged.credentials.append(credential)
+            }
+            staged.users[user.id] = user
+            if let hash = account.passwordHash { staged.passwords[user.id] = PasswordRecord(userID: user.id, hash: hash, createdAt: account.importedAt) }
+            staged.importedAccounts[key] = user.id
+            state = staged
+            return .created
+        }
+    }
+
+    /// The account a source ID was imported as, while it exists.
+    public func importedAccount(source: String, sourceID: String) async throws -> UserID? {
+        state.withLock { state in state.importedAccounts[source + "\n" + sourceID].flatMap { state.users[$0] == nil ? nil : $0 } }
+    }
+
     // MARK: - Passwords
+
+    /// Stores `new` in place of `old` while `old` is still the account's hash.
+    public func replacePasswordHash(userID: UserID, replacing old: String, with new: String) async throws -> Bool {
+        state.withLock { state in
+            guard let record = state.passwords[userID], record.hash == old else { return false }
+            state.passwords[userID] = PasswordRecord(userID: userID, hash: new, createdAt: record.createdAt, lastUsedAt: record.lastUsedAt)
+            return true
+        }
+    }
 
     /// The account's password record, removed or not.
     public func password(userID: UserID) async throws -> PasswordRecord? {
@@ -1156,6 +1193,8 @@ private struct State {
     var flows: [String: InteractiveFlow] = [:]
     var adminTokens: [[UInt8]: AdminToken] = [:]
     var passwords: [UserID: PasswordRecord] = [:]
+    /// Imported accounts by `source\nsource ID`.
+    var importedAccounts: [String: UserID] = [:]
     var metadataBLOB: StoredMetadataBLOB?
     /// The credential that started each family, when one did.
     var familyCredentials: [String: [UInt8]] = [:]
@@ -1212,9 +1251,9 @@ private struct State {
     }
 
     func checkNewUser(_ user: User) throws {
-        guard users[user.id] == nil else {
-            throw InMemoryStorageError(.invalidArgument, "user \(user.id) exists")
-        }
+        // As the databases do: a taken ID (an imported account keeps its source's) is a
+        // conflict like a taken identifier.
+        guard users[user.id] == nil else { throw StoreConflict(.identifier) }
         let taken = users.values.contains { existing in
             existing.userHandle == user.userHandle || !Set(existing.profile.identifiers).isDisjoint(with: user.profile.identifiers)
         }

@@ -37,6 +37,10 @@ public enum StorageContract {
         case passwordAccountRoundTrip
         case passwordRemovalNeedsAPasskey
         case passwordKeepsTheLastPasskeyDeletable
+        case passwordHashUpgrade
+        // Imports
+        case importWritesTheWholeAccountOnce
+        case importConflictsWriteNothing
         // Ceremonies
         case ceremonyCompletesOnce
         case ceremonyCompletionWritesEverything
@@ -119,6 +123,9 @@ public enum StorageContract {
         case .passwordAccountRoundTrip: try await passwordAccountRoundTrip(storage)
         case .passwordRemovalNeedsAPasskey: try await passwordRemovalNeedsAPasskey(storage)
         case .passwordKeepsTheLastPasskeyDeletable: try await passwordKeepsTheLastPasskeyDeletable(storage)
+        case .passwordHashUpgrade: try await passwordHashUpgrade(storage)
+        case .importWritesTheWholeAccountOnce: try await importWritesTheWholeAccountOnce(storage)
+        case .importConflictsWriteNothing: try await importConflictsWriteNothing(storage)
         case .adminTokenLifecycle: try await adminTokenLifecycle(storage)
         case .adminKeyLifecycle: try await adminKeyLifecycle(storage)
         case .userDirectory: try await userDirectory(storage)

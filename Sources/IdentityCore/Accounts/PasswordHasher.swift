@@ -29,9 +29,18 @@ public struct PasswordHasher: Sendable {
         return "$scrypt$ln=\(logRounds),r=\(blockSize),p=\(parallelism)$\(Self.base64(salt))$\(Self.base64(derived))"
     }
 
-    /// Whether `password` matches `encoded`, with the parameters `encoded` names. A hash
-    /// this build cannot read, or whose parameters are outside sane bounds, matches nothing.
+    /// Whether `encoded` is not this hasher's own form with its parameters: a hash that
+    /// signs someone in is then hashed again, so imported and older hashes go away.
+    public func needsRehash(_ encoded: String) -> Bool {
+        !encoded.hasPrefix("$scrypt$ln=\(logRounds),r=\(blockSize),p=\(parallelism)$")
+    }
+
+    /// Whether `password` matches `encoded`, with the parameters `encoded` names: an scrypt
+    /// hash, or one of the forms another identity server exports (``ImportedPasswordHash``).
+    /// A hash this build cannot read, or whose parameters are outside sane bounds, matches
+    /// nothing.
     public static func verify(_ password: String, against encoded: String) -> Bool {
+        guard encoded.hasPrefix("$scrypt$") else { return ImportedPasswordHash.verify(password, against: encoded) }
         let parts = encoded.split(separator: "$", omittingEmptySubsequences: false)
         guard parts.count == 5, parts[0].isEmpty, parts[1] == "scrypt",
             let parameters = Self.parameters(parts[2]),
@@ -41,10 +50,7 @@ public struct PasswordHasher: Sendable {
                 password, salt: Array(salt), logRounds: parameters.ln, blockSize: parameters.r, parallelism: parameters.p, length: expected.count
             )
         else { return false }
-        // Constant-time comparison: the time does not tell how many bytes matched.
-        var difference: UInt8 = 0
-        for (a, b) in zip(derived, expected) { difference |= a ^ b }
-        return difference == 0
+        return ImportedPasswordHash.constantTimeEqual(derived, Array(expected))
     }
 
     private static func derive(_ password: String, salt: [UInt8], logRounds: Int, blockSize: Int, parallelism: Int, length: Int = 32) throws -> [UInt8] {
@@ -64,6 +70,9 @@ public struct PasswordHasher: Sendable {
             guard kv.count == 2, let value = Int(kv[1]) else { return nil }
             values[kv[0]] = value
         }
+        // Kratos writes `ln` as N itself (`ln=16384`) where the PHC form has its log2; an N
+        // is a power of two above any log2 allowed here, so the two cannot be confused.
+        if let n = values["ln"], n > 20, n & (n - 1) == 0 { values["ln"] = n.trailingZeroBitCount }
         guard let ln = values["ln"], let r = values["r"], let p = values["p"], values.count == 3,
             (1...20).contains(ln), (1...32).contains(r), (1...16).contains(p), 128 * r * (1 << ln) <= 1 << 30
         else { return nil }

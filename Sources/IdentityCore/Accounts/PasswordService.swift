@@ -85,8 +85,16 @@ public struct PasswordService: Sendable {
             throw IdentityError.accountDisabled
         }
         try await storage.recordPasswordUse(userID: user.id, at: now)
+        if let stored, hasher.needsRehash(stored) { try await upgrade(stored, of: user.id, to: password) }
         try await storage.record(AuditEvent(time: now, kind: .login, userID: user.id, clientID: client.clientID, detail: "password", origin: origin))
         return user
+    }
+
+    /// Stores Latchkey's own hash of `password` in place of `stored` (an imported hash, or
+    /// one with older parameters), unless the password changed meanwhile.
+    private func upgrade(_ stored: String, of userID: UserID, to password: String) async throws {
+        let hash = try await Self.offloaded { [hasher, salt = random.bytes(16)] in try hasher.hash(password, salt: salt) }
+        _ = try await storage.replacePasswordHash(userID: userID, replacing: stored, with: hash)
     }
 
     /// The account's password while it has one.

@@ -34,6 +34,11 @@ public protocol PasswordStore: Sendable {
     /// same transaction, every session a password sign-in started (refresh families,
     /// browser sessions) is revoked at `time`, so a phished password keeps nothing.
     func removePassword(userID: UserID, at time: Date) async throws -> PasswordRemoval
+    /// Stores `new` in place of the hash `old`, only while `old` is still the account's
+    /// hash: an imported hash becomes Latchkey's own after a sign-in with it, and a
+    /// password changed or removed meanwhile is left alone.
+    /// - Returns: Whether the hash was replaced.
+    func replacePasswordHash(userID: UserID, replacing old: String, with new: String) async throws -> Bool
 }
 
 /// Passkeys. Every login writes its use through ``CeremonyStore/completeCeremony(_:)``.
@@ -284,7 +289,7 @@ public protocol ConsentStore: Sendable {
 /// Everything IdentityCore persists, as one value to pass around.
 public typealias IdentityStorage = UserStore & CredentialStore & CeremonyStore & RefreshTokenStore & SigningKeyStore & AuditLog & SecretStore
     & BrowserSessionStore & AuthorizationCodeStore & InteractiveFlowStore & AdminTokenStore & PasswordStore & MetadataStore & RateLimitStore
-    & ConsentStore & MailOutboxStore & AccountCodeStore & AdministrationStore & WebhookStore & BackchannelLogoutStore
+    & ConsentStore & MailOutboxStore & AccountCodeStore & AdministrationStore & WebhookStore & BackchannelLogoutStore & AccountImportStore
 
 /// The mail outbox: messages queued by requests, sent by a background sender.
 public protocol MailOutboxStore: Sendable {

@@ -1,0 +1,46 @@
+public import Foundation
+import LatchkeyWire
+
+/// Users as Auth0's bulk import format writes them (one array, or NDJSON): `user_id`,
+/// `email`, `email_verified`, names, `blocked`, and the password as bcrypt in `password_hash`
+/// or as `custom_password_hash` (bcrypt, and PBKDF2 in PHC form); and as the password hash
+/// export Auth0's support sends (`_id.$oid`, `alt_id`, `passwordHash`).
+/// Auth0 keeps no passkey's key material in its exports, so people bring their passwords and
+/// add passkeys here.
+public enum Auth0UserFile {
+    /// The file's records.
+    public static func records(_ data: Data) -> [Result<ImportRecord, UnreadableRecord>] {
+        ExportFile.records(data, record)
+    }
+
+    private static func record(_ user: ExportFile.Object, position: Int) -> Result<ImportRecord, UnreadableRecord> {
+        // The bulk import format names the user `user_id` (or leaves it out: the email then);
+        // the password hash export Auth0's support sends names it by `alt_id` or `_id.$oid`,
+        // which Auth0 shows as `auth0|<that>`.
+        let exportedID = ExportFile.text(user["alt_id"]) ?? ((user["_id"] as? ExportFile.Object).flatMap { ExportFile.text($0["$oid"]) })
+        guard let id = ExportFile.text(user["user_id"]) ?? exportedID.map({ "auth0|" + $0 }) ?? ExportFile.text(user["email"]) else {
+            return .failure(UnreadableRecord(position: position, sourceID: nil, reason: "the user has neither user_id nor email"))
+        }
+        let profile = UserProfile(
+            email: ExportFile.text(user["email"]), phoneNumber: ExportFile.text(user["phone_number"]), username: ExportFile.text(user["username"]),
+            name: ExportFile.text(user["name"]), givenName: ExportFile.text(user["given_name"]), familyName: ExportFile.text(user["family_name"]),
+            nickname: ExportFile.text(user["nickname"]), picture: ExportFile.text(user["picture"])
+        )
+        var record = ImportRecord(
+            sourceID: id, profile: profile, isEmailVerified: user["email_verified"] as? Bool ?? false, isDisabled: user["blocked"] as? Bool ?? false,
+            createdAt: ExportFile.date(user["created_at"])
+        )
+        let custom = user["custom_password_hash"] as? ExportFile.Object
+        let hash = ExportFile.text(user["password_hash"]) ?? ExportFile.text(user["passwordHash"])
+            ?? ((custom?["hash"] as? ExportFile.Object).flatMap { ExportFile.text($0["value"]) })
+        if let hash {
+            if ImportedPasswordHash.scheme(of: hash) != nil {
+                record.passwordHash = hash
+            } else {
+                let algorithm = ExportFile.text(custom?["algorithm"]) ?? "unknown"
+                record.notes.append("its password hash (\(algorithm)) is in a form this server does not verify: imported without a password; recovery or an enrollment link brings the person in")
+            }
+        }
+        return .success(record)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// The JSON objects of an export file: one array of objects, or one object per line
+/// (NDJSON), as identity servers export users. A line that does not parse is one failed
+/// record; the others still import.
+enum ExportFile {
+    /// A record as JSON, before a format reads it.
+    typealias Object = [String: Any]
+
+    static func objects(_ data: Data) -> [Result<Object, UnreadableRecord>] {
+        guard let first = data.first(where: { !Character(UnicodeScalar($0)).isWhitespace }) else {
+            return [.failure(UnreadableRecord(position: 1, sourceID: nil, reason: "the file is empty"))]
+        }
+        if first == UInt8(ascii: "[") {
+            guard let array = try? JSONSerialization.jsonObject(with: data) as? [Any] else {
+                return [.failure(UnreadableRecord(position: 1, sourceID: nil, reason: "the file starts a JSON array that does not parse (truncated, or not JSON)"))]
+            }
+            return array.enumerated().map { index, element in
+                guard let object = element as? Object else { return .failure(UnreadableRecord(position: index + 1, sourceID: nil, reason: "not a JSON object")) }
+                return .success(object)
+            }
+        }
+        let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
+            .filter { $0.element.contains(where: { !Character(UnicodeScalar($0)).isWhitespace }) }
+        return lines.enumerated().map { ordinal, line in
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(line.element))) as? Object else {
+                return .failure(UnreadableRecord(position: ordinal + 1, sourceID: nil, reason: "line \(line.offset + 1) is not a JSON object (truncated, or not JSON)"))
+            }
+            return .success(object)
+        }
+    }
+
+    /// The records of a file whose objects `read` turns into accounts, one per position.
+    static func records(
+        _ data: Data, _ read: (Object, _ position: Int) -> Result<ImportRecord, UnreadableRecord>
+    ) -> [Result<ImportRecord, UnreadableRecord>] {
+        objects(data).enumerated().map { index, object in object.flatMap { read($0, index + 1) } }
+    }
+
+    /// A timestamp in RFC 3339, with or without fractional seconds.
+    static func date(_ value: Any?) -> Date? {
+        guard let text = value as? String else { return nil }
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return fractional.date(from: text) ?? ISO8601DateFormatter().date(from: text)
+    }
+
+    /// Bytes a JSON string holds in base64 (either alphabet, padded or not).
+    static func bytes(_ value: Any?) -> [UInt8]? {
+        (value as? String).flatMap { ImportedPasswordHash.base64(Substring($0)) }
+    }
+
+    /// A non-empty string.
+    static func text(_ value: Any?) -> String? {
+        guard let text = value as? String, !text.isEmpty else { return nil }
+        return text
+    }
+}

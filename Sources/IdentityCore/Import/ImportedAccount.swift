@@ -1,0 +1,62 @@
+public import Foundation
+
+/// An account brought from another identity server with its passkeys and password hash,
+/// written whole or not at all.
+public struct ImportedAccount: Sendable, Hashable {
+    /// The identity server it came from: `kratos`, `keycloak` or `auth0`.
+    public let source: String
+    /// Its ID there (a Kratos identity's UUID, an Auth0 `user_id`). Importing the same
+    /// source ID again changes nothing, so a file can be imported twice, or resumed.
+    public let sourceID: String
+    /// The account, with the user handle its passkeys were registered under.
+    public let user: User
+    /// Its passkeys; each names ``user`` as its owner.
+    public let credentials: [PasskeyCredential]
+    /// The password hash as the source kept it (PHC form), when it had one this build
+    /// verifies; the first sign-in with it stores Latchkey's own hash in its place.
+    public let passwordHash: String?
+    /// When it was imported.
+    public let importedAt: Date
+
+    public init(source: String, sourceID: String, user: User, credentials: [PasskeyCredential], passwordHash: String?, importedAt: Date) {
+        self.source = source
+        self.sourceID = sourceID
+        self.user = user
+        self.credentials = credentials
+        self.passwordHash = passwordHash
+        self.importedAt = importedAt
+    }
+}
+
+/// What writing an imported account did.
+public enum AccountImportWrite: Sendable, Hashable {
+    /// The account was created with its passkeys and password.
+    case created
+    /// Its source ID was imported before, as this account; nothing was written.
+    case importedBefore(UserID)
+}
+
+/// Accounts imported from other identity servers.
+public protocol AccountImportStore: Sendable {
+    /// Writes `account` in one transaction: the user, its passkeys, its password and the
+    /// source it came from. A source ID imported before writes nothing.
+    /// - Throws: ``StoreConflict`` `.identifier` when the user ID, an identifier or the user
+    ///   handle is another account's, `.credentialID` when a passkey's ID is registered;
+    ///   nothing is written then.
+    func importAccount(_ account: ImportedAccount) async throws -> AccountImportWrite
+    /// The account a source ID was imported as.
+    func importedAccount(source: String, sourceID: String) async throws -> UserID?
+}
+
+extension ImportedAccount {
+    /// Refuses an account a store cannot write as it is: a passkey that names another
+    /// owner, or text that cannot be stored.
+    public func requireStorable() throws(StorageError) {
+        guard credentials.allSatisfy({ $0.userID == user.id }) else {
+            throw StorageError(.invalidArgument, "every imported passkey must belong to the imported user \(user.id)")
+        }
+        try user.requireStorable(in: "importAccount")
+        for credential in credentials { try credential.requireStorable() }
+        try StoredText.requireStorable(passwordHash, source, sourceID, in: "importAccount")
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import IdentityCore
+import LatchkeyWire
+import Testing
+
+extension StorageContract {
+    static func importedAccount(_ label: String, source: String, passkeys: Int = 2, hash: String? = "$2b$04$abcdefghijklmnopqrstuu5a3E5oUEvDh3LdfHsBgnmNodi07tRz2") -> ImportedAccount {
+        let user = StorageFixtures.user(label)
+        return ImportedAccount(
+            source: "kratos", sourceID: source, user: user,
+            credentials: (0..<passkeys).map { StorageFixtures.credential("\(label)-\($0)", userID: user.id) }, passwordHash: hash,
+            importedAt: StorageFixtures.time(50)
+        )
+    }
+
+    /// An imported account arrives whole (user, every passkey, the password hash as the
+    /// source kept it) and its source ID is remembered: importing it again writes nothing.
+    static func importWritesTheWholeAccountOnce(_ storage: any IdentityStorage) async throws {
+        let ada = importedAccount("ada", source: "1b0e8f5c-0000-4000-8000-000000000001")
+        #expect(try await storage.importAccount(ada) == .created)
+        #expect(try await storage.user(id: ada.user.id) == ada.user)
+        #expect(try await storage.user(handle: ada.user.userHandle)?.id == ada.user.id, "passkeys find their owner by the handle they were registered under")
+        #expect(try await storage.credentials(userID: ada.user.id).map(\.credentialID) == ada.credentials.map(\.credentialID))
+        #expect(try await storage.password(userID: ada.user.id)?.hash == ada.passwordHash)
+        #expect(try await storage.importedAccount(source: "kratos", sourceID: ada.sourceID) == ada.user.id)
+        #expect(try await storage.importedAccount(source: "auth0", sourceID: ada.sourceID) == nil, "source IDs are per source")
+
+        // The same record again, even with other contents, changes nothing.
+        let again = importedAccount("ada-again", source: ada.sourceID, passkeys: 1, hash: nil)
+        #expect(try await storage.importAccount(again) == .importedBefore(ada.user.id))
+        #expect(try await storage.user(id: again.user.id) == nil)
+        #expect(try await storage.credentials(userID: ada.user.id).count == 2)
+
+        // Without a password, with no passkey: still an account.
+        let bare = importedAccount("bare", source: "auth0|bare", passkeys: 0, hash: nil)
+        #expect(try await storage.importAccount(bare) == .created)
+        #expect(try await storage.password(userID: bare.user.id) == nil)
+    }
+
+    /// A record that collides with an account (its ID, an identifier, its user handle or a
+    /// passkey ID) writes nothing at all, its source ID included.
+    static func importConflictsWriteNothing(_ storage: any IdentityStorage) async throws {
+        let ada = importedAccount("ada", source: "ada-source")
+        #expect(try await storage.importAccount(ada) == .created)
+        let grace = StorageFixtures.user("grace")
+        let collisions: [(String, ImportedAccount, StoreConflict.Kind)] = [
+            ("the same user ID", ImportedAccount(source: "kratos", sourceID: "s1", user: User(
+                id: ada.user.id, userHandle: [9, 9], profile: UserProfile(email: "other@example.com"), createdAt: StorageFixtures.time(0), updatedAt: StorageFixtures.time(0)
+            ), credentials: [], passwordHash: nil, importedAt: StorageFixtures.time(60)), .identifier),
+            ("ada's email", ImportedAccount(source: "kratos", sourceID: "s2", user: StorageFixtures.user("grace", email: "ada@example.com"),
+                credentials: [StorageFixtures.credential("grace-0", userID: grace.id)], passwordHash: "$2b$04$x", importedAt: StorageFixtures.time(60)), .identifier),
+            ("ada's user handle", ImportedAccount(source: "kratos", sourceID: "s3", user: StorageFixtures.user("grace", userHandle: ada.user.userHandle),
+                credentials: [], passwordHash: nil, importedAt: StorageFixtures.time(60)), .identifier),
+            ("ada's passkey", ImportedAccount(source: "kratos", sourceID: "s4", user: grace,
+                credentials: [StorageFixtures.credential("grace-0", userID: grace.id), StorageFixtures.credential("ada-1", userID: grace.id)],
+                passwordHash: "$2b$04$x", importedAt: StorageFixtures.time(60)), .credentialID),
+        ]
+        for (what, account, kind) in collisions {
+            await #expect(throws: StoreConflict(kind), "\(what)") { _ = try await storage.importAccount(account) }
+            #expect(try await storage.importedAccount(source: account.source, sourceID: account.sourceID) == nil, "\(what): the source ID is not kept")
+            #expect(try await storage.user(id: grace.id) == nil, "\(what): no account is kept")
+            #expect(try await storage.credential(id: StorageFixtures.credentialID("grace-0")) == nil, "\(what): no passkey is kept")
+        }
+        #expect(try await storage.importAccount(importedAccount("grace", source: "s4")) == .created, "the same account without the collision imports")
+    }
+
+    /// A hash is replaced only while it is still the account's: the upgrade after a
+    /// sign-in never undoes a password change made meanwhile.
+    static func passwordHashUpgrade(_ storage: any IdentityStorage) async throws {
+        let ada = importedAccount("ada", source: "ada", passkeys: 1, hash: "$2b$04$old")
+        _ = try await storage.importAccount(ada)
+        #expect(try await storage.replacePasswordHash(userID: ada.user.id, replacing: "$2b$04$other", with: "$scrypt$new") == false)
+        #expect(try await storage.password(userID: ada.user.id)?.hash == "$2b$04$old")
+        #expect(try await storage.replacePasswordHash(userID: ada.user.id, replacing: "$2b$04$old", with: "$scrypt$new"))
+        #expect(try await storage.password(userID: ada.user.id)?.hash == "$scrypt$new")
+        #expect(try await storage.replacePasswordHash(userID: ada.user.id, replacing: "$2b$04$old", with: "$scrypt$newer") == false, "only once")
+        #expect(try await storage.replacePasswordHash(userID: UserID(rawValue: "nobody"), replacing: "$2b$04$old", with: "$scrypt$new") == false)
+        _ = try await storage.removePassword(userID: ada.user.id, at: StorageFixtures.time(70))
+        #expect(try await storage.replacePasswordHash(userID: ada.user.id, replacing: "$scrypt$new", with: "$scrypt$again") == false, "a removed password stays removed")
+    }
+}

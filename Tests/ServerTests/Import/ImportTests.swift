@@ -1,0 +1,259 @@
+import Authenticator
+import IdentityCore
+import Foundation
+import LatchkeyClient
+import Testing
+import WebAuthn
+
+/// Bringing people from another identity server: export files in Kratos's and Auth0's
+/// formats, with passkeys the software authenticator registered at "the old server" (every
+/// algorithm the engine verifies) and password hashes from reference implementations
+/// (PyPI's bcrypt, hashlib's PBKDF2), imported with the real `latchkey import` command and
+/// then used to sign in.
+@Suite("Importing accounts from Kratos and Auth0", .serialized)
+struct ImportTests {
+    static let configuration = """
+        server: { public_url: http://localhost:8080 }
+        relying_party: { id: localhost, name: Latchkey Test, origins: [http://localhost:8080] }
+        clients:
+          - client_id: demo
+            name: Demo app
+            grant_types: [webauthn, refresh_token, password]
+        """
+    static let python = PythonTools.setUp("password-hashes.sh", unless: "LATCHKEY_HASHES_PYTHON")
+    static let algorithms: [COSEAlgorithmIdentifier] = [.es256, .es384, .es512, .edDSA, .rs256, .ps256, .mldsa65]
+
+    /// Hashes of `password` by the reference implementations.
+    static func hashes(_ password: String) async throws -> [String: Any] {
+        let run = try await ExternalCommand.run(try python.get(), [SMTPSink.repository.appendingPathComponent("scripts/password-hashes.py").path, password])
+        guard run.status == 0, let object = (try? JSONSerialization.jsonObject(with: Data(run.output.utf8))) as? [String: Any] else {
+            throw TestFailure("password-hashes.py: \(run.output)")
+        }
+        return object
+    }
+
+    /// A passkey the old server registered for `handle`, and its Kratos credential entry.
+    static func registered(_ algorithm: COSEAlgorithmIdentifier, handle: [UInt8], name: String) throws -> (SoftwareCredential, [String: Any]) {
+        let options = PublicKeyCredentialCreationOptionsJSON(
+            rp: .init(id: "localhost", name: "The old server"), user: .init(id: Base64URLBytes(handle), name: name, displayName: name),
+            challenge: Base64URLBytes(Array("a challenge the old server sent".utf8)), pubKeyCredParams: [.init(alg: algorithm)]
+        )
+        var (_, credential) = try SoftwareAuthenticator().makeCredential(options, origin: "http://localhost:8080")
+        // The old server saw three sign-ins: the counter it kept comes along.
+        credential.signCount = 3
+        let entry: [String: Any] = [
+            "id": Data(credential.credentialID).base64EncodedString(), "public_key": Data(credential.privateKey.coseKeyBytes).base64EncodedString(),
+            "attestation_type": "none", "authenticator": ["aaguid": Data(count: 16).base64EncodedString(), "sign_count": 3, "clone_warning": false],
+            "display_name": "\(algorithm)", "added_at": "2024-05-01T10:00:00.123456Z", "is_passwordless": true,
+            "flags": ["user_present": true, "user_verified": true, "backup_eligible": false, "backup_state": false],
+        ]
+        return (credential, entry)
+    }
+
+    static func kratosIdentity(_ id: String, email: String, hash: String? = nil, passkeys: [[String: Any]] = [], type: String = "passkey", handle: [UInt8]? = nil, state: String = "active") -> [String: Any] {
+        var credentials: [String: Any] = [:]
+        if let hash { credentials["password"] = ["type": "password", "identifiers": [email], "config": ["hashed_password": hash]] }
+        if !passkeys.isEmpty {
+            var config: [String: Any] = ["credentials": passkeys]
+            if let handle { config["user_handle"] = Data(handle).base64EncodedString() }
+            credentials[type] = ["type": type, "identifiers": [Base64URL.encode(handle ?? [])], "config": config]
+        }
+        return [
+            "id": id, "schema_id": "default", "state": state, "traits": ["email": email, "name": ["first": "Ada", "last": "Lovelace"]],
+            "verifiable_addresses": [["value": email, "verified": true, "via": "email", "status": "completed"]], "credentials": credentials,
+            "created_at": "2023-01-02T03:04:05Z", "metadata_public": ["plan": "pro"],
+        ]
+    }
+
+    static func write(_ objects: [[String: Any]], to path: String, ndjson: Bool = false) throws {
+        let data: Data
+        if ndjson {
+            data = Data(try objects.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }.joined(separator: "\n").utf8)
+        } else {
+            data = try JSONSerialization.data(withJSONObject: objects)
+        }
+        try data.write(to: URL(fileURLWithPath: path))
+    }
+
+    func importFile(_ kind: String, _ file: String, in directory: TemporaryDirectory, _ extra: [String] = []) async throws -> CommandRun {
+        try await CommandRun.run(
+            ["import", kind, file, "--config", directory.path("latchkey.yaml"), "--database", "sqlite:" + directory.path("latchkey.sqlite")] + extra,
+            workingDirectory: directory.url
+        )
+    }
+
+    /// The stored password hash of `email`, read from the database file.
+    func storedHash(_ email: String, in directory: TemporaryDirectory) async throws -> String {
+        let script = "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute('SELECT p.hash FROM passwords p JOIN users u ON u.id = p.user_id WHERE u.email = ?', (sys.argv[2],)).fetchone()[0])"
+        let run = try await ExternalCommand.run("/usr/bin/python3", ["-c", script, directory.path("latchkey.sqlite"), email])
+        return run.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func kratosIdentitiesKeepTheirIDsPasskeysAndPasswords() async throws {
+        let directory = try TemporaryDirectory()
+        try Self.configuration.write(toFile: directory.path("latchkey.yaml"), atomically: true, encoding: .utf8)
+        let password = "an old password from Kratos"
+        let hashes = try await Self.hashes(password)
+
+        // Ada: a passkey of every algorithm, under the user handle Kratos kept, and bcrypt.
+        let adaID = "9b3a1c2e-5d4f-4e6a-8b7c-0d1e2f3a4b5c"
+        let adaHandle = Array("kratos-user-handle-ada".utf8)
+        var adaPasskeys: [SoftwareCredential] = []
+        var adaEntries: [[String: Any]] = []
+        for algorithm in Self.algorithms {
+            let (credential, entry) = try Self.registered(algorithm, handle: adaHandle, name: "ada@example.com")
+            adaPasskeys.append(credential)
+            adaEntries.append(entry)
+        }
+        // Lin: a WebAuthn credential from before Kratos kept user handles (the identity ID's
+        // bytes), and PBKDF2-SHA512.
+        let linID = "1c2d3e4f-5a6b-4c7d-8e9f-a0b1c2d3e4f5"
+        let (linPasskey, linEntry) = try Self.registered(.es256, handle: UUIDText.bytes(linID)!, name: "lin@example.com")
+        var brokenEntry = adaEntries[0]
+        brokenEntry["id"] = Data(Array("a passkey whose key is not COSE".utf8)).base64EncodedString()
+        brokenEntry["public_key"] = Data([0x01, 0x02, 0x03]).base64EncodedString()
+        let identities: [[String: Any]] = [
+            Self.kratosIdentity(adaID, email: "ada@example.com", hash: hashes["bcrypt"] as? String, passkeys: adaEntries, handle: adaHandle),
+            Self.kratosIdentity("2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e", email: "grace@example.com", hash: hashes["pbkdf2-sha256"] as? String),
+            Self.kratosIdentity(linID, email: "lin@example.com", hash: hashes["pbkdf2-sha512"] as? String, passkeys: [linEntry], type: "webauthn"),
+            Self.kratosIdentity("3c4d5e6f-7a8b-4c9d-8e0f-2a3b4c5d6e7f", email: "ivy@example.com", hash: hashes["bcrypt-2a"] as? String, state: "inactive"),
+            Self.kratosIdentity("7a8b9c0d-1e2f-4a3b-8c4d-6e7f8a9b0c1d", email: "sam@example.com", hash: hashes["kratos-scrypt"] as? String),
+            Self.kratosIdentity("4d5e6f7a-8b9c-4d0e-9f1a-3b4c5d6e7f8a", email: "argon@example.com", hash: "$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo"),
+            Self.kratosIdentity("5e6f7a8b-9c0d-4e1f-8a2b-4c5d6e7f8a9b", email: "broken@example.com", passkeys: [brokenEntry], handle: [7, 7, 7]),
+            Self.kratosIdentity("6f7a8b9c-0d1e-4f2a-9b3c-5d6e7f8a9b0c", email: "ADA@example.com", hash: hashes["bcrypt"] as? String),
+            ["schema_id": "default", "traits": ["email": "nobody@example.com"]],
+        ]
+        let file = directory.path("identities.json")
+        try Self.write(identities, to: file)
+
+        // A dry run checks everything and writes nothing.
+        let dry = try await importFile("kratos", file, in: directory, ["--dry-run", "--report", directory.path("dry.ndjson")])
+        #expect(dry.status == 0, "\(dry.output)")
+        #expect(dry.output.contains("dry run, nothing written: created 6, unchanged 0, failed 3"), "\(dry.output)")
+        #expect(dry.output.contains("not a COSE key"), "\(dry.output)")
+        #expect(dry.output.contains("appears in an earlier record"), "the second ada@example.com: \(dry.output)")
+        #expect(dry.output.contains("does not verify: imported without a password"), "argon2: \(dry.output)")
+        let dryReport = try String(contentsOfFile: directory.path("dry.ndjson"), encoding: .utf8).split(separator: "\n")
+        #expect(dryReport.count == identities.count)
+
+        let real = try await importFile("kratos", file, in: directory, ["--report", directory.path("report.ndjson")])
+        #expect(real.status == 0, "\(real.output)")
+        #expect(real.output.contains("created 6, unchanged 0, failed 3"), "a dry run wrote nothing: \(real.output)")
+        let report = try String(contentsOfFile: directory.path("report.ndjson"), encoding: .utf8).split(separator: "\n")
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(report.first?["source_id"] as? String == adaID && report.first?["outcome"] as? String == "created")
+        let again = try await importFile("kratos", file, in: directory)
+        #expect(again.output.contains("created 0, unchanged 6, failed 3"), "a second import changes nothing: \(again.output)")
+
+        let server = try await RouterServer.start(yaml: Self.configuration, in: directory)
+        defer { server.stop() }
+        // Every passkey signs in as the account Kratos knew, under its UUID.
+        var ada = PasskeyUser(server, credentials: adaPasskeys)
+        for index in adaPasskeys.indices {
+            let tokens = try await ada.signIn(index: index)
+            #expect(claims(of: tokens.idToken ?? "")["sub"] as? String == UserID(uuid: adaID)?.rawValue, "\(Self.algorithms[index])")
+        }
+        var lin = PasskeyUser(server, credentials: [linPasskey])
+        _ = try await lin.signIn()
+
+        // Passwords: each reference hash signs in once as it came, then as Latchkey's own.
+        let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo", transport: server.transport)
+        for email in ["ada@example.com", "grace@example.com", "lin@example.com", "sam@example.com"] {
+            #expect(!(try await storedHash(email, in: directory)).hasPrefix("$scrypt$ln=15,r=8,p=1$"), "\(email): as the source kept it")
+            await #expect(throws: (any Error).self, "\(email): a wrong password") {
+                _ = try await client.signIn(username: email, password: "not it at all", scope: "openid", audience: nil)
+            }
+            _ = try await client.signIn(username: email, password: password, scope: "openid", audience: nil)
+            #expect(try await storedHash(email, in: directory).hasPrefix("$scrypt$ln=15,r=8,p=1$"), "\(email): rehashed after its first sign-in")
+            _ = try await client.signIn(username: email, password: password, scope: "openid", audience: nil)
+        }
+        await #expect(throws: (any Error).self, "an identity Kratos had turned off stays off") {
+            _ = try await client.signIn(username: "ivy@example.com", password: password, scope: "openid", audience: nil)
+        }
+    }
+
+    @Test func auth0UsersBringTheirPasswordsAndBadFilesSayWhy() async throws {
+        let directory = try TemporaryDirectory()
+        try Self.configuration.write(toFile: directory.path("latchkey.yaml"), atomically: true, encoding: .utf8)
+        let password = "an old password from Auth0"
+        let hashes = try await Self.hashes(password)
+        let users: [[String: Any]] = [
+            ["user_id": "auth0|5f7c8ec7c33c6c004bbafe82", "email": "pat@example.com", "email_verified": true, "name": "Pat", "password_hash": hashes["bcrypt"] as Any],
+            ["user_id": "auth0|61a", "email": "sam@example.com", "custom_password_hash": ["algorithm": "pbkdf2", "hash": ["value": hashes["pbkdf2-sha256"] as Any, "encoding": "utf8"]]],
+            ["user_id": "auth0|62b", "email": "md5@example.com", "custom_password_hash": ["algorithm": "md5", "hash": ["value": "5f4dcc3b5aa765d61d8327deb882cf99", "encoding": "hex"]]],
+            ["user_id": "auth0|63c", "email": "not an email"],
+        ]
+        let file = directory.path("users.ndjson")
+        try Self.write(users, to: file, ndjson: true)
+        let run = try await importFile("auth0", file, in: directory)
+        #expect(run.status == 0 && run.output.contains("created 3, unchanged 0, failed 1"), "\(run.output)")
+        #expect(run.output.contains("(md5) is in a form this server does not verify"), "\(run.output)")
+
+        let server = try await RouterServer.start(yaml: Self.configuration, in: directory)
+        defer { server.stop() }
+        let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo", transport: server.transport)
+        for email in ["pat@example.com", "sam@example.com"] {
+            _ = try await client.signIn(username: email, password: password, scope: "openid", audience: nil)
+        }
+        await #expect(throws: (any Error).self, "md5 was not imported") {
+            _ = try await client.signIn(username: "md5@example.com", password: "password", scope: "openid", audience: nil)
+        }
+        server.stop()
+
+        // Files that are not what they claim: every record reported, nothing written, and a
+        // non-zero status because nothing could be imported.
+        try Data("[{\"user_id\": \"auth0|1\", \"email\": \"t@example.com\"".utf8).write(to: URL(fileURLWithPath: directory.path("truncated.json")))
+        let truncated = try await importFile("auth0", directory.path("truncated.json"), in: directory)
+        #expect(truncated.status == 1 && truncated.output.contains("does not parse"), "\(truncated.output)")
+        try Data("name,email\nPat,pat@example.com\n".utf8).write(to: URL(fileURLWithPath: directory.path("users.csv")))
+        let csv = try await importFile("kratos", directory.path("users.csv"), in: directory)
+        #expect(csv.status == 1 && csv.output.contains("is not a JSON object"), "\(csv.output)")
+        let missing = try await importFile("kratos", directory.path("nothing-here.json"), in: directory)
+        #expect(missing.status == 66 && missing.output.contains("cannot read"), "\(missing.output)")
+    }
+}
+
+extension ImportTests {
+    @Test func keycloakUsersKeepTheirPasskeysUnderKeycloaksUserHandle() async throws {
+        let directory = try TemporaryDirectory()
+        try Self.configuration.write(toFile: directory.path("latchkey.yaml"), atomically: true, encoding: .utf8)
+        let password = "an old password from Keycloak"
+        let keycloak = try #require(try await Self.hashes(password)["keycloak-pbkdf2-sha256"] as? [String: Any])
+        let id = "5b3c9f0e-2f7a-4a8e-9d33-2a1c0b7e6f10"
+        // Keycloak's user handle is its user ID's UTF-8 bytes.
+        let (passkey, entry) = try Self.registered(.es256, handle: Array(id.utf8), name: "kim@example.com")
+        let publicKey = Base64URL.encode(Array(Data(base64Encoded: entry["public_key"] as! String)!))
+        func json(_ object: Any) throws -> String { String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self) }
+        let realm: [String: Any] = ["realm": "acme", "users": [[
+            "id": id, "createdTimestamp": 1_709_287_200_000, "username": "kim", "enabled": true, "emailVerified": true, "firstName": "Kim", "lastName": "Lee",
+            "email": "kim@example.com",
+            "credentials": [
+                ["type": "password", "userLabel": "My password", "createdDate": 1_709_287_200_000,
+                 "secretData": try json(["value": keycloak["value"] as Any, "salt": keycloak["salt"] as Any, "additionalParameters": [:] as [String: Any]]),
+                 "credentialData": try json(["hashIterations": keycloak["iterations"] as Any, "algorithm": "pbkdf2-sha256", "additionalParameters": [:] as [String: Any]])],
+                ["type": "webauthn-passwordless", "userLabel": "Pixel passkey", "createdDate": 1_709_373_600_000, "secretData": "{}",
+                 "credentialData": try json([
+                    "aaguid": "ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4", "credentialId": entry["id"] as Any, "counter": 3, "credentialPublicKey": publicKey,
+                    "attestationStatementFormat": "none", "transports": ["internal", "hybrid"],
+                 ])],
+            ],
+        ]]]
+        try JSONSerialization.data(withJSONObject: realm).write(to: URL(fileURLWithPath: directory.path("acme-realm.json")))
+        let run = try await importFile("keycloak", directory.path("acme-realm.json"), in: directory)
+        #expect(run.status == 0 && run.output.contains("created 1, unchanged 0, failed 0"), "\(run.output)")
+
+        let server = try await RouterServer.start(yaml: Self.configuration, in: directory)
+        defer { server.stop() }
+        // The counter came along: an authenticator that went back to 0 is the clone signal.
+        var clone = passkey
+        clone.signCount = 0
+        var thief = PasskeyUser(server, credentials: [clone])
+        await #expect(throws: (any Error).self, "a counter below the imported one") { _ = try await thief.signIn() }
+        var kim = PasskeyUser(server, credentials: [passkey])
+        let tokens = try await kim.signIn()
+        #expect(claims(of: tokens.idToken ?? "")["sub"] as? String == UserID(uuid: id)?.rawValue)
+        let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo", transport: server.transport)
+        _ = try await client.signIn(username: "kim@example.com", password: password, scope: "openid", audience: nil)
+        #expect(try await storedHash("kim@example.com", in: directory).hasPrefix("$scrypt$"))
+    }
+}
