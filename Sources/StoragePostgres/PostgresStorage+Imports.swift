@@ -28,6 +28,7 @@ extension PostgresStorage {
                 _ = try await db.rows(
                     "INSERT INTO passwords (user_id, hash, created_at) VALUES (\(user.id.rawValue), \(hash), \(account.importedAt.seconds))", logger: self.logger)
             }
+            if let event = account.event { try await self.record([event], db) }
             return .created
         }
     }

@@ -18,6 +18,7 @@ extension SQLiteStorage {
                 "INSERT INTO imported_accounts (source, source_id, user_id, imported_at) VALUES (?, ?, ?, ?)",
                 [account.source, account.sourceID, user.id.rawValue, account.importedAt.databaseSeconds]
             )
+            if let event = account.event { try Self.record(event, db) }
             return .created
         }
     }

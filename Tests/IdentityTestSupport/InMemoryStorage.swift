@@ -70,6 +70,7 @@ public final class InMemoryStorage: IdentityStorage {
             staged.users[user.id] = user
             if let hash = account.passwordHash { staged.passwords[user.id] = PasswordRecord(userID: user.id, hash: hash, createdAt: account.importedAt) }
             staged.importedAccounts[key] = user.id
+            if let event = account.event { staged.events.append(event) }
             state = staged
             return .created
         }

@@ -9,7 +9,8 @@ extension StorageContract {
         return ImportedAccount(
             source: "kratos", sourceID: source, user: user,
             credentials: (0..<passkeys).map { StorageFixtures.credential("\(label)-\($0)", userID: user.id) }, passwordHash: hash,
-            importedAt: StorageFixtures.time(50)
+            importedAt: StorageFixtures.time(50),
+            event: AuditEvent(time: StorageFixtures.time(50), kind: .userCreated, userID: user.id, detail: "imported from kratos (\(source))", actor: "cli", origin: nil)
         )
     }
 
@@ -23,12 +24,14 @@ extension StorageContract {
         #expect(try await storage.credentials(userID: ada.user.id).map(\.credentialID) == ada.credentials.map(\.credentialID))
         #expect(try await storage.password(userID: ada.user.id)?.hash == ada.passwordHash)
         #expect(try await storage.importedAccount(source: "kratos", sourceID: ada.sourceID) == ada.user.id)
+        #expect(try await storage.events(userID: ada.user.id, limit: 10).map(\.detail) == ["imported from kratos (\(ada.sourceID))"], "its event, in the same write")
         #expect(try await storage.importedAccount(source: "auth0", sourceID: ada.sourceID) == nil, "source IDs are per source")
 
         // The same record again, even with other contents, changes nothing.
         let again = importedAccount("ada-again", source: ada.sourceID, passkeys: 1, hash: nil)
         #expect(try await storage.importAccount(again) == .importedBefore(ada.user.id))
         #expect(try await storage.user(id: again.user.id) == nil)
+        #expect(try await storage.events(userID: ada.user.id, limit: 10).count == 1, "no second event")
         #expect(try await storage.credentials(userID: ada.user.id).count == 2)
 
         // Without a password, with no passkey: still an account.

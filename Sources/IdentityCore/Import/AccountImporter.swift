@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import WebAuthn
 
 /// Brings accounts from other identity servers: checks each record a source file held,
@@ -7,7 +7,7 @@ public import WebAuthn
 /// record imported before changes nothing, so a file can be imported again.
 public struct AccountImporter: Sendable {
     /// What it reads and writes.
-    public typealias Storage = AccountImportStore & UserStore & CredentialStore & AuditLog
+    public typealias Storage = AccountImportStore & UserStore & CredentialStore
 
     private let storage: any Storage
     private let relyingPartyID: String
@@ -27,8 +27,11 @@ public struct AccountImporter: Sendable {
 
     /// Imports `records` from `system` in order, telling `progress` after each one.
     /// - Parameter dryRun: Checks every record and says what would happen, writing nothing.
+    /// - Parameter actor: Who the audit events name (``AuditEvent/commandLineActor``, or an
+    ///   admin API key's).
     public func run(
-        _ records: [Result<ImportRecord, UnreadableRecord>], from system: String, dryRun: Bool, progress: (_ done: Int, _ report: ImportReport) -> Void = { _, _ in }
+        _ records: [Result<ImportRecord, UnreadableRecord>], from system: String, dryRun: Bool, actor: String = AuditEvent.commandLineActor,
+        progress: (_ done: Int, _ report: ImportReport) -> Void = { _, _ in }
     ) async -> ImportReport {
         var report = ImportReport()
         // Identifiers and passkeys claimed by earlier records of this file: in a dry run
@@ -40,25 +43,27 @@ public struct AccountImporter: Sendable {
             case .failure(let unreadable):
                 report.append(.init(position: position, sourceID: unreadable.sourceID, userID: nil, outcome: .failed, notes: [unreadable.reason]))
             case .success(let record):
-                report.append(await importRecord(record, position: position, from: system, dryRun: dryRun, claimed: &claimed))
+                report.append(await importRecord(record, position: position, from: system, dryRun: dryRun, actor: actor, claimed: &claimed))
             }
             progress(position, report)
         }
         return report
     }
 
-    private func importRecord(_ record: ImportRecord, position: Int, from system: String, dryRun: Bool, claimed: inout Set<String>) async -> ImportReport.Entry {
+    private func importRecord(
+        _ record: ImportRecord, position: Int, from system: String, dryRun: Bool, actor: String, claimed: inout Set<String>
+    ) async -> ImportReport.Entry {
         func failed(_ reason: String, notes: [String] = []) -> ImportReport.Entry {
             .init(position: position, sourceID: record.sourceID, userID: nil, outcome: .failed, notes: [reason] + notes)
         }
         do {
             if let before = try await storage.importedAccount(source: system, sourceID: record.sourceID) {
-                return .init(position: position, sourceID: record.sourceID, userID: before, outcome: .unchanged, notes: [])
+                return .init(position: position, sourceID: record.sourceID, userID: before, outcome: .skipped, notes: ["imported before as \(before)"])
             }
             var notes = record.notes
             let account: ImportedAccount
             do {
-                account = try self.account(record, source: system, notes: &notes)
+                account = try self.account(record, source: system, actor: actor, notes: &notes)
             } catch let error as IdentityError {
                 return failed(error.message, notes: notes)
             }
@@ -73,12 +78,8 @@ public struct AccountImporter: Sendable {
             }
             switch try await storage.importAccount(account) {
             case .importedBefore(let before):
-                return .init(position: position, sourceID: record.sourceID, userID: before, outcome: .unchanged, notes: [])
+                return .init(position: position, sourceID: record.sourceID, userID: before, outcome: .skipped, notes: ["imported before as \(before)"])
             case .created:
-                try await storage.record(AuditEvent(
-                    time: account.importedAt, kind: .userCreated, userID: account.user.id, detail: "imported from \(system) (\(record.sourceID))",
-                    actor: AuditEvent.commandLineActor, origin: nil
-                ))
                 return .init(position: position, sourceID: record.sourceID, userID: account.user.id, outcome: .created, notes: notes)
             }
         } catch let conflict as StoreConflict {
@@ -90,7 +91,7 @@ public struct AccountImporter: Sendable {
 
     /// The account `record` becomes, with its notes; an `IdentityError` for a record that
     /// cannot become one.
-    private func account(_ record: ImportRecord, source: String, notes: inout [String]) throws -> ImportedAccount {
+    private func account(_ record: ImportRecord, source: String, actor: String, notes: inout [String]) throws -> ImportedAccount {
         guard !record.sourceID.isEmpty, record.sourceID.count <= 255 else { throw IdentityError(.invalidRequest, "the record has no usable source ID") }
         let profile = try ProfileValidation.validate(record.profile, allowed: Set(ProfileValidation.IdentifierKind.allCases))
         guard !profile.identifiers.isEmpty || !record.passkeys.isEmpty else {
@@ -133,7 +134,12 @@ public struct AccountImporter: Sendable {
             ))
         }
         if Set(credentials.map(\.credentialID)).count != credentials.count { throw IdentityError(.invalidRequest, "the record lists one passkey twice") }
-        return ImportedAccount(source: source, sourceID: record.sourceID, user: user, credentials: credentials, passwordHash: record.passwordHash, importedAt: now)
+        let event = AuditEvent(
+            time: now, kind: .userCreated, userID: userID, detail: "imported from \(source) (\(record.sourceID))", actor: actor, origin: nil
+        )
+        return ImportedAccount(
+            source: source, sourceID: record.sourceID, user: user, credentials: credentials, passwordHash: record.passwordHash, importedAt: now, event: event
+        )
     }
 
     /// What a dry run can tell without writing: an account that already holds the ID, an

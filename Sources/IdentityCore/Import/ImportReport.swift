@@ -5,7 +5,7 @@ public struct ImportReport: Sendable, Hashable {
         /// The account was created (in a dry run: it would be).
         case created
         /// Its source ID was imported before; nothing changed.
-        case unchanged
+        case skipped
         /// It could not be imported: the reason says why; nothing of it was written.
         case failed
     }
@@ -40,7 +40,7 @@ public struct ImportReport: Sendable, Hashable {
     /// How many records had `outcome`.
     public func count(_ outcome: Outcome) -> Int { entries.lazy.filter { $0.outcome == outcome }.count }
 
-    /// `created 3, unchanged 1, failed 0`.
+    /// `created 3, skipped 1, failed 0`.
     public var summary: String {
         Outcome.allCases.map { "\($0.rawValue) \(count($0))" }.joined(separator: ", ")
     }

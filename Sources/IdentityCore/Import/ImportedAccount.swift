@@ -17,8 +17,13 @@ public struct ImportedAccount: Sendable, Hashable {
     public let passwordHash: String?
     /// When it was imported.
     public let importedAt: Date
+    /// The audit event that says so, written with the account.
+    public let event: AuditEvent?
 
-    public init(source: String, sourceID: String, user: User, credentials: [PasskeyCredential], passwordHash: String?, importedAt: Date) {
+    public init(
+        source: String, sourceID: String, user: User, credentials: [PasskeyCredential], passwordHash: String?, importedAt: Date, event: AuditEvent? = nil
+    ) {
+        self.event = event
         self.source = source
         self.sourceID = sourceID
         self.user = user
@@ -38,8 +43,8 @@ public enum AccountImportWrite: Sendable, Hashable {
 
 /// Accounts imported from other identity servers.
 public protocol AccountImportStore: Sendable {
-    /// Writes `account` in one transaction: the user, its passkeys, its password and the
-    /// source it came from. A source ID imported before writes nothing.
+    /// Writes `account` in one transaction: the user, its passkeys, its password, the
+    /// source it came from and its audit event. A source ID imported before writes nothing.
     /// - Throws: ``StoreConflict`` `.identifier` when the user ID, an identifier or the user
     ///   handle is another account's, `.credentialID` when a passkey's ID is registered;
     ///   nothing is written then.

@@ -129,7 +129,7 @@ struct ImportTests {
         // A dry run checks everything and writes nothing.
         let dry = try await importFile("kratos", file, in: directory, ["--dry-run", "--report", directory.path("dry.ndjson")])
         #expect(dry.status == 0, "\(dry.output)")
-        #expect(dry.output.contains("dry run, nothing written: created 6, unchanged 0, failed 3"), "\(dry.output)")
+        #expect(dry.output.contains("dry run, nothing written: created 6, skipped 0, failed 3"), "\(dry.output)")
         #expect(dry.output.contains("not a COSE key"), "\(dry.output)")
         #expect(dry.output.contains("appears in an earlier record"), "the second ada@example.com: \(dry.output)")
         #expect(dry.output.contains("does not verify: imported without a password"), "argon2: \(dry.output)")
@@ -138,12 +138,12 @@ struct ImportTests {
 
         let real = try await importFile("kratos", file, in: directory, ["--report", directory.path("report.ndjson")])
         #expect(real.status == 0, "\(real.output)")
-        #expect(real.output.contains("created 6, unchanged 0, failed 3"), "a dry run wrote nothing: \(real.output)")
+        #expect(real.output.contains("created 6, skipped 0, failed 3"), "a dry run wrote nothing: \(real.output)")
         let report = try String(contentsOfFile: directory.path("report.ndjson"), encoding: .utf8).split(separator: "\n")
             .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(report.first?["source_id"] as? String == adaID && report.first?["outcome"] as? String == "created")
         let again = try await importFile("kratos", file, in: directory)
-        #expect(again.output.contains("created 0, unchanged 6, failed 3"), "a second import changes nothing: \(again.output)")
+        #expect(again.output.contains("created 0, skipped 6, failed 3"), "a second import changes nothing: \(again.output)")
 
         let server = try await RouterServer.start(yaml: Self.configuration, in: directory)
         defer { server.stop() }
@@ -186,7 +186,7 @@ struct ImportTests {
         let file = directory.path("users.ndjson")
         try Self.write(users, to: file, ndjson: true)
         let run = try await importFile("auth0", file, in: directory)
-        #expect(run.status == 0 && run.output.contains("created 3, unchanged 0, failed 1"), "\(run.output)")
+        #expect(run.status == 0 && run.output.contains("created 3, skipped 0, failed 1"), "\(run.output)")
         #expect(run.output.contains("(md5) is in a form this server does not verify"), "\(run.output)")
 
         let server = try await RouterServer.start(yaml: Self.configuration, in: directory)
@@ -240,7 +240,7 @@ extension ImportTests {
         ]]]
         try JSONSerialization.data(withJSONObject: realm).write(to: URL(fileURLWithPath: directory.path("acme-realm.json")))
         let run = try await importFile("keycloak", directory.path("acme-realm.json"), in: directory)
-        #expect(run.status == 0 && run.output.contains("created 1, unchanged 0, failed 0"), "\(run.output)")
+        #expect(run.status == 0 && run.output.contains("created 1, skipped 0, failed 0"), "\(run.output)")
 
         let server = try await RouterServer.start(yaml: Self.configuration, in: directory)
         defer { server.stop() }

@@ -37,13 +37,15 @@ enum ExportFile {
         objects(data).enumerated().map { index, object in object.flatMap { read($0, index + 1) } }
     }
 
-    /// A timestamp in RFC 3339, with or without fractional seconds.
+    /// A timestamp in RFC 3339, with or without fractional seconds. Format styles are
+    /// values made once: a formatter made per record cost most of a large import's time.
     static func date(_ value: Any?) -> Date? {
         guard let text = value as? String else { return nil }
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return fractional.date(from: text) ?? ISO8601DateFormatter().date(from: text)
+        return (try? fractionalSeconds.parse(text)) ?? (try? wholeSeconds.parse(text))
     }
+
+    private static let fractionalSeconds = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    private static let wholeSeconds = Date.ISO8601FormatStyle()
 
     /// Bytes a JSON string holds in base64 (either alphabet, padded or not).
     static func bytes(_ value: Any?) -> [UInt8]? {
