@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import IdentityCore
 import LatchkeyWire
 import OpenAPIRuntime
@@ -71,6 +72,44 @@ struct AdminAPIHandler: APIProtocol {
         let key = try AdminCaller.require(.users, writes: true)
         let user = try await admin.setUserDisabled(id: UserID(rawValue: input.path.id), disabled: false, by: key.actor, origin: AdminCaller.origin)
         return .ok(.init(body: .json(Self.user(user))))
+    }
+
+    // MARK: - Imports
+
+    /// The largest file the API imports in one call: 64 MiB, some 60,000 Kratos identities;
+    /// larger exports go in parts, or through `latchkey import`.
+    static let maximumImportBytes = 64 << 20
+
+    func importAccounts(_ input: Operations.ImportAccounts.Input) async throws -> Operations.ImportAccounts.Output {
+        let key = try AdminCaller.require(.users, writes: true)
+        let body: HTTPBody
+        switch input.body {
+        case .applicationXNdjson(let stream): body = stream
+        case .binary(let stream): body = stream
+        }
+        let data: Data
+        do {
+            data = try await Data(collecting: body, upTo: Self.maximumImportBytes)
+        } catch {
+            throw AdminAPIProblem(status: .contentTooLarge, code: "body_too_large", detail: "an import is at most \(Self.maximumImportBytes >> 20) MiB; send the file in parts")
+        }
+        let format = input.query.format
+        let records: [Result<ImportRecord, UnreadableRecord>] = switch format {
+        case .kratos: KratosIdentityFile.records(data)
+        case .keycloak: KeycloakRealmFile.records(data)
+        case .auth0: Auth0UserFile.records(data)
+        }
+        let dryRun = input.query.dryRun ?? false
+        let report = await services.importer.run(records, from: format.rawValue, dryRun: dryRun, actor: key.actor)
+        return .ok(.init(body: .json(.init(
+            dryRun: dryRun, created: report.count(.created), merged: 0, skipped: report.count(.skipped), failed: report.count(.failed),
+            records: report.entries.map { entry in
+                .init(
+                    position: entry.position, sourceId: entry.sourceID, userId: entry.userID?.rawValue, outcome: .init(rawValue: entry.outcome.rawValue)!,
+                    reason: entry.notes.isEmpty ? nil : entry.notes.joined(separator: "; ")
+                )
+            }
+        ))))
     }
 
     // MARK: - Credentials

@@ -24,12 +24,15 @@ public struct AdminAPIServices: Sendable {
     public let recovery: AccountRecoveryService
     /// The server's public URL, which enrollment links open.
     public let publicURL: String
+    /// Imports accounts from other identity servers.
+    public let importer: AccountImporter
 
     /// Drops a trailing slash from `publicURL`.
     public init(
-        admin: AdminService, recovery: AccountRecoveryService, publicURL: String, clients: ClientRegistry, authenticatorNames: AuthenticatorNames,
-        isPublic: Bool, webhookEndpoints: [WebhookEndpoint] = [], metadata: (source: String, metadata: AttestationMetadata)? = nil
+        admin: AdminService, recovery: AccountRecoveryService, importer: AccountImporter, publicURL: String, clients: ClientRegistry,
+        authenticatorNames: AuthenticatorNames, isPublic: Bool, webhookEndpoints: [WebhookEndpoint] = [], metadata: (source: String, metadata: AttestationMetadata)? = nil
     ) {
+        self.importer = importer
         self.recovery = recovery
         self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
         self.metadata = metadata

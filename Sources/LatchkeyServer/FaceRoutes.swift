@@ -46,6 +46,7 @@ extension Router where Context == FaceRequestContext {
         if configuration.faces.idaas.enabled { addIDaaSFace(services, configuration: configuration) }
         let admin = AdminAPIServices(
             admin: AdminService(storage: services.storage, clock: services.clock, random: services.random), recovery: services.recovery,
+            importer: LatchkeyApplication.importer(configuration, storage: services.storage, clock: services.clock, random: services.random),
             publicURL: configuration.server.publicURL, clients: services.clients, authenticatorNames: services.names,
             isPublic: configuration.admin.isPublic, webhookEndpoints: configuration.webhooks.endpoints,
             metadata: services.metadata.map { ($0.settings.source, $0.metadata) }

@@ -300,9 +300,14 @@ extension LatchkeyApplication {
 
     /// The importer for the configured database and relying party (`latchkey import`).
     public static func importer(_ configuration: LatchkeyConfiguration) async throws -> AccountImporter {
+        importer(configuration, storage: try await openStorage(configuration), clock: SystemClock(), random: SystemRandom())
+    }
+
+    /// The importer for `storage` and the configured relying party (also the Admin API's).
+    static func importer(_ configuration: LatchkeyConfiguration, storage: any ServerStorage, clock: any WallClock, random: any RandomSource) -> AccountImporter {
         AccountImporter(
-            storage: try await openStorage(configuration), relyingPartyID: configuration.relyingParty.id,
-            keyPolicy: KeyPolicy(allowsLegacyRS1ForTPM: configuration.passkeys.allowsLegacyRS1), clock: SystemClock(), random: SystemRandom()
+            storage: storage, relyingPartyID: configuration.relyingParty.id,
+            keyPolicy: KeyPolicy(allowsLegacyRS1ForTPM: configuration.passkeys.allowsLegacyRS1), clock: clock, random: random
         )
     }
 

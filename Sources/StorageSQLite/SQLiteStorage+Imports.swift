@@ -6,8 +6,8 @@ extension SQLiteStorage {
     /// nothing.
     public func importAccount(_ account: ImportedAccount) async throws -> AccountImportWrite {
         try account.requireStorable()
-        let user = account.user
         return try database.write { db in
+            let user = account.user
             if let before = try Self.importedAccount(account.source, account.sourceID, db) { return .importedBefore(before) }
             try Self.insertUserReportingConflicts(user, db)
             for credential in account.credentials { try Self.insertCredential(credential, db) }

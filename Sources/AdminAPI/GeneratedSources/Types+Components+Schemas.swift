@@ -226,6 +226,118 @@ extension Components {
                 ])
             }
         }
+        /// - Remark: Generated from `#/components/schemas/ImportReport`.
+        internal struct ImportReport: Codable, Hashable, Sendable {
+            /// Nothing was written; the outcomes say what would happen.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportReport/dry_run`.
+            internal var dryRun: Swift.Bool
+            /// Accounts created with their passkeys and password.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportReport/created`.
+            internal var created: Swift.Int
+            /// Records joined to an account that existed; always 0
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportReport/merged`.
+            internal var merged: Swift.Int
+            /// Records imported before; nothing changed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportReport/skipped`.
+            internal var skipped: Swift.Int
+            /// Records that could not be imported; nothing of them was written.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportReport/failed`.
+            internal var failed: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ImportReport/records`.
+            internal var records: [Components.Schemas.ImportRecordOutcome]
+            /// Creates a new `ImportReport`.
+            ///
+            /// - Parameters:
+            ///   - dryRun: Nothing was written; the outcomes say what would happen.
+            ///   - created: Accounts created with their passkeys and password.
+            ///   - merged: Records joined to an account that existed; always 0
+            ///   - skipped: Records imported before; nothing changed.
+            ///   - failed: Records that could not be imported; nothing of them was written.
+            ///   - records:
+            internal init(
+                dryRun: Swift.Bool,
+                created: Swift.Int,
+                merged: Swift.Int,
+                skipped: Swift.Int,
+                failed: Swift.Int,
+                records: [Components.Schemas.ImportRecordOutcome]
+            ) {
+                self.dryRun = dryRun
+                self.created = created
+                self.merged = merged
+                self.skipped = skipped
+                self.failed = failed
+                self.records = records
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case dryRun = "dry_run"
+                case created
+                case merged
+                case skipped
+                case failed
+                case records
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ImportRecordOutcome`.
+        internal struct ImportRecordOutcome: Codable, Hashable, Sendable {
+            /// The record's position in the file
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportRecordOutcome/position`.
+            internal var position: Swift.Int
+            /// Its ID in the source.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportRecordOutcome/source_id`.
+            internal var sourceId: Swift.String?
+            /// The account it is (or would be) here.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportRecordOutcome/user_id`.
+            internal var userId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ImportRecordOutcome/outcome`.
+            internal enum OutcomePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case created = "created"
+                case skipped = "skipped"
+                case failed = "failed"
+            }
+            /// - Remark: Generated from `#/components/schemas/ImportRecordOutcome/outcome`.
+            internal var outcome: Components.Schemas.ImportRecordOutcome.OutcomePayload
+            /// Why it failed
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportRecordOutcome/reason`.
+            internal var reason: Swift.String?
+            /// Creates a new `ImportRecordOutcome`.
+            ///
+            /// - Parameters:
+            ///   - position: The record's position in the file
+            ///   - sourceId: Its ID in the source.
+            ///   - userId: The account it is (or would be) here.
+            ///   - outcome:
+            ///   - reason: Why it failed
+            internal init(
+                position: Swift.Int,
+                sourceId: Swift.String? = nil,
+                userId: Swift.String? = nil,
+                outcome: Components.Schemas.ImportRecordOutcome.OutcomePayload,
+                reason: Swift.String? = nil
+            ) {
+                self.position = position
+                self.sourceId = sourceId
+                self.userId = userId
+                self.outcome = outcome
+                self.reason = reason
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case position
+                case sourceId = "source_id"
+                case userId = "user_id"
+                case outcome
+                case reason
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/UserUpdate`.
         internal struct UserUpdate: Codable, Hashable, Sendable {
             /// The display name; an empty string removes it; null leaves it.

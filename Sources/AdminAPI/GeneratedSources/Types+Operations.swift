@@ -2336,6 +2336,189 @@ internal enum Operations {
             }
         }
     }
+    /// Import accounts with their passkeys and password hashes from another identity server (scope users:write)
+    ///
+    /// The body is the export file as `latchkey import` reads it: Kratos identities, a Keycloak
+    /// realm export or Auth0 users, as one JSON array or one object per line. Each record is
+    /// written whole or not at all; a record imported before is skipped, so a file can be sent
+    /// again. With `dry_run=true` every record is checked and nothing is written.
+    ///
+    ///
+    /// - Remark: HTTP `POST /imports`.
+    /// - Remark: Generated from `#/paths//imports/post(importAccounts)`.
+    internal enum ImportAccounts {
+        internal static let id: Swift.String = "importAccounts"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/imports/POST/query`.
+            internal struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/imports/POST/query/format`.
+                internal enum FormatPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case kratos = "kratos"
+                    case keycloak = "keycloak"
+                    case auth0 = "auth0"
+                }
+                /// - Remark: Generated from `#/paths/imports/POST/query/format`.
+                internal var format: Operations.ImportAccounts.Input.Query.FormatPayload
+                /// - Remark: Generated from `#/paths/imports/POST/query/dry_run`.
+                internal var dryRun: Swift.Bool?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - format:
+                ///   - dryRun:
+                internal init(
+                    format: Operations.ImportAccounts.Input.Query.FormatPayload,
+                    dryRun: Swift.Bool? = nil
+                ) {
+                    self.format = format
+                    self.dryRun = dryRun
+                }
+            }
+            internal var query: Operations.ImportAccounts.Input.Query
+            /// - Remark: Generated from `#/paths/imports/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ImportAccounts.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ImportAccounts.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ImportAccounts.Input.Headers
+            /// - Remark: Generated from `#/paths/imports/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/imports/POST/requestBody/content/application\/x-ndjson`.
+                case applicationXNdjson(OpenAPIRuntime.HTTPBody)
+                /// - Remark: Generated from `#/paths/imports/POST/requestBody/content/application\/octet-stream`.
+                case binary(OpenAPIRuntime.HTTPBody)
+            }
+            internal var body: Operations.ImportAccounts.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                query: Operations.ImportAccounts.Input.Query,
+                headers: Operations.ImportAccounts.Input.Headers = .init(),
+                body: Operations.ImportAccounts.Input.Body
+            ) {
+                self.query = query
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/imports/POST/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/imports/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.ImportReport)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.ImportReport {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.ImportAccounts.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.ImportAccounts.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// What happened to each record.
+            ///
+            /// - Remark: Generated from `#/paths//imports/post(importAccounts)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ImportAccounts.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.ImportAccounts.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//imports/post(importAccounts)/responses/default`.
+            ///
+            /// HTTP response code: `default`.
+            case `default`(statusCode: Swift.Int, Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.`default``.
+            ///
+            /// - Throws: An error if `self` is not `.`default``.
+            /// - SeeAlso: `.`default``.
+            internal var `default`: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .`default`(_, response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "default",
+                            response: self
+                        )
+                    }
+                }
+            }
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
     /// The audit trail, newest first (scope events:read)
     ///
     /// - Remark: HTTP `GET /events`.

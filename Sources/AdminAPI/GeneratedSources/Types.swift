@@ -91,6 +91,17 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /users/{id}/sessions/{session_id}`.
     /// - Remark: Generated from `#/paths//users/{id}/sessions/{session_id}/delete(revokeUserSession)`.
     func revokeUserSession(_ input: Operations.RevokeUserSession.Input) async throws -> Operations.RevokeUserSession.Output
+    /// Import accounts with their passkeys and password hashes from another identity server (scope users:write)
+    ///
+    /// The body is the export file as `latchkey import` reads it: Kratos identities, a Keycloak
+    /// realm export or Auth0 users, as one JSON array or one object per line. Each record is
+    /// written whole or not at all; a record imported before is skipped, so a file can be sent
+    /// again. With `dry_run=true` every record is checked and nothing is written.
+    ///
+    ///
+    /// - Remark: HTTP `POST /imports`.
+    /// - Remark: Generated from `#/paths//imports/post(importAccounts)`.
+    func importAccounts(_ input: Operations.ImportAccounts.Input) async throws -> Operations.ImportAccounts.Output
     /// The audit trail, newest first (scope events:read)
     ///
     /// - Remark: HTTP `GET /events`.
@@ -345,6 +356,27 @@ extension APIProtocol {
         try await revokeUserSession(Operations.RevokeUserSession.Input(
             path: path,
             headers: headers
+        ))
+    }
+    /// Import accounts with their passkeys and password hashes from another identity server (scope users:write)
+    ///
+    /// The body is the export file as `latchkey import` reads it: Kratos identities, a Keycloak
+    /// realm export or Auth0 users, as one JSON array or one object per line. Each record is
+    /// written whole or not at all; a record imported before is skipped, so a file can be sent
+    /// again. With `dry_run=true` every record is checked and nothing is written.
+    ///
+    ///
+    /// - Remark: HTTP `POST /imports`.
+    /// - Remark: Generated from `#/paths//imports/post(importAccounts)`.
+    internal func importAccounts(
+        query: Operations.ImportAccounts.Input.Query,
+        headers: Operations.ImportAccounts.Input.Headers = .init(),
+        body: Operations.ImportAccounts.Input.Body
+    ) async throws -> Operations.ImportAccounts.Output {
+        try await importAccounts(Operations.ImportAccounts.Input(
+            query: query,
+            headers: headers,
+            body: body
         ))
     }
     /// The audit trail, newest first (scope events:read)

@@ -35,7 +35,18 @@ struct AdminAPITests {
         ("POST", "/webhooks/deliveries/msg_1_ep_x/resend", "webhooks:write", nil),
         ("GET", "/metadata", "clients:read", nil),
         ("GET", "/clients", "clients:read", nil),
+        ("POST", "/imports?format=kratos&dry_run=true", "users:write", nil),
     ]
+
+    /// An operation's request with `key`: JSON bodies as the list gives them, and an import
+    /// file (one Kratos identity per line) for `/imports`.
+    static func call(_ admin: AdminAPIFixture, _ method: String, _ path: String, key: String?, json: [String: String]?, headers: [String: String] = [:]) async throws -> RawHTTP.Reply {
+        guard path.hasPrefix("/imports") else { return try await admin.call(method, path, key: key, json: json, headers: headers) }
+        var headers = headers
+        if let key { headers["Authorization"] = "Bearer " + key }
+        let line = #"{"id": "9b3a1c2e-5d4f-4e6a-8b7c-0d1e2f3a4b5c", "traits": {"email": "imported@example.com"}}"#
+        return try await admin.http.send(method, "/admin/v1" + path, body: Data(line.utf8), contentType: "application/x-ndjson", headers: headers)
+    }
 
     @Test func everyOperationRefusesAMissingRevokedOrNarrowKeyAndWritesNothing() async throws {
         let admin = try await AdminAPIFixture.start()
@@ -57,18 +68,18 @@ struct AdminAPITests {
             let path = operation.path.replacingOccurrences(of: "{id}", with: userID).replacingOccurrences(of: "{credential}", with: credentialID)
                 .replacingOccurrences(of: "{session}", with: sessionID)
             let label = "\(operation.method) \(operation.path)"
-            let missing = try await admin.call(operation.method, path, key: nil, json: operation.body)
+            let missing = try await Self.call(admin, operation.method, path, key: nil, json: operation.body)
             expectProblem(missing, 401, "missing_key")
             #expect(missing.header("WWW-Authenticate")?.hasPrefix("Bearer") == true, "\(label)")
-            expectProblem(try await admin.call(operation.method, path, key: revoked.key, json: operation.body), 401, "invalid_key")
-            expectProblem(try await admin.call(operation.method, path, key: "lk_admin_" + String(repeating: "A", count: 43), json: operation.body), 401, "invalid_key")
-            expectProblem(try await admin.call(operation.method, path, key: nil, json: operation.body, headers: ["Authorization": "Basic YTpi"]), 401, "invalid_key")
+            expectProblem(try await Self.call(admin, operation.method, path, key: revoked.key, json: operation.body), 401, "invalid_key")
+            expectProblem(try await Self.call(admin, operation.method, path, key: "lk_admin_" + String(repeating: "A", count: 43), json: operation.body), 401, "invalid_key")
+            expectProblem(try await Self.call(admin, operation.method, path, key: nil, json: operation.body, headers: ["Authorization": "Basic YTpi"]), 401, "invalid_key")
             // A key with every scope but this one's resource (reading it, for a write).
             let resource = String(operation.scope.split(separator: ":")[0])
             let others = ["users:write", "credentials:write", "sessions:write", "events:read", "webhooks:write", "clients:read"].filter { !$0.hasPrefix(resource) }
             let scopes = operation.scope.hasSuffix(":write") ? others + ["\(resource):read"] : others
             let narrow = try await admin.key(scopes.joined(separator: ","), name: "narrow")
-            expectProblem(try await admin.call(operation.method, path, key: narrow.key, json: operation.body), 403, "insufficient_scope")
+            expectProblem(try await Self.call(admin, operation.method, path, key: narrow.key, json: operation.body), 403, "insufficient_scope")
         }
         // Nothing was written: the user, the passkey and the session are as they were.
         let after = try await admin.call("GET", "/users/\(userID)", key: full.key)

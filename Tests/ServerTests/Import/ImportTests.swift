@@ -132,7 +132,8 @@ struct ImportTests {
         #expect(dry.output.contains("dry run, nothing written: created 6, skipped 0, failed 3"), "\(dry.output)")
         #expect(dry.output.contains("not a COSE key"), "\(dry.output)")
         #expect(dry.output.contains("appears in an earlier record"), "the second ada@example.com: \(dry.output)")
-        #expect(dry.output.contains("does not verify: imported without a password"), "argon2: \(dry.output)")
+        #expect(dry.output.contains("(argon2id) is in a form this server does not verify: imported without a password"), "argon2: \(dry.output)")
+        #expect(!dry.output.contains("c2FsdHNhbHQ") && !dry.output.contains(hashes["bcrypt"] as? String ?? "-"), "no hash is printed")
         let dryReport = try String(contentsOfFile: directory.path("dry.ndjson"), encoding: .utf8).split(separator: "\n")
         #expect(dryReport.count == identities.count)
 
@@ -188,6 +189,7 @@ struct ImportTests {
         let run = try await importFile("auth0", file, in: directory)
         #expect(run.status == 0 && run.output.contains("created 3, skipped 0, failed 1"), "\(run.output)")
         #expect(run.output.contains("(md5) is in a form this server does not verify"), "\(run.output)")
+        #expect(!run.output.contains("5f4dcc3b5aa765d61d8327deb882cf99"), "no hash is printed")
 
         let server = try await RouterServer.start(yaml: Self.configuration, in: directory)
         defer { server.stop() }
@@ -255,5 +257,44 @@ extension ImportTests {
         let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo", transport: server.transport)
         _ = try await client.signIn(username: "kim@example.com", password: password, scope: "openid", audience: nil)
         #expect(try await storedHash("kim@example.com", in: directory).hasPrefix("$scrypt$"))
+    }
+}
+
+extension ImportTests {
+    /// The Admin API's `POST /imports`: the same importer behind a key with `users:write`,
+    /// the report as JSON, the key named in the audit trail, and bad calls refused.
+    @Test func theAdminAPIImportsWithTheSameReport() async throws {
+        let admin = try await AdminAPIFixture.start()
+        defer { admin.stop() }
+        let key = try await admin.key("users:write,events:read")
+        let hashes = try await Self.hashes("an old password from Auth0")
+        let line = String(decoding: try JSONSerialization.data(withJSONObject: [
+            "user_id": "auth0|70a", "email": "api@example.com", "email_verified": true, "password_hash": hashes["bcrypt"] as Any,
+        ]), as: UTF8.self)
+        let file = Data((line + "\n" + #"{"user_id": "auth0|71b", "email": "not an email"}"# + "\n").utf8)
+        func send(_ query: String, _ body: Data = file, contentType: String = "application/x-ndjson") async throws -> RawHTTP.Reply {
+            try await admin.http.send("POST", "/admin/v1/imports?" + query, body: body, contentType: contentType, headers: ["Authorization": "Bearer " + key.key])
+        }
+        let dry = try await send("format=auth0&dry_run=true")
+        #expect(dry.status == 200 && dry.json["dry_run"] as? Bool == true && dry.json["created"] as? Int == 1 && dry.json["failed"] as? Int == 1, "\(dry.text)")
+        let real = try await send("format=auth0", contentType: "application/octet-stream")
+        #expect(real.status == 200 && real.json["created"] as? Int == 1 && real.json["merged"] as? Int == 0, "\(real.text)")
+        let records = real.json["records"] as? [[String: Any]] ?? []
+        #expect(records.map { $0["outcome"] as? String } == ["created", "failed"] && records.first?["source_id"] as? String == "auth0|70a")
+        #expect((records.last?["reason"] as? String)?.isEmpty == false)
+        let again = try await send("format=auth0")
+        #expect(again.json["skipped"] as? Int == 1 && again.json["created"] as? Int == 0, "\(again.text)")
+        let userID = try #require(records.first?["user_id"] as? String)
+        let events = try await admin.call("GET", "/events?user_id=\(userID)", key: key.key).json["events"] as? [[String: Any]] ?? []
+        #expect(events.contains { ($0["actor"] as? [String: Any])?["id"] as? String == key.id }, "the key is the import's actor: \(events)")
+
+        #expect(try await send("format=okta").status == 400)
+        #expect(try await send("dry_run=true").status == 400, "format is required")
+        #expect(try await send("format=auth0", contentType: "application/json").status == 415)
+        let narrow = try await admin.key("users:read")
+        let refused = try await admin.http.send(
+            "POST", "/admin/v1/imports?format=auth0", body: file, contentType: "application/x-ndjson", headers: ["Authorization": "Bearer " + narrow.key]
+        )
+        #expect(refused.status == 403)
     }
 }

@@ -46,7 +46,13 @@ public enum KratosIdentityFile {
             if ImportedPasswordHash.scheme(of: hash) != nil {
                 record.passwordHash = hash
             } else {
-                record.notes.append("its password hash (\(hash.split(separator: "$").first.map(String.init) ?? "unknown form")) is in a form this server does not verify: imported without a password; recovery or an enrollment link brings the person in")
+                // Named by its scheme alone: the hash itself never goes into a report.
+                let scheme = switch hash.first {
+                case "$": String(hash.dropFirst().prefix { $0 != "$" }.prefix(20))
+                case "{": String(hash.dropFirst().prefix { $0 != "}" }.prefix(20))
+                default: "unknown"
+                }
+                record.notes.append("its password hash (\(scheme)) is in a form this server does not verify: imported without a password; recovery or an enrollment link brings the person in")
             }
         }
         // Passkeys first: their user handle is the one discoverable sign-ins carry.
