@@ -12,14 +12,8 @@ import WebAuthn
 /// then used to sign in.
 @Suite("Importing accounts from Kratos and Auth0", .serialized)
 struct ImportTests {
-    static let configuration = """
-        server: { public_url: http://localhost:8080 }
-        relying_party: { id: localhost, name: Latchkey Test, origins: [http://localhost:8080] }
-        clients:
-          - client_id: demo
-            name: Demo app
-            grant_types: [webauthn, refresh_token, password]
-        """
+    /// The password journey's: a client with the password grant.
+    static let configuration = PasswordJourneyTests.configuration
     static let python = PythonTools.setUp("password-hashes.sh", unless: "LATCHKEY_HASHES_PYTHON")
     static let algorithms: [COSEAlgorithmIdentifier] = [.es256, .es384, .es512, .edDSA, .rs256, .ps256, .mldsa65]
 
