@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 import IdentityCore
 import LatchkeyServer
@@ -23,22 +23,8 @@ struct ImportCommand: AsyncParsableCommand {
             """
     )
 
-    /// The identity servers whose exports it reads.
-    enum Source: String, ExpressibleByArgument, CaseIterable {
-        case kratos, keycloak, auth0
-
-        /// The file's records, as the source writes them.
-        func records(_ data: Data) -> [Result<ImportRecord, UnreadableRecord>] {
-            switch self {
-            case .kratos: KratosIdentityFile.records(data)
-            case .keycloak: KeycloakRealmFile.records(data)
-            case .auth0: Auth0UserFile.records(data)
-            }
-        }
-    }
-
     @OptionGroup var server: ServerOptions
-    @Argument(help: "Where the file comes from: kratos, keycloak or auth0.") var source: Source
+    @Argument(help: "Where the file comes from: kratos, keycloak or auth0.") var source: ImportFormat
     @Argument(help: "The export file: one JSON array, or one JSON object per line.") var file: String
     @Flag(help: "Read and check every record and print the report, writing nothing.") var dryRun = false
     @Option(help: "Also write the report to this file, one JSON object per record.") var report: String?
@@ -105,3 +91,6 @@ final class ImportProgress: @unchecked Sendable {
         if shown { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }
+
+// The core names the formats; the command line reads them by those names.
+extension ImportFormat: ExpressibleByArgument {}

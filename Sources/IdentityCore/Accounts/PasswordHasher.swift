@@ -44,13 +44,13 @@ public struct PasswordHasher: Sendable {
         let parts = encoded.split(separator: "$", omittingEmptySubsequences: false)
         guard parts.count == 5, parts[0].isEmpty, parts[1] == "scrypt",
             let parameters = Self.parameters(parts[2]),
-            let salt = Data(base64Encoded: Self.padded(parts[3])), let expected = Data(base64Encoded: Self.padded(parts[4])),
+            let salt = ImportedPasswordHash.base64(parts[3]), let expected = ImportedPasswordHash.base64(parts[4]),
             !salt.isEmpty, expected.count >= 16,
             let derived = try? derive(
                 password, salt: Array(salt), logRounds: parameters.ln, blockSize: parameters.r, parallelism: parameters.p, length: expected.count
             )
         else { return false }
-        return ImportedPasswordHash.constantTimeEqual(derived, Array(expected))
+        return ImportedPasswordHash.constantTimeEqual(derived, expected)
     }
 
     private static func derive(_ password: String, salt: [UInt8], logRounds: Int, blockSize: Int, parallelism: Int, length: Int = 32) throws -> [UInt8] {
@@ -79,13 +79,10 @@ public struct PasswordHasher: Sendable {
         return (ln, r, p)
     }
 
-    private static func base64(_ bytes: [UInt8]) -> String {
+    /// Base64 without padding, as PHC strings write salts and keys.
+    static func base64(_ bytes: [UInt8]) -> String {
         var text = Data(bytes).base64EncodedString()
         while text.hasSuffix("=") { text.removeLast() }
         return text
-    }
-
-    private static func padded(_ text: Substring) -> String {
-        String(text) + String(repeating: "=", count: (4 - text.count % 4) % 4)
     }
 }

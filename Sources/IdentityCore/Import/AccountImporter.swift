@@ -57,6 +57,8 @@ public struct AccountImporter: Sendable {
             .init(position: position, sourceID: record.sourceID, userID: nil, outcome: .failed, notes: [reason] + notes)
         }
         do {
+            // Read first so that a record imported before is skipped even when it would no
+            // longer pass the checks; the store's write makes the same test atomically.
             if let before = try await storage.importedAccount(source: system, sourceID: record.sourceID) {
                 return .init(position: position, sourceID: record.sourceID, userID: before, outcome: .skipped, notes: ["imported before as \(before)"])
             }
@@ -109,8 +111,12 @@ public struct AccountImporter: Sendable {
         var names = Set<String>()
         for (index, passkey) in record.passkeys.enumerated() {
             let label = "passkey \(index + 1) (\(Base64URL.encode(passkey.credentialID)))"
-            guard (16...1023).contains(passkey.credentialID.count) else {
-                throw IdentityError(.invalidRequest, "\(label): a credential ID is 16 to 1,023 bytes, this one \(passkey.credentialID.count)")
+            // The bounds a registration here enforces (WebAuthn L3 §6.1, §7.1 step 26).
+            let lengths = WebAuthnVerifier.minimumRegisteredCredentialIDLength...WebAuthnVerifier.maximumCredentialIDLength
+            guard lengths.contains(passkey.credentialID.count) else {
+                throw IdentityError(
+                    .invalidRequest, "\(label): a credential ID is \(lengths.lowerBound) to \(lengths.upperBound) bytes, this one \(passkey.credentialID.count)"
+                )
             }
             let key: CredentialPublicKey
             do {

@@ -7,7 +7,9 @@ enum ExportFile {
     /// A record as JSON, before a format reads it.
     typealias Object = [String: Any]
 
-    static func objects(_ data: Data) -> [Result<Object, UnreadableRecord>] {
+    /// The file's objects; with `key`, a file that is one object holding its records in an
+    /// array under `key` (a Keycloak realm's `users`) gives that array's.
+    static func objects(_ data: Data, listedUnder key: String? = nil) -> [Result<Object, UnreadableRecord>] {
         guard let first = data.first(where: { !Character(UnicodeScalar($0)).isWhitespace }) else {
             return [.failure(UnreadableRecord(position: 1, sourceID: nil, reason: "the file is empty"))]
         }
@@ -15,10 +17,11 @@ enum ExportFile {
             guard let array = try? JSONSerialization.jsonObject(with: data) as? [Any] else {
                 return [.failure(UnreadableRecord(position: 1, sourceID: nil, reason: "the file starts a JSON array that does not parse (truncated, or not JSON)"))]
             }
-            return array.enumerated().map { index, element in
-                guard let object = element as? Object else { return .failure(UnreadableRecord(position: index + 1, sourceID: nil, reason: "not a JSON object")) }
-                return .success(object)
-            }
+            return elements(array)
+        }
+        // NDJSON starts with "{" too, but fails to parse as one object at its second line.
+        if first == UInt8(ascii: "{"), let key, let object = (try? JSONSerialization.jsonObject(with: data)) as? Object, let array = object[key] as? [Any] {
+            return elements(array)
         }
         let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
             .filter { $0.element.contains(where: { !Character(UnicodeScalar($0)).isWhitespace }) }
@@ -30,11 +33,18 @@ enum ExportFile {
         }
     }
 
+    private static func elements(_ array: [Any]) -> [Result<Object, UnreadableRecord>] {
+        array.enumerated().map { index, element in
+            guard let object = element as? Object else { return .failure(UnreadableRecord(position: index + 1, sourceID: nil, reason: "not a JSON object")) }
+            return .success(object)
+        }
+    }
+
     /// The records of a file whose objects `read` turns into accounts, one per position.
     static func records(
-        _ data: Data, _ read: (Object, _ position: Int) -> Result<ImportRecord, UnreadableRecord>
+        _ data: Data, listedUnder key: String? = nil, _ read: (Object, _ position: Int) -> Result<ImportRecord, UnreadableRecord>
     ) -> [Result<ImportRecord, UnreadableRecord>] {
-        objects(data).enumerated().map { index, object in object.flatMap { read($0, index + 1) } }
+        objects(data, listedUnder: key).enumerated().map { index, object in object.flatMap { read($0, index + 1) } }
     }
 
     /// A timestamp in RFC 3339, with or without fractional seconds. Format styles are

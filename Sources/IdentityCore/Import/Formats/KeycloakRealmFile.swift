@@ -10,13 +10,8 @@ import WebAuthn
 public enum KeycloakRealmFile {
     /// The file's records.
     public static func records(_ data: Data) -> [Result<ImportRecord, UnreadableRecord>] {
-        // A realm file holds its users under `users`; unwrap it into one array.
-        if let realm = (try? JSONSerialization.jsonObject(with: data)) as? ExportFile.Object, let users = realm["users"] as? [Any],
-            let array = try? JSONSerialization.data(withJSONObject: users)
-        {
-            return records(array)
-        }
-        return ExportFile.records(data, record)
+        // A realm file holds its users under `users`.
+        ExportFile.records(data, listedUnder: "users", record)
     }
 
     private static func record(_ user: ExportFile.Object, position: Int) -> Result<ImportRecord, UnreadableRecord> {
@@ -75,7 +70,6 @@ public enum KeycloakRealmFile {
         default: return nil
         }
         guard let rounds = (iterations as? NSNumber)?.intValue, let key = ExportFile.bytes(secret["value"]), let salt = ExportFile.bytes(secret["salt"]) else { return nil }
-        func unpadded(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString().replacingOccurrences(of: "=", with: "") }
-        return "$pbkdf2-\(function)$i=\(rounds),l=\(key.count)$\(unpadded(salt))$\(unpadded(key))"
+        return "$pbkdf2-\(function)$i=\(rounds),l=\(key.count)$\(PasswordHasher.base64(salt))$\(PasswordHasher.base64(key))"
     }
 }

@@ -1,0 +1,16 @@
+public import Foundation
+
+/// The identity servers whose export files Latchkey imports, by the names the command line
+/// and the Admin API take (`latchkey import kratos`, `?format=kratos`).
+public enum ImportFormat: String, Sendable, CaseIterable {
+    case kratos, keycloak, auth0
+
+    /// The file's records, as this server writes them.
+    public func records(_ data: Data) -> [Result<ImportRecord, UnreadableRecord>] {
+        switch self {
+        case .kratos: KratosIdentityFile.records(data)
+        case .keycloak: KeycloakRealmFile.records(data)
+        case .auth0: Auth0UserFile.records(data)
+        }
+    }
+}
