@@ -15,6 +15,18 @@ if [ ! -f /usr/include/sqlite3.h ]; then
     fi
 fi
 
+# Imported Argon2 password hashes verify through libargon2, opened at run time (the
+# runtime package only; nothing links against it).
+if ! ldconfig -p 2>/dev/null | grep -q "libargon2.so.1"; then
+    echo "==> installing libargon2-1"
+    if command -v apt-get >/dev/null; then
+        SUDO=$([ "$(id -u)" -eq 0 ] && echo "" || echo "sudo")
+        $SUDO apt-get update -qq && $SUDO apt-get install -y -qq libargon2-1 >/dev/null || { echo "could not install libargon2-1"; exit 1; }
+    else
+        echo "libargon2 is missing: install it (the Argon2 import tests need it)"; exit 1
+    fi
+fi
+
 # The hosted pages are tested in headless Chromium with virtual authenticators (Debian's
 # package, run directly; no network access is needed by the tests themselves).
 if [ "${LATCHKEY_SKIP_BROWSER_TESTS:-}" != "1" ] && [ -z "${LATCHKEY_CHROMIUM:-}" ] && [ ! -x /usr/lib/chromium/chromium ]; then
@@ -68,8 +80,9 @@ setup_tool LATCHKEY_ORY_SDK_PYTHON ory-sdks.sh "Ory's SDKs (ory-kratos-client, o
 # Webhooks are received by a Python server that verifies them with the standardwebhooks
 # package, an implementation independent of Latchkey's.
 setup_tool LATCHKEY_WEBHOOK_RECEIVER_PYTHON webhook-receiver.sh "the test webhook receiver (standardwebhooks)"
-# Imported password hashes are made by reference implementations: PyPI's bcrypt, hashlib.
-setup_tool LATCHKEY_HASHES_PYTHON password-hashes.sh "the reference password hashers (bcrypt)"
+# Imported password hashes are made by reference implementations: PyPI's bcrypt and
+# argon2-cffi, hashlib.
+setup_tool LATCHKEY_HASHES_PYTHON password-hashes.sh "the reference password hashers (bcrypt, argon2-cffi)"
 
 log=$(mktemp -t latchkey-test.XXXXXX)
 pgdir=""

@@ -6,8 +6,8 @@ import CryptoExtras
 import Foundation
 
 /// Password hashes other identity servers wrote, in the PHC-style forms they export
-/// (Kratos's `hashed_password`, Auth0's `password_hash`, Keycloak's PBKDF2 rewritten in that
-/// form by the importer). An imported account signs in with one until its first sign-in
+/// (Kratos's `hashed_password`, Auth0's `password_hash`, Keycloak's PBKDF2 and Argon2 rewritten in
+/// that form by the importer). An imported account signs in with one until its first sign-in
 /// stores Latchkey's own hash (``PasswordHasher``) in its place.
 public enum ImportedPasswordHash {
     /// The forms this build verifies.
@@ -20,6 +20,9 @@ public enum ImportedPasswordHash {
         /// `$scrypt$ln=…,r=…,p=…`: scrypt, Latchkey's own form with other parameters, or
         /// Kratos's, whose `ln` is N itself.
         case scrypt
+        /// `$argon2id$`, `$argon2i$`, `$argon2d$` with `v=19` or `v=16` and `m=…,t=…,p=…`,
+        /// verified by libargon2 where the machine has it (``Argon2Library``).
+        case argon2
     }
 
     /// The scheme of `encoded`, when this build verifies it, or `nil`.
@@ -27,6 +30,7 @@ public enum ImportedPasswordHash {
         if bcryptSetting(encoded) != nil { return .bcrypt }
         if PBKDF2Hash(encoded) != nil { return .pbkdf2 }
         if encoded.hasPrefix("$scrypt$") { return .scrypt }
+        if Argon2Hash(encoded) != nil { return .argon2 }
         return nil
     }
 
@@ -35,6 +39,7 @@ public enum ImportedPasswordHash {
         switch scheme(of: encoded) {
         case .bcrypt: return verifyBcrypt(password, encoded)
         case .pbkdf2: return PBKDF2Hash(encoded)?.matches(password) ?? false
+        case .argon2: return Argon2Hash(encoded)?.matches(password) ?? false
         case .scrypt, nil: return false
         }
     }
@@ -117,6 +122,79 @@ public enum ImportedPasswordHash {
                 from: Array(password.utf8), salt: salt, using: function, outputByteCount: key.count, unsafeUncheckedRounds: rounds
             ) else { return false }
             return constantTimeEqual(derived.withUnsafeBytes { Array($0) }, key)
+        }
+    }
+
+    // MARK: - Argon2
+
+    /// Whether this machine can verify `encoded`: every form but Argon2 always, Argon2 where
+    /// libargon2 is installed. An importer refuses a record it cannot verify, rather than
+    /// dropping the password, so that the import can run again once the library is there.
+    public static func canVerify(_ encoded: String) -> Bool {
+        scheme(of: encoded) != .argon2 || Argon2Library.isAvailable
+    }
+
+    /// What to install so that Argon2 hashes verify.
+    public static var argon2Requirement: String { Argon2Library.installHint }
+
+    /// `$argon2<variant>$v=<version>$m=<KiB>,t=<passes>,p=<lanes>$<salt>$<hash>` (RFC 9106's
+    /// PHC form, as Kratos, Auth0 and argon2-cffi write it; without `v`, version 1.0).
+    private struct Argon2Hash {
+        let variant: Argon2Library.Variant
+        let version: UInt32
+        let memoryKiB: UInt32
+        let iterations: UInt32
+        let parallelism: UInt32
+        let salt: [UInt8]
+        let key: [UInt8]
+
+        /// Bounds that let every hash a server writes in practice through (Kratos's default is
+        /// 128 MiB) while a hostile file cannot make one attempt take gigabytes or minutes.
+        static let memoryKiB: ClosedRange<UInt32> = 8...(1 << 20)
+        static let iterations: ClosedRange<UInt32> = 1...64
+        static let parallelism: ClosedRange<UInt32> = 1...64
+
+        init?(_ encoded: String) {
+            var parts = encoded.split(separator: "$", omittingEmptySubsequences: false)
+            guard parts.count == 5 || parts.count == 6, parts[0].isEmpty else { return nil }
+            switch parts[1] {
+            case "argon2id": variant = .id
+            case "argon2i": variant = .i
+            case "argon2d": variant = .d
+            default: return nil
+            }
+            if parts.count == 6 {
+                guard parts[2].hasPrefix("v="), let version = UInt32(parts[2].dropFirst(2)), version == 0x10 || version == 0x13 else { return nil }
+                self.version = version
+                parts.remove(at: 2)
+            } else {
+                version = 0x10
+            }
+            var values: [Substring: UInt32] = [:]
+            for pair in parts[2].split(separator: ",") {
+                let kv = pair.split(separator: "=", maxSplits: 1)
+                guard kv.count == 2, let value = UInt32(kv[1]) else { return nil }
+                values[kv[0]] = value
+            }
+            guard let memory = values["m"], let iterations = values["t"], let parallelism = values["p"],
+                Self.memoryKiB.contains(memory), Self.iterations.contains(iterations), Self.parallelism.contains(parallelism),
+                memory >= 8 * parallelism,
+                let salt = ImportedPasswordHash.base64(parts[3]), (8...64).contains(salt.count),
+                let key = ImportedPasswordHash.base64(parts[4]), (16...64).contains(key.count)
+            else { return nil }
+            self.memoryKiB = memory
+            self.iterations = iterations
+            self.parallelism = parallelism
+            self.salt = salt
+            self.key = key
+        }
+
+        func matches(_ password: String) -> Bool {
+            guard let derived = Argon2Library.derive(
+                Array(password.utf8), salt: salt, variant: variant, version: version, iterations: iterations, memoryKiB: memoryKiB,
+                parallelism: parallelism, length: key.count
+            ) else { return false }
+            return constantTimeEqual(derived, key)
         }
     }
 

@@ -99,6 +99,12 @@ public struct AccountImporter: Sendable {
         guard !profile.identifiers.isEmpty || !record.passkeys.isEmpty else {
             throw IdentityError(.invalidRequest, "the account has no email, phone number, username or passkey to sign in with")
         }
+        if let hash = record.passwordHash, !ImportedPasswordHash.canVerify(hash) {
+            throw IdentityError(
+                .invalidRequest,
+                "its Argon2 password hash needs \(ImportedPasswordHash.argon2Requirement), which this machine lacks: install it and import the file again"
+            )
+        }
         let now = clock.now()
         let userID = record.userID ?? UserID.new(randomBytes: random.bytes(16))
         let handle = record.userHandle ?? random.bytes(32)

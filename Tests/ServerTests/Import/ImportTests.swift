@@ -8,7 +8,7 @@ import WebAuthn
 /// Bringing people from another identity server: export files in Kratos's and Auth0's
 /// formats, with passkeys the software authenticator registered at "the old server" (every
 /// algorithm the engine verifies) and password hashes from reference implementations
-/// (PyPI's bcrypt, hashlib's PBKDF2), imported with the real `latchkey import` command and
+/// (PyPI's bcrypt and argon2-cffi, hashlib's PBKDF2 and scrypt), imported with the real `latchkey import` command and
 /// then used to sign in.
 @Suite("Importing accounts from Kratos and Auth0", .serialized)
 struct ImportTests {
@@ -112,7 +112,8 @@ struct ImportTests {
             Self.kratosIdentity(linID, email: "lin@example.com", hash: hashes["pbkdf2-sha512"] as? String, passkeys: [linEntry], type: "webauthn"),
             Self.kratosIdentity("3c4d5e6f-7a8b-4c9d-8e0f-2a3b4c5d6e7f", email: "ivy@example.com", hash: hashes["bcrypt-2a"] as? String, state: "inactive"),
             Self.kratosIdentity("7a8b9c0d-1e2f-4a3b-8c4d-6e7f8a9b0c1d", email: "sam@example.com", hash: hashes["kratos-scrypt"] as? String),
-            Self.kratosIdentity("4d5e6f7a-8b9c-4d0e-9f1a-3b4c5d6e7f8a", email: "argon@example.com", hash: "$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo"),
+            Self.kratosIdentity("4d5e6f7a-8b9c-4d0e-9f1a-3b4c5d6e7f8a", email: "argon@example.com", hash: hashes["argon2id"] as? String),
+            Self.kratosIdentity("8b9c0d1e-2f3a-4b4c-9d5e-7f8a9b0c1d2e", email: "old@example.com", hash: "$sha1$pf=e1NBTFR9e1BBU1NXT1JEfQ==$c2FsdA==$aGFzaA=="),
             Self.kratosIdentity("5e6f7a8b-9c0d-4e1f-8a2b-4c5d6e7f8a9b", email: "broken@example.com", passkeys: [brokenEntry], handle: [7, 7, 7]),
             Self.kratosIdentity("6f7a8b9c-0d1e-4f2a-9b3c-5d6e7f8a9b0c", email: "ADA@example.com", hash: hashes["bcrypt"] as? String),
             ["schema_id": "default", "traits": ["email": "nobody@example.com"]],
@@ -123,22 +124,22 @@ struct ImportTests {
         // A dry run checks everything and writes nothing.
         let dry = try await importFile("kratos", file, in: directory, ["--dry-run", "--report", directory.path("dry.ndjson")])
         #expect(dry.status == 0, "\(dry.output)")
-        #expect(dry.output.contains("dry run, nothing written: created 6, skipped 0, failed 3"), "\(dry.output)")
+        #expect(dry.output.contains("dry run, nothing written: created 7, skipped 0, failed 3"), "\(dry.output)")
         #expect(dry.output.contains("not a COSE key"), "\(dry.output)")
         #expect(dry.output.contains("appears in an earlier record"), "the second ada@example.com: \(dry.output)")
-        #expect(dry.output.contains("(argon2id) is in a form this server does not verify: imported without a password"), "argon2: \(dry.output)")
-        #expect(!dry.output.contains("c2FsdHNhbHQ") && !dry.output.contains(hashes["bcrypt"] as? String ?? "-"), "no hash is printed")
+        #expect(dry.output.contains("(sha1) is in a form this server does not verify: imported without a password"), "sha1: \(dry.output)")
+        #expect(!dry.output.contains("aGFzaA==") && !dry.output.contains(hashes["bcrypt"] as? String ?? "-"), "no hash is printed")
         let dryReport = try String(contentsOfFile: directory.path("dry.ndjson"), encoding: .utf8).split(separator: "\n")
         #expect(dryReport.count == identities.count)
 
         let real = try await importFile("kratos", file, in: directory, ["--report", directory.path("report.ndjson")])
         #expect(real.status == 0, "\(real.output)")
-        #expect(real.output.contains("created 6, skipped 0, failed 3"), "a dry run wrote nothing: \(real.output)")
+        #expect(real.output.contains("created 7, skipped 0, failed 3"), "a dry run wrote nothing: \(real.output)")
         let report = try String(contentsOfFile: directory.path("report.ndjson"), encoding: .utf8).split(separator: "\n")
             .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(report.first?["source_id"] as? String == adaID && report.first?["outcome"] as? String == "created")
         let again = try await importFile("kratos", file, in: directory)
-        #expect(again.output.contains("created 0, skipped 6, failed 3"), "a second import changes nothing: \(again.output)")
+        #expect(again.output.contains("created 0, skipped 7, failed 3"), "a second import changes nothing: \(again.output)")
 
         let server = try await RouterServer.start(yaml: Self.configuration, in: directory)
         defer { server.stop() }
@@ -153,7 +154,7 @@ struct ImportTests {
 
         // Passwords: each reference hash signs in once as it came, then as Latchkey's own.
         let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo", transport: server.transport)
-        for email in ["ada@example.com", "grace@example.com", "lin@example.com", "sam@example.com"] {
+        for email in ["ada@example.com", "grace@example.com", "lin@example.com", "sam@example.com", "argon@example.com"] {
             #expect(!(try await storedHash(email, in: directory)).hasPrefix("$scrypt$ln=15,r=8,p=1$"), "\(email): as the source kept it")
             await #expect(throws: (any Error).self, "\(email): a wrong password") {
                 _ = try await client.signIn(username: email, password: "not it at all", scope: "openid", audience: nil)
@@ -175,21 +176,23 @@ struct ImportTests {
         let users: [[String: Any]] = [
             ["user_id": "auth0|5f7c8ec7c33c6c004bbafe82", "email": "pat@example.com", "email_verified": true, "name": "Pat", "password_hash": hashes["bcrypt"] as Any],
             ["user_id": "auth0|61a", "email": "sam@example.com", "custom_password_hash": ["algorithm": "pbkdf2", "hash": ["value": hashes["pbkdf2-sha256"] as Any, "encoding": "utf8"]]],
+            ["user_id": "auth0|61b", "email": "lee@example.com", "custom_password_hash": ["algorithm": "argon2", "hash": ["value": hashes["argon2i"] as Any]]],
             ["user_id": "auth0|62b", "email": "md5@example.com", "custom_password_hash": ["algorithm": "md5", "hash": ["value": "5f4dcc3b5aa765d61d8327deb882cf99", "encoding": "hex"]]],
             ["user_id": "auth0|63c", "email": "not an email"],
         ]
         let file = directory.path("users.ndjson")
         try Self.write(users, to: file, ndjson: true)
         let run = try await importFile("auth0", file, in: directory)
-        #expect(run.status == 0 && run.output.contains("created 3, skipped 0, failed 1"), "\(run.output)")
+        #expect(run.status == 0 && run.output.contains("created 4, skipped 0, failed 1"), "\(run.output)")
         #expect(run.output.contains("(md5) is in a form this server does not verify"), "\(run.output)")
         #expect(!run.output.contains("5f4dcc3b5aa765d61d8327deb882cf99"), "no hash is printed")
 
         let server = try await RouterServer.start(yaml: Self.configuration, in: directory)
         defer { server.stop() }
         let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo", transport: server.transport)
-        for email in ["pat@example.com", "sam@example.com"] {
+        for email in ["pat@example.com", "sam@example.com", "lee@example.com"] {
             _ = try await client.signIn(username: email, password: password, scope: "openid", audience: nil)
+            #expect(try await storedHash(email, in: directory).hasPrefix("$scrypt$ln=15,r=8,p=1$"), "\(email): rehashed after its first sign-in")
         }
         await #expect(throws: (any Error).self, "md5 was not imported") {
             _ = try await client.signIn(username: "md5@example.com", password: "password", scope: "openid", audience: nil)
@@ -214,7 +217,9 @@ extension ImportTests {
         let directory = try TemporaryDirectory()
         try Self.configuration.write(toFile: directory.path("latchkey.yaml"), atomically: true, encoding: .utf8)
         let password = "an old password from Keycloak"
-        let keycloak = try #require(try await Self.hashes(password)["keycloak-pbkdf2-sha256"] as? [String: Any])
+        let hashes = try await Self.hashes(password)
+        let keycloak = try #require(hashes["keycloak-pbkdf2-sha256"] as? [String: Any])
+        let argon2 = try #require(hashes["keycloak-argon2"] as? [String: Any])
         let id = "5b3c9f0e-2f7a-4a8e-9d33-2a1c0b7e6f10"
         // Keycloak's user handle is its user ID's UTF-8 bytes.
         let (passkey, entry) = try Self.registered(.es256, handle: Array(id.utf8), name: "kim@example.com")
@@ -233,10 +238,23 @@ extension ImportTests {
                     "attestationStatementFormat": "none", "transports": ["internal", "hybrid"],
                  ])],
             ],
+        ], [
+            // Argon2 as Keycloak's argon2 provider stores it: each parameter a list of one string.
+            "id": "6c4d0a1f-3a8b-4b9f-8e44-3b2d1c8f7a21", "username": "noor", "enabled": true, "email": "noor@example.com",
+            "credentials": [[
+                "type": "password", "secretData": try json(["value": argon2["value"] as Any, "salt": argon2["salt"] as Any, "additionalParameters": [:] as [String: Any]]),
+                "credentialData": try json([
+                    "hashIterations": argon2["iterations"] as Any, "algorithm": "argon2",
+                    "additionalParameters": [
+                        "hashLength": ["32"], "memory": ["\(argon2["memory"] as? Int ?? 0)"], "type": ["id"], "version": ["1.3"],
+                        "parallelism": ["\(argon2["parallelism"] as? Int ?? 0)"],
+                    ],
+                ]),
+            ]],
         ]]]
         try JSONSerialization.data(withJSONObject: realm).write(to: URL(fileURLWithPath: directory.path("acme-realm.json")))
         let run = try await importFile("keycloak", directory.path("acme-realm.json"), in: directory)
-        #expect(run.status == 0 && run.output.contains("created 1, skipped 0, failed 0"), "\(run.output)")
+        #expect(run.status == 0 && run.output.contains("created 2, skipped 0, failed 0"), "\(run.output)")
 
         let server = try await RouterServer.start(yaml: Self.configuration, in: directory)
         defer { server.stop() }
@@ -249,8 +267,10 @@ extension ImportTests {
         let tokens = try await kim.signIn()
         #expect(claims(of: tokens.idToken ?? "")["sub"] as? String == UserID(uuid: id)?.rawValue)
         let client = LatchkeyAPIClient(baseURL: server.baseURL, clientID: "demo", transport: server.transport)
-        _ = try await client.signIn(username: "kim@example.com", password: password, scope: "openid", audience: nil)
-        #expect(try await storedHash("kim@example.com", in: directory).hasPrefix("$scrypt$"))
+        for email in ["kim@example.com", "noor@example.com"] {
+            _ = try await client.signIn(username: email, password: password, scope: "openid", audience: nil)
+            #expect(try await storedHash(email, in: directory).hasPrefix("$scrypt$"), "\(email)")
+        }
     }
 }
 

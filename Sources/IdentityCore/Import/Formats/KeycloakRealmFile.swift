@@ -3,8 +3,8 @@ import LatchkeyWire
 import WebAuthn
 
 /// Users as Keycloak's realm export writes them (`kc.sh export`: `{"realm", "users": […]}`,
-/// or the users array alone, or NDJSON), with their `password` credentials (PBKDF2, rewritten
-/// here in the PHC form) and their `webauthn` and `webauthn-passwordless` credentials. A user
+/// or the users array alone, or NDJSON), with their `password` credentials (PBKDF2 and Argon2,
+/// rewritten here in the PHC form) and their `webauthn` and `webauthn-passwordless` credentials. A user
 /// keeps their ID, and their passkeys the user handle Keycloak gave them: the UTF-8 bytes of
 /// that ID.
 public enum KeycloakRealmFile {
@@ -35,7 +35,9 @@ public enum KeycloakRealmFile {
             switch credential["type"] as? String {
             case "password":
                 let algorithm = ExportFile.text(data["algorithm"]) ?? "pbkdf2-sha256"
-                if let hash = phc(algorithm: algorithm, iterations: data["hashIterations"], secret: secret) {
+                if let hash = phc(algorithm: algorithm, iterations: data["hashIterations"], parameters: data["additionalParameters"], secret: secret),
+                    ImportedPasswordHash.scheme(of: hash) != nil
+                {
                     record.passwordHash = hash
                 } else {
                     record.notes.append("its password hash (\(algorithm)) is in a form this server does not verify: imported without a password; recovery or an enrollment link brings the person in")
@@ -60,16 +62,33 @@ public enum KeycloakRealmFile {
     }
 
     /// Keycloak's PBKDF2 (`value` and `salt` in base64, the key as long as `value` is: 64
-    /// bytes in every variant) in the PHC form the verifier reads; `nil` for other algorithms.
-    private static func phc(algorithm: String, iterations: Any?, secret: ExportFile.Object) -> String? {
-        let function: String
+    /// bytes in every variant) and Argon2 (its parameters under `additionalParameters`, each a
+    /// list of one string) in the PHC form the verifier reads; `nil` for other algorithms.
+    private static func phc(algorithm: String, iterations: Any?, parameters: Any?, secret: ExportFile.Object) -> String? {
+        guard let key = ExportFile.bytes(secret["value"]), let salt = ExportFile.bytes(secret["salt"]) else { return nil }
+        let rounds = (iterations as? NSNumber)?.intValue
+        let parts = "\(PasswordHasher.base64(salt))$\(PasswordHasher.base64(key))"
         switch algorithm {
-        case "pbkdf2": function = "sha1"
-        case "pbkdf2-sha256": function = "sha256"
-        case "pbkdf2-sha512": function = "sha512"
-        default: return nil
+        case "pbkdf2", "pbkdf2-sha256", "pbkdf2-sha512":
+            guard let rounds else { return nil }
+            let function = algorithm == "pbkdf2" ? "sha1" : String(algorithm.dropFirst("pbkdf2-".count))
+            return "$pbkdf2-\(function)$i=\(rounds),l=\(key.count)$\(parts)"
+        case "argon2":
+            // Keycloak's defaults where a parameter is left out: Argon2id 1.3, 7 MiB, 5 passes, 1 lane.
+            let parameters = parameters as? ExportFile.Object ?? [:]
+            func value(_ name: String) -> String? {
+                let raw = (parameters[name] as? [Any])?.first ?? parameters[name]
+                return (raw as? String) ?? (raw as? NSNumber)?.stringValue
+            }
+            let version = switch value("version") ?? "1.3" {
+            case "1.3": 19
+            case "1.0": 16
+            default: 0
+            }
+            guard version != 0, let memory = Int(value("memory") ?? "7168"), let lanes = Int(value("parallelism") ?? "1") else { return nil }
+            return "$argon2\(value("type") ?? "id")$v=\(version)$m=\(memory),t=\(rounds ?? 5),p=\(lanes)$\(parts)"
+        default:
+            return nil
         }
-        guard let rounds = (iterations as? NSNumber)?.intValue, let key = ExportFile.bytes(secret["value"]), let salt = ExportFile.bytes(secret["salt"]) else { return nil }
-        return "$pbkdf2-\(function)$i=\(rounds),l=\(key.count)$\(PasswordHasher.base64(salt))$\(PasswordHasher.base64(key))"
     }
 }
