@@ -319,7 +319,10 @@ struct AdminAPIHandler: APIProtocol {
     static func user(_ user: User) -> Components.Schemas.User {
         Components.Schemas.User(
             id: user.id.rawValue, email: user.profile.email, phoneNumber: user.profile.phoneNumber, username: user.profile.username, name: user.profile.name,
-            emailVerified: user.isEmailVerified, disabled: user.isDisabled, createdAt: user.createdAt, updatedAt: user.updatedAt
+            emailVerified: user.isEmailVerified, disabled: user.isDisabled, createdAt: user.createdAt, updatedAt: user.updatedAt,
+            externalId: user.externalID,
+            // Stored as the text of one JSON object, checked when it was imported.
+            metadata: user.metadata.flatMap { try? JSONDecoder().decode(Components.Schemas.User.MetadataPayload.self, from: Data($0.utf8)) }
         )
     }
 

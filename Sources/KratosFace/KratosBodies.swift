@@ -54,6 +54,8 @@ struct KratosIdentityBody: Encodable, Sendable {
     let traits: [String: String]
     let verifiable_addresses, recovery_addresses: [Address]
     let created_at, updated_at: String
+    /// An imported identity's `metadata_public`, kept as Kratos had it.
+    let metadata_public: JSONNode?
 
     init(_ user: User, publicURL: String) {
         id = KratosIDs.identity(user.id)
@@ -81,6 +83,7 @@ struct KratosIdentityBody: Encodable, Sendable {
         }
         created_at = created
         updated_at = updated
+        metadata_public = user.metadata.flatMap(JSONNode.init(text:))
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -96,8 +99,8 @@ struct KratosIdentityBody: Encodable, Sendable {
         try container.encode(traits, forKey: .traits)
         try container.encode(verifiable_addresses, forKey: .verifiable_addresses)
         try container.encode(recovery_addresses, forKey: .recovery_addresses)
-        // Kratos writes `null` here, not an absent member.
-        try container.encodeNil(forKey: .metadata_public)
+        // Kratos writes `null` here when there is none, not an absent member.
+        if let metadata_public { try container.encode(metadata_public, forKey: .metadata_public) } else { try container.encodeNil(forKey: .metadata_public) }
         try container.encode(created_at, forKey: .created_at)
         try container.encode(updated_at, forKey: .updated_at)
     }

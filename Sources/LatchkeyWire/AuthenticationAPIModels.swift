@@ -448,6 +448,9 @@ public struct UserInfo: Codable, Sendable, Hashable {
     public var phoneNumber: String?
     /// Whether the phone number was verified.
     public var phoneNumberVerified: Bool?
+    /// The account's ID at the identity server it was imported from (an Auth0 `user_id`),
+    /// for apps that stored that ID; absent for accounts made here.
+    public var externalID: String?
 
     public init(
         subject: String,
@@ -461,7 +464,8 @@ public struct UserInfo: Codable, Sendable, Hashable {
         email: String? = nil,
         emailVerified: Bool? = nil,
         phoneNumber: String? = nil,
-        phoneNumberVerified: Bool? = nil
+        phoneNumberVerified: Bool? = nil,
+        externalID: String? = nil
     ) {
         self.subject = subject
         self.name = name
@@ -475,6 +479,7 @@ public struct UserInfo: Codable, Sendable, Hashable {
         self.emailVerified = emailVerified
         self.phoneNumber = phoneNumber
         self.phoneNumberVerified = phoneNumberVerified
+        self.externalID = externalID
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -490,6 +495,7 @@ public struct UserInfo: Codable, Sendable, Hashable {
         case emailVerified = "email_verified"
         case phoneNumber = "phone_number"
         case phoneNumberVerified = "phone_number_verified"
+        case externalID = "external_id"
     }
 }
 

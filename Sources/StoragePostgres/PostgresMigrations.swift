@@ -11,7 +11,7 @@ import PostgresNIO
 /// uniqueness violation is told apart by its constraint's name (``PostgresFailure``).
 enum PostgresMigrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11), ("v12", v12)]
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11), ("v12", v12), ("v13", v13)]
 
     /// Serializes migrations across instances: whichever takes it first migrates, the
     /// others wait and then find nothing left to do. (The two-key form of the advisory
@@ -1016,5 +1016,13 @@ enum PostgresMigrations {
         )
         ;
         CREATE INDEX imported_accounts_user ON imported_accounts (user_id)
+        """
+
+    /// What an imported account kept from its source: its ID there where it could not stay
+    /// the account's ID (an Auth0 `user_id`), and the application's data about it.
+    private static let v13 = """
+        ALTER TABLE users ADD COLUMN external_id text
+        ;
+        ALTER TABLE users ADD COLUMN metadata text
         """
 }

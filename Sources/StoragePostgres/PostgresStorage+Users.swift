@@ -74,11 +74,11 @@ extension PostgresStorage {
             """
             INSERT INTO users (
                 id, user_handle, email, phone_number, username, name, given_name, family_name, nickname, picture, created_at, updated_at,
-                email_verified_at, disabled_at
+                email_verified_at, disabled_at, external_id, metadata
             )
             VALUES (\(user.id.rawValue), \(user.userHandle.bytea), \(profile.email), \(profile.phoneNumber), \(profile.username), \(profile.name),
                 \(profile.givenName), \(profile.familyName), \(profile.nickname), \(profile.picture), \(user.createdAt.seconds), \(user.updatedAt.seconds),
-                \(user.emailVerifiedAt?.seconds), \(user.disabledAt?.seconds))
+                \(user.emailVerifiedAt?.seconds), \(user.disabledAt?.seconds), \(user.externalID), \(user.metadata))
             """, logger: logger)
     }
 }
@@ -86,7 +86,7 @@ extension PostgresStorage {
 extension User {
     /// The users columns under a `u_` prefix, for joins (the table aliased `u`).
     static let prefixedColumns = ["id", "user_handle", "email", "phone_number", "username", "name", "given_name", "family_name", "nickname", "picture", "created_at", "updated_at",
-        "email_verified_at", "phone_number_verified_at", "disabled_at"]
+        "email_verified_at", "phone_number_verified_at", "disabled_at", "external_id", "metadata"]
         .map { "u.\($0) AS u_\($0)" }.joined(separator: ", ")
 
 }

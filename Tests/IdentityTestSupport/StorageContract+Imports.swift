@@ -5,7 +5,12 @@ import Testing
 
 extension StorageContract {
     static func importedAccount(_ label: String, source: String, passkeys: Int = 2, hash: String? = "$2b$04$abcdefghijklmnopqrstuu5a3E5oUEvDh3LdfHsBgnmNodi07tRz2") -> ImportedAccount {
-        let user = StorageFixtures.user(label)
+        // With what it keeps from its source, which every read of the user gives back.
+        let base = StorageFixtures.user(label)
+        let user = User(
+            id: base.id, userHandle: base.userHandle, profile: base.profile, createdAt: base.createdAt, updatedAt: base.updatedAt,
+            emailVerifiedAt: base.emailVerifiedAt, externalID: "auth0|\(label)", metadata: #"{"plan":"pro","seats":12}"#
+        )
         return ImportedAccount(
             source: "kratos", sourceID: source, user: user,
             credentials: (0..<passkeys).map { StorageFixtures.credential("\(label)-\($0)", userID: user.id) }, passwordHash: hash,
@@ -20,7 +25,8 @@ extension StorageContract {
         let ada = importedAccount("ada", source: "1b0e8f5c-0000-4000-8000-000000000001")
         #expect(try await storage.importAccount(ada) == .created)
         #expect(try await storage.user(id: ada.user.id) == ada.user)
-        #expect(try await storage.user(handle: ada.user.userHandle)?.id == ada.user.id, "passkeys find their owner by the handle they were registered under")
+        #expect(try await storage.user(handle: ada.user.userHandle) == ada.user, "passkeys find their owner by the handle they were registered under")
+        #expect(try await storage.credentialWithOwner(id: ada.credentials[0].credentialID)?.owner == ada.user, "the sign-in's join reads the user whole")
         #expect(try await storage.credentials(userID: ada.user.id).map(\.credentialID) == ada.credentials.map(\.credentialID))
         #expect(try await storage.password(userID: ada.user.id)?.hash == ada.passwordHash)
         #expect(try await storage.importedAccount(source: "kratos", sourceID: ada.sourceID) == ada.user.id)

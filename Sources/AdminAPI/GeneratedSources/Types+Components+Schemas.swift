@@ -81,6 +81,34 @@ extension Components {
             internal var createdAt: Foundation.Date
             /// - Remark: Generated from `#/components/schemas/User/updated_at`.
             internal var updatedAt: Foundation.Date
+            /// The account's ID at the identity server it was imported from (an Auth0 user_id), where that ID could not stay the account's own
+            ///
+            /// - Remark: Generated from `#/components/schemas/User/external_id`.
+            internal var externalId: Swift.String?
+            /// What an application kept about an imported account at its source (Kratos metadata_public, Auth0 app_metadata, Keycloak attributes)
+            ///
+            /// - Remark: Generated from `#/components/schemas/User/metadata`.
+            internal struct MetadataPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                internal var additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer
+                /// Creates a new `MetadataPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                internal init(additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                internal func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// What an application kept about an imported account at its source (Kratos metadata_public, Auth0 app_metadata, Keycloak attributes)
+            ///
+            /// - Remark: Generated from `#/components/schemas/User/metadata`.
+            internal var metadata: Components.Schemas.User.MetadataPayload?
             /// Creates a new `User`.
             ///
             /// - Parameters:
@@ -93,6 +121,8 @@ extension Components {
             ///   - disabled:
             ///   - createdAt:
             ///   - updatedAt:
+            ///   - externalId: The account's ID at the identity server it was imported from (an Auth0 user_id), where that ID could not stay the account's own
+            ///   - metadata: What an application kept about an imported account at its source (Kratos metadata_public, Auth0 app_metadata, Keycloak attributes)
             internal init(
                 id: Swift.String,
                 email: Swift.String? = nil,
@@ -102,7 +132,9 @@ extension Components {
                 emailVerified: Swift.Bool,
                 disabled: Swift.Bool,
                 createdAt: Foundation.Date,
-                updatedAt: Foundation.Date
+                updatedAt: Foundation.Date,
+                externalId: Swift.String? = nil,
+                metadata: Components.Schemas.User.MetadataPayload? = nil
             ) {
                 self.id = id
                 self.email = email
@@ -113,6 +145,8 @@ extension Components {
                 self.disabled = disabled
                 self.createdAt = createdAt
                 self.updatedAt = updatedAt
+                self.externalId = externalId
+                self.metadata = metadata
             }
             internal enum CodingKeys: String, CodingKey {
                 case id
@@ -124,6 +158,8 @@ extension Components {
                 case disabled
                 case createdAt = "created_at"
                 case updatedAt = "updated_at"
+                case externalId = "external_id"
+                case metadata
             }
         }
         /// - Remark: Generated from `#/components/schemas/UserList`.

@@ -31,7 +31,7 @@ extension Router where Context == FaceRequestContext {
                 claimsSupported: [
                     "sub", "iss", "aud", "exp", "iat", "auth_time", "sid", "nonce", "amr", "name", "given_name", "family_name",
                     "nickname", "picture", "preferred_username", "updated_at", "email", "email_verified", "phone_number",
-                    "phone_number_verified",
+                    "phone_number_verified", "external_id",
                 ],
                 grantTypesSupported: [GrantType.authorizationCode.rawValue, GrantType.webauthn.rawValue, GrantType.refreshToken.rawValue],
                 tokenEndpointAuthMethodsSupported: clientAuth,

@@ -87,12 +87,23 @@ public struct User: Sendable, Hashable, Codable {
     /// When an administrator turned the account off; `nil` while it is on. A disabled
     /// account cannot sign in or recover anywhere, and its sessions ended when it was disabled.
     public var disabledAt: Date?
+    /// The account's ID at the identity server it was imported from, where the source's own
+    /// ID could not be kept as ``id`` (an Auth0 `user_id`, such as `auth0|5f7c…`): the Admin
+    /// API and tokens show it as `external_id`, so apps that stored the old ID still match.
+    public let externalID: String?
+    /// What an application kept about the account at the identity server it was imported
+    /// from (Kratos's `metadata_public`, Auth0's `app_metadata`, Keycloak's `attributes`), as
+    /// the text of one JSON object; the Admin API shows it as `metadata` and the Kratos face
+    /// as `metadata_public`. The person cannot change it.
+    public let metadata: String?
 
     public init(
         id: UserID, userHandle: [UInt8], profile: UserProfile, createdAt: Date, updatedAt: Date, emailVerifiedAt: Date? = nil,
-        phoneNumberVerifiedAt: Date? = nil, disabledAt: Date? = nil
+        phoneNumberVerifiedAt: Date? = nil, disabledAt: Date? = nil, externalID: String? = nil, metadata: String? = nil
     ) {
         self.disabledAt = disabledAt
+        self.externalID = externalID
+        self.metadata = metadata
         self.id = id
         self.userHandle = userHandle
         self.profile = profile

@@ -105,13 +105,18 @@ public struct AccountImporter: Sendable {
                 "its Argon2 password hash needs \(ImportedPasswordHash.argon2Requirement), which this machine lacks: install it and import the file again"
             )
         }
+        if let externalID = record.externalID, externalID.count > 255 { throw IdentityError(.invalidRequest, "its external ID is longer than 255 characters") }
+        if let metadata = record.metadata, metadata.utf8.count > Self.maximumMetadataBytes {
+            throw IdentityError(.invalidRequest, "its metadata is larger than \(Self.maximumMetadataBytes / 1024) KiB")
+        }
         let now = clock.now()
         let userID = record.userID ?? UserID.new(randomBytes: random.bytes(16))
         let handle = record.userHandle ?? random.bytes(32)
         guard (1...64).contains(handle.count) else { throw IdentityError(.invalidRequest, "the user handle is \(handle.count) bytes; WebAuthn allows 1 to 64") }
         let user = User(
             id: userID, userHandle: handle, profile: profile, createdAt: record.createdAt ?? now, updatedAt: now,
-            emailVerifiedAt: record.isEmailVerified && profile.email != nil ? now : nil, disabledAt: record.isDisabled ? now : nil
+            emailVerifiedAt: record.isEmailVerified && profile.email != nil ? now : nil, disabledAt: record.isDisabled ? now : nil,
+            externalID: record.externalID, metadata: record.metadata
         )
         var credentials: [PasskeyCredential] = []
         var names = Set<String>()
@@ -167,6 +172,10 @@ public struct AccountImporter: Sendable {
         }
         return nil
     }
+
+    /// The most metadata an account brings: every response that shows the account
+    /// carries it.
+    static let maximumMetadataBytes = 64 * 1024
 
     private static func describe(_ conflict: StoreConflict) -> String {
         switch conflict.kind {

@@ -9,6 +9,12 @@ public struct ImportRecord: Sendable, Hashable {
     public var sourceID: String
     /// The ID to keep where a face shows IDs (a Kratos identity's UUID); a new one otherwise.
     public var userID: UserID?
+    /// The source's ID for the account where it cannot be ``userID`` (an Auth0 `user_id`),
+    /// shown as `external_id` so that apps that stored it still match.
+    public var externalID: String?
+    /// What an application kept about the account (Kratos's `metadata_public`, Auth0's
+    /// `app_metadata`, Keycloak's `attributes`), as the text of one JSON object.
+    public var metadata: String?
     /// Identifiers and names, as the source wrote them (checked and normalized on import).
     public var profile: UserProfile
     /// Whether the source had verified the email address.

@@ -24,7 +24,9 @@ extension User {
             updatedAt: try row.date(prefix + "updated_at"),
             emailVerifiedAt: try row.optionalDate(prefix + "email_verified_at"),
             phoneNumberVerifiedAt: try row.optionalDate(prefix + "phone_number_verified_at"),
-            disabledAt: try row.optionalDate(prefix + "disabled_at")
+            disabledAt: try row.optionalDate(prefix + "disabled_at"),
+            externalID: try row.optionalText(prefix + "external_id"),
+            metadata: try row.optionalText(prefix + "metadata")
         )
     }
 }

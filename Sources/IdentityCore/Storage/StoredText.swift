@@ -37,7 +37,7 @@ extension User {
     public func requireStorable(in operation: String) throws(StorageError) {
         try StoredText.requireStorable(
             id.rawValue, profile.email, profile.phoneNumber, profile.username, profile.name, profile.givenName,
-            profile.familyName, profile.nickname, profile.picture, in: operation
+            profile.familyName, profile.nickname, profile.picture, externalID, metadata, in: operation
         )
     }
 }

@@ -78,7 +78,7 @@ extension UserInfo {
     /// The claims `scopes` release about `user`; an address is verified once a code sent to
     /// it came back.
     public init(user: User, scopes: [String]) {
-        self.init(subject: user.id.rawValue)
+        self.init(subject: user.id.rawValue, externalID: user.externalID)
         if scopes.contains(Scopes.profile) {
             name = user.profile.name ?? user.accountName
             givenName = user.profile.givenName

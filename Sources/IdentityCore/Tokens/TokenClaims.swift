@@ -41,6 +41,8 @@ struct IDTokenClaims: RegisteredClaims, Codable, Sendable {
     var email_verified: Bool?
     var phone_number: String?
     var phone_number_verified: Bool?
+    /// The account's ID at the identity server it was imported from, beside `sub`.
+    var external_id: String?
 }
 
 /// The registered claims (RFC 7519 §4.1) every token Latchkey signs begins with, in this
@@ -102,6 +104,7 @@ extension IDTokenClaims {
             claims.member("email_verified", email_verified)
             claims.member("phone_number", phone_number)
             claims.member("phone_number_verified", phone_number_verified)
+            claims.member("external_id", external_id)
         }
         return writer.bytes
     }

@@ -414,7 +414,7 @@ public struct TokenService: Sendable {
                 name: profile.name, given_name: profile.givenName, family_name: profile.familyName, nickname: profile.nickname,
                 picture: profile.picture, preferred_username: profile.preferredUsername, updated_at: profile.updatedAt,
                 email: profile.email, email_verified: profile.emailVerified,
-                phone_number: profile.phoneNumber, phone_number_verified: profile.phoneNumberVerified
+                phone_number: profile.phoneNumber, phone_number_verified: profile.phoneNumberVerified, external_id: profile.externalID
             )
             let idSigning = idTokenAlgorithm == signing.key.algorithm ? signing : try await keys.activeKey(idTokenAlgorithm)
             idToken = try JSONWebSignature.sign(payload: claims.json, header: idSigning.idTokenHeader, key: idSigning.key)

@@ -312,3 +312,57 @@ extension ImportTests {
         #expect(refused.status == 403)
     }
 }
+
+extension ImportTests {
+    /// What apps stored about people at the old server still matches: an Auth0 `user_id` as
+    /// `external_id` in the Admin API, a Kratos identity's `external_id` in its ID tokens and
+    /// userinfo, and metadata as the source had it (every digit of a large integer kept) in
+    /// the Admin API and the Kratos face's session.
+    @Test func importedIDsAndMetadataShowWhereAppsLook() async throws {
+        let admin = try await AdminAPIFixture.start()
+        defer { admin.stop() }
+        let key = try await admin.key("users:write,users:read")
+        func post(_ format: String, _ objects: [[String: Any]]) async throws -> RawHTTP.Reply {
+            let lines = try objects.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }
+            return try await admin.http.send(
+                "POST", "/admin/v1/imports?format=" + format, body: Data(lines.joined(separator: "\n").utf8), contentType: "application/x-ndjson",
+                headers: ["Authorization": "Bearer " + key.key]
+            )
+        }
+        // The bulk import format leaves out the connection's prefix; Auth0 adds it.
+        let auth0 = try await post("auth0", [
+            ["user_id": "5f7c8ec7c33c6c004bbafe82", "email": "pat@example.com", "app_metadata": ["plan": "pro", "seats": 12], "user_metadata": ["theme": "dark"]],
+        ])
+        let auth0Records = auth0.json["records"] as? [[String: Any]] ?? []
+        #expect(auth0Records.first?["outcome"] as? String == "created", "\(auth0.text)")
+        #expect((auth0Records.first?["reason"] as? String)?.contains("user_metadata is not kept") == true, "\(auth0.text)")
+        let pat = try await admin.call("GET", "/users/\(auth0Records.first?["user_id"] as? String ?? "-")", key: key.key)
+        #expect(pat.json["external_id"] as? String == "auth0|5f7c8ec7c33c6c004bbafe82", "\(pat.text)")
+        #expect((pat.json["metadata"] as? [String: Any])?["plan"] as? String == "pro", "\(pat.text)")
+
+        let id = "0d6b2f0c-7e1a-4c55-9a3e-5b8f1e2d3c4a"
+        let handle = Array("kratos-handle-of-ren".utf8)
+        let (passkey, entry) = try Self.registered(.es256, handle: handle, name: "ren@example.com")
+        var identity = Self.kratosIdentity(id, email: "ren@example.com", passkeys: [entry], handle: handle)
+        identity["external_id"] = "crm-4711"
+        // A number past a Double's 53 bits: the Kratos face shows it as Kratos had it.
+        identity["metadata_public"] = ["tier": "gold", "account": 9_007_199_254_740_993]
+        let kratos = try await post("kratos", [identity])
+        #expect(kratos.json["created"] as? Int == 1, "\(kratos.text)")
+        let ren = try await admin.call("GET", "/users/\(UserID(uuid: id)?.rawValue ?? "-")", key: key.key)
+        #expect(ren.json["external_id"] as? String == "crm-4711" && (ren.json["metadata"] as? [String: Any])?["tier"] as? String == "gold", "\(ren.text)")
+
+        var user = PasskeyUser(admin.server, credentials: [passkey])
+        let tokens = try await user.signIn()
+        #expect(claims(of: tokens.idToken ?? "")["external_id"] as? String == "crm-4711")
+        let info = try await user.client.userInfo(accessToken: tokens.accessToken)
+        #expect(info.externalID == "crm-4711")
+
+        var app = KratosSampleApp(admin.server, platform: .iOS)
+        app.credentials = user.credentials
+        let session = try await app.signIn()
+        let metadata = ((session.json["session"] as? [String: Any])?["identity"] as? [String: Any])?["metadata_public"] as? [String: Any]
+        #expect(metadata?["tier"] as? String == "gold", "\(session.text)")
+        #expect(session.text.contains("\"account\":9007199254740993"), "every digit: \(session.text)")
+    }
+}

@@ -30,6 +30,16 @@ public enum Auth0UserFile {
             sourceID: id, profile: profile, isEmailVerified: user["email_verified"] as? Bool ?? false, isDisabled: user["blocked"] as? Bool ?? false,
             createdAt: ExportFile.date(user["created_at"])
         )
+        // Auth0's IDs (`auth0|…`, `google-oauth2|…`) are not IDs here; apps that stored them
+        // find them as `external_id`. The bulk import format's `user_id` leaves out the
+        // connection's prefix, which Auth0 adds (`auth0|` for a database connection); its
+        // exports keep it.
+        let userID = ExportFile.text(user["user_id"]).map { $0.contains("|") ? $0 : "auth0|" + $0 }
+        record.externalID = userID ?? exportedID.map { "auth0|" + $0 }
+        record.metadata = ExportFile.objectText(user["app_metadata"])
+        if ExportFile.objectText(user["user_metadata"]) != nil {
+            record.notes.append("its user_metadata is not kept (app_metadata is, as the account's metadata)")
+        }
         let custom = user["custom_password_hash"] as? ExportFile.Object
         let hash = ExportFile.text(user["password_hash"]) ?? ExportFile.text(user["passwordHash"])
             ?? ((custom?["hash"] as? ExportFile.Object).flatMap { ExportFile.text($0["value"]) })

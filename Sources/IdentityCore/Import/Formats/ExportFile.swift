@@ -62,6 +62,14 @@ enum ExportFile {
         (value as? String).flatMap { ImportedPasswordHash.base64(Substring($0)) }
     }
 
+    /// A non-empty JSON object as text, keys sorted, for an account's metadata.
+    static func objectText(_ value: Any?) -> String? {
+        guard let object = value as? Object, !object.isEmpty,
+            let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// A non-empty string.
     static func text(_ value: Any?) -> String? {
         guard let text = value as? String, !text.isEmpty else { return nil }

@@ -28,6 +28,9 @@ public enum KeycloakRealmFile {
             createdAt: (user["createdTimestamp"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue / 1000) },
             userHandle: Array(id.utf8)
         )
+        // Keycloak's IDs are UUIDs unless a realm was imported into it with others.
+        if record.userID == nil { record.externalID = id }
+        record.metadata = ExportFile.objectText(user["attributes"])
         for credential in user["credentials"] as? [ExportFile.Object] ?? [] {
             // Both parts are JSON written into a string.
             let data = (credential["credentialData"] as? String).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? ExportFile.Object ?? [:]

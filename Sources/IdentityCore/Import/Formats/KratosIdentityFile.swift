@@ -39,6 +39,8 @@ public enum KratosIdentityFile {
             sourceID: id, userID: userID, profile: profile, isEmailVerified: emailVerified, isDisabled: (identity["state"] as? String) == "inactive",
             createdAt: ExportFile.date(identity["created_at"])
         )
+        record.externalID = ExportFile.text(identity["external_id"])
+        record.metadata = ExportFile.objectText(identity["metadata_public"])
         let credentials = identity["credentials"] as? ExportFile.Object ?? [:]
         if let password = credentials["password"] as? ExportFile.Object, let config = password["config"] as? ExportFile.Object,
             let hash = ExportFile.text(config["hashed_password"])
