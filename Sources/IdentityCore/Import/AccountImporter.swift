@@ -14,10 +14,17 @@ public struct AccountImporter: Sendable {
     private let keyPolicy: KeyPolicy
     private let clock: any WallClock
     private let random: any RandomSource
+    /// How many accounts are written at once.
+    public let concurrentWrites: Int
 
     /// Imports for the relying party `relyingPartyID`: a passkey registered for another one
     /// is kept but cannot sign in here, and the report says so.
-    public init(storage: any Storage, relyingPartyID: String, keyPolicy: KeyPolicy = KeyPolicy(), clock: any WallClock, random: any RandomSource) {
+    /// - Parameter concurrentWrites: How many accounts are written at once, each in its own
+    ///   transaction.
+    public init(
+        storage: any Storage, relyingPartyID: String, keyPolicy: KeyPolicy = KeyPolicy(), clock: any WallClock, random: any RandomSource, concurrentWrites: Int = 16
+    ) {
+        self.concurrentWrites = max(1, concurrentWrites)
         self.storage = storage
         self.relyingPartyID = relyingPartyID
         self.keyPolicy = keyPolicy
@@ -25,7 +32,11 @@ public struct AccountImporter: Sendable {
         self.random = random
     }
 
-    /// Imports `records` from `system` in order, telling `progress` after each one.
+    /// Imports `records` from `system`, telling `progress` after each one in file order.
+    /// Records are checked one after another, so that of two records claiming one identifier
+    /// the earlier wins; their writes then run side by side, up to ``concurrentWrites`` at
+    /// once (each account is still its own transaction), which lets PostgreSQL commit many
+    /// in one flush instead of waiting for each.
     /// - Parameter dryRun: Checks every record and says what would happen, writing nothing.
     /// - Parameter actor: Who the audit events name (``AuditEvent/commandLineActor``, or an
     ///   admin API key's).
@@ -37,63 +48,113 @@ public struct AccountImporter: Sendable {
         // Identifiers and passkeys claimed by earlier records of this file: in a dry run
         // nothing is written, so the store cannot tell a later duplicate.
         var claimed = Set<String>()
-        for (index, record) in records.enumerated() {
-            let position = index + 1
-            switch record {
-            case .failure(let unreadable):
-                report.append(.init(position: position, sourceID: unreadable.sourceID, userID: nil, outcome: .failed, notes: [unreadable.reason]))
-            case .success(let record):
-                report.append(await importRecord(record, position: position, from: system, dryRun: dryRun, actor: actor, claimed: &claimed))
+        // A window of records is checked, then written; windows keep memory flat and the
+        // progress line moving on a large file.
+        let window = max(64, concurrentWrites * 8)
+        var start = 0
+        while start < records.count {
+            let end = min(start + window, records.count)
+            var checked: [Checked] = []
+            for index in start..<end {
+                checked.append(check(records[index], position: index + 1, from: system, actor: actor, claimed: &claimed))
             }
-            progress(position, report)
+            for entry in await finish(checked, from: system, dryRun: dryRun) {
+                report.append(entry)
+                progress(entry.position, report)
+            }
+            start = end
         }
         return report
     }
 
-    private func importRecord(
-        _ record: ImportRecord, position: Int, from system: String, dryRun: Bool, actor: String, claimed: inout Set<String>
-    ) async -> ImportReport.Entry {
-        func failed(_ reason: String, notes: [String] = []) -> ImportReport.Entry {
-            .init(position: position, sourceID: record.sourceID, userID: nil, outcome: .failed, notes: [reason] + notes)
+    /// A record after its checks, before anything is read or written.
+    private enum Checked: Sendable {
+        /// A record that could not be read: failed.
+        case unreadable(ImportReport.Entry)
+        /// A record refused by the checks: failed, unless its source ID was imported before.
+        case refused(ImportReport.Entry)
+        /// An account to write.
+        case ready(ImportedAccount, position: Int, notes: [String])
+    }
+
+    private func check(_ read: Result<ImportRecord, UnreadableRecord>, position: Int, from system: String, actor: String, claimed: inout Set<String>) -> Checked {
+        let record: ImportRecord
+        switch read {
+        case .failure(let unreadable):
+            return .unreadable(.init(position: position, sourceID: unreadable.sourceID, userID: nil, outcome: .failed, notes: [unreadable.reason]))
+        case .success(let readable):
+            record = readable
         }
+        var notes = record.notes
+        let account: ImportedAccount
         do {
-            // Read first so that a record imported before is skipped even when it would no
-            // longer pass the checks; the store's write makes the same test atomically.
-            if let before = try await storage.importedAccount(source: system, sourceID: record.sourceID) {
-                return .init(position: position, sourceID: record.sourceID, userID: before, outcome: .skipped, notes: ["imported before as \(before)"])
-            }
-            var notes = record.notes
-            let account: ImportedAccount
-            do {
-                account = try self.account(record, source: system, actor: actor, notes: &notes)
-            } catch let error as IdentityError {
-                return failed(error.message, notes: notes)
-            }
-            let keys = account.user.profile.identifiers.map { "identifier \($0.value)" } + account.credentials.map { "passkey \(Base64URL.encode($0.credentialID))" }
-            if let taken = keys.first(where: claimed.contains) {
-                return failed("\(taken) appears in an earlier record of this file", notes: notes)
-            }
-            claimed.formUnion(keys)
-            if dryRun {
-                if let conflict = try await existingConflict(account) { return failed(conflict, notes: notes) }
-                return .init(position: position, sourceID: record.sourceID, userID: account.user.id, outcome: .created, notes: notes)
-            }
-            switch try await storage.importAccount(account) {
-            case .importedBefore(let before):
-                return .init(position: position, sourceID: record.sourceID, userID: before, outcome: .skipped, notes: ["imported before as \(before)"])
-            case .created:
-                return .init(position: position, sourceID: record.sourceID, userID: account.user.id, outcome: .created, notes: notes)
-            }
-        } catch let conflict as StoreConflict {
-            return failed(Self.describe(conflict))
+            account = try self.account(record, source: system, actor: actor, notes: &notes)
         } catch {
-            return failed("not written: \(error)")
+            return .refused(.init(position: position, sourceID: record.sourceID, userID: nil, outcome: .failed, notes: [error.message] + notes))
+        }
+        let keys = account.user.profile.identifiers.map { "identifier \($0.value)" } + account.credentials.map { "passkey \(Base64URL.encode($0.credentialID))" }
+        if let taken = keys.first(where: claimed.contains) {
+            return .refused(.init(position: position, sourceID: record.sourceID, userID: nil, outcome: .failed, notes: ["\(taken) appears in an earlier record of this file"] + notes))
+        }
+        claimed.formUnion(keys)
+        return .ready(account, position: position, notes: notes)
+    }
+
+    /// The report entries of `checked`, in its order, writing up to ``concurrentWrites`` at once.
+    private func finish(_ checked: [Checked], from system: String, dryRun: Bool) async -> [ImportReport.Entry] {
+        await withTaskGroup(of: (Int, ImportReport.Entry).self) { group in
+            var entries = [ImportReport.Entry?](repeating: nil, count: checked.count)
+            var next = 0
+            func startNext() {
+                guard next < checked.count else { return }
+                let (index, item) = (next, checked[next])
+                group.addTask { (index, await self.finish(item, from: system, dryRun: dryRun)) }
+                next += 1
+            }
+            for _ in 0..<concurrentWrites { startNext() }
+            for await (index, entry) in group {
+                entries[index] = entry
+                startNext()
+            }
+            return entries.compactMap { $0 }
+        }
+    }
+
+    private func finish(_ checked: Checked, from system: String, dryRun: Bool) async -> ImportReport.Entry {
+        func skipped(_ before: UserID, _ position: Int, _ sourceID: String) -> ImportReport.Entry {
+            .init(position: position, sourceID: sourceID, userID: before, outcome: .skipped, notes: ["imported before as \(before)"])
+        }
+        // Read first so that a record imported before is skipped even when it would no longer
+        // pass the checks; the store's write makes the same test atomically.
+        switch checked {
+        case .unreadable(let entry):
+            return entry
+        case .refused(let entry):
+            guard let sourceID = entry.sourceID, let before = try? await storage.importedAccount(source: system, sourceID: sourceID) else { return entry }
+            return skipped(before, entry.position, sourceID)
+        case .ready(let account, let position, let notes):
+            func failed(_ reason: String) -> ImportReport.Entry {
+                .init(position: position, sourceID: account.sourceID, userID: nil, outcome: .failed, notes: [reason] + notes)
+            }
+            let created = ImportReport.Entry(position: position, sourceID: account.sourceID, userID: account.user.id, outcome: .created, notes: notes)
+            do {
+                if let before = try await storage.importedAccount(source: system, sourceID: account.sourceID) { return skipped(before, position, account.sourceID) }
+                if dryRun { return try await existingConflict(account).map(failed) ?? created }
+                switch try await storage.importAccount(account) {
+                case .importedBefore(let before): return skipped(before, position, account.sourceID)
+                case .created: return created
+                }
+            } catch let conflict as StoreConflict {
+                return failed(Self.describe(conflict))
+            } catch {
+                return failed("not written: \(error)")
+            }
         }
     }
 
     /// The account `record` becomes, with its notes; an `IdentityError` for a record that
     /// cannot become one.
-    private func account(_ record: ImportRecord, source: String, actor: String, notes: inout [String]) throws -> ImportedAccount {
+    private func account(_ record: ImportRecord, source: String, actor: String, notes: inout [String]) throws(IdentityError) -> ImportedAccount {
         guard !record.sourceID.isEmpty, record.sourceID.count <= 255 else { throw IdentityError(.invalidRequest, "the record has no usable source ID") }
         let profile = try ProfileValidation.validate(record.profile, allowed: Set(ProfileValidation.IdentifierKind.allCases))
         guard !profile.identifiers.isEmpty || !record.passkeys.isEmpty else {
