@@ -76,8 +76,9 @@ struct AdminAPIHandler: APIProtocol {
 
     // MARK: - Imports
 
-    /// The largest file the API imports in one call: 64 MiB, some 60,000 Kratos identities;
-    /// larger exports go in parts, or through `latchkey import`.
+    /// The largest one-document file (a JSON array, a realm export) the API imports in one
+    /// call: 64 MiB, some 60,000 Kratos identities. Such a file is read whole before its
+    /// records are; a file of one object per line is imported as it arrives, at any size.
     static let maximumImportBytes = 64 << 20
 
     func importAccounts(_ input: Operations.ImportAccounts.Input) async throws -> Operations.ImportAccounts.Output {
@@ -87,18 +88,20 @@ struct AdminAPIHandler: APIProtocol {
         case .applicationXNdjson(let stream): body = stream
         case .binary(let stream): body = stream
         }
-        let data: Data
-        do {
-            data = try await Data(collecting: body, upTo: Self.maximumImportBytes)
-        } catch {
-            throw AdminAPIProblem(status: .contentTooLarge, code: "body_too_large", detail: "an import is at most \(Self.maximumImportBytes >> 20) MiB; send the file in parts")
-        }
         // The document lists the same names, so the generated server has checked them.
         guard let format = ImportFormat(rawValue: input.query.format.rawValue) else {
             throw AdminAPIProblem(status: .badRequest, code: "invalid_request", detail: "format is kratos, keycloak or auth0")
         }
         let dryRun = input.query.dryRun ?? false
-        let report = await services.importer.run(format.records(data), from: format.rawValue, dryRun: dryRun, actor: key.actor)
+        let report: ImportReport
+        do {
+            report = try await services.importer.run(streaming: body, format: format, dryRun: dryRun, actor: key.actor, documentLimit: Self.maximumImportBytes)
+        } catch is ImportDocumentTooLarge {
+            throw AdminAPIProblem(
+                status: .contentTooLarge, code: "body_too_large",
+                detail: "a file that is one JSON document is at most \(Self.maximumImportBytes >> 20) MiB; send one object per line (NDJSON), or the file in parts"
+            )
+        }
         return .ok(.init(body: .json(.init(
             dryRun: dryRun, created: report.count(.created), merged: 0, skipped: report.count(.skipped), failed: report.count(.failed),
             records: report.entries.map { entry in

@@ -2341,7 +2341,9 @@ internal enum Operations {
     /// The body is the export file as `latchkey import` reads it: Kratos identities, a Keycloak
     /// realm export or Auth0 users, as one JSON array or one object per line. Each record is
     /// written whole or not at all; a record imported before is skipped, so a file can be sent
-    /// again. With `dry_run=true` every record is checked and nothing is written.
+    /// again. With `dry_run=true` every record is checked and nothing is written. A file of one
+    /// object per line is imported while it arrives, at any size; one that is a single JSON
+    /// document (an array, a realm export) is read whole first, up to 64 MiB.
     ///
     ///
     /// - Remark: HTTP `POST /imports`.

@@ -44,27 +44,44 @@ public struct AccountImporter: Sendable {
         _ records: [Result<ImportRecord, UnreadableRecord>], from system: String, dryRun: Bool, actor: String = AuditEvent.commandLineActor,
         progress: (_ done: Int, _ report: ImportReport) -> Void = { _, _ in }
     ) async -> ImportReport {
-        var report = ImportReport()
-        // Identifiers and passkeys claimed by earlier records of this file: in a dry run
-        // nothing is written, so the store cannot tell a later duplicate.
-        var claimed = Set<String>()
-        // A window of records is checked, then written; windows keep memory flat and the
-        // progress line moving on a large file.
-        let window = max(64, concurrentWrites * 8)
+        var run = Run()
         var start = 0
         while start < records.count {
             let end = min(start + window, records.count)
-            var checked: [Checked] = []
-            for index in start..<end {
-                checked.append(check(records[index], position: index + 1, from: system, actor: actor, claimed: &claimed))
-            }
-            for entry in await finish(checked, from: system, dryRun: dryRun) {
-                report.append(entry)
-                progress(entry.position, report)
-            }
+            await importWindow(records[start..<end], into: &run, from: system, dryRun: dryRun, actor: actor, progress: progress)
             start = end
         }
-        return report
+        return run.report
+    }
+
+    /// An import under way: its report so far, and the identifiers and passkeys earlier
+    /// records of the file claimed (in a dry run nothing is written, so the store cannot tell
+    /// a later duplicate).
+    struct Run {
+        var report = ImportReport()
+        var claimed = Set<String>()
+        /// How many records were read.
+        var count = 0
+    }
+
+    /// How many records are checked, then written, at a time: windows keep memory flat and
+    /// the progress line moving on a large file.
+    var window: Int { max(64, concurrentWrites * 8) }
+
+    /// Imports the next records of a file: checks them in order, then writes them.
+    func importWindow(
+        _ records: ArraySlice<Result<ImportRecord, UnreadableRecord>>, into run: inout Run, from system: String, dryRun: Bool, actor: String,
+        progress: (_ done: Int, _ report: ImportReport) -> Void
+    ) async {
+        var checked: [Checked] = []
+        for record in records {
+            run.count += 1
+            checked.append(check(record, position: run.count, from: system, actor: actor, claimed: &run.claimed))
+        }
+        for entry in await finish(checked, from: system, dryRun: dryRun) {
+            run.report.append(entry)
+            progress(entry.position, run.report)
+        }
     }
 
     /// A record after its checks, before anything is read or written.

@@ -8,9 +8,9 @@ import LatchkeyWire
 /// Auth0 keeps no passkey's key material in its exports, so people bring their passwords and
 /// add passkeys here.
 public enum Auth0UserFile {
-    /// The file's records.
-    public static func records(_ data: Data) -> [Result<ImportRecord, UnreadableRecord>] {
-        ExportFile.records(data, record)
+    /// The file's records; `firstLine` numbers the lines of a part of a file.
+    public static func records(_ data: Data, firstLine: Int = 1) -> [Result<ImportRecord, UnreadableRecord>] {
+        ExportFile.records(data, firstLine: firstLine, record)
     }
 
     private static func record(_ user: ExportFile.Object, position: Int) -> Result<ImportRecord, UnreadableRecord> {

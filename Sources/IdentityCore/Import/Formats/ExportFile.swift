@@ -8,8 +8,9 @@ enum ExportFile {
     typealias Object = [String: Any]
 
     /// The file's objects; with `key`, a file that is one object holding its records in an
-    /// array under `key` (a Keycloak realm's `users`) gives that array's.
-    static func objects(_ data: Data, listedUnder key: String? = nil) -> [Result<Object, UnreadableRecord>] {
+    /// array under `key` (a Keycloak realm's `users`) gives that array's. `firstLine` is the
+    /// number of `data`'s first line, when it is a part of a file.
+    static func objects(_ data: Data, listedUnder key: String? = nil, firstLine: Int = 1) -> [Result<Object, UnreadableRecord>] {
         guard let first = data.first(where: { !Character(UnicodeScalar($0)).isWhitespace }) else {
             return [.failure(UnreadableRecord(position: 1, sourceID: nil, reason: "the file is empty"))]
         }
@@ -27,7 +28,7 @@ enum ExportFile {
             .filter { $0.element.contains(where: { !Character(UnicodeScalar($0)).isWhitespace }) }
         return lines.enumerated().map { ordinal, line in
             guard let object = (try? JSONSerialization.jsonObject(with: Data(line.element))) as? Object else {
-                return .failure(UnreadableRecord(position: ordinal + 1, sourceID: nil, reason: "line \(line.offset + 1) is not a JSON object (truncated, or not JSON)"))
+                return .failure(UnreadableRecord(position: ordinal + 1, sourceID: nil, reason: "line \(line.offset + firstLine) is not a JSON object (truncated, or not JSON)"))
             }
             return .success(object)
         }
@@ -42,9 +43,9 @@ enum ExportFile {
 
     /// The records of a file whose objects `read` turns into accounts, one per position.
     static func records(
-        _ data: Data, listedUnder key: String? = nil, _ read: (Object, _ position: Int) -> Result<ImportRecord, UnreadableRecord>
+        _ data: Data, listedUnder key: String? = nil, firstLine: Int = 1, _ read: (Object, _ position: Int) -> Result<ImportRecord, UnreadableRecord>
     ) -> [Result<ImportRecord, UnreadableRecord>] {
-        objects(data, listedUnder: key).enumerated().map { index, object in object.flatMap { read($0, index + 1) } }
+        objects(data, listedUnder: key, firstLine: firstLine).enumerated().map { index, object in object.flatMap { read($0, index + 1) } }
     }
 
     /// A timestamp in RFC 3339, with or without fractional seconds. Format styles are

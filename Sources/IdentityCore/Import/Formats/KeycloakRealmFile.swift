@@ -8,10 +8,10 @@ import WebAuthn
 /// keeps their ID, and their passkeys the user handle Keycloak gave them: the UTF-8 bytes of
 /// that ID.
 public enum KeycloakRealmFile {
-    /// The file's records.
-    public static func records(_ data: Data) -> [Result<ImportRecord, UnreadableRecord>] {
+    /// The file's records; `firstLine` numbers the lines of a part of a file.
+    public static func records(_ data: Data, firstLine: Int = 1) -> [Result<ImportRecord, UnreadableRecord>] {
         // A realm file holds its users under `users`.
-        ExportFile.records(data, listedUnder: "users", record)
+        ExportFile.records(data, listedUnder: "users", firstLine: firstLine, record)
     }
 
     private static func record(_ user: ExportFile.Object, position: Int) -> Result<ImportRecord, UnreadableRecord> {

@@ -8,9 +8,9 @@ import WebAuthn
 /// `webauthn` and `passkey` credentials. An identity keeps its UUID, so the Kratos face shows
 /// the same ID apps stored.
 public enum KratosIdentityFile {
-    /// The file's records.
-    public static func records(_ data: Data) -> [Result<ImportRecord, UnreadableRecord>] {
-        ExportFile.records(data, record)
+    /// The file's records; `firstLine` numbers the lines of a part of a file.
+    public static func records(_ data: Data, firstLine: Int = 1) -> [Result<ImportRecord, UnreadableRecord>] {
+        ExportFile.records(data, firstLine: firstLine, record)
     }
 
     private static func record(_ identity: ExportFile.Object, position: Int) -> Result<ImportRecord, UnreadableRecord> {
