@@ -103,7 +103,7 @@ struct AdminAPIHandler: APIProtocol {
             )
         }
         return .ok(.init(body: .json(.init(
-            dryRun: dryRun, created: report.count(.created), merged: 0, skipped: report.count(.skipped), failed: report.count(.failed),
+            dryRun: dryRun, created: report.count(.created), merged: report.count(.merged), skipped: report.count(.skipped), failed: report.count(.failed),
             records: report.entries.map { entry in
                 .init(
                     position: entry.position, sourceId: entry.sourceID, userId: entry.userID?.rawValue, outcome: .init(rawValue: entry.outcome.rawValue)!,

@@ -33,6 +33,54 @@ extension PostgresStorage {
         }
     }
 
+    /// Joins a record to an existing account in one transaction, while the account has the
+    /// address, verified.
+    public func mergeImportedAccount(_ merge: ImportedMerge) async throws -> AccountMergeWrite {
+        try merge.requireStorable()
+        do {
+            return try await transaction { db in
+                // The source row first, as for a new account: a second import of the record
+                // waits on it and then finds it taken.
+                let claimed = try await db.rows(
+                    """
+                    INSERT INTO imported_accounts (source, source_id, user_id, imported_at)
+                    VALUES (\(merge.source), \(merge.sourceID), \(merge.userID.rawValue), \(merge.importedAt.seconds))
+                    ON CONFLICT DO NOTHING RETURNING 1
+                    """, logger: self.logger)
+                if claimed.isEmpty {
+                    let before = try await db.row(
+                        "SELECT user_id FROM imported_accounts WHERE source = \(merge.source) AND source_id = \(merge.sourceID)", logger: self.logger)
+                    return .importedBefore(UserID(rawValue: try before?.text("user_id") ?? merge.userID.rawValue))
+                }
+                let changed = try await db.rows(
+                    """
+                    UPDATE users SET external_id = coalesce(external_id, \(merge.externalID)), metadata = coalesce(metadata, \(merge.metadata)),
+                        updated_at = \(merge.importedAt.seconds)
+                    WHERE id = \(merge.userID.rawValue) AND email = \(merge.email) AND email_verified_at IS NOT NULL
+                    RETURNING 1
+                    """, logger: self.logger)
+                // Thrown to roll the source row back with the rest.
+                guard !changed.isEmpty else { throw AccountChanged() }
+                var passwordAdded = false
+                if let hash = merge.passwordHash {
+                    // A password record the account has, even one the person removed, stays.
+                    passwordAdded = try await !db.rows(
+                        """
+                        INSERT INTO passwords (user_id, hash, created_at) VALUES (\(merge.userID.rawValue), \(hash), \(merge.importedAt.seconds))
+                        ON CONFLICT (user_id) DO NOTHING RETURNING 1
+                        """, logger: self.logger
+                    ).isEmpty
+                }
+                if let event = merge.event { try await self.record([event], db) }
+                return .merged(passwordAdded: passwordAdded)
+            }
+        } catch is AccountChanged {
+            return .accountChanged
+        }
+    }
+
+    private struct AccountChanged: Error {}
+
     /// The account a source ID was imported as.
     public func importedAccount(source: String, sourceID: String) async throws -> UserID? {
         guard !StoredText.containsNUL([source, sourceID]) else { return nil }

@@ -23,6 +23,37 @@ extension SQLiteStorage {
         }
     }
 
+    /// Joins a record to an existing account in one transaction, while the account has the
+    /// address, verified.
+    public func mergeImportedAccount(_ merge: ImportedMerge) async throws -> AccountMergeWrite {
+        try merge.requireStorable()
+        return try database.write { db in
+            if let before = try Self.importedAccount(merge.source, merge.sourceID, db) { return .importedBefore(before) }
+            let changed = try db.execute(
+                """
+                    UPDATE users SET external_id = coalesce(external_id, ?), metadata = coalesce(metadata, ?), updated_at = ?
+                    WHERE id = ? AND email = ? AND email_verified_at IS NOT NULL
+                    """,
+                [merge.externalID, merge.metadata, merge.importedAt.databaseSeconds, merge.userID.rawValue, merge.email]
+            )
+            guard changed == 1 else { return .accountChanged }
+            var passwordAdded = false
+            if let hash = merge.passwordHash {
+                // A password record the account has, even one the person removed, stays.
+                passwordAdded = try db.execute(
+                    "INSERT INTO passwords (user_id, hash, created_at) VALUES (?, ?, ?) ON CONFLICT (user_id) DO NOTHING",
+                    [merge.userID.rawValue, hash, merge.importedAt.databaseSeconds]
+                ) == 1
+            }
+            try db.execute(
+                "INSERT INTO imported_accounts (source, source_id, user_id, imported_at) VALUES (?, ?, ?, ?)",
+                [merge.source, merge.sourceID, merge.userID.rawValue, merge.importedAt.databaseSeconds]
+            )
+            if let event = merge.event { try Self.record(event, db) }
+            return .merged(passwordAdded: passwordAdded)
+        }
+    }
+
     /// The account a source ID was imported as.
     public func importedAccount(source: String, sourceID: String) async throws -> UserID? {
         guard StoredText.canMatch(source, sourceID) else { return nil }

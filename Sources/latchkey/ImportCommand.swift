@@ -44,7 +44,7 @@ struct ImportCommand: AsyncParsableCommand {
         let progress = ImportProgress(total: records.count)
         let results = await importer.run(records, from: source.rawValue, dryRun: dryRun) { done, report in progress.show(done, report) }
         progress.finish()
-        for entry in results.entries where entry.outcome == .failed || (entry.outcome == .created && !entry.notes.isEmpty) {
+        for entry in results.entries where entry.outcome != .skipped && !entry.notes.isEmpty {
             print("\(entry.position)\t\(entry.sourceID ?? "-")\t\(entry.outcome.rawValue)\t\(entry.notes.joined(separator: "; "))")
         }
         print("\(dryRun ? "dry run, nothing written: " : "")\(results.summary)")
@@ -57,7 +57,7 @@ struct ImportCommand: AsyncParsableCommand {
                 throw ExitCode(73)
             }
         }
-        if results.count(.failed) > 0 && results.count(.created) + results.count(.skipped) == 0 { throw ExitCode(1) }
+        if results.count(.failed) > 0 && results.count(.failed) == results.entries.count { throw ExitCode(1) }
     }
 
     /// One report line as JSON: `{"position", "source_id", "user_id", "outcome", "notes"}`.

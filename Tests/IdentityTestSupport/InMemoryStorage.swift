@@ -76,6 +76,28 @@ public final class InMemoryStorage: IdentityStorage {
         }
     }
 
+    /// Joins a record to an existing account atomically, while it has the address, verified.
+    public func mergeImportedAccount(_ merge: ImportedMerge) async throws -> AccountMergeWrite {
+        try merge.requireStorable()
+        return state.withLock { state in
+            let key = merge.source + "\n" + merge.sourceID
+            if let before = state.importedAccounts[key], state.users[before] != nil { return .importedBefore(before) }
+            guard var user = state.users[merge.userID], user.profile.email == merge.email, user.emailVerifiedAt != nil else { return .accountChanged }
+            user.externalID = user.externalID ?? merge.externalID
+            user.metadata = user.metadata ?? merge.metadata
+            user.updatedAt = merge.importedAt
+            state.users[user.id] = user
+            var passwordAdded = false
+            if let hash = merge.passwordHash, state.passwords[user.id] == nil {
+                state.passwords[user.id] = PasswordRecord(userID: user.id, hash: hash, createdAt: merge.importedAt)
+                passwordAdded = true
+            }
+            state.importedAccounts[key] = user.id
+            if let event = merge.event { state.events.append(event) }
+            return .merged(passwordAdded: passwordAdded)
+        }
+    }
+
     /// The account a source ID was imported as, while it exists.
     public func importedAccount(source: String, sourceID: String) async throws -> UserID? {
         state.withLock { state in state.importedAccounts[source + "\n" + sourceID].flatMap { state.users[$0] == nil ? nil : $0 } }

@@ -87,4 +87,44 @@ extension StorageContract {
         _ = try await storage.removePassword(userID: ada.user.id, at: StorageFixtures.time(70))
         #expect(try await storage.replacePasswordHash(userID: ada.user.id, replacing: "$scrypt$new", with: "$scrypt$again") == false, "a removed password stays removed")
     }
+
+    /// A record joined to an account here: the password only where the account has no
+    /// password record, the external ID and metadata only where it has none, the source ID
+    /// remembered; and nothing at all while the account lacks the address, verified.
+    static func importMergesOnlyIntoAVerifiedAddress(_ storage: any IdentityStorage) async throws {
+        let base = StorageFixtures.user("kai")
+        let kai = User(
+            id: base.id, userHandle: base.userHandle, profile: base.profile, createdAt: base.createdAt, updatedAt: base.updatedAt, emailVerifiedAt: StorageFixtures.time(2)
+        )
+        let unverified = StorageFixtures.user("lou")
+        for user in [kai, unverified] {
+            let account = ImportedAccount(source: "local", sourceID: user.id.rawValue, user: user, credentials: [], passwordHash: nil, importedAt: StorageFixtures.time(3))
+            #expect(try await storage.importAccount(account) == .created)
+        }
+        func merge(_ source: String, _ user: User, email: String? = nil, hash: String = "$2b$04$first", external: String = "auth0|kai") -> ImportedMerge {
+            ImportedMerge(
+                source: source, sourceID: "s-\(user.id.rawValue)", userID: user.id, email: email ?? user.profile.email ?? "", passwordHash: hash, externalID: external,
+                metadata: #"{"plan":"pro"}"#, importedAt: StorageFixtures.time(70),
+                event: AuditEvent(time: StorageFixtures.time(70), kind: .userCreated, userID: user.id, detail: "merged from \(source)", actor: "cli", origin: nil)
+            )
+        }
+        #expect(try await storage.mergeImportedAccount(merge("auth0", kai)) == .merged(passwordAdded: true))
+        let merged = try #require(try await storage.user(id: kai.id))
+        #expect(merged.externalID == "auth0|kai" && merged.metadata == #"{"plan":"pro"}"# && merged.profile == kai.profile && merged.userHandle == kai.userHandle)
+        #expect(try await storage.password(userID: kai.id)?.hash == "$2b$04$first")
+        #expect(try await storage.importedAccount(source: "auth0", sourceID: "s-\(kai.id.rawValue)") == kai.id)
+        #expect(try await storage.events(userID: kai.id, limit: 10).map(\.detail).contains("merged from auth0"))
+
+        #expect(try await storage.mergeImportedAccount(merge("auth0", kai, hash: "$2b$04$again")) == .importedBefore(kai.id))
+        #expect(try await storage.mergeImportedAccount(merge("kratos", kai, hash: "$2b$04$second", external: "other")) == .merged(passwordAdded: false))
+        #expect(try await storage.password(userID: kai.id)?.hash == "$2b$04$first", "the account's password stays")
+        #expect(try await storage.user(id: kai.id)?.externalID == "auth0|kai", "the first external ID stays")
+
+        for (what, refused) in [("an unverified address", merge("auth0", unverified)), ("another address", merge("keycloak", kai, email: "someone@example.com"))] {
+            #expect(try await storage.mergeImportedAccount(refused) == .accountChanged, "\(what)")
+            #expect(try await storage.importedAccount(source: refused.source, sourceID: refused.sourceID) == nil, "\(what): the source ID is not kept")
+        }
+        #expect(try await storage.password(userID: unverified.id) == nil)
+        #expect(try await storage.user(id: unverified.id)?.externalID == nil)
+    }
 }

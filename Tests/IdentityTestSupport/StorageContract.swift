@@ -41,6 +41,7 @@ public enum StorageContract {
         // Imports
         case importWritesTheWholeAccountOnce
         case importConflictsWriteNothing
+        case importMergesOnlyIntoAVerifiedAddress
         // Ceremonies
         case ceremonyCompletesOnce
         case ceremonyCompletionWritesEverything
@@ -126,6 +127,7 @@ public enum StorageContract {
         case .passwordHashUpgrade: try await passwordHashUpgrade(storage)
         case .importWritesTheWholeAccountOnce: try await importWritesTheWholeAccountOnce(storage)
         case .importConflictsWriteNothing: try await importConflictsWriteNothing(storage)
+        case .importMergesOnlyIntoAVerifiedAddress: try await importMergesOnlyIntoAVerifiedAddress(storage)
         case .adminTokenLifecycle: try await adminTokenLifecycle(storage)
         case .adminKeyLifecycle: try await adminKeyLifecycle(storage)
         case .userDirectory: try await userDirectory(storage)

@@ -272,7 +272,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ImportReport/created`.
             internal var created: Swift.Int
-            /// Records joined to an account that existed; always 0
+            /// Records joined to the account here with the same email address, verified by this server and by the source: it gains the record's password where it has none, and its external ID and metadata where it has none.
             ///
             /// - Remark: Generated from `#/components/schemas/ImportReport/merged`.
             internal var merged: Swift.Int
@@ -291,7 +291,7 @@ extension Components {
             /// - Parameters:
             ///   - dryRun: Nothing was written; the outcomes say what would happen.
             ///   - created: Accounts created with their passkeys and password.
-            ///   - merged: Records joined to an account that existed; always 0
+            ///   - merged: Records joined to the account here with the same email address, verified by this server and by the source: it gains the record's password where it has none, and its external ID and metadata where it has none.
             ///   - skipped: Records imported before; nothing changed.
             ///   - failed: Records that could not be imported; nothing of them was written.
             ///   - records:
@@ -336,6 +336,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ImportRecordOutcome/outcome`.
             internal enum OutcomePayload: String, Codable, Hashable, Sendable, CaseIterable {
                 case created = "created"
+                case merged = "merged"
                 case skipped = "skipped"
                 case failed = "failed"
             }

@@ -90,12 +90,12 @@ public struct User: Sendable, Hashable, Codable {
     /// The account's ID at the identity server it was imported from, where the source's own
     /// ID could not be kept as ``id`` (an Auth0 `user_id`, such as `auth0|5f7c…`): the Admin
     /// API and tokens show it as `external_id`, so apps that stored the old ID still match.
-    public let externalID: String?
+    public var externalID: String?
     /// What an application kept about the account at the identity server it was imported
     /// from (Kratos's `metadata_public`, Auth0's `app_metadata`, Keycloak's `attributes`), as
     /// the text of one JSON object; the Admin API shows it as `metadata` and the Kratos face
     /// as `metadata_public`. The person cannot change it.
-    public let metadata: String?
+    public var metadata: String?
 
     public init(
         id: UserID, userHandle: [UInt8], profile: UserProfile, createdAt: Date, updatedAt: Date, emailVerifiedAt: Date? = nil,

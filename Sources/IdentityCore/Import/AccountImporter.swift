@@ -7,7 +7,7 @@ public import WebAuthn
 /// record imported before changes nothing, so a file can be imported again.
 public struct AccountImporter: Sendable {
     /// What it reads and writes.
-    public typealias Storage = AccountImportStore & UserStore & CredentialStore
+    public typealias Storage = AccountImportStore & UserStore & CredentialStore & PasswordStore
 
     private let storage: any Storage
     private let relyingPartyID: String
@@ -156,16 +156,63 @@ public struct AccountImporter: Sendable {
             let created = ImportReport.Entry(position: position, sourceID: account.sourceID, userID: account.user.id, outcome: .created, notes: notes)
             do {
                 if let before = try await storage.importedAccount(source: system, sourceID: account.sourceID) { return skipped(before, position, account.sourceID) }
+                if let existing = try await mergeTarget(account) { return try await merge(account, into: existing, position: position, notes: notes, dryRun: dryRun) }
                 if dryRun { return try await existingConflict(account).map(failed) ?? created }
                 switch try await storage.importAccount(account) {
                 case .importedBefore(let before): return skipped(before, position, account.sourceID)
                 case .created: return created
                 }
             } catch let conflict as StoreConflict {
-                return failed(Self.describe(conflict))
+                // Which identifier or passkey, when a read can still tell.
+                let which = try? await existingConflict(account)
+                return failed((which ?? nil) ?? Self.describe(conflict))
             } catch {
                 return failed("not written: \(error)")
             }
+        }
+    }
+
+    /// The account here that a record joins instead of becoming one: the account with the
+    /// record's email address, when this server and the source both verified it. Whoever
+    /// controls that address can already recover the account, so joining gives nobody more.
+    private func mergeTarget(_ account: ImportedAccount) async throws -> User? {
+        guard let email = account.user.profile.email, account.user.emailVerifiedAt != nil,
+            let existing = try await storage.user(identifier: .email(email)), existing.id != account.user.id, existing.isEmailVerified
+        else { return nil }
+        return existing
+    }
+
+    /// Joins `account`'s record to `existing`: the source ID, the password where the account
+    /// has none, the external ID and metadata where it has none.
+    private func merge(_ account: ImportedAccount, into existing: User, position: Int, notes: [String], dryRun: Bool) async throws -> ImportReport.Entry {
+        var notes = ["joined to the account here with the same verified address"] + notes
+        if !account.credentials.isEmpty {
+            // An account has one user handle, which every discoverable sign-in names.
+            notes.append(
+                "its \(account.credentials.count) passkey(s) were registered under the old server's user handle and cannot sign in to an account that has its own: not kept; the person adds one here"
+            )
+        }
+        let keepsItsOwn = "the account keeps its own password; the imported one is not kept"
+        if dryRun {
+            if account.passwordHash != nil, try await storage.password(userID: existing.id) != nil { notes.append(keepsItsOwn) }
+            return .init(position: position, sourceID: account.sourceID, userID: existing.id, outcome: .merged, notes: notes)
+        }
+        let merge = ImportedMerge(
+            source: account.source, sourceID: account.sourceID, userID: existing.id, email: existing.profile.email ?? "", passwordHash: account.passwordHash,
+            externalID: account.user.externalID, metadata: account.user.metadata, importedAt: account.importedAt,
+            event: AuditEvent(
+                time: account.importedAt, kind: .userUpdated, userID: existing.id, detail: "merged with \(account.source) record \(account.sourceID)",
+                actor: account.event?.actor ?? AuditEvent.commandLineActor, origin: nil
+            )
+        )
+        switch try await storage.mergeImportedAccount(merge) {
+        case .merged(let passwordAdded):
+            if account.passwordHash != nil && !passwordAdded { notes.append(keepsItsOwn) }
+            return .init(position: position, sourceID: account.sourceID, userID: existing.id, outcome: .merged, notes: notes)
+        case .importedBefore(let before):
+            return .init(position: position, sourceID: account.sourceID, userID: before, outcome: .skipped, notes: ["imported before as \(before)"])
+        case .accountChanged:
+            return .init(position: position, sourceID: account.sourceID, userID: nil, outcome: .failed, notes: ["the account with its address changed while it was imported: run the import again"])
         }
     }
 

@@ -4,6 +4,9 @@ public struct ImportReport: Sendable, Hashable {
     public enum Outcome: String, Sendable, Hashable, CaseIterable {
         /// The account was created (in a dry run: it would be).
         case created
+        /// It joined the account here with the same verified email address (in a dry run:
+        /// it would).
+        case merged
         /// Its source ID was imported before; nothing changed.
         case skipped
         /// It could not be imported: the reason says why; nothing of it was written.
@@ -40,7 +43,7 @@ public struct ImportReport: Sendable, Hashable {
     /// How many records had `outcome`.
     public func count(_ outcome: Outcome) -> Int { entries.lazy.filter { $0.outcome == outcome }.count }
 
-    /// `created 3, skipped 1, failed 0`.
+    /// `created 3, merged 0, skipped 1, failed 0`.
     public var summary: String {
         Outcome.allCases.map { "\($0.rawValue) \(count($0))" }.joined(separator: ", ")
     }

@@ -33,6 +33,57 @@ public struct ImportedAccount: Sendable, Hashable {
     }
 }
 
+/// A record of another identity server joined to an account that already exists here: the
+/// same person, by an email address both servers verified. The account keeps its profile
+/// and passkeys; it gains the source's password where it has none, and the source's
+/// external ID and metadata where it has none.
+public struct ImportedMerge: Sendable, Hashable {
+    public let source: String
+    public let sourceID: String
+    /// The account here.
+    public let userID: UserID
+    /// The verified address both share; the write checks the account still has it, verified.
+    public let email: String
+    /// The source's password hash, stored only where the account has no password record (a
+    /// password the person removed stays removed).
+    public let passwordHash: String?
+    public let externalID: String?
+    public let metadata: String?
+    public let importedAt: Date
+    /// The audit event that says so, written with the merge.
+    public let event: AuditEvent?
+
+    public init(
+        source: String, sourceID: String, userID: UserID, email: String, passwordHash: String?, externalID: String?, metadata: String?, importedAt: Date,
+        event: AuditEvent? = nil
+    ) {
+        self.source = source
+        self.sourceID = sourceID
+        self.userID = userID
+        self.email = email
+        self.passwordHash = passwordHash
+        self.externalID = externalID
+        self.metadata = metadata
+        self.importedAt = importedAt
+        self.event = event
+    }
+
+    /// Refuses text a store cannot hold.
+    public func requireStorable() throws(StorageError) {
+        try StoredText.requireStorable(source, sourceID, userID.rawValue, email, passwordHash, externalID, metadata, in: "mergeImportedAccount")
+    }
+}
+
+/// What joining an imported record to an account did.
+public enum AccountMergeWrite: Sendable, Hashable {
+    /// The record now names the account; `passwordAdded` says whether its password came along.
+    case merged(passwordAdded: Bool)
+    /// Its source ID was imported before, as this account; nothing was written.
+    case importedBefore(UserID)
+    /// The account is gone, or no longer has that address verified; nothing was written.
+    case accountChanged
+}
+
 /// What writing an imported account did.
 public enum AccountImportWrite: Sendable, Hashable {
     /// The account was created with its passkeys and password.
@@ -51,6 +102,10 @@ public protocol AccountImportStore: Sendable {
     func importAccount(_ account: ImportedAccount) async throws -> AccountImportWrite
     /// The account a source ID was imported as.
     func importedAccount(source: String, sourceID: String) async throws -> UserID?
+    /// Joins a record to an existing account in one transaction: the source ID, the password
+    /// where the account has no password record, the external ID and metadata where it has
+    /// none, and the audit event; only while the account has `merge.email`, verified.
+    func mergeImportedAccount(_ merge: ImportedMerge) async throws -> AccountMergeWrite
 }
 
 extension ImportedAccount {
