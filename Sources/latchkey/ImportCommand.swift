@@ -15,10 +15,12 @@ struct ImportCommand: AsyncParsableCommand {
             and passkey, or Ory's import format); they keep their UUIDs. keycloak: a realm export \
             (kc.sh export) or its users file; users keep their IDs and passkeys Keycloak's user \
             handle. auth0: Auth0's bulk import format, or its password hash export. Password \
-            hashes in bcrypt, PBKDF2 and scrypt import; others are reported and the account comes \
-            without a password. Each record is written whole or not at all; one that fails leaves \
-            nothing behind and the others still import. A record imported before changes nothing, \
-            so a file can be imported again. Passkeys sign in only under the RP ID they were \
+            hashes in bcrypt, PBKDF2, scrypt and Argon2 (through the system's libargon2) import; \
+            others are reported and the account comes without a password. A record whose email \
+            address both servers verified joins the account here that has it (merged). Each \
+            record is written whole or not at all; one that fails leaves nothing behind and the \
+            others still import. A record imported before changes nothing, so a file can be \
+            imported again. Passkeys sign in only under the RP ID they were \
             registered for: keep relying_party.id what the old server used. Start with --dry-run.
             """
     )
