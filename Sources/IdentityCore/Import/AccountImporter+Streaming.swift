@@ -22,6 +22,14 @@ extension AccountImporter {
         var reader = LineReader(format: format, lineLimit: lineLimit)
         var run = Run()
         var document: [UInt8]?
+        // Imports whole windows of the records read so far; at the end, the rest too.
+        func importRead(all: Bool) async {
+            while reader.records.count >= (all ? 1 : window) {
+                let next = reader.records.prefix(window)
+                reader.records.removeFirst(next.count)
+                await importWindow(next, into: &run, from: format.rawValue, dryRun: dryRun, actor: actor) { _, _ in }
+            }
+        }
         for try await chunk in chunks {
             if document != nil {
                 document! += chunk
@@ -31,22 +39,13 @@ extension AccountImporter {
             // Until the file shows it is one object per line, what it holds so far may be one
             // document, and counts against its limit.
             guard (document?.count ?? reader.undecidedBytes) <= documentLimit else { throw ImportDocumentTooLarge(limit: documentLimit) }
-            while reader.records.count >= window {
-                let next = reader.records.prefix(window)
-                reader.records.removeFirst(next.count)
-                await importWindow(next, into: &run, from: format.rawValue, dryRun: dryRun, actor: actor) { _, _ in }
-            }
+            await importRead(all: false)
         }
         if document == nil, case .document(let head) = reader.finish() { document = head }
         // A document, or a file with nothing in it, which the format's reader reports.
         if let document { return await self.run(format.records(Data(document)), from: format.rawValue, dryRun: dryRun, actor: actor) }
         if run.count == 0 && reader.records.isEmpty { return await self.run(format.records(Data()), from: format.rawValue, dryRun: dryRun, actor: actor) }
-        var rest = reader.records[...]
-        while !rest.isEmpty {
-            let next = rest.prefix(window)
-            rest = rest.dropFirst(next.count)
-            await importWindow(next, into: &run, from: format.rawValue, dryRun: dryRun, actor: actor) { _, _ in }
-        }
+        await importRead(all: true)
         return run.report
     }
 }

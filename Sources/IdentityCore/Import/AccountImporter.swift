@@ -192,6 +192,7 @@ public struct AccountImporter: Sendable {
                 "its \(account.credentials.count) passkey(s) were registered under the old server's user handle and cannot sign in to an account that has its own: not kept; the person adds one here"
             )
         }
+        if account.user.isDisabled { notes.append("it was turned off at its source; the account here stays as it is") }
         let keepsItsOwn = "the account keeps its own password; the imported one is not kept"
         if dryRun {
             if account.passwordHash != nil, try await storage.password(userID: existing.id) != nil { notes.append(keepsItsOwn) }
