@@ -9,19 +9,7 @@ extension PostgresStorage {
         try account.requireStorable()
         let user = account.user
         return try await transaction { db in
-            // The source row first: a second import of the same record (here or on another
-            // instance) waits on it and then finds it taken, writing nothing.
-            let claimed = try await db.rows(
-                """
-                INSERT INTO imported_accounts (source, source_id, user_id, imported_at)
-                VALUES (\(account.source), \(account.sourceID), \(user.id.rawValue), \(account.importedAt.seconds))
-                ON CONFLICT DO NOTHING RETURNING 1
-                """, logger: self.logger)
-            if claimed.isEmpty {
-                let before = try await db.row(
-                    "SELECT user_id FROM imported_accounts WHERE source = \(account.source) AND source_id = \(account.sourceID)", logger: self.logger)
-                return .importedBefore(UserID(rawValue: try before?.text("user_id") ?? user.id.rawValue))
-            }
+            if let before = try await self.claimSource(account.source, account.sourceID, for: user.id, at: account.importedAt, db) { return .importedBefore(before) }
             try await self.insertUser(user, db)
             for credential in account.credentials { try await self.insertCredential(credential, db) }
             if let hash = account.passwordHash {
@@ -39,18 +27,8 @@ extension PostgresStorage {
         try merge.requireStorable()
         do {
             return try await transaction { db in
-                // The source row first, as for a new account: a second import of the record
-                // waits on it and then finds it taken.
-                let claimed = try await db.rows(
-                    """
-                    INSERT INTO imported_accounts (source, source_id, user_id, imported_at)
-                    VALUES (\(merge.source), \(merge.sourceID), \(merge.userID.rawValue), \(merge.importedAt.seconds))
-                    ON CONFLICT DO NOTHING RETURNING 1
-                    """, logger: self.logger)
-                if claimed.isEmpty {
-                    let before = try await db.row(
-                        "SELECT user_id FROM imported_accounts WHERE source = \(merge.source) AND source_id = \(merge.sourceID)", logger: self.logger)
-                    return .importedBefore(UserID(rawValue: try before?.text("user_id") ?? merge.userID.rawValue))
+                if let before = try await self.claimSource(merge.source, merge.sourceID, for: merge.userID, at: merge.importedAt, db) {
+                    return .importedBefore(before)
                 }
                 let changed = try await db.rows(
                     """
@@ -80,6 +58,22 @@ extension PostgresStorage {
     }
 
     private struct AccountChanged: Error {}
+
+    /// Claims a source ID for `userID` inside the caller's transaction, first of its writes:
+    /// a second import of the same record (here or on another instance) waits on the row and
+    /// then finds it taken. Returns the account it was imported as before, or `nil` once
+    /// claimed.
+    private func claimSource(_ source: String, _ sourceID: String, for userID: UserID, at time: Date, _ db: PostgresConnection) async throws -> UserID? {
+        let claimed = try await db.rows(
+            """
+            INSERT INTO imported_accounts (source, source_id, user_id, imported_at)
+            VALUES (\(source), \(sourceID), \(userID.rawValue), \(time.seconds))
+            ON CONFLICT DO NOTHING RETURNING 1
+            """, logger: logger)
+        guard claimed.isEmpty else { return nil }
+        let before = try await db.row("SELECT user_id FROM imported_accounts WHERE source = \(source) AND source_id = \(sourceID)", logger: logger)
+        return UserID(rawValue: try before?.text("user_id") ?? userID.rawValue)
+    }
 
     /// The account a source ID was imported as.
     public func importedAccount(source: String, sourceID: String) async throws -> UserID? {
