@@ -381,3 +381,63 @@ extension ImportTests {
         #expect(session.text.contains("\"account\":9007199254740993"), "every digit: \(session.text)")
     }
 }
+
+extension ImportTests {
+    /// An imported passkey signs in on every face: the Auth0-shaped API, the Kratos face and
+    /// the IDaaS face as their guides' samples do, and the hosted pages; each sign-in moves
+    /// the counter the old server kept.
+    @Test func importedPasskeysSignInOnEveryFace() async throws {
+        let configuration = """
+            server: { public_url: http://localhost:8080 }
+            relying_party: { id: localhost, name: Latchkey Test, origins: [http://localhost:8080] }
+            clients:
+              - client_id: demo
+                name: Demo
+              - client_id: kratos-apps
+                name: Kratos sample apps
+                ios: { team_id: ABCDE12345, bundle_ids: [com.example.kratos] }
+              - client_id: \(IDaaSSampleApp.applicationID)
+                name: IDaaS sample apps
+                ios: { team_id: ABCDE12345, bundle_ids: [com.example.idaas] }
+            faces:
+              idaas:
+                admin_applications:
+                  - application_id: \(IDaaSSampleApp.adminID)
+                    name: Backend
+                    shared_secret: \(IDaaSSampleApp.adminSecret)
+            """
+        let directory = try TemporaryDirectory()
+        try configuration.write(toFile: directory.path("latchkey.yaml"), atomically: true, encoding: .utf8)
+        let id = "2a7c4e9b-1d3f-4a5b-8c6d-7e8f9a0b1c2d"
+        let handle = Array("the old server's handle for max".utf8)
+        let (passkey, entry) = try Self.registered(.es256, handle: handle, name: "max@example.com")
+        try Self.write([Self.kratosIdentity(id, email: "max@example.com", passkeys: [entry], handle: handle)], to: directory.path("max.json"))
+        let run = try await importFile("kratos", directory.path("max.json"), in: directory)
+        #expect(run.output.contains("created 1,"), "\(run.output)")
+
+        let server = try await RouterServer.start(yaml: configuration, in: directory)
+        defer { server.stop() }
+        var credential = passkey
+        var auth0 = PasskeyUser(server, credentials: [credential])
+        #expect(claims(of: try await auth0.signIn().idToken ?? "")["sub"] as? String == UserID(uuid: id)?.rawValue, "the Authentication API")
+        credential = auth0.credentials[0]
+
+        var kratos = KratosSampleApp(server, platform: .iOS)
+        kratos.credentials = [credential]
+        let session = try await kratos.signIn()
+        #expect(((session.json["session"] as? [String: Any])?["identity"] as? [String: Any])?["id"] as? String == id, "the Kratos face: \(session.text)")
+        credential = kratos.credentials[0]
+
+        var idaas = IDaaSSampleApp(server, platform: .iOS)
+        idaas.credentials = [credential]
+        let completed = try await idaas.signIn()
+        #expect(completed.status == 200, "the IDaaS face: \(completed.text)")
+        credential = idaas.credentials[0]
+
+        let browser = BrowserAgent(server)
+        browser.credentials = [credential]
+        let page = try await browser.signIn()
+        #expect(page.status == 200, "the hosted pages: \(page.text)")
+        #expect(browser.credentials[0].signCount == passkey.signCount + 4, "four sign-ins, each counted past the imported counter")
+    }
+}
