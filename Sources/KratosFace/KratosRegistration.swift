@@ -108,7 +108,12 @@ struct KratosLogin {
             )
         } catch let failure as InteractiveFlowService.FailedAttempt {
             if failure.error.code == .tooManyRequests { throw failure.error }
-            let message = failure.error.reason == .unknownCredential ? KratosMessages.noSuchAccount : KratosMessages.loginInvalid
+            let message: KratosMessage
+            switch failure.error.reason {
+            case .unknownCredential?: message = KratosMessages.noSuchAccount
+            case .verification(let check)?: message = KratosMessages.loginRefused(check: check.rawValue)
+            default: message = KratosMessages.loginInvalid
+            }
             throw try await reader.reject(failure.flow, [message])
         }
         let body = KratosSessionBody(session, user: signedIn.user, publicURL: services.publicURL)

@@ -77,6 +77,11 @@ enum KratosMessages {
     static let duplicateIdentifier = KratosMessage.error(4_000_007, "An account with the same identifier (email, phone, username, ...) exists already.")
     static let noSuchAccount = KratosMessage.error(4_000_015, "This account does not exist or has no security key set up.")
     static let loginInvalid = KratosMessage.error(4_000_043, "The provided web authn login is invalid, please try again.")
+    /// Kratos's message for a refused login, with Latchkey's `check` (`bad_signature`,
+    /// `passkey_not_allowed`, …) in the free-form context, as refused registrations carry it.
+    static func loginRefused(check: String) -> KratosMessage {
+        .error(4_000_043, "The provided web authn login is invalid, please try again.", context: ["check": .text(check)])
+    }
     static let noLoginStrategy = KratosMessage.error(4_010_002, "Could not find a strategy to log you in with. Did you fill out the form correctly?")
     static let noRegistrationStrategy = KratosMessage.error(4_010_003, "Could not find a strategy to sign you up with. Did you fill out the form correctly?")
     static let noSettingsStrategy = KratosMessage.error(4_010_004, "Could not find a strategy to update your settings. Did you fill out the form correctly?")

@@ -59,7 +59,12 @@ struct LatchkeyServices {
                 ceremonyLifetime: configuration.passkeys.ceremonyLifetime,
                 userVerification: configuration.passkeys.userVerification,
                 signupIdentifiers: Set(configuration.passkeys.signupIdentifiers),
-                attestationConveyance: configuration.passkeys.asksForAttestation ? "direct" : nil
+                attestationConveyance: configuration.passkeys.asksForAttestation ? "direct" : nil,
+                defaultPolicy: configuration.passkeys.policy,
+                clientPolicies: Dictionary(
+                    configuration.clients.compactMap { client in client.passkeys.map { (client.id, $0.applied(to: configuration.passkeys.policy)) } },
+                    uniquingKeysWith: { first, _ in first }
+                )
             ),
             verifier: verifier, storage: storage, tokens: tokens,
             secrets: secrets, clock: clock, random: random,

@@ -19,6 +19,11 @@ public struct PasskeyConfiguration: Sendable {
     /// their attestation (browsers strip it, and zero the AAGUID, under the default `none`);
     /// `nil` leaves the member out.
     public var attestationConveyance: String?
+    /// The policy of an application without one of its own (the global `passkeys:`).
+    public var defaultPolicy: PasskeyPolicy
+    /// Each application's own policy (`clients[].passkeys`), by client ID, with the keys it
+    /// leaves out taken from ``defaultPolicy``.
+    public var clientPolicies: [String: PasskeyPolicy]
 
     public init(
         relyingPartyID: String,
@@ -27,8 +32,12 @@ public struct PasskeyConfiguration: Sendable {
         userVerification: UserVerificationRequirement = .preferred,
         algorithms: [COSEAlgorithmIdentifier] = [.edDSA, .es256, .rs256],
         signupIdentifiers: Set<ProfileValidation.IdentifierKind> = Set(ProfileValidation.IdentifierKind.allCases),
-        attestationConveyance: String? = nil
+        attestationConveyance: String? = nil,
+        defaultPolicy: PasskeyPolicy? = nil,
+        clientPolicies: [String: PasskeyPolicy] = [:]
     ) {
+        self.defaultPolicy = defaultPolicy ?? PasskeyPolicy(userVerification: userVerification, algorithms: algorithms)
+        self.clientPolicies = clientPolicies
         self.relyingPartyID = relyingPartyID
         self.relyingPartyName = relyingPartyName
         self.ceremonyLifetime = ceremonyLifetime
@@ -37,6 +46,9 @@ public struct PasskeyConfiguration: Sendable {
         self.signupIdentifiers = signupIdentifiers
         self.attestationConveyance = attestationConveyance
     }
+
+    /// The policy of the application `clientID`.
+    public func policy(for clientID: String) -> PasskeyPolicy { clientPolicies[clientID] ?? defaultPolicy }
 }
 
 /// Creation options and the handle that names the ceremony.

@@ -205,6 +205,14 @@ extension PasskeyService {
     ) async throws -> (SignedIn, Started) {
         let resolved = try await resolveLogin(ceremony, response, expectedUserID: expectedUserID, findsUnnamedCredential: findsUnnamedCredential, cached: cached)
         let verified = try await verifyLogin(ceremony, resolved)
+        // After the signature, so that the refusal tells only the passkey's holder about it.
+        if let refusal = configuration.policy(for: ceremony.clientID).refusal(of: resolved.credential) {
+            try await refuse(ceremony, event: AuditEvent(
+                time: clock.now(), kind: .loginFailed, userID: resolved.user.id, clientID: ceremony.clientID, credentialID: resolved.encodedID,
+                detail: "passkey not allowed: \(refusal)", origin: ceremony.origin
+            ))
+            throw IdentityError(.invalidGrant, refusal, reason: .verification(.passkeyNotAllowed), credentialID: resolved.encodedID)
+        }
         return try await recordLogin(ceremony, resolved, verified, flowID: flowID, startSession: startSession)
     }
 
@@ -434,7 +442,7 @@ extension PasskeyService {
     /// Verifies a registration; a refused one completes its ceremony.
     private func verifyRegistration(_ response: RegistrationResponseJSON, _ ceremony: FinishingCeremony) async throws -> VerifiedRegistration {
         let expectations = RegistrationCeremony(
-            challenge: ceremony.challenge, userVerification: ceremony.userVerification, allowedAlgorithms: configuration.algorithms,
+            challenge: ceremony.challenge, userVerification: ceremony.userVerification, allowedAlgorithms: configuration.policy(for: ceremony.clientID).algorithms,
             isConditionalCreate: ceremony.kind == .conditionalEnrollment
         )
         // The metadata in use now: a BLOB installed since start-up applies at once.
@@ -445,12 +453,21 @@ extension PasskeyService {
             policy.attestation.refusedStatuses = metadata.refusedStatuses
             verifier = WebAuthnVerifier(policy: policy)
         }
+        let verified: VerifiedRegistration
         do {
-            return try verifier.verifyRegistration(response, for: expectations, at: clock.now())
+            verified = try verifier.verifyRegistration(response, for: expectations, at: clock.now())
         } catch {
             try await refuse(ceremony)
             throw IdentityError(.invalidGrant, error.reason, reason: .verification(error.code), credentialID: Base64URL.encode(response.rawId.bytes))
         }
+        if let refusal = configuration.policy(for: ceremony.clientID).refusal(
+            isBackupEligible: verified.flags.isBackupEligible, isAttestationTrusted: verified.attestation.trust.isTrusted, aaguid: verified.aaguid,
+            algorithm: verified.publicKey.algorithm
+        ) {
+            try await refuse(ceremony)
+            throw IdentityError(.invalidGrant, refusal, reason: .verification(.passkeyNotAllowed), credentialID: Base64URL.encode(response.rawId.bytes))
+        }
+        return verified
     }
 
     private func makeCredential(_ verified: VerifiedRegistration, userID: UserID) -> PasskeyCredential {

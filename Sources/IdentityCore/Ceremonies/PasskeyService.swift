@@ -85,7 +85,9 @@ public struct PasskeyService: Sendable {
             createdAt: now, updatedAt: now
         )
         let ceremony = makeCeremony(kind: .signup, clientID: client.clientID, pendingUser: user, lifetime: lifetime)
-        return CreationChallenge(options: creationOptions(for: user, challenge: ceremony.challenge, exclude: []), authSession: try seal(ceremony))
+        return CreationChallenge(
+            options: creationOptions(for: user, challenge: ceremony.challenge, exclude: [], clientID: client.clientID), authSession: try seal(ceremony)
+        )
     }
 
     /// Starts a login. Without a username the options allow any discoverable credential;
@@ -114,12 +116,14 @@ public struct PasskeyService: Sendable {
             }
         }
         let ceremony = makeCeremony(kind: .login, clientID: client.clientID, allowedCredentialIDs: allowed.map(\.id.bytes), lifetime: lifetime)
+        let policy = configuration.policy(for: client.clientID)
         let options = PublicKeyCredentialRequestOptionsJSON(
             challenge: Base64URLBytes(ceremony.challenge),
             timeout: timeoutMilliseconds,
             rpId: configuration.relyingPartyID,
             allowCredentials: allowed.isEmpty ? nil : allowed,
-            userVerification: configuration.userVerification.rawValue
+            userVerification: ceremony.userVerification.rawValue,
+            hints: policy.hints.isEmpty ? nil : policy.hints
         )
         return RequestChallenge(options: options, authSession: try seal(ceremony))
     }
@@ -184,7 +188,8 @@ public struct PasskeyService: Sendable {
         let token = try secrets.ceremonies.seal(ceremony, challengeIsToken: addressedByChallenge, nonce: random.bytes(12))
         let challenge = addressedByChallenge ? token : ceremony.challenge
         return CreationChallenge(
-            options: creationOptions(for: user, challenge: challenge, exclude: exclude, userVerification: ceremony.userVerification), authSession: Base64URL.encode(token)
+            options: creationOptions(for: user, challenge: challenge, exclude: exclude, clientID: clientID, userVerification: ceremony.userVerification),
+            authSession: Base64URL.encode(token)
         )
     }
 
@@ -211,7 +216,7 @@ public struct PasskeyService: Sendable {
             kind: kind,
             clientID: clientID,
             challenge: random.bytes(32),
-            userVerification: configuration.userVerification,
+            userVerification: configuration.policy(for: clientID).userVerification,
             pendingUser: pendingUser,
             userID: userID,
             allowedCredentialIDs: allowedCredentialIDs,
@@ -223,23 +228,29 @@ public struct PasskeyService: Sendable {
         Base64URL.encode(try secrets.ceremonies.seal(ceremony, nonce: random.bytes(12)))
     }
 
+    /// Creation options under the policy of the application `clientID`.
     private func creationOptions(
-        for user: User, challenge: [UInt8], exclude: [CredentialDescriptor], userVerification: UserVerificationRequirement? = nil
+        for user: User, challenge: [UInt8], exclude: [CredentialDescriptor], clientID: String, userVerification: UserVerificationRequirement? = nil
     ) -> PublicKeyCredentialCreationOptionsJSON {
-        PublicKeyCredentialCreationOptionsJSON(
+        let policy = configuration.policy(for: clientID)
+        return PublicKeyCredentialCreationOptionsJSON(
             rp: .init(id: configuration.relyingPartyID, name: configuration.relyingPartyName),
             // A sign-up without a profile yet has no names to show: the client fills them in.
             user: user.profile.identifiers.isEmpty
                 ? .init(id: Base64URLBytes(user.userHandle), name: "", displayName: "")
                 : .init(id: Base64URLBytes(user.userHandle), name: user.accountName, displayName: user.displayName),
             challenge: Base64URLBytes(challenge),
-            pubKeyCredParams: configuration.algorithms.map { .init(alg: $0) },
+            pubKeyCredParams: policy.algorithms.map { .init(alg: $0) },
             timeout: timeoutMilliseconds,
             excludeCredentials: exclude.isEmpty ? nil : exclude,
             authenticatorSelection: .init(
-                residentKey: "required", requireResidentKey: true, userVerification: (userVerification ?? configuration.userVerification).rawValue
+                residentKey: policy.residentKey, requireResidentKey: policy.residentKey == "required",
+                userVerification: (userVerification ?? policy.userVerification).rawValue
             ),
-            attestation: configuration.attestationConveyance,
+            hints: policy.hints.isEmpty ? nil : policy.hints,
+            // An application that judges passkeys by their model or attestation needs one:
+            // under `none` browsers strip it and zero the AAGUID.
+            attestation: policy.needsAttestation ? "direct" : configuration.attestationConveyance,
             extensions: ExtensionInputs(credProps: true)
         )
     }

@@ -465,7 +465,7 @@ public enum ConfigurationLoader {
         for element in elements {
             try element.requireKeys([
                 "client_id", "name", "client_secret", "grant_types", "ios", "android", "redirect_uris", "allowed_scopes", "first_party", "id_token_signed_response_alg",
-                "post_logout_redirect_uris", "allowed_logout_urls", "backchannel_logout_uri",
+                "post_logout_redirect_uris", "allowed_logout_urls", "backchannel_logout_uri", "passkeys",
             ])
             guard let id = try element.child("client_id").string(), !id.isEmpty else {
                 throw element.child("client_id").error("is required")
@@ -515,6 +515,12 @@ public enum ConfigurationLoader {
             guard let algorithm = SigningAlgorithm(rawValue: algorithmName) else {
                 throw algorithmNode.error("must be RS256, PS256 or ES256, found \"\(algorithmName.prefix(20))\"")
             }
+            let policyNode = element.child("passkeys")
+            var policyKeys: PasskeyPolicyKeys?
+            if policyNode.isPresent {
+                try policyNode.requireKeys(PasskeyPolicyKeys.names)
+                policyKeys = try parsePolicyKeys(policyNode)
+            }
             let backchannelNode = element.child("backchannel_logout_uri")
             var backchannelLogoutURI: URL?
             if let text = try backchannelNode.string() {
@@ -526,7 +532,8 @@ public enum ConfigurationLoader {
                 id: id, name: try element.child("name").string() ?? id, secret: secret, grantTypes: grants, redirectURIs: redirectURIs, ios: ios, android: android,
                 allowedScopes: allowedScopes, isFirstParty: try element.child("first_party").bool() ?? false, idTokenSigningAlgorithm: algorithm,
                 postLogoutRedirectURIs: try parseRedirectURIs(element.child("post_logout_redirect_uris"), client: id),
-                allowedLogoutURLs: try parseRedirectURIs(element.child("allowed_logout_urls"), client: id), backchannelLogoutURI: backchannelLogoutURI
+                allowedLogoutURLs: try parseRedirectURIs(element.child("allowed_logout_urls"), client: id), backchannelLogoutURI: backchannelLogoutURI,
+                passkeys: policyKeys
             ))
         }
         return clients
@@ -712,7 +719,7 @@ public enum ConfigurationLoader {
         try node.requireKeys([
             "ceremony_lifetime", "user_verification", "sign_count_policy", "signup_identifiers", "attestation", "allow_legacy_rs1",
             "allowed_aaguids", "denied_aaguids", "require_device_bound", "sensitive_action_max_age",
-        ])
+        ] + PasskeyPolicyKeys.names.filter { $0 != "user_verification" })
         let verificationNode = node.child("user_verification")
         let verificationText = try verificationNode.string() ?? "preferred"
         guard let verification = UserVerificationRequirement(rawValue: verificationText) else {
@@ -752,6 +759,16 @@ public enum ConfigurationLoader {
             }
             anchorFiles[AttestationFormat(rawValue: format)] = try anchorsNode.child(format).strings() ?? []
         }
+        // The older keys hold for every application at registration (the verifier's own
+        // checks, with their own codes), and start the policy every application inherits.
+        let allowedAAGUIDs = try aaguids(node.child("allowed_aaguids"))
+        let deniedAAGUIDs = try aaguids(node.child("denied_aaguids")) ?? []
+        let requiresDeviceBound = try node.child("require_device_bound").bool() ?? false
+        let keys = try parsePolicyKeys(node)
+        var passkeyPolicy = keys.applied(to: PasskeyPolicy(userVerification: verification))
+        if keys.accept == nil && requiresDeviceBound { passkeyPolicy.accept = .deviceBound }
+        if keys.aaguidsAllowed == nil, let allowedAAGUIDs { passkeyPolicy.aaguidsAllowed = allowedAAGUIDs }
+        passkeyPolicy.aaguidsBlocked.formUnion(deniedAAGUIDs)
         return .init(
             ceremonyLifetime: try node.child("ceremony_lifetime").duration() ?? 300,
             userVerification: verification,
@@ -761,11 +778,12 @@ public enum ConfigurationLoader {
             trustAnchorFiles: anchorFiles,
             revocationListFiles: try attestation.child("crl_files").strings() ?? [],
             allowsLegacyRS1: try node.child("allow_legacy_rs1").bool() ?? false,
-            allowedAAGUIDs: try aaguids(node.child("allowed_aaguids")),
-            deniedAAGUIDs: try aaguids(node.child("denied_aaguids")) ?? [],
-            requiresDeviceBound: try node.child("require_device_bound").bool() ?? false,
+            allowedAAGUIDs: allowedAAGUIDs,
+            deniedAAGUIDs: deniedAAGUIDs,
+            requiresDeviceBound: requiresDeviceBound,
             sensitiveActionMaxAge: try sensitiveActionMaxAge(node.child("sensitive_action_max_age")),
-            metadata: try parseMetadata(attestation.child("metadata"))
+            metadata: try parseMetadata(attestation.child("metadata")),
+            policy: passkeyPolicy
         )
     }
 
@@ -776,7 +794,7 @@ public enum ConfigurationLoader {
     }
 
     /// A list of AAGUIDs as lower-case hyphenated UUIDs; `nil` when absent or empty.
-    private static func aaguids(_ node: YAMLReader) throws(ConfigurationError) -> Set<AAGUID>? {
+    static func aaguids(_ node: YAMLReader) throws(ConfigurationError) -> Set<AAGUID>? {
         guard let elements = try node.elements(), !elements.isEmpty else { return nil }
         var values: Set<AAGUID> = []
         for element in elements {

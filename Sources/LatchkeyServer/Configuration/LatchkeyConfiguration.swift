@@ -89,6 +89,8 @@ public struct LatchkeyConfiguration: Sendable {
         public var allowedLogoutURLs: [String] = []
         /// `backchannel_logout_uri`: where a logout token is posted when one of its sessions ends.
         public var backchannelLogoutURI: URL? = nil
+        /// `passkeys`: this application's passkey policy keys, over the global ones.
+        public var passkeys: PasskeyPolicyKeys? = nil
     }
 
     /// Token lifetimes and API audiences.
@@ -184,6 +186,11 @@ public struct LatchkeyConfiguration: Sendable {
         public var sensitiveActionMaxAge: TimeInterval = 15 * 60
         /// `attestation.metadata`: the FIDO Metadata Service, when `blob` is set.
         public var metadata: Metadata?
+        /// The passkey policy of an application without `passkeys` of its own: `accept`,
+        /// `aaguids_allowed`, `aaguids_blocked`, `user_verification`, `resident_key`,
+        /// `algorithms` and `hints`, started from the older `require_device_bound`,
+        /// `allowed_aaguids` and `denied_aaguids`.
+        public var policy = PasskeyPolicy()
 
         /// Whether creation options ask for `direct` attestation: when registrations are judged
         /// by it (browsers strip attestation and zero the AAGUID under the default `none`).

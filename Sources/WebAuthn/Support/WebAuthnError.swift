@@ -92,6 +92,9 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let aaguidDenied: Code = "aaguid_denied"
         /// The credential is backup eligible (a synced passkey) and policy requires device-bound ones.
         public static let deviceBoundRequired: Code = "device_bound_required"
+        /// The application's passkey policy does not accept this passkey (its kind, model
+        /// or algorithm), at registration or at sign-in.
+        public static let passkeyNotAllowed: Code = "passkey_not_allowed"
 
         // Signatures and counters.
         /// A signature does not verify.
