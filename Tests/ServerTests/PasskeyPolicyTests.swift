@@ -101,6 +101,17 @@ struct PasskeyPolicyTests {
         try await boundOnDemo.signIn()
         synced.credentials = idaas.credentials
         try await synced.signIn()
+
+        // The strict application named its algorithms: an EdDSA passkey from elsewhere does not sign in.
+        var edwards = PasskeyUser(server)
+        try await edwards.signUp(.init(email: "edwards@example.com"), algorithm: .edDSA)
+        var edwardsOnStrict = PasskeyUser(server, clientID: "strict", credentials: edwards.credentials)
+        do {
+            try await edwardsOnStrict.signIn()
+            Issue.record("an EdDSA passkey signed in to an ES256-only application")
+        } catch let error as LatchkeyAPIError {
+            #expect(error.reason == "passkey_not_allowed" && (error.detail ?? "").contains("algorithm"), "\(error)")
+        }
     }
 
     /// The Kratos face and the hosted pages are applications of their own, under the global

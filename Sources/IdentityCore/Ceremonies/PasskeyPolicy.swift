@@ -30,16 +30,21 @@ public struct PasskeyPolicy: Sendable, Hashable {
     public var userVerification: UserVerificationRequirement
     /// The creation options' `residentKey`: `required`, `preferred` or `discouraged`.
     public var residentKey: String
-    /// Offered in `pubKeyCredParams`, most preferred first; a passkey of another algorithm
-    /// is refused.
+    /// Offered in `pubKeyCredParams`, most preferred first.
     public var algorithms: [COSEAlgorithmIdentifier]
+    /// Whether a passkey of an algorithm not in ``algorithms`` is refused at sign-in too: when
+    /// an operator named the algorithms. The default list only says what new passkeys are
+    /// offered; passkeys of other algorithms (imported, or registered before) still sign in.
+    public var acceptsOnlyListedAlgorithms: Bool
     /// Sent as the options' `hints`; empty leaves the member out.
     public var hints: [String]
 
     public init(
         accept: Acceptance = .any, aaguidsAllowed: Set<AAGUID>? = nil, aaguidsBlocked: Set<AAGUID> = [], userVerification: UserVerificationRequirement = .preferred,
-        residentKey: String = "required", algorithms: [COSEAlgorithmIdentifier] = [.edDSA, .es256, .rs256], hints: [String] = []
+        residentKey: String = "required", algorithms: [COSEAlgorithmIdentifier] = [.edDSA, .es256, .rs256], acceptsOnlyListedAlgorithms: Bool = false,
+        hints: [String] = []
     ) {
+        self.acceptsOnlyListedAlgorithms = acceptsOnlyListedAlgorithms
         self.accept = accept
         self.aaguidsAllowed = aaguidsAllowed
         self.aaguidsBlocked = aaguidsBlocked
@@ -62,7 +67,7 @@ public struct PasskeyPolicy: Sendable, Hashable {
         if let aaguidsAllowed, !aaguidsAllowed.contains(aaguid) {
             return "authenticator model \(aaguid.uuidString.lowercased()) is not among the models this application accepts"
         }
-        if !algorithms.contains(algorithm) { return "the passkey's algorithm (\(algorithm)) is not one this application accepts" }
+        if acceptsOnlyListedAlgorithms && !algorithms.contains(algorithm) { return "the passkey's algorithm (\(algorithm)) is not one this application accepts" }
         return nil
     }
 

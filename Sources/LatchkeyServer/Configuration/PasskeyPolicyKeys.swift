@@ -23,7 +23,10 @@ public struct PasskeyPolicyKeys: Sendable, Equatable {
         if let aaguidsBlocked { policy.aaguidsBlocked = aaguidsBlocked }
         if let userVerification { policy.userVerification = userVerification }
         if let residentKey { policy.residentKey = residentKey }
-        if let algorithms { policy.algorithms = algorithms }
+        if let algorithms {
+            policy.algorithms = algorithms
+            policy.acceptsOnlyListedAlgorithms = true
+        }
         if let hints { policy.hints = hints }
         return policy
     }
