@@ -71,26 +71,33 @@ public struct LatchkeyAPIClient: Sendable {
     ///     options then carry a fresh user ID and empty names, and ``finishSignup(authSession:response:scope:audience:profile:)``
     ///     sends the identifier.
     ///   - userMetadata: Optional string metadata to store with the account.
+    ///   - hints: WebAuthn Level 3 hints (`security-key`, `client-device`, `hybrid`) in
+    ///     place of the ones the application's passkey policy sends.
     /// - Returns: The creation options for the authenticator and the session that finishes
     ///   the signup in ``finishSignup(authSession:response:scope:audience:profile:)``.
     public func signupChallenge(
         profile: SignupProfile?,
-        userMetadata: [String: String]? = nil
+        userMetadata: [String: String]? = nil,
+        hints: [String]? = nil
     ) async throws(LatchkeyAPIError) -> (options: PublicKeyCredentialCreationOptionsJSON, authSession: String) {
-        let body = SignupChallengeRequest(clientID: clientID, clientSecret: clientSecret, userProfile: profile, userMetadata: userMetadata)
+        let body = SignupChallengeRequest(clientID: clientID, clientSecret: clientSecret, userProfile: profile, userMetadata: userMetadata, hints: hints)
         let (challenge, _) = try await send("POST", "/passkey/register", body: body, decoding: RegistrationChallenge.self)
         return (challenge.options, challenge.authSession)
     }
 
     /// Starts a passkey login (`POST /passkey/challenge`).
-    /// - Parameter username: An account identifier, to receive that account's credentials in
-    ///   `allowCredentials` (a Latchkey extension); `nil` for a discoverable login.
+    /// - Parameters:
+    ///   - username: An account identifier, to receive that account's credentials in
+    ///     `allowCredentials` (a Latchkey extension); `nil` for a discoverable login.
+    ///   - hints: WebAuthn Level 3 hints in place of the ones the application's passkey
+    ///     policy sends.
     /// - Returns: The request options for the authenticator and the session that finishes
     ///   the login in ``finishLogin(authSession:response:scope:audience:)``.
     public func loginChallenge(
-        username: String? = nil
+        username: String? = nil,
+        hints: [String]? = nil
     ) async throws(LatchkeyAPIError) -> (options: PublicKeyCredentialRequestOptionsJSON, authSession: String) {
-        let body = LoginChallengeRequest(clientID: clientID, clientSecret: clientSecret, username: username)
+        let body = LoginChallengeRequest(clientID: clientID, clientSecret: clientSecret, username: username, hints: hints)
         let (challenge, _) = try await send("POST", "/passkey/challenge", body: body, decoding: LoginChallenge.self)
         return (challenge.options, challenge.authSession)
     }
@@ -102,7 +109,7 @@ public struct LatchkeyAPIClient: Sendable {
     /// `publicKeyAlgorithm`) are left out, as Auth0.swift sends it; the attestation object
     /// carries the same facts.
     /// - Parameters:
-    ///   - authSession: The session from ``signupChallenge(profile:userMetadata:)``.
+    ///   - authSession: The session from ``signupChallenge(profile:userMetadata:hints:)``.
     ///   - response: The authenticator's registration.
     ///   - scope: Space-separated scopes, for example `openid profile email offline_access`.
     ///   - audience: The API the access token is for, for example ``myAccountAudience``.
@@ -127,7 +134,7 @@ public struct LatchkeyAPIClient: Sendable {
     /// Finishes a login: exchanges an assertion for tokens (`POST /oauth/token`, WebAuthn
     /// grant).
     /// - Parameters:
-    ///   - authSession: The session from ``loginChallenge(username:)``.
+    ///   - authSession: The session from ``loginChallenge(username:hints:)``.
     ///   - response: The authenticator's assertion.
     ///   - scope: Space-separated scopes.
     ///   - audience: The API the access token is for.

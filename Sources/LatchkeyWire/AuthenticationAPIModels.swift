@@ -93,6 +93,9 @@ public struct SignupChallengeRequest: Codable, Sendable, Hashable {
     public var userProfile: SignupProfile?
     /// Up to ten string fields of user metadata.
     public var userMetadata: [String: String]?
+    /// A Latchkey extension: the WebAuthn Level 3 `hints` for this ceremony (`security-key`,
+    /// `client-device`, `hybrid`), in place of the ones the application's policy sends.
+    public var hints: [String]?
 
     public init(
         clientID: String?,
@@ -100,8 +103,10 @@ public struct SignupChallengeRequest: Codable, Sendable, Hashable {
         realm: String? = nil,
         organization: String? = nil,
         userProfile: SignupProfile?,
-        userMetadata: [String: String]? = nil
+        userMetadata: [String: String]? = nil,
+        hints: [String]? = nil
     ) {
+        self.hints = hints
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.realm = realm
@@ -117,6 +122,7 @@ public struct SignupChallengeRequest: Codable, Sendable, Hashable {
         case organization
         case userProfile = "user_profile"
         case userMetadata = "user_metadata"
+        case hints
     }
 }
 
@@ -134,7 +140,14 @@ public struct LoginChallengeRequest: Codable, Sendable, Hashable {
     /// credentials in `allowCredentials`; without it the login is discoverable.
     public var username: String?
 
-    public init(clientID: String?, clientSecret: String? = nil, realm: String? = nil, organization: String? = nil, username: String? = nil) {
+    /// A Latchkey extension: the WebAuthn Level 3 `hints` for this ceremony, in place of the
+    /// ones the application's policy sends.
+    public var hints: [String]?
+
+    public init(
+        clientID: String?, clientSecret: String? = nil, realm: String? = nil, organization: String? = nil, username: String? = nil, hints: [String]? = nil
+    ) {
+        self.hints = hints
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.realm = realm
@@ -148,6 +161,7 @@ public struct LoginChallengeRequest: Codable, Sendable, Hashable {
         case realm
         case organization
         case username
+        case hints
     }
 }
 

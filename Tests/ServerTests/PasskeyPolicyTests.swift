@@ -50,6 +50,18 @@ struct PasskeyPolicyTests {
         let (strictSignup, _) = try await strict.signupChallenge(profile: .init(email: "options@example.com"))
         #expect(strictSignup.pubKeyCredParams.map(\.alg) == [.es256])
         #expect(strictSignup.authenticatorSelection?.userVerification == "required" && strictSignup.hints == ["security-key", "hybrid"])
+
+        // A request may choose its own hints (the Authentication API's bodies), but only ones WebAuthn defines.
+        let (chosenLogin, _) = try await strict.loginChallenge(username: nil, hints: ["hybrid"])
+        #expect(chosenLogin.hints == ["hybrid"])
+        let (chosenSignup, _) = try await demo.signupChallenge(profile: .init(email: "options@example.com"), hints: ["security-key"])
+        #expect(chosenSignup.hints == ["security-key"])
+        do {
+            _ = try await demo.loginChallenge(username: nil, hints: ["usb-stick"])
+            Issue.record("an unknown hint was sent")
+        } catch {
+            #expect(error.status == 400 && error.code.rawValue == "invalid_request" && (error.detail ?? "").contains("hints"), "\(error)")
+        }
     }
 
     @Test func aDeviceBoundApplicationRefusesSyncedPasskeysInEveryFace() async throws {

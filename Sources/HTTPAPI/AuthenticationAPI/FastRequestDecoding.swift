@@ -40,7 +40,9 @@ extension LoginChallengeRequest: FastJSONDecodable {
         guard case .object = node,
             let clientID = node.optionalString("client_id"), let clientSecret = node.optionalString("client_secret"),
             let realm = node.optionalString("realm"), let organization = node.optionalString("organization"),
-            let username = node.optionalString("username")
+            let username = node.optionalString("username"),
+            // Hints are rare; the full decoder reads them.
+            node["hints"] == nil
         else { return nil }
         self.init(clientID: clientID, clientSecret: clientSecret, realm: realm, organization: organization, username: username)
     }
@@ -50,7 +52,7 @@ extension SignupChallengeRequest: FastJSONDecodable {
     init?(json node: JSONNode) {
         guard case .object = node,
             let clientID = node.optionalString("client_id"), let clientSecret = node.optionalString("client_secret"),
-            let realm = node.optionalString("realm"), let organization = node.optionalString("organization")
+            let realm = node.optionalString("realm"), let organization = node.optionalString("organization"), node["hints"] == nil
         else { return nil }
         var profile: SignupProfile?
         switch node["user_profile"] {

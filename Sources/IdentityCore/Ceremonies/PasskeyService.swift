@@ -69,7 +69,10 @@ public struct PasskeyService: Sendable {
     ///   - input: The profile, or `nil` when the identifier comes only with the finished
     ///     ceremony (the account creation API, or a self-service flow's traits).
     ///   - lifetime: How long the ceremony lives, when a face's flow sets it.
-    public func startSignup(client: OAuthClient, profile input: UserProfile?, lifetime: TimeInterval? = nil) async throws -> CreationChallenge {
+    ///   - hints: WebAuthn Level 3 hints in place of the application policy's, where a face
+    ///     lets the request choose them.
+    public func startSignup(client: OAuthClient, profile input: UserProfile?, lifetime: TimeInterval? = nil, hints: [String]? = nil) async throws -> CreationChallenge {
+        try Self.requireKnown(hints)
         var profile = UserProfile()
         if let input {
             profile = try ProfileValidation.validate(input, allowed: configuration.signupIdentifiers)
@@ -86,7 +89,7 @@ public struct PasskeyService: Sendable {
         )
         let ceremony = makeCeremony(kind: .signup, clientID: client.clientID, pendingUser: user, lifetime: lifetime)
         return CreationChallenge(
-            options: creationOptions(for: user, challenge: ceremony.challenge, exclude: [], clientID: client.clientID), authSession: try seal(ceremony)
+            options: creationOptions(for: user, challenge: ceremony.challenge, exclude: [], clientID: client.clientID, hints: hints), authSession: try seal(ceremony)
         )
     }
 
@@ -95,7 +98,9 @@ public struct PasskeyService: Sendable {
     /// passkeys are all turned off, get a real account's shape of list with credential IDs
     /// derived from a server secret (``LoginDecoys``), so responses do not reveal whether
     /// an account exists.
-    public func startLogin(client: OAuthClient, username: String?, lifetime: TimeInterval? = nil) async throws -> RequestChallenge {
+    /// `hints` replace the application policy's, where a face lets the request choose them.
+    public func startLogin(client: OAuthClient, username: String?, lifetime: TimeInterval? = nil, hints: [String]? = nil) async throws -> RequestChallenge {
+        try Self.requireKnown(hints)
         var allowed: [CredentialDescriptor] = []
         if let username {
             guard let identifier = ProfileValidation.identifier(forLogin: username) else {
@@ -123,7 +128,7 @@ public struct PasskeyService: Sendable {
             rpId: configuration.relyingPartyID,
             allowCredentials: allowed.isEmpty ? nil : allowed,
             userVerification: ceremony.userVerification.rawValue,
-            hints: policy.hints.isEmpty ? nil : policy.hints
+            hints: Self.sent(hints ?? policy.hints)
         )
         return RequestChallenge(options: options, authSession: try seal(ceremony))
     }
@@ -230,7 +235,8 @@ public struct PasskeyService: Sendable {
 
     /// Creation options under the policy of the application `clientID`.
     private func creationOptions(
-        for user: User, challenge: [UInt8], exclude: [CredentialDescriptor], clientID: String, userVerification: UserVerificationRequirement? = nil
+        for user: User, challenge: [UInt8], exclude: [CredentialDescriptor], clientID: String, userVerification: UserVerificationRequirement? = nil,
+        hints: [String]? = nil
     ) -> PublicKeyCredentialCreationOptionsJSON {
         let policy = configuration.policy(for: clientID)
         return PublicKeyCredentialCreationOptionsJSON(
@@ -247,13 +253,22 @@ public struct PasskeyService: Sendable {
                 residentKey: policy.residentKey, requireResidentKey: policy.residentKey == "required",
                 userVerification: (userVerification ?? policy.userVerification).rawValue
             ),
-            hints: policy.hints.isEmpty ? nil : policy.hints,
+            hints: Self.sent(hints ?? policy.hints),
             // An application that judges passkeys by their model or attestation needs one:
             // under `none` browsers strip it and zero the AAGUID.
             attestation: policy.needsAttestation ? "direct" : configuration.attestationConveyance,
             extensions: ExtensionInputs(credProps: true)
         )
     }
+
+    /// Refuses hints WebAuthn Level 3 does not define (§5.8.7), which a browser would ignore.
+    private static func requireKnown(_ hints: [String]?) throws {
+        guard let hints, let unknown = hints.first(where: { !PasskeyPolicy.knownHints.contains($0) }) else { return }
+        throw IdentityError(.invalidRequest, "hints may be security-key, client-device or hybrid, not \"\(unknown.prefix(40))\"", field: "hints")
+    }
+
+    /// The options' `hints`: absent when there are none.
+    private static func sent(_ hints: [String]) -> [String]? { hints.isEmpty ? nil : hints }
 
     private var timeoutMilliseconds: UInt32 { UInt32(min(configuration.ceremonyLifetime * 1000, Double(UInt32.max))) }
 
