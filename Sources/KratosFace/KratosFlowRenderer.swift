@@ -47,7 +47,7 @@ struct KratosFlowRenderer: Sendable {
                 let isLast = account.passkeys.count < 2
                 for passkey in account.passkeys {
                     let provider = names.entry(for: passkey.aaguid)?.name
-                    let label = KratosMessages.removePasskey(names.displayName(of: passkey), addedAt: passkey.createdAt, lastUsedAt: passkey.lastUsedAt, provider: provider)
+                    let label = KratosMessages.removePasskey(names.displayName(of: passkey), addedAt: passkey.createdAt, lastUsedAt: passkey.lastUsedAt, provider: provider, isSynced: passkey.isBackupEligible)
                     nodes.append(.input("passkey", .init(name: "passkey_remove", type: "submit", value: KratosIDs.hex(passkey.credentialID), disabled: isLast), label: label))
                 }
             }

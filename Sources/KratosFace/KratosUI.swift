@@ -86,12 +86,14 @@ enum KratosMessages {
     static let noRegistrationStrategy = KratosMessage.error(4_010_003, "Could not find a strategy to sign you up with. Did you fill out the form correctly?")
     static let noSettingsStrategy = KratosMessage.error(4_010_004, "Could not find a strategy to update your settings. Did you fill out the form correctly?")
 
-    static func removePasskey(_ name: String, addedAt: Date, lastUsedAt: Date?, provider: String?) -> KratosMessage {
+    static func removePasskey(_ name: String, addedAt: Date, lastUsedAt: Date?, provider: String?, isSynced: Bool) -> KratosMessage {
         var context: [String: KratosMessage.ContextValue] = [
             "display_name": .text(name), "added_at": .text(WireTime.text(addedAt)), "added_at_unix": .number(Int64(addedAt.timeIntervalSince1970)),
         ]
         // Latchkey's additions (the contract's context is free-form): when the passkey was
-        // last used, and the provider its AAGUID names.
+        // last used, the provider its AAGUID names, and whether it is synced (`multi_device`,
+        // backup eligible) or device-bound (`single_device`), in My Account's words.
+        context["credential_device_type"] = .text(isSynced ? "multi_device" : "single_device")
         if let lastUsedAt {
             context["last_used_at"] = .text(WireTime.text(lastUsedAt))
             context["last_used_at_unix"] = .number(Int64(lastUsedAt.timeIntervalSince1970))

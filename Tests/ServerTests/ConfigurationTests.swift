@@ -162,6 +162,14 @@ struct ConfigurationTests {
         ("tokens: { audiences: [{ identifier: https://api.example, signing_alg: HS256 }] }", "tokens.audiences[0].signing_alg"),
         ("tokens: { audiences: [{ identifier: https://api.example, alg: RS256 }] }", "tokens.audiences[0].alg"),
         ("clients: [{ client_id: a, backchannel_logout_uri: \"ftp://app.example/logout\" }]", "clients[0].backchannel_logout_uri"),
+        ("passkeys: { accept: synced_only }", "passkeys.accept"),
+        ("passkeys: { hints: [usb] }", "passkeys.hints[0]"),
+        ("clients: [{ client_id: a, passkeys: { accept: bound } }]", "clients[0].passkeys.accept"),
+        ("clients: [{ client_id: a, passkeys: { algorithms: [ES256, HS256] } }]", "clients[0].passkeys.algorithms[1]"),
+        ("clients: [{ client_id: a, passkeys: { resident_key: always } }]", "clients[0].passkeys.resident_key"),
+        ("clients: [{ client_id: a, passkeys: { aaguids_allowed: [not-a-uuid] } }]", "clients[0].passkeys.aaguids_allowed[0]"),
+        ("clients: [{ client_id: a, passkeys: { attestation_formats: [jwt] } }]", "clients[0].passkeys.attestation_formats[0]"),
+        ("clients: [{ client_id: a, passkeys: { require_device_bound: true } }]", "clients[0].passkeys.require_device_bound"),
     ])
     func badValuesNameTheirKey(yaml: String, key: String) {
         let failure = error(yaml)

@@ -20,7 +20,7 @@ struct PasskeyPolicyTests {
             name: Demo
           - client_id: strict
             name: Device-bound only
-            passkeys: { accept: device_bound, hints: [security-key, hybrid], user_verification: required, algorithms: [ES256] }
+            passkeys: { accept: device_bound, hints: [security-key, hybrid], user_verification: required, algorithms: [ES256], attestation_formats: [packed, tpm] }
           - client_id: \(IDaaSSampleApp.applicationID)
             name: IDaaS sample apps
             ios: { team_id: ABCDE12345, bundle_ids: [com.example.idaas] }
@@ -48,7 +48,8 @@ struct PasskeyPolicyTests {
         let (demoSignup, _) = try await demo.signupChallenge(profile: .init(email: "options@example.com"))
         #expect(demoSignup.pubKeyCredParams.map(\.alg) == [.edDSA, .es256, .rs256] && demoSignup.hints == ["client-device"])
         let (strictSignup, _) = try await strict.signupChallenge(profile: .init(email: "options@example.com"))
-        #expect(strictSignup.pubKeyCredParams.map(\.alg) == [.es256])
+        #expect(strictSignup.pubKeyCredParams.map(\.alg) == [.es256] && strictSignup.attestationFormats == ["packed", "tpm"])
+        #expect(demoSignup.attestationFormats == nil, "left out where the policy names none")
         #expect(strictSignup.authenticatorSelection?.userVerification == "required" && strictSignup.hints == ["security-key", "hybrid"])
 
         // A request may choose its own hints (the Authentication API's bodies), but only ones WebAuthn defines.

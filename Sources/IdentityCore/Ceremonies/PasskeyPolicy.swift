@@ -38,12 +38,16 @@ public struct PasskeyPolicy: Sendable, Hashable {
     public var acceptsOnlyListedAlgorithms: Bool
     /// Sent as the options' `hints`; empty leaves the member out.
     public var hints: [String]
+    /// Sent as the creation options' `attestationFormats` (WebAuthn Level 3 §5.4), the
+    /// attestation statement formats preferred, most preferred first; empty leaves it out.
+    public var attestationFormats: [String]
 
     public init(
         accept: Acceptance = .any, aaguidsAllowed: Set<AAGUID>? = nil, aaguidsBlocked: Set<AAGUID> = [], userVerification: UserVerificationRequirement = .preferred,
         residentKey: String = "required", algorithms: [COSEAlgorithmIdentifier] = [.edDSA, .es256, .rs256], acceptsOnlyListedAlgorithms: Bool = false,
-        hints: [String] = []
+        hints: [String] = [], attestationFormats: [String] = []
     ) {
+        self.attestationFormats = attestationFormats
         self.acceptsOnlyListedAlgorithms = acceptsOnlyListedAlgorithms
         self.accept = accept
         self.aaguidsAllowed = aaguidsAllowed

@@ -257,6 +257,7 @@ public struct PasskeyService: Sendable {
             // An application that judges passkeys by their model or attestation needs one:
             // under `none` browsers strip it and zero the AAGUID.
             attestation: policy.needsAttestation ? "direct" : configuration.attestationConveyance,
+            attestationFormats: policy.attestationFormats.isEmpty ? nil : policy.attestationFormats,
             extensions: ExtensionInputs(credProps: true)
         )
     }

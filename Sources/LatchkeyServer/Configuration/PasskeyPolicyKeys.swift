@@ -11,9 +11,10 @@ public struct PasskeyPolicyKeys: Sendable, Equatable {
     public var residentKey: String?
     public var algorithms: [COSEAlgorithmIdentifier]?
     public var hints: [String]?
+    public var attestationFormats: [String]?
 
     /// The names of the keys, as the file writes them.
-    static let names = ["accept", "aaguids_allowed", "aaguids_blocked", "user_verification", "resident_key", "algorithms", "hints"]
+    static let names = ["accept", "aaguids_allowed", "aaguids_blocked", "user_verification", "resident_key", "algorithms", "hints", "attestation_formats"]
 
     /// `base` with these keys in place of its own.
     public func applied(to base: PasskeyPolicy) -> PasskeyPolicy {
@@ -28,6 +29,7 @@ public struct PasskeyPolicyKeys: Sendable, Equatable {
             policy.acceptsOnlyListedAlgorithms = true
         }
         if let hints { policy.hints = hints }
+        if let attestationFormats { policy.attestationFormats = attestationFormats }
         return policy
     }
 
@@ -84,6 +86,13 @@ extension ConfigurationLoader {
                 throw ConfigurationError(key: "\(node.child("hints").path)[\(index)]", "must be security-key, client-device or hybrid, found \"\(hint.prefix(40))\"")
             }
             keys.hints = hints
+        }
+        if let formats = try node.child("attestation_formats").strings() {
+            let known = AttestationFormat.all.map(\.rawValue)
+            for (index, format) in formats.enumerated() where !known.contains(format) {
+                throw ConfigurationError(key: "\(node.child("attestation_formats").path)[\(index)]", "must be an attestation format (\(known.joined(separator: ", "))), found \"\(format.prefix(40))\"")
+            }
+            keys.attestationFormats = formats
         }
         return keys
     }

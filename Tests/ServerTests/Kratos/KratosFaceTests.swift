@@ -127,6 +127,7 @@ struct KratosFaceTests {
         let context = try #require(label?["context"] as? [String: Any])
         #expect(context["added_at_unix"] is Int)
         #expect(context["display_name"] is String)
+        #expect(context["credential_device_type"] as? String == "single_device", "the software authenticator's passkeys are device-bound")
         let firstLabel = afterAdd.first { ($0["attributes"] as? [String: Any])?["value"] as? String == firstHex }
         let firstContext = ((firstLabel?["meta"] as? [String: Any])?["label"] as? [String: Any])?["context"] as? [String: Any]
         #expect(firstContext?["last_used_at"] is String, "the passkey used to sign in says when")
