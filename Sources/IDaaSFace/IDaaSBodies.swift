@@ -62,7 +62,14 @@ struct IDaaSFIDORegisterChallenge: Encodable {
         userDisplayName = options.user.displayName
         registeredCredentials = existing.map { Base64URL.encode($0.credentialID) }
         registeredCredentialsNames = existing.map { $0.name ?? names.displayName(of: $0) }
-        let attachment = options.authenticatorSelection?.authenticatorAttachment
+        // IDaaS's shape has no hints; its attachment says what the policy's first hint does.
+        let attachment = options.authenticatorSelection?.authenticatorAttachment ?? options.hints?.first.flatMap { hint in
+            switch hint {
+            case "client-device": "platform"
+            case "security-key", "hybrid": "cross-platform"
+            default: nil
+            }
+        }
         registrationAuthenticatorAttachment = attachment == "platform" ? "PLATFORM" : attachment == "cross-platform" ? "CROSS_PLATFORM" : "EITHER"
         registrationRequireResidentKey = (options.authenticatorSelection?.residentKey ?? "discouraged").uppercased()
         registrationUserVerification = (options.authenticatorSelection?.userVerification ?? "preferred").uppercased()

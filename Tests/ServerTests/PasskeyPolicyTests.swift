@@ -52,6 +52,14 @@ struct PasskeyPolicyTests {
         #expect(demoSignup.attestationFormats == nil, "left out where the policy names none")
         #expect(strictSignup.authenticatorSelection?.userVerification == "required" && strictSignup.hints == ["security-key", "hybrid"])
 
+        // IDaaS's registration challenge has no hints: its attachment carries the first one.
+        let idaas = IDaaSSampleApp(server, platform: .iOS)
+        var person = PasskeyUser(server)
+        try await person.signUp(.init(email: "idaas@example.com"))
+        let admin = try await IDaaSFaceTests.admin(idaas)
+        let (_, registration) = try await IDaaSFaceTests.registrationChallenge(idaas, email: "idaas@example.com", admin: admin)
+        #expect(registration["registrationAuthenticatorAttachment"] as? String == "PLATFORM", "client-device: \(registration)")
+
         // A request may choose its own hints (the Authentication API's bodies), but only ones WebAuthn defines.
         let (chosenLogin, _) = try await strict.loginChallenge(username: nil, hints: ["hybrid"])
         #expect(chosenLogin.hints == ["hybrid"])
