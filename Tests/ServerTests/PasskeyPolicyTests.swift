@@ -25,12 +25,7 @@ struct PasskeyPolicyTests {
             name: IDaaS sample apps
             ios: { team_id: ABCDE12345, bundle_ids: [com.example.idaas] }
             passkeys: { accept: device_bound }
-        faces:
-          idaas:
-            admin_applications:
-              - application_id: \(IDaaSSampleApp.adminID)
-                name: Backend
-                shared_secret: \(IDaaSSampleApp.adminSecret)
+        \(IDaaSSampleApp.facesYAML)
         """
 
     @Test func eachApplicationsOptionsFollowItsPolicy() async throws {

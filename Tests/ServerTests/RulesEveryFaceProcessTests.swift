@@ -21,12 +21,7 @@ struct RulesEveryFaceProcessTests {
             name: Single-page app
             redirect_uris: [http://localhost:5173/callback]
             first_party: true
-        faces:
-          idaas:
-            admin_applications:
-              - application_id: \(IDaaSSampleApp.adminID)
-                name: Backend
-                shared_secret: \(IDaaSSampleApp.adminSecret)
+        \(IDaaSSampleApp.facesYAML)
         """
 
     static let scopes = PasskeyUser.allScopes

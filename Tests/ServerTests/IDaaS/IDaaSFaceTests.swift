@@ -23,12 +23,7 @@ struct IDaaSFaceTests {
             android:
               package_name: com.example.idaas
               sha256_cert_fingerprints: ["\(NativeAppsTests.hex(IDaaSSampleApp.androidKey))"]
-        faces:
-          idaas:
-            admin_applications:
-              - application_id: \(IDaaSSampleApp.adminID)
-                name: Backend
-                shared_secret: \(IDaaSSampleApp.adminSecret)
+        \(IDaaSSampleApp.facesYAML)
               - application_id: second-backend
                 name: Second backend
                 shared_secret: another secret of a backend

@@ -18,6 +18,16 @@ struct IDaaSSampleApp {
     static let applicationID = "idaas-apps"
     static let adminID = "7c1e5a2b-backend"
     static let adminSecret = "a shared secret of the backend"
+    /// The `faces:` section that serves the IDaaS face to the samples' backend, for a
+    /// configuration's top level.
+    static let facesYAML = """
+        faces:
+          idaas:
+            admin_applications:
+              - application_id: \(adminID)
+                name: Backend
+                shared_secret: \(adminSecret)
+        """
 
     let http: RawHTTP
     let platform: Platform

@@ -387,25 +387,8 @@ extension ImportTests {
     /// the IDaaS face as their guides' samples do, and the hosted pages; each sign-in moves
     /// the counter the old server kept.
     @Test func importedPasskeysSignInOnEveryFace() async throws {
-        let configuration = """
-            server: { public_url: http://localhost:8080 }
-            relying_party: { id: localhost, name: Latchkey Test, origins: [http://localhost:8080] }
-            clients:
-              - client_id: demo
-                name: Demo
-              - client_id: kratos-apps
-                name: Kratos sample apps
-                ios: { team_id: ABCDE12345, bundle_ids: [com.example.kratos] }
-              - client_id: \(IDaaSSampleApp.applicationID)
-                name: IDaaS sample apps
-                ios: { team_id: ABCDE12345, bundle_ids: [com.example.idaas] }
-            faces:
-              idaas:
-                admin_applications:
-                  - application_id: \(IDaaSSampleApp.adminID)
-                    name: Backend
-                    shared_secret: \(IDaaSSampleApp.adminSecret)
-            """
+        // Every face on, with the IDaaS samples' application.
+        let configuration = RulesEveryFaceProcessTests.configuration
         let directory = try TemporaryDirectory()
         try configuration.write(toFile: directory.path("latchkey.yaml"), atomically: true, encoding: .utf8)
         let id = "2a7c4e9b-1d3f-4a5b-8c6d-7e8f9a0b1c2d"
