@@ -63,7 +63,45 @@ extension CredentialDescriptor {
 
 extension ExtensionInputs {
     func write(to writer: inout JSONWriter) {
-        writer.object { inputs in inputs.member("credProps", credProps) }
+        writer.object { inputs in
+            inputs.member("credProps", credProps)
+            inputs.member("credentialProtectionPolicy", credentialProtectionPolicy)
+            inputs.member("enforceCredentialProtectionPolicy", enforceCredentialProtectionPolicy)
+            if let largeBlob {
+                inputs.member("largeBlob") { writer in
+                    writer.object { blob in
+                        blob.member("read", largeBlob.read)
+                        blob.member("support", largeBlob.support)
+                        blob.member("write", largeBlob.write?.base64URL)
+                    }
+                }
+            }
+            if let prf {
+                inputs.member("prf") { writer in
+                    writer.object { inputs in
+                        if let eval = prf.eval { inputs.member("eval") { eval.write(to: &$0) } }
+                        if let byCredential = prf.evalByCredential {
+                            inputs.member("evalByCredential") { writer in
+                                writer.object { entries in
+                                    for (credentialID, values) in byCredential.sorted(by: { $0.key < $1.key }) {
+                                        entries.member(credentialID) { values.write(to: &$0) }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension PRFValues {
+    func write(to writer: inout JSONWriter) {
+        writer.object { values in
+            values.member("first", first.base64URL)
+            values.member("second", second?.base64URL)
+        }
     }
 }
 

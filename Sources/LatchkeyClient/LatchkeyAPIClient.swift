@@ -73,14 +73,19 @@ public struct LatchkeyAPIClient: Sendable {
     ///   - userMetadata: Optional string metadata to store with the account.
     ///   - hints: WebAuthn Level 3 hints (`security-key`, `client-device`, `hybrid`) in
     ///     place of the ones the application's passkey policy sends.
+    ///   - extensions: Client extension inputs for the authenticator (`prf` with `eval`,
+    ///     `largeBlob` support, `credentialProtectionPolicy`), passed into the options.
     /// - Returns: The creation options for the authenticator and the session that finishes
     ///   the signup in ``finishSignup(authSession:response:scope:audience:profile:)``.
     public func signupChallenge(
         profile: SignupProfile?,
         userMetadata: [String: String]? = nil,
-        hints: [String]? = nil
+        hints: [String]? = nil,
+        extensions: ExtensionInputs? = nil
     ) async throws(LatchkeyAPIError) -> (options: PublicKeyCredentialCreationOptionsJSON, authSession: String) {
-        let body = SignupChallengeRequest(clientID: clientID, clientSecret: clientSecret, userProfile: profile, userMetadata: userMetadata, hints: hints)
+        let body = SignupChallengeRequest(
+            clientID: clientID, clientSecret: clientSecret, userProfile: profile, userMetadata: userMetadata, hints: hints, extensions: extensions
+        )
         let (challenge, _) = try await send("POST", "/passkey/register", body: body, decoding: RegistrationChallenge.self)
         return (challenge.options, challenge.authSession)
     }
@@ -91,13 +96,16 @@ public struct LatchkeyAPIClient: Sendable {
     ///     `allowCredentials` (a Latchkey extension); `nil` for a discoverable login.
     ///   - hints: WebAuthn Level 3 hints in place of the ones the application's passkey
     ///     policy sends.
+    ///   - extensions: Client extension inputs (`prf` with `eval` or `evalByCredential`,
+    ///     `largeBlob` `read` or `write`), passed into the options; the outputs stay with the app.
     /// - Returns: The request options for the authenticator and the session that finishes
     ///   the login in ``finishLogin(authSession:response:scope:audience:)``.
     public func loginChallenge(
         username: String? = nil,
-        hints: [String]? = nil
+        hints: [String]? = nil,
+        extensions: ExtensionInputs? = nil
     ) async throws(LatchkeyAPIError) -> (options: PublicKeyCredentialRequestOptionsJSON, authSession: String) {
-        let body = LoginChallengeRequest(clientID: clientID, clientSecret: clientSecret, username: username, hints: hints)
+        let body = LoginChallengeRequest(clientID: clientID, clientSecret: clientSecret, username: username, hints: hints, extensions: extensions)
         let (challenge, _) = try await send("POST", "/passkey/challenge", body: body, decoding: LoginChallenge.self)
         return (challenge.options, challenge.authSession)
     }
@@ -109,7 +117,7 @@ public struct LatchkeyAPIClient: Sendable {
     /// `publicKeyAlgorithm`) are left out, as Auth0.swift sends it; the attestation object
     /// carries the same facts.
     /// - Parameters:
-    ///   - authSession: The session from ``signupChallenge(profile:userMetadata:hints:)``.
+    ///   - authSession: The session from ``signupChallenge(profile:userMetadata:hints:extensions:)``.
     ///   - response: The authenticator's registration.
     ///   - scope: Space-separated scopes, for example `openid profile email offline_access`.
     ///   - audience: The API the access token is for, for example ``myAccountAudience``.
@@ -134,7 +142,7 @@ public struct LatchkeyAPIClient: Sendable {
     /// Finishes a login: exchanges an assertion for tokens (`POST /oauth/token`, WebAuthn
     /// grant).
     /// - Parameters:
-    ///   - authSession: The session from ``loginChallenge(username:hints:)``.
+    ///   - authSession: The session from ``loginChallenge(username:hints:extensions:)``.
     ///   - response: The authenticator's assertion.
     ///   - scope: Space-separated scopes.
     ///   - audience: The API the access token is for.

@@ -96,6 +96,9 @@ public struct SignupChallengeRequest: Codable, Sendable, Hashable {
     /// A Latchkey extension: the WebAuthn Level 3 `hints` for this ceremony (`security-key`,
     /// `client-device`, `hybrid`), in place of the ones the application's policy sends.
     public var hints: [String]?
+    /// A Latchkey extension: client extension inputs for the authenticator (`prf`,
+    /// `largeBlob`, `credentialProtectionPolicy`), passed into the options untouched.
+    public var extensions: ExtensionInputs?
 
     public init(
         clientID: String?,
@@ -104,9 +107,11 @@ public struct SignupChallengeRequest: Codable, Sendable, Hashable {
         organization: String? = nil,
         userProfile: SignupProfile?,
         userMetadata: [String: String]? = nil,
-        hints: [String]? = nil
+        hints: [String]? = nil,
+        extensions: ExtensionInputs? = nil
     ) {
         self.hints = hints
+        self.extensions = extensions
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.realm = realm
@@ -123,6 +128,7 @@ public struct SignupChallengeRequest: Codable, Sendable, Hashable {
         case userProfile = "user_profile"
         case userMetadata = "user_metadata"
         case hints
+        case extensions
     }
 }
 
@@ -143,11 +149,16 @@ public struct LoginChallengeRequest: Codable, Sendable, Hashable {
     /// A Latchkey extension: the WebAuthn Level 3 `hints` for this ceremony, in place of the
     /// ones the application's policy sends.
     public var hints: [String]?
+    /// A Latchkey extension: client extension inputs (`prf` with `eval` or
+    /// `evalByCredential`, `largeBlob` `read` or `write`), passed into the options untouched.
+    public var extensions: ExtensionInputs?
 
     public init(
-        clientID: String?, clientSecret: String? = nil, realm: String? = nil, organization: String? = nil, username: String? = nil, hints: [String]? = nil
+        clientID: String?, clientSecret: String? = nil, realm: String? = nil, organization: String? = nil, username: String? = nil, hints: [String]? = nil,
+        extensions: ExtensionInputs? = nil
     ) {
         self.hints = hints
+        self.extensions = extensions
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.realm = realm
@@ -162,6 +173,7 @@ public struct LoginChallengeRequest: Codable, Sendable, Hashable {
         case organization
         case username
         case hints
+        case extensions
     }
 }
 

@@ -135,12 +135,30 @@ public struct CredentialDescriptor: Codable, Sendable, Hashable {
     }
 }
 
-/// Client extension inputs that Latchkey sends.
+/// Client extension inputs in options: `credProps`, which Latchkey asks for itself, and those
+/// an application asks for through the Authentication API (PRF, largeBlob, credProtect),
+/// which the server passes to the client untouched.
 public struct ExtensionInputs: Codable, Sendable, Hashable {
     /// Ask the client to report whether the credential is discoverable.
     public var credProps: Bool?
+    /// The PRF extension: secrets derived on the authenticator, for the app alone.
+    public var prf: PRFInputs?
+    /// The largeBlob extension.
+    public var largeBlob: LargeBlobInputs?
+    /// The credProtect extension's policy (`userVerificationOptional`,
+    /// `userVerificationOptionalWithCredentialIDList`, `userVerificationRequired`), at creation.
+    public var credentialProtectionPolicy: String?
+    /// Whether the client must refuse an authenticator that cannot apply that policy.
+    public var enforceCredentialProtectionPolicy: Bool?
 
-    public init(credProps: Bool? = nil) {
+    public init(
+        credProps: Bool? = nil, prf: PRFInputs? = nil, largeBlob: LargeBlobInputs? = nil, credentialProtectionPolicy: String? = nil,
+        enforceCredentialProtectionPolicy: Bool? = nil
+    ) {
         self.credProps = credProps
+        self.prf = prf
+        self.largeBlob = largeBlob
+        self.credentialProtectionPolicy = credentialProtectionPolicy
+        self.enforceCredentialProtectionPolicy = enforceCredentialProtectionPolicy
     }
 }

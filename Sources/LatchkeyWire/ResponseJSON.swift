@@ -168,13 +168,18 @@ public struct AuthenticatorAssertionResponseJSON: Codable, Sendable, Hashable {
     }
 }
 
-/// Client extension outputs that Latchkey reads; other members are ignored.
+/// Client extension outputs: `credProps`, which Latchkey reads, and `prf`, which an app
+/// reads on its side and the server ignores (it neither stores nor logs them); other
+/// members are ignored.
 public struct ClientExtensionResults: Codable, Sendable, Hashable {
     /// Output of the `credProps` extension.
     public var credProps: CredentialProperties?
+    /// Output of the `prf` extension, for the app.
+    public var prf: PRFOutputs?
 
-    public init(credProps: CredentialProperties? = nil) {
+    public init(credProps: CredentialProperties? = nil, prf: PRFOutputs? = nil) {
         self.credProps = credProps
+        self.prf = prf
     }
 
     /// `CredentialPropertiesOutput`.

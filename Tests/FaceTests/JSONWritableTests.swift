@@ -40,6 +40,18 @@ import WebAuthn
             options: PublicKeyCredentialRequestOptionsJSON(challenge: challenge, allowCredentials: [], extensions: ExtensionInputs()),
             authSession: ""
         ))
+        // Extensions an application asked for, every member set.
+        try expectSameBytes(PublicKeyCredentialRequestOptionsJSON(challenge: challenge, extensions: ExtensionInputs(
+            prf: PRFInputs(
+                eval: PRFValues(first: Base64URLBytes([1, 2]), second: Base64URLBytes([3])),
+                evalByCredential: ["zz": PRFValues(first: Base64URLBytes([4])), "AA-_": PRFValues(first: Base64URLBytes([5]), second: Base64URLBytes([6]))]
+            ),
+            largeBlob: LargeBlobInputs(read: nil, write: Base64URLBytes([7, 8]))
+        )))
+        try expectSameBytes(PublicKeyCredentialRequestOptionsJSON(challenge: challenge, extensions: ExtensionInputs(
+            credProps: true, largeBlob: LargeBlobInputs(support: "required", read: true), credentialProtectionPolicy: "userVerificationRequired",
+            enforceCredentialProtectionPolicy: false
+        )))
     }
 
     @Test func signUpChallenges() throws {

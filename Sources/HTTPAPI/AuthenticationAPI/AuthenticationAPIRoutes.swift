@@ -14,13 +14,13 @@ extension Router where Context == FaceRequestContext {
         starts.post("/passkey/register") { request, context in
             let body = try await services.body.json(SignupChallengeRequest.self, from: request)
             let client = try services.clients.authenticate(clientID: body.clientID, secret: body.clientSecret, for: .webauthn)
-            let challenge = try await services.passkeys.startSignup(client: client, profile: body.userProfile, hints: body.hints)
+            let challenge = try await services.passkeys.startSignup(client: client, profile: body.userProfile, hints: body.hints, extensions: body.extensions)
             return JSONResponse.make(PasskeyChallenge(options: challenge.options, authSession: challenge.authSession))
         }
         starts.post("/passkey/challenge") { request, context in
             let body = try await services.body.json(LoginChallengeRequest.self, from: request)
             let client = try services.clients.authenticate(clientID: body.clientID, secret: body.clientSecret, for: .webauthn)
-            let challenge = try await services.passkeys.startLogin(client: client, username: body.username, hints: body.hints)
+            let challenge = try await services.passkeys.startLogin(client: client, username: body.username, hints: body.hints, extensions: body.extensions)
             return JSONResponse.make(PasskeyChallenge(options: challenge.options, authSession: challenge.authSession))
         }
         starts.post("/dbconnections/signup") { request, context in

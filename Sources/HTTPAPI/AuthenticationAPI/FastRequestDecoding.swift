@@ -41,8 +41,8 @@ extension LoginChallengeRequest: FastJSONDecodable {
             let clientID = node.optionalString("client_id"), let clientSecret = node.optionalString("client_secret"),
             let realm = node.optionalString("realm"), let organization = node.optionalString("organization"),
             let username = node.optionalString("username"),
-            // Hints are rare; the full decoder reads them.
-            node["hints"] == nil
+            // Hints and extensions are rare; the full decoder reads them.
+            node["hints"] == nil, node["extensions"] == nil
         else { return nil }
         self.init(clientID: clientID, clientSecret: clientSecret, realm: realm, organization: organization, username: username)
     }
@@ -52,7 +52,8 @@ extension SignupChallengeRequest: FastJSONDecodable {
     init?(json node: JSONNode) {
         guard case .object = node,
             let clientID = node.optionalString("client_id"), let clientSecret = node.optionalString("client_secret"),
-            let realm = node.optionalString("realm"), let organization = node.optionalString("organization"), node["hints"] == nil
+            let realm = node.optionalString("realm"), let organization = node.optionalString("organization"), node["hints"] == nil,
+            node["extensions"] == nil
         else { return nil }
         var profile: SignupProfile?
         switch node["user_profile"] {

@@ -71,8 +71,13 @@ public struct PasskeyService: Sendable {
     ///   - lifetime: How long the ceremony lives, when a face's flow sets it.
     ///   - hints: WebAuthn Level 3 hints in place of the application policy's, where a face
     ///     lets the request choose them.
-    public func startSignup(client: OAuthClient, profile input: UserProfile?, lifetime: TimeInterval? = nil, hints: [String]? = nil) async throws -> CreationChallenge {
+    ///   - extensions: Client extension inputs the application asks for (PRF, largeBlob,
+    ///     credProtect), passed into the options.
+    public func startSignup(
+        client: OAuthClient, profile input: UserProfile?, lifetime: TimeInterval? = nil, hints: [String]? = nil, extensions: ExtensionInputs? = nil
+    ) async throws -> CreationChallenge {
         try Self.requireKnown(hints)
+        let extensions = try ClientExtensions.inputs(extensions, creating: true)
         var profile = UserProfile()
         if let input {
             profile = try ProfileValidation.validate(input, allowed: configuration.signupIdentifiers)
@@ -89,7 +94,8 @@ public struct PasskeyService: Sendable {
         )
         let ceremony = makeCeremony(kind: .signup, clientID: client.clientID, pendingUser: user, lifetime: lifetime)
         return CreationChallenge(
-            options: creationOptions(for: user, challenge: ceremony.challenge, exclude: [], clientID: client.clientID, hints: hints), authSession: try seal(ceremony)
+            options: creationOptions(for: user, challenge: ceremony.challenge, exclude: [], clientID: client.clientID, hints: hints, extensions: extensions),
+            authSession: try seal(ceremony)
         )
     }
 
@@ -98,9 +104,13 @@ public struct PasskeyService: Sendable {
     /// passkeys are all turned off, get a real account's shape of list with credential IDs
     /// derived from a server secret (``LoginDecoys``), so responses do not reveal whether
     /// an account exists.
-    /// `hints` replace the application policy's, where a face lets the request choose them.
-    public func startLogin(client: OAuthClient, username: String?, lifetime: TimeInterval? = nil, hints: [String]? = nil) async throws -> RequestChallenge {
+    /// `hints` replace the application policy's, where a face lets the request choose them;
+    /// `extensions` (PRF, largeBlob) go into the options as the application asked.
+    public func startLogin(
+        client: OAuthClient, username: String?, lifetime: TimeInterval? = nil, hints: [String]? = nil, extensions: ExtensionInputs? = nil
+    ) async throws -> RequestChallenge {
         try Self.requireKnown(hints)
+        let extensions = try ClientExtensions.inputs(extensions, creating: false)
         var allowed: [CredentialDescriptor] = []
         if let username {
             guard let identifier = ProfileValidation.identifier(forLogin: username) else {
@@ -128,7 +138,8 @@ public struct PasskeyService: Sendable {
             rpId: configuration.relyingPartyID,
             allowCredentials: allowed.isEmpty ? nil : allowed,
             userVerification: ceremony.userVerification.rawValue,
-            hints: Self.sent(hints ?? policy.hints)
+            hints: Self.sent(hints ?? policy.hints),
+            extensions: extensions
         )
         return RequestChallenge(options: options, authSession: try seal(ceremony))
     }
@@ -236,7 +247,7 @@ public struct PasskeyService: Sendable {
     /// Creation options under the policy of the application `clientID`.
     private func creationOptions(
         for user: User, challenge: [UInt8], exclude: [CredentialDescriptor], clientID: String, userVerification: UserVerificationRequirement? = nil,
-        hints: [String]? = nil
+        hints: [String]? = nil, extensions: ExtensionInputs? = ExtensionInputs(credProps: true)
     ) -> PublicKeyCredentialCreationOptionsJSON {
         let policy = configuration.policy(for: clientID)
         return PublicKeyCredentialCreationOptionsJSON(
@@ -258,7 +269,7 @@ public struct PasskeyService: Sendable {
             // under `none` browsers strip it and zero the AAGUID.
             attestation: policy.needsAttestation ? "direct" : configuration.attestationConveyance,
             attestationFormats: policy.attestationFormats.isEmpty ? nil : policy.attestationFormats,
-            extensions: ExtensionInputs(credProps: true)
+            extensions: extensions
         )
     }
 
