@@ -57,7 +57,6 @@ struct LatchkeyServices {
                 relyingPartyID: configuration.relyingParty.id,
                 relyingPartyName: configuration.relyingParty.name,
                 ceremonyLifetime: configuration.passkeys.ceremonyLifetime,
-                userVerification: configuration.passkeys.userVerification,
                 signupIdentifiers: Set(configuration.passkeys.signupIdentifiers),
                 attestationConveyance: configuration.passkeys.asksForAttestation ? "direct" : nil,
                 defaultPolicy: configuration.passkeys.policy,

@@ -9,17 +9,14 @@ public struct PasskeyConfiguration: Sendable {
     public var relyingPartyName: String
     /// How long a ceremony handle lives.
     public var ceremonyLifetime: TimeInterval
-    /// The user verification requested and, when `.required`, enforced.
-    public var userVerification: UserVerificationRequirement
-    /// The algorithms offered in `pubKeyCredParams`, most preferred first.
-    public var algorithms: [COSEAlgorithmIdentifier]
     /// The identifier kinds accepted at sign-up.
     public var signupIdentifiers: Set<ProfileValidation.IdentifierKind>
     /// The creation options' `attestation`: `direct` when registrations must be judged by
     /// their attestation (browsers strip it, and zero the AAGUID, under the default `none`);
     /// `nil` leaves the member out.
     public var attestationConveyance: String?
-    /// The policy of an application without one of its own (the global `passkeys:`).
+    /// The policy of an application without one of its own (the global `passkeys:`): user
+    /// verification, algorithms, hints and the passkeys accepted.
     public var defaultPolicy: PasskeyPolicy
     /// Each application's own policy (`clients[].passkeys`), by client ID, with the keys it
     /// leaves out taken from ``defaultPolicy``.
@@ -29,20 +26,16 @@ public struct PasskeyConfiguration: Sendable {
         relyingPartyID: String,
         relyingPartyName: String,
         ceremonyLifetime: TimeInterval = 300,
-        userVerification: UserVerificationRequirement = .preferred,
-        algorithms: [COSEAlgorithmIdentifier] = [.edDSA, .es256, .rs256],
         signupIdentifiers: Set<ProfileValidation.IdentifierKind> = Set(ProfileValidation.IdentifierKind.allCases),
         attestationConveyance: String? = nil,
-        defaultPolicy: PasskeyPolicy? = nil,
+        defaultPolicy: PasskeyPolicy = PasskeyPolicy(),
         clientPolicies: [String: PasskeyPolicy] = [:]
     ) {
-        self.defaultPolicy = defaultPolicy ?? PasskeyPolicy(userVerification: userVerification, algorithms: algorithms)
+        self.defaultPolicy = defaultPolicy
         self.clientPolicies = clientPolicies
         self.relyingPartyID = relyingPartyID
         self.relyingPartyName = relyingPartyName
         self.ceremonyLifetime = ceremonyLifetime
-        self.userVerification = userVerification
-        self.algorithms = algorithms
         self.signupIdentifiers = signupIdentifiers
         self.attestationConveyance = attestationConveyance
     }

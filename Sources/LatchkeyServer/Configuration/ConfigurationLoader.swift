@@ -720,11 +720,9 @@ public enum ConfigurationLoader {
             "ceremony_lifetime", "user_verification", "sign_count_policy", "signup_identifiers", "attestation", "allow_legacy_rs1",
             "allowed_aaguids", "denied_aaguids", "require_device_bound", "sensitive_action_max_age",
         ] + PasskeyPolicyKeys.names.filter { $0 != "user_verification" })
-        let verificationNode = node.child("user_verification")
-        let verificationText = try verificationNode.string() ?? "preferred"
-        guard let verification = UserVerificationRequirement(rawValue: verificationText) else {
-            throw verificationNode.error("must be required, preferred or discouraged, found \"\(verificationText.prefix(40))\"")
-        }
+        // The policy keys, `user_verification` among them, read once for the global policy.
+        let keys = try parsePolicyKeys(node)
+        let verification = keys.userVerification ?? .preferred
         let policyNode = node.child("sign_count_policy")
         let policy: SignCountPolicy
         switch try policyNode.string() ?? "reject" {
@@ -764,7 +762,6 @@ public enum ConfigurationLoader {
         let allowedAAGUIDs = try aaguids(node.child("allowed_aaguids"))
         let deniedAAGUIDs = try aaguids(node.child("denied_aaguids")) ?? []
         let requiresDeviceBound = try node.child("require_device_bound").bool() ?? false
-        let keys = try parsePolicyKeys(node)
         var passkeyPolicy = keys.applied(to: PasskeyPolicy(userVerification: verification))
         if keys.accept == nil && requiresDeviceBound { passkeyPolicy.accept = .deviceBound }
         if keys.aaguidsAllowed == nil, let allowedAAGUIDs { passkeyPolicy.aaguidsAllowed = allowedAAGUIDs }
