@@ -9,7 +9,7 @@ import WebAuthn
 /// the apps its codes signed in, every other end of a session tells its app too, each app
 /// hears only of its own sessions with the `sid` its ID tokens carried, and an app that is
 /// down for a moment is told again.
-@Suite("Back-channel logout: a real server process and a verifying relying party", .serialized, .timeLimit(.minutes(3)))
+@Suite("Back-channel logout: a real server process and a verifying relying party", .serialized, .timeLimit(.minutes(10)))
 struct BackchannelLogoutTests {
     static let issuer = "http://localhost:8080/"
 

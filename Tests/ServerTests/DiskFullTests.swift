@@ -10,7 +10,7 @@ import Testing
 /// 500; reads keep answering; every acknowledged sign-up can sign in afterwards, and every
 /// refused one left nothing (its email signs up once space is back). Mounting needs root.
 @Suite(
-    "Disk full: a real server process on a small file system", .serialized, .timeLimit(.minutes(3)),
+    "Disk full: a real server process on a small file system", .serialized, .timeLimit(.minutes(10)),
     .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount"), "needs root to mount a tmpfs (CI runs as root)")
 )
 struct DiskFullTests {

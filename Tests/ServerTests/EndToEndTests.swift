@@ -7,7 +7,7 @@ import WebAuthn
 
 /// The real `latchkey` executable and a real SQLite file, driven over HTTP by a software
 /// authenticator, the way an app would.
-@Suite("End to end: a real server process", .serialized, .timeLimit(.minutes(5)))
+@Suite("End to end: a real server process", .serialized, .timeLimit(.minutes(10)))
 struct EndToEndTests {
     static let configuration = """
         server: { public_url: http://localhost:8080 }

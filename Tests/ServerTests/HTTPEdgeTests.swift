@@ -6,7 +6,7 @@ import Testing
 /// `latchkey serve` builds it: malformed chunked bodies are a 400, never a 500; a refused
 /// body is not drained and its connection closes; silent connections close; `HEAD` mirrors
 /// `GET`; a request without `Host` is refused.
-@Suite("HTTP edge: bodies, silence, HEAD and Host", .serialized, .timeLimit(.minutes(3)))
+@Suite("HTTP edge: bodies, silence, HEAD and Host", .serialized, .timeLimit(.minutes(10)))
 struct HTTPEdgeTests {
     static let yaml = """
         server: { idle_timeout: 1s }

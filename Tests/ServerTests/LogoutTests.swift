@@ -6,7 +6,7 @@ import Testing
 /// RP-Initiated Logout at discovery's `end_session_endpoint`, and Auth0's `/v2/logout`.
 /// Nothing redirects to an address the client did not register; a request without an ID
 /// token hint is confirmed by the person first.
-@Suite("Logout for web apps: the application in process", .serialized, .timeLimit(.minutes(3)))
+@Suite("Logout for web apps: the application in process", .serialized, .timeLimit(.minutes(10)))
 struct LogoutTests {
     static let configuration = """
         server: { public_url: http://localhost:8080 }

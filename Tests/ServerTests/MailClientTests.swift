@@ -4,7 +4,7 @@ import Testing
 
 /// The SMTP client against a real SMTP server (aiosmtpd) on 127.0.0.1: STARTTLS, TLS from
 /// the start, AUTH, dot stuffing, RFC 2047 subjects, and a server that lies or fails.
-@Suite("SMTP client", .serialized, .timeLimit(.minutes(3)))
+@Suite("SMTP client", .serialized, .timeLimit(.minutes(10)))
 struct MailClientTests {
     static let from = try! MailAddress("no-reply@example.com", name: "Latchkey")
 

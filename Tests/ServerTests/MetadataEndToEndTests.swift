@@ -9,7 +9,7 @@ import WebAuthn
 /// FIDO metadata against the real `latchkey` process: a BLOB and a root the test makes
 /// itself, registrations judged by it, a new BLOB taken in without a restart (from the
 /// configured file and through `latchkey mds update`), and bad BLOBs refused.
-@Suite("FIDO metadata: a real server process", .serialized, .timeLimit(.minutes(5)))
+@Suite("FIDO metadata: a real server process", .serialized, .timeLimit(.minutes(10)))
 struct MetadataEndToEndTests {
     let directory: TemporaryDirectory
     let service: TestMetadataService

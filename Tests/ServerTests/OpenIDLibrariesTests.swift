@@ -7,7 +7,7 @@ import Testing
 /// metadata, each client's ID tokens verify with the algorithm it chose (auth0-python's
 /// `TokenVerifier` reads `/.well-known/jwks.json` as RSA keys only), and auth0-python's
 /// `GetToken.refresh_token`, which sends `scope=""`, keeps the grant and its ID token.
-@Suite("OpenID Connect libraries against a real server", .serialized, .timeLimit(.minutes(5)))
+@Suite("OpenID Connect libraries against a real server", .serialized, .timeLimit(.minutes(10)))
 struct OpenIDLibrariesTests {
     private static let python = PythonTools.setUp("oidc-libraries.sh", unless: "LATCHKEY_OIDC_PYTHON")
 

@@ -8,7 +8,7 @@ import WebAuthn
 
 /// What an operator reads: one structured line per security event, JSON when asked, and a
 /// request log when asked.
-@Suite("Operator logs: a real server process", .serialized, .timeLimit(.minutes(3)))
+@Suite("Operator logs: a real server process", .serialized, .timeLimit(.minutes(10)))
 struct OperatorLogTests {
     static let configuration = EndToEndTests.configuration + """
 
@@ -60,7 +60,7 @@ struct OperatorLogTests {
 }
 
 /// Prometheus metrics on their own listener, and the health and readiness checks.
-@Suite("Metrics and readiness: a real server process", .serialized, .timeLimit(.minutes(3)))
+@Suite("Metrics and readiness: a real server process", .serialized, .timeLimit(.minutes(10)))
 struct MetricsListenerTests {
     static let configuration = EndToEndTests.configuration + """
 

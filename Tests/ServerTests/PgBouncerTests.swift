@@ -8,7 +8,7 @@ import WebAuthn
 /// two server connections sign people up and in, rotate and replay refresh tokens and race one
 /// `auth_session` as they do on PostgreSQL itself. Without `pooler=transaction`, start-up fails
 /// and says what to add.
-@Suite("PgBouncer in transaction mode", .serialized, .enabled(if: PostgresFixture.runs), .timeLimit(.minutes(3)))
+@Suite("PgBouncer in transaction mode", .serialized, .enabled(if: PostgresFixture.runs), .timeLimit(.minutes(10)))
 struct PgBouncerTests {
     @Test func twoInstancesBehindPgBouncer() async throws {
         try await PgBouncerFixture.withPooler(in: try await PostgresFixture.freshDatabase()) { pooled in

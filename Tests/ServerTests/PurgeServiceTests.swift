@@ -9,7 +9,7 @@ import Testing
 /// Storage stays bounded: the purge removes old audit events, sessions past their
 /// absolute lifetime, expired one-time codes and old finished mail from a real server's SQLite file, reports what it removed, and runs at
 /// an interval that follows the ceremony lifetime.
-@Suite("Purges: the application's database", .serialized, .timeLimit(.minutes(2)))
+@Suite("Purges: the application's database", .serialized, .timeLimit(.minutes(10)))
 struct PurgeServiceTests {
     @Test func oldAuditEventsAndSessionsArePurged() async throws {
         let server = try await RouterServer.start(yaml: "audit: { retention: 2d }\ntokens: { refresh_token_absolute_lifetime: 30d }")

@@ -8,7 +8,7 @@ import Testing
 /// identifier is limited from every address together.
 // The limit guards against a hang. In the full parallel run on two cores each curl takes
 // seconds, and the first test sends up to fifty: it once took two and a half minutes.
-@Suite("Rate limits: a real server process", .serialized, .timeLimit(.minutes(5)))
+@Suite("Rate limits: a real server process", .serialized, .timeLimit(.minutes(10)))
 struct RateLimitTests {
     struct Reply {
         let status: Int

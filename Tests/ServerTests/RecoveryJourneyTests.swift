@@ -6,7 +6,7 @@ import Testing
 /// real SMTP server (aiosmtpd, STARTTLS and AUTH on), and a person verifies their address,
 /// loses every passkey, recovers by a saved code and by an emailed one, enrolls a new
 /// passkey and signs in with it.
-@Suite("Recovery journey", .serialized, .timeLimit(.minutes(5)))
+@Suite("Recovery journey", .serialized, .timeLimit(.minutes(10)))
 struct RecoveryJourneyTests {
     static func configuration(_ sink: SMTPSink, password inURL: Bool = false) -> String {
         """

@@ -4,7 +4,7 @@ import Testing
 
 /// The rules of codes and recovery, one at a time, against the server in process (its
 /// clock is the test's) with mail through a real SMTP server.
-@Suite("Verification and recovery rules", .serialized, .timeLimit(.minutes(4)))
+@Suite("Verification and recovery rules", .serialized, .timeLimit(.minutes(10)))
 struct RecoveryRulesTests {
     static let recoveryGrant = "urn:latchkey:params:oauth:grant-type:recovery"
 

@@ -6,7 +6,7 @@ import Testing
 /// redirecting, and Latchkey answering as its https public URL.
 @Suite(
     "Reverse proxy: the README's nginx configuration",
-    .serialized, .timeLimit(.minutes(3)),
+    .serialized, .timeLimit(.minutes(10)),
     .enabled(if: Nginx.executable != nil, "nginx is missing: scripts/test.sh fetches it, or set LATCHKEY_NGINX"),
     .enabled(if: ["/usr/bin/openssl", "/usr/bin/curl"].allSatisfy(FileManager.default.isExecutableFile(atPath:)), "needs openssl and curl")
 )

@@ -8,7 +8,7 @@ import WebAuthn
 /// removing a password ends what a password started, and tokens say how each session signed
 /// in; a stale sign-in is refused by every face; a `HEAD` starts nothing; the keys at rest
 /// are sealed under the operator's key.
-@Suite("Rules every face enforces: the whole application", .timeLimit(.minutes(5)))
+@Suite("Rules every face enforces: the whole application", .timeLimit(.minutes(10)))
 struct RulesEveryFaceProcessTests {
     /// The password journey's clients, with the IDaaS samples' application (whose iOS app
     /// gives the apps' origin), a first-party web app, and the IDaaS face's backend.

@@ -12,7 +12,7 @@ import WebAuthn
 /// Two real `latchkey serve` processes over one PostgreSQL database behave as one server:
 /// a ceremony started on one finishes on the other, tokens from one verify at the other,
 /// single-use things are used once across both, and a revocation on one holds on the other.
-@Suite("Scale-out: two instances over one PostgreSQL database", .serialized, .enabled(if: PostgresFixture.runs), .timeLimit(.minutes(5)))
+@Suite("Scale-out: two instances over one PostgreSQL database", .serialized, .enabled(if: PostgresFixture.runs), .timeLimit(.minutes(10)))
 struct ScaleOutTests {
     static let configuration = """
         server: { public_url: http://localhost:8080 }

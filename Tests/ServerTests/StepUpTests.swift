@@ -7,7 +7,7 @@ import Testing
 
 /// Adding or removing a way to sign in needs a recent sign-in (`passkeys.sensitive_action_max_age`):
 /// an older token is refused with RFC 9470's challenge, and a fresh sign-in is enough again.
-@Suite("Step-up for sensitive actions", .serialized, .timeLimit(.minutes(3)))
+@Suite("Step-up for sensitive actions", .serialized, .timeLimit(.minutes(10)))
 struct StepUpTests {
     @Test func aStaleSignInCannotAddOrRemoveAPasskey() async throws {
         let server = try await RouterServer.start(yaml: "passkeys: { sensitive_action_max_age: 10m }")

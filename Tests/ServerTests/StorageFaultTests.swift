@@ -8,7 +8,7 @@ import Testing
 /// A database another process has locked: writes wait out the busy timeout, then answer 503
 /// with `Retry-After` in each face's format, nothing is half-written, reads keep working, and
 /// the same requests succeed once the lock is gone.
-@Suite("Storage faults: a real server process", .serialized, .timeLimit(.minutes(3)))
+@Suite("Storage faults: a real server process", .serialized, .timeLimit(.minutes(10)))
 struct StorageFaultTests {
     @Test func aLockedDatabaseGives503AndWritesNothing() async throws {
         let directory = try TemporaryDirectory()

@@ -12,7 +12,7 @@ import Testing
 /// accepted). The document cannot state what the server decides from its data: whether a
 /// page token is one it gave, or whether an address is one sign-up accepts. Those refusals
 /// are tested in AdminAPITests.
-@Suite("Admin API: Schemathesis against the OpenAPI document", .serialized, .timeLimit(.minutes(5)))
+@Suite("Admin API: Schemathesis against the OpenAPI document", .serialized, .timeLimit(.minutes(10)))
 struct AdminAPIConformanceTests {
     static let schemathesis = PythonTools.setUp("schemathesis.sh", unless: "LATCHKEY_SCHEMATHESIS")
 

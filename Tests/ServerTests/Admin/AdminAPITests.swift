@@ -8,7 +8,7 @@ import WebAuthn
 /// revoked one and without its scope (nothing written); bad input answered with problem
 /// details; the user directory, passkeys, sessions and the audit trail; an account turned
 /// off in every face.
-@Suite("Admin API", .serialized, .timeLimit(.minutes(5)))
+@Suite("Admin API", .serialized, .timeLimit(.minutes(10)))
 struct AdminAPITests {
     /// Every operation of the document, with the scope it needs.
     static let operations: [(method: String, path: String, scope: String, body: [String: String]?)] = [

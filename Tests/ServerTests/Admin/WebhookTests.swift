@@ -9,7 +9,7 @@ import WebAuthn
 /// standardwebhooks package: signed deliveries of each event, once, through a receiver
 /// outage and a server restart; nothing for a change that rolled back; no delivery to a
 /// private address that is not allowed; an endpoint that answers 410 turned off.
-@Suite("Webhooks: a Standard Webhooks receiver", .serialized, .timeLimit(.minutes(5)))
+@Suite("Webhooks: a Standard Webhooks receiver", .serialized, .timeLimit(.minutes(10)))
 struct WebhookTests {
     /// The Admin API's configuration with one endpoint; `secrets` sign (newest first).
     static func configuration(url: String, secrets: [String], events: String = "[user., passkey.added, session.revoked]", allow: String = "[127.0.0.1/32]") -> String {

@@ -4,7 +4,7 @@ import Testing
 /// Kratos's recovery and verification flows (`code` method) as a native app drives them:
 /// the states, nodes and messages Kratos gives, and a recovery that ends in a session and
 /// a settings flow where the app adds a passkey, with mail through a real SMTP server.
-@Suite("Kratos recovery and verification", .serialized, .timeLimit(.minutes(3)))
+@Suite("Kratos recovery and verification", .serialized, .timeLimit(.minutes(10)))
 struct KratosRecoveryTests {
     static func ui(_ flow: [String: Any]) -> [String: Any] { flow["ui"] as? [String: Any] ?? [:] }
     static func nodeNames(_ flow: [String: Any]) -> [String] {

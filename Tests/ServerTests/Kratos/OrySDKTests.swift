@@ -8,7 +8,7 @@ import Testing
 /// the others, logout, and the refusals, every answer parsed into the SDK's models with no
 /// member they do not know. The password method, which the face does not have, is submitted too;
 /// its refusal is printed as a known divergence.
-@Suite("Kratos face: Ory's SDKs against a real server", .serialized, .timeLimit(.minutes(5)))
+@Suite("Kratos face: Ory's SDKs against a real server", .serialized, .timeLimit(.minutes(10)))
 struct OrySDKTests {
     private static let python = PythonTools.setUp("ory-sdks.sh", unless: "LATCHKEY_ORY_SDK_PYTHON")
 

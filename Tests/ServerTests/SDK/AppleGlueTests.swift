@@ -7,7 +7,7 @@ import Testing
 /// The AuthenticationServices provider and the keychain store, compiled against the shim of
 /// the Apple API they use and driven through it: the "system sheet" is the software
 /// authenticator, and the server is the real `latchkey serve`.
-@Suite("SDK: the Apple glue through the AuthenticationServices shim", .serialized, .timeLimit(.minutes(3)))
+@Suite("SDK: the Apple glue through the AuthenticationServices shim", .serialized, .timeLimit(.minutes(10)))
 struct AppleGlueTests {
     static let configuration = """
         server: { public_url: http://localhost:8080 }

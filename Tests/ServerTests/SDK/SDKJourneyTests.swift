@@ -5,7 +5,7 @@ import Testing
 
 /// The SDK's whole surface against the real `latchkey serve` process and its SQLite file,
 /// with the software authenticator as the passkey provider.
-@Suite("SDK: every call against the application", .serialized, .timeLimit(.minutes(3)))
+@Suite("SDK: every call against the application", .serialized, .timeLimit(.minutes(10)))
 struct SDKJourneyTests {
     /// Passkeys and passwords for the `demo` client.
     static let configuration = PasswordJourneyTests.configuration

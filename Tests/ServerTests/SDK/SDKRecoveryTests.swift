@@ -6,7 +6,7 @@ import Testing
 /// Getting back in with the SDK, against the real server and its development mailer: verify
 /// the address, save recovery codes, lose the device, come back by an emailed code and by a
 /// saved one.
-@Suite("SDK: getting back in", .serialized, .timeLimit(.minutes(3)))
+@Suite("SDK: getting back in", .serialized, .timeLimit(.minutes(10)))
 struct SDKRecoveryTests {
     @Test func verifyLoseTheDeviceAndComeBack() async throws {
         let directory = try TemporaryDirectory()

@@ -5,7 +5,7 @@ import Testing
 
 /// The SDK's session: one refresh for many callers, a store shared between processes,
 /// and the step-up a stale sign-in needs.
-@Suite("SDK: tokens and sessions", .serialized, .timeLimit(.minutes(3)))
+@Suite("SDK: tokens and sessions", .serialized, .timeLimit(.minutes(10)))
 struct SDKSessionTests {
     /// A session whose access token has expired, by the device's clock.
     private func expire(_ tokens: any TokenStore) async throws {
