@@ -13,6 +13,20 @@ struct SignupStart: Decodable {
 
 struct LoginStart: Decodable {
     let username: String?
+    /// `hybrid` for "use a phone or tablet".
+    let hints: [String]?
+}
+
+struct EnrollmentStart: Decodable {
+    /// `client-device` for the passkey offered on this device after a sign-in with another's.
+    let hints: [String]?
+}
+
+/// A passkey sign-in's answer: where to go, and whether to offer a passkey on this device
+/// first (the passkey used was on another device).
+struct SessionResult: Encodable {
+    let redirect_to: String
+    let offer_local_passkey: Bool?
 }
 
 struct CeremonyFinish: Decodable {
@@ -90,16 +104,17 @@ extension Router where Context == FaceRequestContext {
             let body = try await pages.body.json(LoginStart.self, from: request)
             // A phone number is looked up as it was stored: in E.164.
             let username = Self.nonEmpty(body.username).map { PhoneNumberInput.looksLikePhoneNumber($0) ? PhoneNumberInput.normalized($0, defaultRegion: pages.defaultRegion) : $0 }
-            let challenge = try await pages.passkeys.startLogin(client: client, username: username)
+            let challenge = try await pages.passkeys.startLogin(client: client, username: username, hints: body.hints)
             return JSONResponse.make(CeremonyOptions(options: challenge.options, auth_session: challenge.authSession))
         }
         completions.post("session") { request, context in
             let body = try await pages.body.json(CeremonyFinish.self, from: request)
-            let (_, (token, session)) = try await pages.passkeys.finishCeremony(
+            let (signedIn, (token, session)) = try await pages.passkeys.finishCeremony(
                 client: client, authSession: body.auth_session, response: body.response, origin: context.origin, failureCheck: context.failureCheck,
                 startSession: pages.sessions.begin
             )
-            return try await Self.signedIn(pages, request, token: token, session: session, ["redirect_to": ReturnTo.validated(body.return_to)], origin: context.origin)
+            let result = SessionResult(redirect_to: ReturnTo.validated(body.return_to), offer_local_passkey: signedIn.isCrossDevice ? true : nil)
+            return try await Self.signedIn(pages, request, token: token, session: session, result, origin: context.origin)
         }
         finishes.post("password-session") { request, context in
             let body = try await pages.body.json(PasswordSignIn.self, from: request)
@@ -138,8 +153,9 @@ extension Router where Context == FaceRequestContext {
             try await pages.accounts.signOutEverywhere(userID: try context.caller().userID, clientID: client.clientID, origin: context.origin)
             return Self.signedOut(pages, to: "/login?signed_out=1")
         }
-        starts.post("passkeys/options") { _, context in
-            let challenge = try await pages.passkeys.startEnrollment(for: try context.caller().signIn, clientID: client.clientID)
+        starts.post("passkeys/options") { request, context in
+            let body = try await pages.body.json(EnrollmentStart.self, from: request)
+            let challenge = try await pages.passkeys.startEnrollment(for: try context.caller().signIn, clientID: client.clientID, hints: body.hints)
             return JSONResponse.make(CeremonyOptions(options: challenge.options, auth_session: challenge.authSession))
         }
         finishes.post("passkeys") { request, context in

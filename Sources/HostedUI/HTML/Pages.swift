@@ -69,12 +69,14 @@ enum Pages {
         """
         <h1>Sign in</h1>
         \(unsupported)
+        <div id="sign-in-form">
         <form id="login-form" novalidate>
         <label for="username">Email or phone number</label>
         <input id="username" name="username" type="text" autocomplete="username webauthn" autocapitalize="none" spellcheck="false" maxlength="320">
         <button type="submit">Sign in with a passkey</button>
         </form>
         <p class="hint">Pick your passkey from the suggestions on the field, or press the button.</p>
+        <p class="alt" id="hybrid-option" hidden><button type="button" class="link" id="use-phone">Use a passkey on a phone or tablet</button></p>
         <details id="password-option">
         <summary>Sign in with a password</summary>
         <form id="password-form" novalidate>
@@ -85,6 +87,14 @@ enum Pages {
         <button type="submit">Sign in with password</button>
         </form>
         </details>
+        </div>
+        <section id="local-passkey-offer" hidden aria-labelledby="local-passkey-title">
+        <h2 id="local-passkey-title">Add a passkey on this device?</h2>
+        <p>You signed in with a passkey on another device. With one here, you sign in without reaching for it.</p>
+        <button type="button" id="add-local-passkey">Add a passkey</button>
+        <button type="button" id="skip-local-passkey" class="secondary">Not now</button>
+        <label class="check"><input type="checkbox" id="never-local-passkey"> Don't ask again on this device</label>
+        </section>
         \(statusArea(notice))
         <p class="alt"><a href="/recover" id="lost-passkey">Lost your passkey?</a></p>
         <p class="alt">New here? <a href="/signup">Create an account</a></p>

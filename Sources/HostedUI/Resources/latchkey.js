@@ -6,6 +6,7 @@
  *   const tokens = await latchkey.signUp({ email: "ada@example.com", name: "Ada" });
  *   const tokens = await latchkey.signIn();                               // passkey picker
  *   const tokens = await latchkey.signIn({ mediation: "conditional" });   // autofill
+ *   const tokens = await latchkey.signIn({ mode: "immediate" });  // null: none on this device
  *   await latchkey.enroll(tokens.access_token);                           // add a passkey
  *
  * The lower-level Latchkey.create / Latchkey.get take the server's JSON options and return
@@ -45,6 +46,39 @@
     });
   }
 
+  /** A PRF input pair, from base64url to bytes. */
+  function prfValues(values) {
+    var decoded = { first: base64url.decode(values.first) };
+    if (values.second !== undefined) decoded.second = base64url.decode(values.second);
+    return decoded;
+  }
+
+  /** Extension inputs JSON → what the browser takes: PRF salts and a large blob as bytes. */
+  function extensionInputs(json) {
+    if (!json) return json;
+    var inputs = Object.assign({}, json);
+    if (json.prf) {
+      inputs.prf = {};
+      if (json.prf.eval) inputs.prf.eval = prfValues(json.prf.eval);
+      if (json.prf.evalByCredential) {
+        inputs.prf.evalByCredential = {};
+        Object.keys(json.prf.evalByCredential).forEach(function (id) { inputs.prf.evalByCredential[id] = prfValues(json.prf.evalByCredential[id]); });
+      }
+    }
+    if (json.largeBlob && json.largeBlob.write) inputs.largeBlob = Object.assign({}, json.largeBlob, { write: base64url.decode(json.largeBlob.write) });
+    return inputs;
+  }
+
+  /** Extension outputs → JSON: every byte string (PRF results, a large blob) as base64url. */
+  function extensionOutputs(value) {
+    if (value instanceof ArrayBuffer) return base64url.encode(value);
+    if (ArrayBuffer.isView(value)) return base64url.encode(value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength));
+    if (!value || typeof value !== "object" || Array.isArray(value)) return value;
+    var json = {};
+    Object.keys(value).forEach(function (key) { json[key] = extensionOutputs(value[key]); });
+    return json;
+  }
+
   /** Creation options JSON (WebAuthn L3 §5.4) → the object navigator.credentials.create takes. */
   function parseCreationOptions(json) {
     if (hasFunction(global.PublicKeyCredential, "parseCreationOptionsFromJSON")) {
@@ -54,6 +88,7 @@
     options.challenge = base64url.decode(json.challenge);
     options.user = Object.assign({}, json.user, { id: base64url.decode(json.user.id) });
     if (json.excludeCredentials) options.excludeCredentials = descriptors(json.excludeCredentials);
+    if (json.extensions) options.extensions = extensionInputs(json.extensions);
     return options;
   }
 
@@ -65,6 +100,7 @@
     var options = Object.assign({}, json);
     options.challenge = base64url.decode(json.challenge);
     if (json.allowCredentials) options.allowCredentials = descriptors(json.allowCredentials);
+    if (json.extensions) options.extensions = extensionInputs(json.extensions);
     return options;
   }
 
@@ -77,7 +113,7 @@
       rawId: base64url.encode(credential.rawId),
       type: credential.type,
       authenticatorAttachment: credential.authenticatorAttachment || undefined,
-      clientExtensionResults: hasFunction(credential, "getClientExtensionResults") ? credential.getClientExtensionResults() : {},
+      clientExtensionResults: hasFunction(credential, "getClientExtensionResults") ? extensionOutputs(credential.getClientExtensionResults()) : {},
       response: { clientDataJSON: base64url.encode(response.clientDataJSON) }
     };
     if (response.attestationObject) {
@@ -95,6 +131,20 @@
     return json;
   }
 
+  /**
+   * A response as the server gets it: without what only the page should see. PRF results are
+   * keys derived on the authenticator for the application's own encryption, and a large blob
+   * is the application's data; the server needs neither to verify the ceremony.
+   */
+  function withoutSecretOutputs(responseJSON) {
+    var results = responseJSON && responseJSON.clientExtensionResults;
+    if (!results || !(results.prf || (results.largeBlob && results.largeBlob.blob))) return responseJSON;
+    var kept = Object.assign({}, results);
+    if (kept.prf) kept.prf = kept.prf.enabled === undefined ? undefined : { enabled: kept.prf.enabled };
+    if (kept.largeBlob && kept.largeBlob.blob) kept.largeBlob = Object.assign({}, kept.largeBlob, { blob: undefined });
+    return Object.assign({}, responseJSON, { clientExtensionResults: JSON.parse(JSON.stringify(kept)) });
+  }
+
   function isSupported() {
     return !!(global.PublicKeyCredential && global.navigator && navigator.credentials && navigator.credentials.create);
   }
@@ -103,6 +153,36 @@
     return isSupported() && hasFunction(PublicKeyCredential, "isConditionalMediationAvailable")
       ? PublicKeyCredential.isConditionalMediationAvailable()
       : false;
+  }
+
+  var capabilities = null;
+
+  /**
+   * What this browser can do (WebAuthn L3 getClientCapabilities: conditionalCreate,
+   * hybridTransport, immediateGet, extension:prf, the signal methods…), asked once per page.
+   * A browser without the call gets what the older tests say; a key it does not name is
+   * not known to be there.
+   */
+  function getClientCapabilities() {
+    if (!capabilities) {
+      capabilities = (async function () {
+        if (!isSupported()) return {};
+        if (hasFunction(PublicKeyCredential, "getClientCapabilities")) {
+          try { return Object.assign({}, await PublicKeyCredential.getClientCapabilities()); } catch (ignored) { /* as below */ }
+        }
+        var derived = { conditionalGet: await isConditionalMediationAvailable() };
+        if (hasFunction(PublicKeyCredential, "isUserVerifyingPlatformAuthenticatorAvailable")) {
+          derived.userVerifyingPlatformAuthenticator = await PublicKeyCredential.isUserVerifyingPlatformAuthenticatorAvailable();
+        }
+        return derived;
+      })();
+    }
+    return capabilities;
+  }
+
+  /** Whether `signIn({ mode: "immediate" })` can ask the browser without showing a dialog. */
+  async function isImmediateSignInAvailable() {
+    return (await getClientCapabilities()).immediateGet === true;
   }
 
   /**
@@ -117,12 +197,20 @@
     return credentialToJSON(credential);
   }
 
-  /** Signs in with a passkey; `mediation: "conditional"` offers passkeys in autofill. */
+  /**
+   * Signs in with a passkey; `mediation: "conditional"` offers passkeys in autofill, and
+   * `mediation: "immediate"` asks only for a passkey (and with `password: true`, a saved
+   * password) already on this device, failing at once with a NotAllowedError, and no dialog,
+   * when there is none. A password comes back as `{ type: "password", id, password }`.
+   */
   async function get(optionsJSON, settings) {
     settings = settings || {};
     var request = { publicKey: parseRequestOptions(optionsJSON), signal: settings.signal };
-    if (settings.mediation) request.mediation = settings.mediation;
+    if (settings.mediation === "immediate") request.uiMode = "immediate";
+    else if (settings.mediation) request.mediation = settings.mediation;
+    if (settings.password) request.password = true;
     var credential = await navigator.credentials.get(request);
+    if (credential && credential.type === "password") return { type: "password", id: credential.id, password: credential.password };
     return credentialToJSON(credential);
   }
 
@@ -182,34 +270,73 @@
   };
 
   Client.prototype.token = function (authSession, response) {
-    var body = { grant_type: WEBAUTHN_GRANT, client_id: this.clientId, auth_session: authSession, authn_response: response, scope: this.scope };
+    return this.grant({ grant_type: WEBAUTHN_GRANT, auth_session: authSession, authn_response: withoutSecretOutputs(response) });
+  };
+
+  Client.prototype.grant = function (body) {
+    body = Object.assign({ client_id: this.clientId, scope: this.scope }, body);
     if (this.audience) body.audience = this.audience;
     return this.request("/oauth/token", body);
   };
 
-  /** Signs up with a contact identifier and an optional name; returns tokens. */
-  Client.prototype.signUp = async function (profile) {
+  /** The tokens, with the ceremony's extension outputs (PRF results) for the application. */
+  function withOutputs(tokens, response, settings) {
+    if (settings.extensions && tokens) tokens.clientExtensionResults = response.clientExtensionResults || {};
+    return tokens;
+  }
+
+  /** The ceremony options a call may choose: `hints`, and `extensions` (PRF, largeBlob…). */
+  function choices(body, settings) {
+    if (settings.hints) body.hints = settings.hints;
+    if (settings.extensions) body.extensions = settings.extensions;
+    return body;
+  }
+
+  /**
+   * Signs up with a contact identifier and an optional name; returns tokens. `settings`
+   * may give `hints`, `extensions` (their outputs come back as the tokens'
+   * `clientExtensionResults`) and `signal`.
+   */
+  Client.prototype.signUp = async function (profile, settings) {
     profile = profile || {};
+    settings = settings || {};
     var userProfile = {};
     ["email", "phone_number", "username", "name"].forEach(function (key) { if (profile[key]) userProfile[key] = profile[key]; });
-    var challenge = await this.request("/passkey/register", { client_id: this.clientId, user_profile: userProfile });
-    var response = await create(challenge.authn_params_public_key, { signal: profile.signal });
-    return this.token(challenge.auth_session, response);
+    var challenge = await this.request("/passkey/register", choices({ client_id: this.clientId, user_profile: userProfile }, settings));
+    var response = await create(challenge.authn_params_public_key, { signal: settings.signal || profile.signal });
+    return withOutputs(await this.token(challenge.auth_session, response), response, settings);
   };
 
   /**
    * Signs in; returns tokens. A passkey the server does not know is signalled to the
    * platform, so it stops being offered, before the error is thrown.
+   *
+   * `mode: "immediate"` signs in only with a passkey already on this device (or, with
+   * `password: true`, a saved password, through the password grant) and resolves to `null`,
+   * without any dialog, when there is none, the person dismissed the choice, or the browser
+   * cannot ask this way: the moment to show the application's own sign-in form. It needs a
+   * user gesture (call it from a button's click). `hints`, `extensions` and `signal` as for
+   * sign-up.
    */
   Client.prototype.signIn = async function (settings) {
     settings = settings || {};
-    var body = { client_id: this.clientId };
-    if (settings.username) body.username = settings.username;
+    var immediate = settings.mode === "immediate";
+    if (immediate && !(await isImmediateSignInAvailable())) return null;
+    var body = choices({ client_id: this.clientId }, settings);
+    // An immediate request names no account: the browser offers what this device holds.
+    if (settings.username && !immediate) body.username = settings.username;
     var challenge = await this.request("/passkey/challenge", body);
     var options = challenge.authn_params_public_key;
-    var response = await get(options, { mediation: settings.mediation, signal: settings.signal });
+    var response;
     try {
-      return await this.token(challenge.auth_session, response);
+      response = await get(options, { mediation: immediate ? "immediate" : settings.mediation, password: immediate && settings.password, signal: settings.signal });
+    } catch (error) {
+      if (immediate && error.name === "NotAllowedError") return null;
+      throw error;
+    }
+    if (response.type === "password") return this.grant({ grant_type: "password", username: response.id, password: response.password });
+    try {
+      return withOutputs(await this.token(challenge.auth_session, response), response, settings);
     } catch (error) {
       if (error.reason === "unknown_credential" && error.credentialId) {
         await signalUnknownCredential({ rpId: options.rpId, credentialId: error.credentialId });
@@ -223,14 +350,23 @@
     settings = settings || {};
     var challenge = await this.request("/me/v1/authentication-methods", { type: "passkey" }, accessToken);
     var response = await create(challenge.authn_params_public_key, { signal: settings.signal });
-    return this.request("/me/v1/authentication-methods/passkey%7Cnew/verify", { auth_session: challenge.auth_session, authn_response: response }, accessToken);
+    return this.request("/me/v1/authentication-methods/passkey%7Cnew/verify", { auth_session: challenge.auth_session, authn_response: withoutSecretOutputs(response) }, accessToken);
   };
+
+  /** `Latchkey.signIn({ baseURL, clientId, mode: "immediate" })`: a client's sign-in in one call. */
+  function signIn(settings) {
+    return new Client(settings).signIn(settings);
+  }
 
   global.Latchkey = {
     version: "1",
     base64url: base64url,
     isSupported: isSupported,
     isConditionalMediationAvailable: isConditionalMediationAvailable,
+    getClientCapabilities: getClientCapabilities,
+    isImmediateSignInAvailable: isImmediateSignInAvailable,
+    withoutSecretOutputs: withoutSecretOutputs,
+    signIn: signIn,
     parseCreationOptions: parseCreationOptions,
     parseRequestOptions: parseRequestOptions,
     credentialToJSON: credentialToJSON,

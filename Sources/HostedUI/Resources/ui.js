@@ -124,11 +124,15 @@
     return false;
   }
 
-  /** Finishes a sign-up or sign-in, then follows the server's redirect. */
+  /**
+   * Finishes a sign-up or sign-in, then follows the server's redirect; after a passkey on
+   * another device, the page first offers one on this device.
+   */
   async function startSession(authSession, response, rpId, mediation) {
     try {
-      var result = await call("POST", "/ui/session", { auth_session: authSession, response: response, return_to: body.dataset.returnTo });
+      var result = await call("POST", "/ui/session", { auth_session: authSession, response: Latchkey.withoutSecretOutputs(response), return_to: body.dataset.returnTo });
       try { sessionStorage.setItem("latchkey.mediation", mediation); } catch (ignored) { /* storage may be off */ }
+      if (result.offer_local_passkey && !localPasskeyDeclined()) { offerLocalPasskey(result.redirect_to); return; }
       location.assign(result.redirect_to);
     } catch (error) {
       if (error.reason === "unknown_credential" && error.credentialId) {
@@ -142,6 +146,43 @@
 
   var pages = {};
 
+  var NO_LOCAL_OFFER = "latchkey.localPasskeyOffer";
+
+  /** Whether the person asked not to be offered a passkey on this device again. */
+  function localPasskeyDeclined() {
+    try { return localStorage.getItem(NO_LOCAL_OFFER) === "never"; } catch (ignored) { return false; }
+  }
+
+  /**
+   * "Add a passkey on this device?": the sign-in used a passkey on a phone or tablet. The
+   * new passkey is for this device (the `client-device` hint); "Not now" goes on, and
+   * remembers "don't ask again" on this device only.
+   */
+  function offerLocalPasskey(redirectTo) {
+    var offer = $("#local-passkey-offer");
+    if (!offer) { location.assign(redirectTo); return; }
+    $("#sign-in-form").hidden = true;
+    offer.hidden = false;
+    setStatus("");
+    var add = $("#add-local-passkey");
+    add.focus();
+    add.addEventListener("click", function () {
+      busy(add, async function () {
+        var challenge = await call("POST", "/ui/passkeys/options", { hints: ["client-device"] });
+        setStatus("Follow your device's prompt to create the passkey…");
+        var response = await Latchkey.create(challenge.options);
+        await call("POST", "/ui/passkeys", { auth_session: challenge.auth_session, response: Latchkey.withoutSecretOutputs(response) });
+        location.assign(redirectTo);
+      });
+    });
+    $("#skip-local-passkey").addEventListener("click", function () {
+      if ($("#never-local-passkey").checked) {
+        try { localStorage.setItem(NO_LOCAL_OFFER, "never"); } catch (ignored) { /* storage may be off */ }
+      }
+      location.assign(redirectTo);
+    });
+  }
+
   /**
    * After a password sign-in, an account without a passkey gets one without a prompt when
    * the browser and its password manager allow it (a conditional create). Anything else
@@ -149,7 +190,7 @@
    * long for a browser that never answers.
    */
   async function upgradeToPasskey(upgrade) {
-    if (!upgrade || !Latchkey.isSupported()) return false;
+    if (!upgrade || !(await Latchkey.getClientCapabilities()).conditionalCreate) return false;
     var abort = new AbortController();
     var timer = setTimeout(function () { abort.abort(); }, 4000);
     try {
@@ -222,25 +263,49 @@
 
   pages.login = function () {
     var passwordForm = $("#password-form");
+    var conditional = null;
+
+    async function passwordSignIn(username, password) {
+      var result = await call("POST", "/ui/password-session", { username: username, password: password, return_to: body.dataset.returnTo });
+      try { sessionStorage.setItem("latchkey.upgraded", String(await upgradeToPasskey(result.upgrade))); } catch (ignored) { /* storage may be off */ }
+      location.assign(result.redirect_to);
+    }
+
     passwordForm.addEventListener("submit", function (event) {
       event.preventDefault();
       if (conditional) conditional.abort();
-      busy(passwordForm.querySelector("button"), async function () {
-        var result = await call("POST", "/ui/password-session", {
-          username: passwordForm.elements.username.value.trim(), password: passwordForm.elements.password.value, return_to: body.dataset.returnTo
-        });
-        try { sessionStorage.setItem("latchkey.upgraded", String(await upgradeToPasskey(result.upgrade))); } catch (ignored) { /* storage may be off */ }
-        location.assign(result.redirect_to);
+      busy(passwordForm.querySelector("button"), function () {
+        return passwordSignIn(passwordForm.elements.username.value.trim(), passwordForm.elements.password.value);
       }, passwordForm);
     });
 
     var form = $("#login-form");
-    var conditional = null;
     if (!requireSupport(form)) {
       $("#password-option").open = true;
       return;
     }
     var rpId = body.dataset.rpId;
+    var submit = form.querySelector("button");
+    // Immediate sign-in (below) until it finds nothing on this device.
+    var immediate = false;
+
+    // What the browser can do decides the page's offers: "use a phone or tablet" only where
+    // the browser can reach one, the immediate "Sign in" only where it can ask that way.
+    Latchkey.getClientCapabilities().then(function (capabilities) {
+      if (capabilities.hybridTransport) $("#hybrid-option").hidden = false;
+      immediate = capabilities.immediateGet === true;
+      if (immediate) submit.textContent = "Sign in";
+      body.dataset.capabilities = "read";
+    });
+    var usePhone = $("#use-phone");
+    usePhone.addEventListener("click", function () {
+      if (conditional) conditional.abort();
+      busy(usePhone, async function () {
+        var challenge = await call("POST", "/ui/login", { hints: ["hybrid"] });
+        setStatus("Scan the code with your phone or tablet, then follow its prompt…");
+        await startSession(challenge.auth_session, await Latchkey.get(challenge.options, {}), rpId, "hybrid");
+      });
+    });
 
     async function autofill() {
       if (!(await Latchkey.isConditionalMediationAvailable())) return;
@@ -256,12 +321,36 @@
       }
     }
 
+    // Immediate sign-in: where the browser can ask without a dialog, the button with no
+    // name typed first asks for a passkey or password already on this device; when there is
+    // none, no dialog appears and the form is there to type a name into (or to press again
+    // for a passkey on another device).
+    async function signInImmediately() {
+      var challenge = await call("POST", "/ui/login", {});
+      var response;
+      try {
+        response = await Latchkey.get(challenge.options, { mediation: "immediate", password: true });
+      } catch (error) {
+        if (error.name !== "NotAllowedError") throw error;
+        immediate = false;
+        submit.textContent = "Sign in with a passkey";
+        try { sessionStorage.setItem("latchkey.immediate", "none"); } catch (ignored) { /* storage may be off */ }
+        setStatus("No passkey or password for this site is saved on this device. Enter your email or phone number, or press the button again to use a passkey on another device.");
+        form.elements.username.focus();
+        autofill();
+        return;
+      }
+      if (response.type === "password") { await passwordSignIn(response.id, response.password); return; }
+      await startSession(challenge.auth_session, response, rpId, "immediate");
+    }
+
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       // Only one WebAuthn request may be pending at a time.
       if (conditional) conditional.abort();
-      busy(form.querySelector("button"), async function () {
+      busy(submit, async function () {
         var username = form.elements.username.value.trim();
+        if (immediate && !username) { await signInImmediately(); return; }
         var challenge = await call("POST", "/ui/login", username ? { username: username } : {});
         setStatus("Follow your device's prompt to use your passkey…");
         var response = await Latchkey.get(challenge.options, {});
@@ -287,7 +376,7 @@
       var response = await Latchkey.create(challenge.options);
       var everywhere = $("#sign-out-everywhere");
       var result = await call("POST", "/ui/passkeys", {
-        auth_session: challenge.auth_session, response: response, sign_out_everywhere: everywhere ? everywhere.checked : undefined
+        auth_session: challenge.auth_session, response: Latchkey.withoutSecretOutputs(response), sign_out_everywhere: everywhere ? everywhere.checked : undefined
       });
       // After a recovery the session ends with the new passkey: the server says where to go.
       location.assign(result && result.redirect_to ? result.redirect_to : "/account/passkeys?added=1");

@@ -113,4 +113,14 @@ public struct SignedIn: Sendable {
     public let credentialID: [UInt8]
     /// Whether the ceremony created the account.
     public let isNewAccount: Bool
+    /// Whether the passkey was on another device, reached over the hybrid transport (a phone
+    /// showing a QR code's prompt): the moment to offer a passkey on this device.
+    public var isCrossDevice: Bool = false
+
+    /// Whether an assertion came from a passkey on another device: the browser says the
+    /// authenticator was cross-platform, and the passkey was registered as one reached over
+    /// hybrid (a security key on USB or NFC is cross-platform too, and already in hand).
+    public static func isCrossDevice(attachment: String?, transports: [String]) -> Bool {
+        attachment == "cross-platform" && transports.contains("hybrid")
+    }
 }

@@ -352,7 +352,8 @@ extension PasskeyService {
             signCount: verified.signCount, isBackedUp: verified.flags.isBackedUp, isUserVerified: verified.flags.isUserVerified,
             usedAt: now, signCountRegressed: regressed
         )
-        let signedIn = SignedIn(user: user, userVerified: verified.flags.isUserVerified, credentialID: credentialID, isNewAccount: false)
+        var signedIn = SignedIn(user: user, userVerified: verified.flags.isUserVerified, credentialID: credentialID, isNewAccount: false)
+        signedIn.isCrossDevice = SignedIn.isCrossDevice(attachment: resolved.response.authenticatorAttachment, transports: credential.transports)
         let (session, started) = try startSession(signedIn)
         let verifiedAgainst = CeremonyCompletion.VerifiedState(signCount: credential.signCount, ownerUpdatedAt: user.updatedAt)
         try await complete(CeremonyCompletion(

@@ -173,9 +173,12 @@ public struct PasskeyService: Sendable {
 
     /// Starts adding a passkey to the signed-in owner's account, whose sign-in must be
     /// recent; the options exclude the passkeys the account already has.
-    public func startEnrollment(for signIn: SignIn, clientID: String, addressedByChallenge: Bool = false) async throws -> CreationChallenge {
+    /// `hints` replace the application policy's: `client-device` after a sign-in with a
+    /// passkey on another device, where the passkey is for this one.
+    public func startEnrollment(for signIn: SignIn, clientID: String, addressedByChallenge: Bool = false, hints: [String]? = nil) async throws -> CreationChallenge {
+        try Self.requireKnown(hints)
         try sensitiveActions.requireRecent(signIn, for: "Adding a passkey", allowingRecovery: true)
-        return try await startEnrollment(userID: signIn.userID, clientID: clientID, addressedByChallenge: addressedByChallenge)
+        return try await startEnrollment(userID: signIn.userID, clientID: clientID, addressedByChallenge: addressedByChallenge, kind: .enrollment, hints: hints)
     }
 
     /// Starts adding a passkey to an account, without judging the sign-in: for an
@@ -190,7 +193,7 @@ public struct PasskeyService: Sendable {
     }
 
     private func startEnrollment(
-        userID: UserID, clientID: String, lifetime: TimeInterval? = nil, addressedByChallenge: Bool = false, kind: Ceremony.Kind
+        userID: UserID, clientID: String, lifetime: TimeInterval? = nil, addressedByChallenge: Bool = false, kind: Ceremony.Kind, hints: [String]? = nil
     ) async throws -> CreationChallenge {
         guard let user = try await storage.user(id: userID) else {
             throw IdentityError(.invalidToken, "the account of this access token no longer exists")
@@ -204,7 +207,7 @@ public struct PasskeyService: Sendable {
         let token = try secrets.ceremonies.seal(ceremony, challengeIsToken: addressedByChallenge, nonce: random.bytes(12))
         let challenge = addressedByChallenge ? token : ceremony.challenge
         return CreationChallenge(
-            options: creationOptions(for: user, challenge: challenge, exclude: exclude, clientID: clientID, userVerification: ceremony.userVerification),
+            options: creationOptions(for: user, challenge: challenge, exclude: exclude, clientID: clientID, userVerification: ceremony.userVerification, hints: hints),
             authSession: Base64URL.encode(token)
         )
     }
