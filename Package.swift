@@ -213,10 +213,14 @@ let package = Package(
         // which the tests drive.
         .target(
             name: "LatchkeyAuthenticationServices",
-            dependencies: ["LatchkeyClient", .target(name: "AuthenticationServicesShim", condition: .when(platforms: [.linux]))],
+            dependencies: [
+                "LatchkeyClient", .target(name: "AuthenticationServicesShim", condition: .when(platforms: [.linux])),
+                // SymmetricKey, for PRF outputs: CryptoKit's on Apple platforms.
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(platforms: [.linux])),
+            ],
             swiftSettings: strictSettings
         ),
-        .target(name: "AuthenticationServicesShim", path: "Tests/AuthenticationServicesShim"),
+        .target(name: "AuthenticationServicesShim", dependencies: [crypto], path: "Tests/AuthenticationServicesShim"),
         // The software authenticator as the SDK's passkey provider (Linux, tests, the CLI).
         .target(name: "LatchkeySoftwarePasskeys", dependencies: ["LatchkeyClient", "Authenticator", "WebAuthn"], swiftSettings: strictSettings),
         // The SMTP client the mail outbox sends with (see SMTPClient for why it is our own).

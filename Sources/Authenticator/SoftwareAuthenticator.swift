@@ -190,8 +190,25 @@ public struct SoftwareAuthenticator: Sendable {
                 signature: Base64URLBytes(signature),
                 userHandle: Base64URLBytes(credential.userHandle)
             ),
-            authenticatorAttachment: "platform"
+            authenticatorAttachment: "platform",
+            clientExtensionResults: ClientExtensionResults(prf: Self.prf(options.extensions?.prf, credential: credential))
         )
+    }
+
+    /// The `prf` extension's outputs (WebAuthn L3 §10.1.4) for the salts meant for
+    /// `credential`: its `evalByCredential` entry, else `eval`; `nil` when none was asked.
+    /// Each output is HMAC-SHA-256, under a secret of the credential's own, of the salt as
+    /// the client hashes it for the authenticator (SHA-256 of "WebAuthn PRF", a zero byte and
+    /// the salt), as an authenticator's `hmac-secret` does: the same passkey and salt always
+    /// give the same output, and nothing else gives it.
+    static func prf(_ inputs: PRFInputs?, credential: SoftwareCredential) -> PRFOutputs? {
+        guard let inputs, let values = inputs.evalByCredential?[Base64URL.encode(credential.credentialID)] ?? inputs.eval else { return nil }
+        let secret = SymmetricKey(data: SHA256.hash(data: Array("Latchkey software PRF".utf8) + Array(credential.privateKey.keyBytes)))
+        func output(_ salt: Base64URLBytes) -> Base64URLBytes {
+            let hashedSalt = SHA256.hash(data: Array("WebAuthn PRF".utf8) + [0] + salt.bytes)
+            return Base64URLBytes(Array(HMAC<SHA256>.authenticationCode(for: Array(hashedSalt), using: secret)))
+        }
+        return PRFOutputs(results: PRFValues(first: output(values.first), second: values.second.map(output)))
     }
 
     private func flags() -> AuthenticatorFlags {

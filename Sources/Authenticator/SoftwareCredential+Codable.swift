@@ -76,7 +76,7 @@ extension CredentialPrivateKey: Codable {
         }
     }
 
-    private var keyBytes: Data {
+    var keyBytes: Data {
         switch self {
         case .es256(let key): return key.rawRepresentation
         case .es384(let key): return key.rawRepresentation

@@ -1,8 +1,10 @@
 import Foundation
 #if canImport(AuthenticationServices)
 public import AuthenticationServices
+import CryptoKit
 #else
 public import AuthenticationServicesShim
+import Crypto
 #endif
 public import LatchkeyClient
 
@@ -145,6 +147,9 @@ public final class AuthenticationServicesPasskeyProvider: PasskeyProvider, Senda
         if let preference = options.userVerification {
             assertion.userVerificationPreference = ASAuthorizationPublicKeyCredentialUserVerificationPreference(rawValue: preference)
         }
+        if #available(iOS 18, macOS 15, visionOS 2, *), let prf = options.extensions?.prf {
+            assertion.prf = try Self.prfInput(prf)
+        }
         let mode: PresentationMode
         switch request.mode {
         case .immediate: mode = .immediate
@@ -158,8 +163,34 @@ public final class AuthenticationServicesPasskeyProvider: PasskeyProvider, Senda
                 clientDataJSON: Base64URLBytes(used.rawClientDataJSON), authenticatorData: Base64URLBytes(used.rawAuthenticatorData ?? Data()),
                 signature: Base64URLBytes(used.signature ?? Data()), userHandle: used.userID.map(Base64URLBytes.init)
             ),
-            authenticatorAttachment: used.attachment == .crossPlatform ? "cross-platform" : "platform"
+            authenticatorAttachment: used.attachment == .crossPlatform ? "cross-platform" : "platform",
+            clientExtensionResults: Self.prfOutput(of: used)
         )
+    }
+
+    /// The PRF salts as AuthenticationServices takes them: `eval`, and `evalByCredential`
+    /// keyed by credential ID bytes.
+    @available(iOS 18, macOS 15, visionOS 2, *)
+    static func prfInput(_ prf: PRFInputs) throws -> ASAuthorizationPublicKeyCredentialPRFAssertionInput? {
+        func values(_ values: PRFValues) -> ASAuthorizationPublicKeyCredentialPRFAssertionInput.InputValues {
+            .saltInput1(Data(values.first.bytes), saltInput2: values.second.map { Data($0.bytes) })
+        }
+        var byCredential: [Data: ASAuthorizationPublicKeyCredentialPRFAssertionInput.InputValues] = [:]
+        for (id, salts) in prf.evalByCredential ?? [:] {
+            guard let bytes = Base64URL.decode(id), !bytes.isEmpty else {
+                throw LatchkeyAPIError(status: nil, code: .passkeyFailed, detail: "prf.evalByCredential names a credential ID that is not base64url: \(id)")
+            }
+            byCredential[Data(bytes)] = values(salts)
+        }
+        if let eval = prf.eval { return .inputValues(values(eval), perCredentialInputValues: byCredential.isEmpty ? nil : byCredential) }
+        return byCredential.isEmpty ? nil : .perCredentialInputValues(byCredential)
+    }
+
+    /// The PRF secrets the passkey gave, as the SDK's extension outputs.
+    static func prfOutput(of assertion: ASAuthorizationPlatformPublicKeyCredentialAssertion) -> ClientExtensionResults {
+        guard #available(iOS 18, macOS 15, visionOS 2, *), let prf = assertion.prf else { return ClientExtensionResults() }
+        func bytes(_ key: SymmetricKey) -> Base64URLBytes { Base64URLBytes(key.withUnsafeBytes { Array($0) }) }
+        return ClientExtensionResults(prf: PRFOutputs(results: PRFValues(first: bytes(prf.first), second: prf.second.map(bytes))))
     }
 
     // MARK: - Signals

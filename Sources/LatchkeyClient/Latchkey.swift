@@ -93,11 +93,35 @@ public actor Latchkey {
     ///   the app can show its other ways in.
     @discardableResult
     public func signIn(username: String? = nil, mode: PasskeyAssertionRequest.Mode = .immediate) async throws(LatchkeyAPIError) -> LatchkeySession {
-        let (options, authSession) = try await api.loginChallenge(username: username)
+        try await signIn(username: username, mode: mode, extensions: nil).session
+    }
+
+    /// Signs in as ``signIn(username:mode:)`` does, and asks the passkey for the PRF
+    /// extension's secrets: the same passkey and salt always give the same 32 bytes, for
+    /// encrypting the person's data with a key the server never sees. The outputs stay on
+    /// the device: they are not sent to the server, stored or logged.
+    /// - Parameter prf: The salts: `eval` for any passkey, `evalByCredential` by credential
+    ///   ID (base64url; those need `username`, so that the request lists the passkeys).
+    /// - Returns: The session, and the outputs when the passkey gave them (`nil` when it
+    ///   does not support PRF).
+    public func signIn(
+        username: String? = nil, mode: PasskeyAssertionRequest.Mode = .immediate, prf: PRFInputs
+    ) async throws(LatchkeyAPIError) -> (session: LatchkeySession, prf: PRFValues?) {
+        let (session, assertion) = try await signIn(username: username, mode: mode, extensions: ExtensionInputs(prf: prf))
+        return (session, assertion.clientExtensionResults.prf?.results)
+    }
+
+    private func signIn(
+        username: String?, mode: PasskeyAssertionRequest.Mode, extensions: ExtensionInputs?
+    ) async throws(LatchkeyAPIError) -> (session: LatchkeySession, assertion: AuthenticationResponseJSON) {
+        let (options, authSession) = try await api.loginChallenge(username: username, extensions: extensions)
         let assertion = try await assert(PasskeyAssertionRequest(options: options, mode: mode))
+        // The server needs none of the PRF secrets to verify the assertion.
+        var sent = assertion
+        sent.clientExtensionResults.prf = sent.clientExtensionResults.prf.map { PRFOutputs(enabled: $0.enabled) }
         do {
-            let response = try await api.finishLogin(authSession: authSession, response: assertion, scope: scope, audience: try await audience())
-            return try await signedIn(response, method: .passkey)
+            let response = try await api.finishLogin(authSession: authSession, response: sent, scope: scope, audience: try await audience())
+            return (try await signedIn(response, method: .passkey), assertion)
         } catch where error.reason == "unknown_credential" {
             // The server no longer knows this passkey (removed on another device): tell the
             // credential manager, so that it stops offering it.

@@ -2,6 +2,7 @@
 // Linux so that the glue compiles and runs in tests here. Each declaration names its Apple
 // documentation page. What Apple's framework does (sheets, the keychain, credential
 // managers) is played by `ShimAuthorization.handler`, which tests set.
+import Crypto
 import Foundation
 
 /// https://developer.apple.com/documentation/authenticationservices/aspresentationanchor
@@ -105,10 +106,52 @@ public final class ASAuthorizationPlatformPublicKeyCredentialAssertionRequest: A
     public var allowedCredentials: [ASAuthorizationPlatformPublicKeyCredentialDescriptor] = []
     /// https://developer.apple.com/documentation/authenticationservices/asauthorizationpublickeycredentialassertionrequest/userverificationpreference
     public var userVerificationPreference = ASAuthorizationPublicKeyCredentialUserVerificationPreference.preferred
+    /// https://developer.apple.com/documentation/authenticationservices/asauthorizationplatformpublickeycredentialassertionrequest/prf
+    public var prf: ASAuthorizationPublicKeyCredentialPRFAssertionInput?
 
     init(relyingPartyIdentifier: String, challenge: Data) {
         self.relyingPartyIdentifier = relyingPartyIdentifier
         self.challenge = challenge
+    }
+}
+
+/// https://developer.apple.com/documentation/authenticationservices/asauthorizationpublickeycredentialprfassertioninput-swift.struct
+public struct ASAuthorizationPublicKeyCredentialPRFAssertionInput: Sendable {
+    /// https://developer.apple.com/documentation/authenticationservices/asauthorizationpublickeycredentialprfassertioninput-swift.struct/inputvalues-swift.struct
+    public struct InputValues: Sendable {
+        public let saltInput1: Data
+        public let saltInput2: Data?
+
+        /// https://developer.apple.com/documentation/authenticationservices/asauthorizationpublickeycredentialprfassertioninput-swift.struct/inputvalues-swift.struct/saltinput1(_:saltinput2:)
+        public static func saltInput1(_ saltInput1: Data, saltInput2: Data? = nil) -> InputValues {
+            InputValues(saltInput1: saltInput1, saltInput2: saltInput2)
+        }
+    }
+
+    /// https://developer.apple.com/documentation/authenticationservices/asauthorizationpublickeycredentialprfassertioninput-swift.struct/inputvalues-swift.property
+    public let inputValues: InputValues?
+    /// https://developer.apple.com/documentation/authenticationservices/asauthorizationpublickeycredentialprfassertioninput-swift.struct/percredentialinputvalues-swift.property
+    public let perCredentialInputValues: [Data: InputValues]?
+
+    /// https://developer.apple.com/documentation/authenticationservices/asauthorizationpublickeycredentialprfassertioninput-swift.struct/inputvalues(_:percredentialinputvalues:)
+    public static func inputValues(_ inputValues: InputValues, perCredentialInputValues: [Data: InputValues]? = nil) -> Self {
+        Self(inputValues: inputValues, perCredentialInputValues: perCredentialInputValues)
+    }
+
+    /// https://developer.apple.com/documentation/authenticationservices/asauthorizationpublickeycredentialprfassertioninput-swift.struct/percredentialinputvalues(_:)
+    public static func perCredentialInputValues(_ perCredentialInputValues: [Data: InputValues]) -> Self {
+        Self(inputValues: nil, perCredentialInputValues: perCredentialInputValues)
+    }
+}
+
+/// https://developer.apple.com/documentation/authenticationservices/asauthorizationpublickeycredentialprfassertionoutput-swift.struct
+public struct ASAuthorizationPublicKeyCredentialPRFAssertionOutput: Sendable {
+    public let first: SymmetricKey
+    public let second: SymmetricKey?
+
+    public init(first: SymmetricKey, second: SymmetricKey?) {
+        self.first = first
+        self.second = second
     }
 }
 
@@ -146,12 +189,15 @@ public final class ASAuthorizationPlatformPublicKeyCredentialAssertion: NSObject
     public let credentialID: Data
     /// https://developer.apple.com/documentation/authenticationservices/asauthorizationplatformpublickeycredentialassertion/attachment
     public let attachment: ASAuthorizationPublicKeyCredentialAttachment
+    /// https://developer.apple.com/documentation/authenticationservices/asauthorizationplatformpublickeycredentialassertion/prf
+    public let prf: ASAuthorizationPublicKeyCredentialPRFAssertionOutput?
 
     /// Shim only: what the platform would have produced.
     public init(
         credentialID: Data, rawClientDataJSON: Data, rawAuthenticatorData: Data, signature: Data, userID: Data,
-        attachment: ASAuthorizationPublicKeyCredentialAttachment = .platform
+        attachment: ASAuthorizationPublicKeyCredentialAttachment = .platform, prf: ASAuthorizationPublicKeyCredentialPRFAssertionOutput? = nil
     ) {
+        self.prf = prf
         self.credentialID = credentialID
         self.rawClientDataJSON = rawClientDataJSON
         self.rawAuthenticatorData = rawAuthenticatorData

@@ -2,6 +2,7 @@ import AuthenticationServicesShim
 import Foundation
 import LatchkeyAuthenticationServices
 import LatchkeyClient
+import LatchkeyWire
 import Testing
 
 /// The AuthenticationServices provider and the keychain store, compiled against the shim of
@@ -67,6 +68,35 @@ struct AppleGlueTests {
         try await latchkey.signOut()
         #expect(try await app(server).session == nil)
         #expect(ShimKeychain.count == 0)
+    }
+
+    /// PRF through the platform: the salts reach the passkey as iOS 18's PRF assertion input,
+    /// its secrets come back to the app, and the server is sent none of them.
+    @Test func prfSecretsReachTheAppAndNotTheServer() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await ServerProcess.start(configuration: Self.configuration, in: directory)
+        defer { server.stop() }
+        let platform = FakeApplePlatform()
+        let latchkey = app(server)
+        let account = try await latchkey.signUp()
+
+        let one = Base64URLBytes(Array("one".utf8)), two = Base64URLBytes(Array("two".utf8))
+        let (session, secrets) = try await latchkey.signIn(prf: PRFInputs(eval: PRFValues(first: one, second: two)))
+        #expect(session.userID == account.userID)
+        let request = try #require(platform.performed.last?.0 as? ASAuthorizationPlatformPublicKeyCredentialAssertionRequest)
+        #expect(request.prf?.inputValues?.saltInput1 == Data("one".utf8) && request.prf?.inputValues?.saltInput2 == Data("two".utf8))
+        let first = try #require(secrets?.first)
+        #expect(first.bytes.count == 32)
+        #expect(secrets?.second != nil && secrets?.second != first, "another salt, another secret")
+
+        // The same passkey and salt give the same secret, by credential ID too.
+        #expect(try await latchkey.signIn(prf: PRFInputs(eval: PRFValues(first: one))).prf?.first == first)
+        let credentialID = try #require(try await latchkey.passkeys().first?.credentialID)
+        let byCredential = try await latchkey.signIn(username: "ada@example.com", prf: PRFInputs(evalByCredential: [credentialID: PRFValues(first: one)]))
+        #expect(byCredential.prf?.first == first)
+        let perCredential = try #require(platform.performed.last?.0 as? ASAuthorizationPlatformPublicKeyCredentialAssertionRequest)
+        #expect(perCredential.prf?.perCredentialInputValues?.count == 1 && perCredential.prf?.inputValues == nil)
+        #expect(!server.output.text.contains(Base64URL.encode(first.bytes)), "the server never saw the secret")
     }
 
     @Test func whatThePersonAndThePlatformRefuse() async throws {

@@ -1,5 +1,6 @@
 import AuthenticationServicesShim
 import Authenticator
+import Crypto
 import Foundation
 import LatchkeyClient
 import WebAuthn
@@ -73,12 +74,20 @@ final class FakeApplePlatform: @unchecked Sendable {
                         // Nothing at hand: an immediate request shows nothing; a sheet is dismissed.
                         return .failure(ASAuthorizationError(mode == .immediate ? .notInteractive : .canceled))
                     }
-                    let options = PublicKeyCredentialRequestOptionsJSON(challenge: Base64URLBytes(assertion.challenge), rpId: assertion.relyingPartyIdentifier)
+                    let options = PublicKeyCredentialRequestOptionsJSON(
+                        challenge: Base64URLBytes(assertion.challenge), rpId: assertion.relyingPartyIdentifier,
+                        extensions: assertion.prf.map { ExtensionInputs(prf: Self.prfInputs($0)) }
+                    )
                     let json = try authenticator.getAssertion(options, caller: .appleApp(relyingPartyID: assertion.relyingPartyIdentifier), credential: &credentials[index])
                     return .success(ASAuthorization(credential: ASAuthorizationPlatformPublicKeyCredentialAssertion(
                         credentialID: Data(json.rawId.bytes), rawClientDataJSON: Data(json.response.clientDataJSON.bytes),
                         rawAuthenticatorData: Data(json.response.authenticatorData.bytes), signature: Data(json.response.signature.bytes),
-                        userID: Data(json.response.userHandle?.bytes ?? [])
+                        userID: Data(json.response.userHandle?.bytes ?? []),
+                        prf: json.clientExtensionResults.prf?.results.map { results in
+                            ASAuthorizationPublicKeyCredentialPRFAssertionOutput(
+                                first: SymmetricKey(data: results.first.bytes), second: results.second.map { SymmetricKey(data: $0.bytes) }
+                            )
+                        }
                     )))
                 default:
                     return .failure(ASAuthorizationError(.notHandled))
@@ -102,5 +111,16 @@ final class FakeApplePlatform: @unchecked Sendable {
             credentialID: Data(json.rawId.bytes), rawClientDataJSON: Data(json.response.clientDataJSON.bytes),
             rawAttestationObject: Data(json.response.attestationObject.bytes)
         )
+    }
+
+    /// The PRF salts the provider set, as the software authenticator reads them.
+    static func prfInputs(_ input: ASAuthorizationPublicKeyCredentialPRFAssertionInput) -> PRFInputs {
+        func values(_ values: ASAuthorizationPublicKeyCredentialPRFAssertionInput.InputValues) -> PRFValues {
+            PRFValues(first: Base64URLBytes(values.saltInput1), second: values.saltInput2.map { Base64URLBytes($0) })
+        }
+        let byCredential = input.perCredentialInputValues.map { entries in
+            Dictionary(uniqueKeysWithValues: entries.map { (Base64URL.encode([UInt8]($0.key)), values($0.value)) })
+        }
+        return PRFInputs(eval: input.inputValues.map(values), evalByCredential: byCredential)
     }
 }
