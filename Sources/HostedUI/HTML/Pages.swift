@@ -278,7 +278,9 @@ enum Pages {
             "Created " + HTML.time(credential.createdAt),
             credential.lastUsedAt.map { "Last used " + HTML.time($0) } ?? "Not used to sign in yet",
         ]
-        let synced = credential.isBackedUp ? " <span class=\"badge\">Synced</span>" : ""
+        // Whether it can sync (backup eligible) is fixed when the passkey is made; whether it
+        // has synced yet is a detail the person cannot act on.
+        let synced = " <span class=\"badge\">\(credential.isBackupEligible ? "Synced" : "This device only")</span>"
         let reasonID = "revoke-reason-" + id
         let revoke = isLastMethod
             ? "<button type=\"button\" class=\"danger\" data-action=\"revoke\" aria-label=\"Revoke \(HTML.escape(title))\" disabled aria-describedby=\"\(reasonID)\">Revoke</button>"

@@ -297,6 +297,7 @@ struct Level3BrowserTests {
             try await tab.click("#signup-form button")
             try await PasswordUpgradeBrowserTests.waitForAccount(fixture)
             #expect(try await fixture.count("SELECT count(*) FROM credentials WHERE backup_eligible = 0") == 1)
+            #expect(try await tab.text("li.passkey .badge") == "This device only")
         }
     }
 }
