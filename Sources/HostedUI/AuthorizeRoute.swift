@@ -4,6 +4,10 @@ import Hummingbird
 import IdentityCore
 
 extension RouterGroup where Context == HostedPageContext {
+    /// Added to an authorization request sent to sign in again for its `acr_values`: the
+    /// second time short of them, the client is told instead of asking again.
+    static var stepUpMarker: String { "latchkey_step_up" }
+
     /// The authorization endpoint (OAuth 2.1 §4.1.1). A signed-in person is sent straight back
     /// to a first-party client, or to one they allowed these scopes before, with a code;
     /// for any other client they are asked first on a consent page (`prompt=none` gets
@@ -42,6 +46,16 @@ extension RouterGroup where Context == HostedPageContext {
             case (_, nil):
                 return PageResponses.redirect(ReturnTo.loginURL(returningTo: "/authorize?" + (request.uri.query ?? "")))
             case (let prompt, let session?):
+                if let asked = validated.acr, !asked.isMet(by: try await authorization.level(of: session)) {
+                    // A stronger sign-in, once: back here still short of it, the client hears so.
+                    if prompt == ValidatedAuthorization.Prompt.none || parameters[Self.stepUpMarker] != nil {
+                        return PageResponses.redirect(authorization.unmetRequirementsRedirect(validated))
+                    }
+                    let query = (request.uri.query ?? "") + "&\(Self.stepUpMarker)=1"
+                    return PageResponses.redirect(
+                        ReturnTo.loginURL(returningTo: "/authorize?" + query) + "&reauthenticate=1&step_up=\(asked.minimumLevel.rawValue)"
+                    )
+                }
                 guard try await authorization.needsConsent(validated, userID: session.userID) else {
                     return PageResponses.redirect(try await authorization.issueCode(validated, session: session))
                 }

@@ -34,7 +34,10 @@ extension Router where Context == FaceRequestContext {
             if parameters["reauthenticate"] == nil, context.identity != nil {
                 return PageResponses.redirect(returnTo)
             }
-            let notice = parameters["signed_out"] != nil
+            let notice = parameters["step_up"] == "3"
+                ? "This app asks for a stronger sign-in: use a passkey that stays on one device, such as a security key, and unlock it."
+                : parameters["step_up"] != nil ? "This app asks for a stronger sign-in: use a passkey that asks for your fingerprint, face or PIN."
+                : parameters["signed_out"] != nil
                 ? "You have signed out."
                 : parameters["password_removed"] != nil
                     ? "Your password is removed, and the sessions it signed in are ended. Sign in with your passkey."

@@ -557,6 +557,8 @@ public struct ProviderMetadata: Codable, Sendable, Hashable {
     public var idTokenSigningAlgValuesSupported: [String]?
     public var scopesSupported: [String]?
     public var claimsSupported: [String]?
+    /// The `acr` values the server can assert and `acr_values` may ask for.
+    public var acrValuesSupported: [String]?
     public var grantTypesSupported: [String]?
     /// Client authentication methods at the token endpoint.
     public var tokenEndpointAuthMethodsSupported: [String]?
@@ -571,8 +573,9 @@ public struct ProviderMetadata: Codable, Sendable, Hashable {
         idTokenSigningAlgValuesSupported: [String]? = nil, scopesSupported: [String]? = nil, claimsSupported: [String]? = nil,
         grantTypesSupported: [String]? = nil, tokenEndpointAuthMethodsSupported: [String]? = nil,
         revocationEndpointAuthMethodsSupported: [String]? = nil, endSessionEndpoint: String? = nil, backchannelLogoutSupported: Bool? = nil,
-        backchannelLogoutSessionSupported: Bool? = nil
+        backchannelLogoutSessionSupported: Bool? = nil, acrValuesSupported: [String]? = nil
     ) {
+        self.acrValuesSupported = acrValuesSupported
         self.backchannelLogoutSupported = backchannelLogoutSupported
         self.backchannelLogoutSessionSupported = backchannelLogoutSessionSupported
         self.issuer = issuer
@@ -615,6 +618,7 @@ public struct ProviderMetadata: Codable, Sendable, Hashable {
         case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
         case scopesSupported = "scopes_supported"
         case claimsSupported = "claims_supported"
+        case acrValuesSupported = "acr_values_supported"
         case grantTypesSupported = "grant_types_supported"
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
         case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"

@@ -11,7 +11,7 @@ import PostgresNIO
 /// uniqueness violation is told apart by its constraint's name (``PostgresFailure``).
 enum PostgresMigrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11), ("v12", v12), ("v13", v13)]
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11), ("v12", v12), ("v13", v13), ("v14", v14)]
 
     /// Serializes migrations across instances: whichever takes it first migrates, the
     /// others wait and then find nothing left to do. (The two-key form of the advisory
@@ -1024,5 +1024,11 @@ enum PostgresMigrations {
         ALTER TABLE users ADD COLUMN external_id text
         ;
         ALTER TABLE users ADD COLUMN metadata text
+        """
+
+    /// How strongly the sign-in behind an authorization code authenticated, as the tokens
+    /// it is exchanged for say (`acr`): SQLite's v18.
+    private static let v14 = """
+        ALTER TABLE authorization_codes ADD COLUMN acr text
         """
 }

@@ -6,7 +6,7 @@ extension PostgresStorage {
     /// Stores a new code.
     public func saveAuthorizationCode(_ code: AuthorizationCode) async throws {
         try StoredText.requireStorable(
-            code.clientID, code.userID.rawValue, code.redirectURI, code.codeChallenge, code.audience, code.nonce, code.sessionID,
+            code.clientID, code.userID.rawValue, code.redirectURI, code.codeChallenge, code.audience, code.nonce, code.sessionID, code.acr,
             in: "saveAuthorizationCode"
         )
         if StoredText.containsNUL(code.scopes) { throw PostgresStorageError(.invalidArgument, "saveAuthorizationCode: text containing U+0000 cannot be stored") }
@@ -15,11 +15,11 @@ extension PostgresStorage {
                 """
                 INSERT INTO authorization_codes (
                     code_hash, client_id, user_id, redirect_uri, code_challenge, scopes, audience, nonce,
-                    session_id, authenticated_at, user_verified, expires_at, used_at, credential_id, method, browser_session
+                    session_id, authenticated_at, user_verified, expires_at, used_at, credential_id, method, browser_session, acr
                 ) VALUES (
                     \(code.codeHash.bytea), \(code.clientID), \(code.userID.rawValue), \(code.redirectURI), \(code.codeChallenge), \(code.scopes),
                     \(code.audience), \(code.nonce), \(code.sessionID), \(code.authenticatedAt.seconds), \(code.userVerified),
-                    \(code.expiresAt.seconds), NULL, \(code.credentialID?.bytea), \(code.method.rawValue), \(code.browserSession?.bytea)
+                    \(code.expiresAt.seconds), NULL, \(code.credentialID?.bytea), \(code.method.rawValue), \(code.browserSession?.bytea), \(code.acr)
                 )
                 """, logger: self.logger)
         }

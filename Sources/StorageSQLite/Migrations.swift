@@ -12,7 +12,7 @@ enum Migrations {
     /// Every migration, in the order they apply.
     static let all: [(name: String, sql: String)] = [
         ("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11), ("v12", v12),
-        ("v13", v13), ("v14", v14), ("v15", v15), ("v16", v16), ("v17", v17),
+        ("v13", v13), ("v14", v14), ("v15", v15), ("v16", v16), ("v17", v17), ("v18", v18),
     ]
 
     /// The applied migrations: the known ones in order, then any only a newer build knows,
@@ -542,5 +542,11 @@ enum Migrations {
     private static let v17 = """
         ALTER TABLE users ADD COLUMN external_id TEXT;
         ALTER TABLE users ADD COLUMN metadata TEXT;
+        """
+
+    /// How strongly the sign-in behind an authorization code authenticated, as the tokens
+    /// it is exchanged for say (`acr`).
+    private static let v18 = """
+        ALTER TABLE authorization_codes ADD COLUMN acr TEXT;
         """
 }

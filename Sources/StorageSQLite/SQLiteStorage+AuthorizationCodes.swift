@@ -6,20 +6,20 @@ extension SQLiteStorage {
     /// - Throws: a foreign key error when the user does not exist.
     public func saveAuthorizationCode(_ code: AuthorizationCode) async throws {
         try StoredText.requireStorable(
-            code.clientID, code.userID.rawValue, code.redirectURI, code.codeChallenge, code.audience, code.nonce, code.sessionID,
+            code.clientID, code.userID.rawValue, code.redirectURI, code.codeChallenge, code.audience, code.nonce, code.sessionID, code.acr,
             in: "saveAuthorizationCode"
         )
         try database.write { db in
             try db.execute("""
                     INSERT INTO authorization_codes (
                         code_hash, client_id, user_id, redirect_uri, code_challenge, scopes, audience, nonce,
-                        session_id, authenticated_at, user_verified, expires_at, used_at, credential_id, method, browser_session
-                    ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)
+                        session_id, authenticated_at, user_verified, expires_at, used_at, credential_id, method, browser_session, acr
+                    ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)
                     """, [
                     code.codeHash, code.clientID, code.userID.rawValue, code.redirectURI, code.codeChallenge,
                     try JSONColumn.encode(code.scopes), code.audience, code.nonce, code.sessionID,
                     code.authenticatedAt.databaseSeconds, code.userVerified, code.expiresAt.databaseSeconds, code.credentialID,
-                    code.method.rawValue, code.browserSession,
+                    code.method.rawValue, code.browserSession, code.acr,
                 ])
         }
     }

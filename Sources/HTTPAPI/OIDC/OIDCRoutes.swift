@@ -29,7 +29,7 @@ extension Router where Context == FaceRequestContext {
                 idTokenSigningAlgValuesSupported: ["RS256", "PS256", "ES256"],
                 scopesSupported: Scopes.known,
                 claimsSupported: [
-                    "sub", "iss", "aud", "exp", "iat", "auth_time", "sid", "nonce", "amr", "name", "given_name", "family_name",
+                    "sub", "iss", "aud", "exp", "iat", "auth_time", "sid", "nonce", "acr", "amr", "name", "given_name", "family_name",
                     "nickname", "picture", "preferred_username", "updated_at", "email", "email_verified", "phone_number",
                     "phone_number_verified", "external_id",
                 ],
@@ -40,7 +40,8 @@ extension Router where Context == FaceRequestContext {
                 // Every session's end is posted to a client with a backchannel_logout_uri,
                 // with `sid`, which its ID tokens carry too.
                 backchannelLogoutSupported: true,
-                backchannelLogoutSessionSupported: true
+                backchannelLogoutSessionSupported: true,
+                acrValuesSupported: AuthenticationLevel.supportedValues
             )
             return Self.cacheable(JSONResponse.make(metadata), seconds: 300)
         }

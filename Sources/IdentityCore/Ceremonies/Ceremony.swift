@@ -113,6 +113,8 @@ public struct SignedIn: Sendable {
     public let credentialID: [UInt8]
     /// Whether the ceremony created the account.
     public let isNewAccount: Bool
+    /// How strongly the sign-in authenticated the person (the tokens' `acr`).
+    public var level: AuthenticationLevel = .basic
     /// Whether the passkey was on another device, reached over the hybrid transport (a phone
     /// showing a QR code's prompt): the moment to offer a passkey on this device.
     public var isCrossDevice: Bool = false

@@ -29,7 +29,7 @@ extension PasskeyService {
         ) { signedIn in
             let pending = tokens.prepare(
                 for: signedIn.user.id, client: client, scopes: scopes, audience: resolvedAudience, userVerified: signedIn.userVerified,
-                method: .passkey, credentialID: signedIn.credentialID
+                method: .passkey, credentialID: signedIn.credentialID, acr: signedIn.level.acr(requested: nil)
             )
             return (.tokens(pending.session), pending)
         }
@@ -154,7 +154,8 @@ extension PasskeyService {
         let verified = try await verifyRegistration(response, ceremony)
         let credential = makeCredential(verified, userID: user.id)
         let encodedID = Base64URL.encode(credential.credentialID)
-        let signedIn = SignedIn(user: user, userVerified: verified.flags.isUserVerified, credentialID: verified.credentialID, isNewAccount: true)
+        var signedIn = SignedIn(user: user, userVerified: verified.flags.isUserVerified, credentialID: verified.credentialID, isNewAccount: true)
+        signedIn.level = AuthenticationLevel(method: .passkey, userVerified: signedIn.userVerified, credential: credential)
         let (session, started) = try startSession(signedIn)
         do {
             // The account, its first passkey and its session appear together or not at all;
@@ -354,6 +355,7 @@ extension PasskeyService {
         )
         var signedIn = SignedIn(user: user, userVerified: verified.flags.isUserVerified, credentialID: credentialID, isNewAccount: false)
         signedIn.isCrossDevice = SignedIn.isCrossDevice(attachment: resolved.response.authenticatorAttachment, transports: credential.transports)
+        signedIn.level = AuthenticationLevel(method: .passkey, userVerified: signedIn.userVerified, credential: credential)
         let (session, started) = try startSession(signedIn)
         let verifiedAgainst = CeremonyCompletion.VerifiedState(signCount: credential.signCount, ownerUpdatedAt: user.updatedAt)
         try await complete(CeremonyCompletion(

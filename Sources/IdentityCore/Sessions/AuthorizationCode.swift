@@ -36,6 +36,9 @@ public struct AuthorizationCode: Sendable, Hashable {
     /// signs the app out too, OpenID Connect Back-Channel Logout §2.7), while an offline
     /// grant outlives it.
     public let browserSession: [UInt8]?
+    /// The `acr` the tokens carry: decided when the code was issued, from the sign-in and
+    /// the request's `acr_values`.
+    public let acr: String?
 
     public init(
         codeHash: [UInt8],
@@ -52,8 +55,10 @@ public struct AuthorizationCode: Sendable, Hashable {
         expiresAt: Date,
         credentialID: [UInt8]? = nil,
         method: SignInMethod = .passkey,
-        browserSession: [UInt8]? = nil
+        browserSession: [UInt8]? = nil,
+        acr: String? = nil
     ) {
+        self.acr = acr
         self.browserSession = browserSession
         self.credentialID = credentialID
         self.method = method

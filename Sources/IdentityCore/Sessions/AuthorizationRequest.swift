@@ -11,6 +11,8 @@ public struct AuthorizationRequest: Sendable, Hashable {
     public var codeChallengeMethod: String?
     public var prompt: String?
     public var audience: String?
+    /// `acr_values`: the authentication context classes asked for, space-separated.
+    public var acrValues: String?
 
     /// Reads the request from query parameters.
     public init(parameters: [String: String]) {
@@ -24,6 +26,7 @@ public struct AuthorizationRequest: Sendable, Hashable {
         codeChallengeMethod = parameters["code_challenge_method"]
         prompt = parameters["prompt"]
         audience = parameters["audience"]
+        acrValues = parameters["acr_values"]
     }
 }
 
@@ -45,6 +48,8 @@ public struct ValidatedAuthorization: Sendable {
     public let nonce: String?
     public let codeChallenge: String
     public let prompt: Prompt?
+    /// The `acr_values` this server knows, when the request named any.
+    public let acr: ACRRequest?
 }
 
 /// Why an authorization request failed, and whether the person may be sent back to the

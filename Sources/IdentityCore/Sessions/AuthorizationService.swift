@@ -8,7 +8,7 @@ import WebAuthn
 /// tokens the native API issues.
 public struct AuthorizationService: Sendable {
     /// What it keeps: accounts, codes, consents and the audit trail.
-    public typealias Storage = UserStore & AuthorizationCodeStore & ConsentStore & AuditLog
+    public typealias Storage = UserStore & CredentialStore & AuthorizationCodeStore & ConsentStore & AuditLog
 
     private let clients: ClientRegistry
     private let tokens: TokenService
@@ -98,13 +98,25 @@ public struct AuthorizationService: Sendable {
         }
         return ValidatedAuthorization(
             client: client, redirectURI: redirectURI, scopes: scopes, audience: audience,
-            state: request.state, nonce: request.nonce, codeChallenge: challenge, prompt: prompt
+            state: request.state, nonce: request.nonce, codeChallenge: challenge, prompt: prompt, acr: ACRRequest(request.acrValues)
         )
     }
 
+    /// How strongly the sign-in behind a browser session authenticated: from its passkey,
+    /// read again (a passkey removed since counts as none).
+    public func level(of session: BrowserSession) async throws -> AuthenticationLevel {
+        var credential: PasskeyCredential?
+        if let id = session.credentialID { credential = try await storage.credential(id: id) }
+        return AuthenticationLevel(method: session.method, userVerified: session.userVerified, credential: credential)
+    }
+
     /// Issues a code for a signed-in session and returns the URL to send the browser to,
-    /// with `code`, `state` and `iss` (RFC 9207, against mix-up attacks).
+    /// with `code`, `state` and `iss` (RFC 9207, against mix-up attacks). A session whose
+    /// sign-in does not reach the request's `acr_values` gets no code: the URL returns
+    /// `unmet_authentication_requirements` (the caller offers a stronger sign-in first).
     public func issueCode(_ request: ValidatedAuthorization, session: BrowserSession) async throws -> String {
+        let level = try await level(of: session)
+        if let asked = request.acr, !asked.isMet(by: level) { return unmetRequirementsRedirect(request) }
         let code = Base64URL.encode(random.bytes(32))
         try await storage.saveAuthorizationCode(AuthorizationCode(
             codeHash: TokenService.hash(code), clientID: request.client.clientID, userID: session.userID,
@@ -112,7 +124,7 @@ public struct AuthorizationService: Sendable {
             audience: request.audience, nonce: request.nonce, sessionID: SessionID.new(at: clock.now(), random: random),
             authenticatedAt: session.authenticatedAt, userVerified: session.userVerified,
             expiresAt: clock.now().addingTimeInterval(codeLifetime), credentialID: session.credentialID, method: session.method,
-            browserSession: request.scopes.contains(Scopes.offlineAccess) ? nil : session.tokenHash
+            browserSession: request.scopes.contains(Scopes.offlineAccess) ? nil : session.tokenHash, acr: level.acr(requested: request.acr)
         ))
         return Self.url(request.redirectURI, adding: [("code", code), ("state", request.state), ("iss", tokens.issuer)])
     }
@@ -123,6 +135,18 @@ public struct AuthorizationService: Sendable {
         return Self.url(redirect.uri, adding: [
             ("error", failure.error), ("error_description", failure.description), ("state", redirect.state), ("iss", tokens.issuer),
         ])
+    }
+
+    /// The URL that tells the client the sign-in does not reach the `acr_values` it asked
+    /// for (OpenID Connect Core §3.1.2.6).
+    public func unmetRequirementsRedirect(_ request: ValidatedAuthorization) -> String {
+        let needed = request.acr?.minimumLevel == .hardwareProtected
+            ? "a passkey bound to one device whose maker is verified, that verified the person"
+            : "a passkey that verified the person"
+        return errorRedirect(AuthorizationFailure(
+            error: "unmet_authentication_requirements", description: "the sign-in does not reach the requested acr_values: it needs \(needed)",
+            redirect: .init(uri: request.redirectURI, state: request.state)
+        )) ?? request.redirectURI
     }
 
     /// The URL that tells the client nobody is signed in (`prompt=none`).
@@ -220,7 +244,7 @@ public struct AuthorizationService: Sendable {
         let pending = tokens.prepare(
             for: user.id, client: client, scopes: record.scopes, audience: record.audience, userVerified: record.userVerified,
             authenticatedAt: record.authenticatedAt, sessionID: record.sessionID, nonce: record.nonce, method: record.method,
-            credentialID: record.credentialID
+            credentialID: record.credentialID, acr: record.acr
         )
         let now = clock.now()
         // Using the code and starting its session are one transaction, so a replay at any

@@ -133,7 +133,8 @@ extension AuthorizationCode {
             expiresAt: try row.date("expires_at"),
             credentialID: try row.optionalBytes("credential_id"),
             method: try row.enumeration(SignInMethod.self, "method"),
-            browserSession: try row.optionalBytes("browser_session")
+            browserSession: try row.optionalBytes("browser_session"),
+            acr: try row.optionalText("acr")
         )
     }
 }

@@ -14,6 +14,9 @@ struct AccessTokenClaims: RegisteredClaims, Codable, Sendable {
     /// How the user signed in (RFC 8176), as in the ID token; absent from tokens issued
     /// before it was added.
     var amr: [String]?
+    /// How strongly, as in the ID token; absent when no value says it (a basic sign-in, a
+    /// refreshed token).
+    var acr: String?
 }
 
 /// The claims of an ID token (OpenID Connect Core §2, §5.1).
@@ -27,6 +30,9 @@ struct IDTokenClaims: RegisteredClaims, Codable, Sendable {
     var sid: String
     /// The client's `nonce` from the authorization request, against replay of the ID token.
     var nonce: String?
+    /// How strongly the sign-in authenticated (``AuthenticationLevel``): `phr`, `phrh`, or
+    /// the NIST AAL the client asked for in `acr_values`.
+    var acr: String?
     /// How the user authenticated (RFC 8176): `pop` for a proof of possession of a key,
     /// plus `user` when the authenticator verified the user; `pwd` for a password.
     var amr: [String]
@@ -78,6 +84,7 @@ extension AccessTokenClaims {
             claims.member("sid", sid)
             claims.member("auth_time", auth_time)
             claims.member("amr", amr)
+            claims.member("acr", acr)
         }
         return writer.bytes
     }
@@ -92,6 +99,7 @@ extension IDTokenClaims {
             claims.member("auth_time", auth_time)
             claims.member("sid", sid)
             claims.member("nonce", nonce)
+            claims.member("acr", acr)
             claims.member("amr", amr)
             claims.member("name", name)
             claims.member("given_name", given_name)

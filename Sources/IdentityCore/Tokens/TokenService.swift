@@ -68,6 +68,8 @@ public struct PendingTokens: Sendable {
     let nonce: String?
     /// What the ID token (if one is asked for) is signed with: the client's choice.
     let idTokenAlgorithm: SigningAlgorithm
+    /// The `acr` claim: how strongly the sign-in authenticated.
+    let acr: String?
 }
 
 /// What a valid access token allows.
@@ -202,7 +204,8 @@ public struct TokenService: Sendable {
         sessionID: String? = nil,
         nonce: String? = nil,
         method: SignInMethod,
-        credentialID: [UInt8]? = nil
+        credentialID: [UInt8]? = nil,
+        acr: String? = nil
     ) -> PendingTokens {
         let now = clock.now()
         let authenticatedAt = authenticatedAt ?? now
@@ -222,7 +225,7 @@ public struct TokenService: Sendable {
                 credentialID: credentialID.flatMap { $0.isEmpty ? nil : $0 }, method: method
             ),
             refreshToken: refreshToken?.token, scopes: scopes, audience: audience, authenticatedAt: authenticatedAt,
-            userVerified: userVerified, method: method, nonce: nonce, idTokenAlgorithm: client.idTokenSigningAlgorithm
+            userVerified: userVerified, method: method, nonce: nonce, idTokenAlgorithm: client.idTokenSigningAlgorithm, acr: acr
         )
     }
 
@@ -231,7 +234,7 @@ public struct TokenService: Sendable {
         try await signedTokens(
             user: user, clientID: pending.session.clientID, scopes: pending.scopes, audience: pending.audience, sessionID: pending.session.familyID,
             authenticatedAt: pending.authenticatedAt, userVerified: pending.userVerified, method: pending.method,
-            refreshToken: pending.refreshToken, nonce: pending.nonce, idTokenAlgorithm: pending.idTokenAlgorithm
+            refreshToken: pending.refreshToken, nonce: pending.nonce, idTokenAlgorithm: pending.idTokenAlgorithm, acr: pending.acr
         )
     }
 
@@ -390,7 +393,8 @@ public struct TokenService: Sendable {
         method: SignInMethod,
         refreshToken: String?,
         nonce: String?,
-        idTokenAlgorithm: SigningAlgorithm
+        idTokenAlgorithm: SigningAlgorithm,
+        acr: String? = nil
     ) async throws -> IssuedTokens {
         let now = Int64(clock.now().timeIntervalSince1970)
         // Access tokens are ES256 unless their API asks otherwise: this server verifies its
@@ -402,7 +406,7 @@ public struct TokenService: Sendable {
             iss: configuration.issuer, sub: user.id.rawValue, aud: audience, iat: now,
             exp: now + Int64(configuration.accessTokenLifetime), jti: Base64URL.encode(random.bytes(16)),
             scope: scopes.joined(separator: " "), client_id: clientID, sid: sessionID, auth_time: Int64(authenticatedAt.timeIntervalSince1970),
-            amr: methods
+            amr: methods, acr: acr
         )
         var idToken: String?
         if scopes.contains(Scopes.openID) {
@@ -410,7 +414,7 @@ public struct TokenService: Sendable {
             let claims = IDTokenClaims(
                 iss: configuration.issuer, sub: user.id.rawValue, aud: clientID, iat: now,
                 exp: now + Int64(configuration.idTokenLifetime), auth_time: Int64(authenticatedAt.timeIntervalSince1970),
-                sid: sessionID, nonce: nonce, amr: methods,
+                sid: sessionID, nonce: nonce, acr: acr, amr: methods,
                 name: profile.name, given_name: profile.givenName, family_name: profile.familyName, nickname: profile.nickname,
                 picture: profile.picture, preferred_username: profile.preferredUsername, updated_at: profile.updatedAt,
                 email: profile.email, email_verified: profile.emailVerified,
