@@ -100,8 +100,12 @@ public actor Latchkey {
     /// extension's secrets: the same passkey and salt always give the same 32 bytes, for
     /// encrypting the person's data with a key the server never sees. The outputs stay on
     /// the device: they are not sent to the server, stored or logged.
-    /// - Parameter prf: The salts: `eval` for any passkey, `evalByCredential` by credential
-    ///   ID (base64url; those need `username`, so that the request lists the passkeys).
+    /// - Parameters:
+    ///   - username: As for ``signIn(username:mode:)``; needed with `evalByCredential`, so
+    ///     that the request lists the account's passkeys.
+    ///   - mode: As for ``signIn(username:mode:)``.
+    ///   - prf: The salts: `eval` for any passkey, `evalByCredential` by credential ID
+    ///     (base64url).
     /// - Returns: The session, and the outputs when the passkey gave them (`nil` when it
     ///   does not support PRF).
     public func signIn(
