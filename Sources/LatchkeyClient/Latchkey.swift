@@ -28,6 +28,11 @@ public actor Latchkey {
     /// The refresh in flight: concurrent callers share it.
     private var refreshing: Task<StoredSession, any Error>?
     private var discoveredAudience: String?
+    /// Whether the last passkey sign-in on this device used a passkey on another device: a
+    /// phone over hybrid, a security key (the platform said `cross-platform`). That is the
+    /// moment to offer one on this device with ``addPasskey()``, unless the person declined
+    /// here before; the app remembers that, as the hosted pages do in the browser.
+    public private(set) var lastSignInUsedAnotherDevice = false
 
     /// Does no I/O: `tokens` is first read when a session is needed.
     /// - Parameters:
@@ -125,7 +130,9 @@ public actor Latchkey {
         sent.clientExtensionResults.prf = sent.clientExtensionResults.prf.map { PRFOutputs(enabled: $0.enabled) }
         do {
             let response = try await api.finishLogin(authSession: authSession, response: sent, scope: scope, audience: try await audience())
-            return (try await signedIn(response, method: .passkey), assertion)
+            let session = try await signedIn(response, method: .passkey)
+            lastSignInUsedAnotherDevice = assertion.authenticatorAttachment == "cross-platform"
+            return (session, assertion)
         } catch where error.reason == "unknown_credential" {
             // The server no longer knows this passkey (removed on another device): tell the
             // credential manager, so that it stops offering it.

@@ -351,7 +351,10 @@
       busy(submit, async function () {
         var username = form.elements.username.value.trim();
         if (immediate && !username) { await signInImmediately(); return; }
-        var challenge = await call("POST", "/ui/login", username ? { username: username } : {});
+        var request = username ? { username: username } : {};
+        // An app asked for a passkey bound to one device: the browser offers those first.
+        if (new URLSearchParams(location.search).get("step_up") === "3") request.hints = ["security-key", "client-device"];
+        var challenge = await call("POST", "/ui/login", request);
         setStatus("Follow your device's prompt to use your passkey…");
         var response = await Latchkey.get(challenge.options, {});
         await startSession(challenge.auth_session, response, rpId, "modal");

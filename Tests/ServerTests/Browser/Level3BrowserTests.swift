@@ -160,6 +160,22 @@ struct Level3BrowserTests {
         }
     }
 
+    /// An app asked for a stronger sign-in (`acr_values=phrh`): the page says so, and the
+    /// browser is asked for a passkey bound to one device first.
+    @Test func aStepUpAsksForAPasskeyBoundToOneDevice() async throws {
+        try await BrowserFixture.run { fixture in
+            let tab = fixture.tab
+            try await Self.recordRequests(tab)
+            _ = try await VirtualAuthenticator.add(to: tab)
+            try await Self.openSignIn(fixture, "/login?reauthenticate=1&step_up=3")
+            #expect(try await tab.text("#status").contains("stays on one device"))
+            try await tab.fill("#username", "someone@example.com")
+            try await tab.click("#login-form button")
+            try await tab.waitUntil("window.webauthnRequests.length === 1")
+            #expect(try await Self.lastRequest(tab)["hints"] == .array([.string("security-key"), .string("client-device")]))
+        }
+    }
+
     /// A sign-in with a passkey on a phone (the hybrid transport) offers one on this device;
     /// "don't ask again" is remembered on this device, and "Add a passkey" makes one here.
     @Test func aSignInWithAPhonesPasskeyOffersOneOnThisDevice() async throws {

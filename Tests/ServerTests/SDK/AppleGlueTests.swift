@@ -97,6 +97,12 @@ struct AppleGlueTests {
         let perCredential = try #require(platform.performed.last?.0 as? ASAuthorizationPlatformPublicKeyCredentialAssertionRequest)
         #expect(perCredential.prf?.perCredentialInputValues?.count == 1 && perCredential.prf?.inputValues == nil)
         #expect(!server.output.text.contains(Base64URL.encode(first.bytes)), "the server never saw the secret")
+
+        // A sign-in with a phone's passkey is the moment to offer one on this device.
+        #expect(await latchkey.lastSignInUsedAnotherDevice == false)
+        platform.isAnotherDevice = true
+        try await latchkey.signIn(mode: .modal)
+        #expect(await latchkey.lastSignInUsedAnotherDevice == true)
     }
 
     @Test func whatThePersonAndThePlatformRefuse() async throws {

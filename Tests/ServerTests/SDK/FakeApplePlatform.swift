@@ -20,6 +20,8 @@ final class FakeApplePlatform: @unchecked Sendable {
     var nextError: ASAuthorizationError.Code?
     /// Whether conditional registrations are declined, as when the password was not just used.
     var declinesConditional = false
+    /// Whether the sheet's passkey is on another device (a phone over hybrid).
+    var isAnotherDevice = false
 
     init() {
         ShimAuthorization.handler = { [unowned self] requests, mode in self.answer(requests, mode) }
@@ -83,6 +85,7 @@ final class FakeApplePlatform: @unchecked Sendable {
                         credentialID: Data(json.rawId.bytes), rawClientDataJSON: Data(json.response.clientDataJSON.bytes),
                         rawAuthenticatorData: Data(json.response.authenticatorData.bytes), signature: Data(json.response.signature.bytes),
                         userID: Data(json.response.userHandle?.bytes ?? []),
+                        attachment: isAnotherDevice ? .crossPlatform : .platform,
                         prf: json.clientExtensionResults.prf?.results.map { results in
                             ASAuthorizationPublicKeyCredentialPRFAssertionOutput(
                                 first: SymmetricKey(data: results.first.bytes), second: results.second.map { SymmetricKey(data: $0.bytes) }
