@@ -18,6 +18,23 @@ enum Assets {
 }
 
 extension Router {
+    /// The operator's logo and favicon, when they are files, and the brand stylesheet.
+    func addBrandAssets(_ branding: Branding) {
+        for (image, path) in [(branding.logo, Branding.logoPath), (branding.favicon, Branding.faviconPath)] {
+            guard case .file(let bytes, let type)? = image else { continue }
+            // An SVG opened on its own is a document of this origin: nothing in it may run.
+            let headers: HTTPFields = [
+                .contentType: type, .cacheControl: "public, max-age=300", HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+                .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+            ]
+            get(RouterPath(path)) { _, _ in Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))) }
+        }
+        guard branding.hasStylesheet else { return }
+        let css = ByteBuffer(string: branding.css)
+        let headers: HTTPFields = [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=300", HTTPField.Name("X-Content-Type-Options")!: "nosniff"]
+        get(RouterPath(Branding.stylesheetPath)) { _, _ in Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: css)) }
+    }
+
     func addHostedAssets() {
         for (path, file) in Assets.files {
             guard let bytes = Assets.load(file.resource, file.type) else { continue }

@@ -35,6 +35,10 @@ public struct HostedPages: Sendable {
     public let signupIdentifiers: Set<ProfileValidation.IdentifierKind>
     /// The region whose country code a national phone number gets.
     public let defaultRegion: String?
+    /// The operator's brand.
+    public let branding: Branding
+    /// The product's name on the pages: the brand's, else the relying party's.
+    var siteName: String { branding.name ?? relyingPartyName }
     /// The origin of the public URL, which every state-changing request must come from.
     let publicOrigin: String
     /// Randomness for CSRF tokens.
@@ -48,10 +52,12 @@ public struct HostedPages: Sendable {
         sessions: BrowserSessionService, relyingPartyID: String, relyingPartyName: String,
         signupIdentifiers: Set<ProfileValidation.IdentifierKind>,
         defaultRegion: String? = nil,
+        branding: Branding = Branding(),
         publicOrigin: String,
         random: any RandomSource = SystemRandom()
     ) {
         self.defaultRegion = defaultRegion
+        self.branding = branding
         self.publicOrigin = publicOrigin.lowercased()
         self.random = random
         self.passkeys = passkeys

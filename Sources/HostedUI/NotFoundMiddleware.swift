@@ -24,7 +24,9 @@ public struct NotFoundMiddleware: RouterMiddleware {
         } catch let error as any HTTPResponseError where error.status == .notFound || error.status == .methodNotAllowed {
             let path = request.uri.path
             if request.headers[.accept]?.contains("text/html") == true, request.method == .get || request.method == .head, !envelopes.claims(path) {
-                let layout = PageLayout(title: "Page not found", siteName: pages.relyingPartyName, page: "not-found", csrfToken: pages.csrfToken(for: request).token)
+                let layout = PageLayout(
+                    title: "Page not found", branding: pages.branding, siteName: pages.siteName, page: "not-found", csrfToken: pages.csrfToken(for: request).token
+                )
                 return PageResponses.html(layout.render(Pages.notFound(path: path)), status: .notFound)
             }
             let message = "nothing is served at \(request.method.rawValue) \(String(path.prefix(200)))"

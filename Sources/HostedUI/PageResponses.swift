@@ -35,7 +35,7 @@ enum PageResponses {
 
     /// The error page, for failures the person must see rather than be redirected with.
     static func errorPage(_ pages: HostedPages, csrfToken: String, title: String, message: String, code: String, status: HTTPResponse.Status) -> Response {
-        let layout = PageLayout(title: title, siteName: pages.relyingPartyName, page: "error", csrfToken: csrfToken)
+        let layout = PageLayout(title: title, branding: pages.branding, siteName: pages.siteName, page: "error", csrfToken: csrfToken)
         return html(layout.render(Pages.error(title: title, message: message, code: code)), status: status)
     }
 }

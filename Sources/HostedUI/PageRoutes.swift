@@ -89,6 +89,7 @@ extension Router where Context == FaceRequestContext {
         open.group().add(middleware: StateCreatingRoutesMiddleware<HostedPageContext>()).addLogoutEndpoints(pages)
         addHostedPageActions(pages)
         addHostedAssets()
+        addBrandAssets(pages.branding)
     }
 }
 
@@ -105,7 +106,7 @@ extension HostedPages {
     /// A page in the shared layout, setting the CSRF cookie when the browser has none.
     func render(_ request: Request, title: String, page: String, body: String, data: [String: String] = [:], signedIn: Bool = false) -> Response {
         let csrf = csrfToken(for: request)
-        let layout = PageLayout(title: title, siteName: relyingPartyName, page: page, csrfToken: csrf.token, dataAttributes: data, signedIn: signedIn)
+        let layout = PageLayout(title: title, branding: branding, siteName: siteName, page: page, csrfToken: csrf.token, dataAttributes: data, signedIn: signedIn)
         return PageResponses.html(layout.render(body), setCookies: csrf.setCookie.map { [$0] } ?? [])
     }
 }

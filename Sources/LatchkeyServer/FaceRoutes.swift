@@ -22,6 +22,7 @@ extension Router where Context == FaceRequestContext {
             relyingPartyName: configuration.relyingParty.name,
             signupIdentifiers: Set(configuration.passkeys.signupIdentifiers),
             defaultRegion: configuration.hostedPages.defaultRegion,
+            branding: configuration.branding,
             publicOrigin: ConfigurationLoader.originOf(configuration.server.publicURL),
             random: services.random
         )

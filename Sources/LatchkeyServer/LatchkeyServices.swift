@@ -1,5 +1,7 @@
 import AppAssociation
+import FaceFrame
 import Foundation
+import HostedUI
 import IdentityCore
 import Logging
 import WebAuthn
@@ -76,8 +78,14 @@ struct LatchkeyServices {
         let clients = makeClients(configuration)
         // From now on a session of these clients that ends writes a notice in its own transaction.
         try await storage.replaceBackchannelLogoutClients(Set(clients.all.filter { $0.backchannelLogoutURI != nil }.map(\.clientID)))
+        var email = configuration.email
+        let branding = configuration.branding
+        email.templates.branding = MailBranding(
+            logoURL: branding.logoURL(publicURL: PublicURL.trimmed(configuration.server.publicURL)), primaryColor: branding.primaryColor?.hex,
+            supportURL: branding.supportURL, supportEmail: branding.supportEmail
+        )
         let mail = MailSetup(
-            configuration.email, storage: storage, serviceName: configuration.relyingParty.name, sealing: configuration.secrets.keyEncryption, clock: clock,
+            email, storage: storage, serviceName: branding.name ?? configuration.relyingParty.name, sealing: configuration.secrets.keyEncryption, clock: clock,
             random: random, logger: logger
         )
         return LatchkeyServices(

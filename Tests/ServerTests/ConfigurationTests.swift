@@ -170,6 +170,16 @@ struct ConfigurationTests {
         ("clients: [{ client_id: a, passkeys: { aaguids_allowed: [not-a-uuid] } }]", "clients[0].passkeys.aaguids_allowed[0]"),
         ("clients: [{ client_id: a, passkeys: { attestation_formats: [jwt] } }]", "clients[0].passkeys.attestation_formats[0]"),
         ("clients: [{ client_id: a, passkeys: { require_device_bound: true } }]", "clients[0].passkeys.require_device_bound"),
+        ("branding: { primary_color: blue }", "branding.primary_color"),
+        ("branding: { accent_color: '#12345' }", "branding.accent_color"),
+        ("branding: { theme: sepia }", "branding.theme"),
+        ("branding: { logo: 'https://elsewhere.example/logo.png' }", "branding.logo"),
+        ("branding: { logo: /nonexistent/logo.png }", "branding.logo"),
+        ("branding: { favicon: /etc/hostname }", "branding.favicon"),
+        ("branding: { support_url: 'ftp://help.example' }", "branding.support_url"),
+        ("branding: { support_email: 'not an address' }", "branding.support_email"),
+        ("branding: { name: '' }", "branding.name"),
+        ("branding: { colour: '#2952cc' }", "branding.colour"),
     ])
     func badValuesNameTheirKey(yaml: String, key: String) {
         let failure = error(yaml)

@@ -37,7 +37,9 @@ enum HTML {
 
 /// The frame every page shares.
 struct PageLayout {
-    let title, siteName, page, csrfToken: String
+    let title: String
+    var branding = Branding()
+    let siteName, page, csrfToken: String
     var dataAttributes: [String: String] = [:]
     var signedIn = false
 
@@ -46,25 +48,48 @@ struct PageLayout {
         let navigation = signedIn
             ? "<a href=\"/account\">Account</a>"
             : "<a href=\"/login\">Sign in</a> <a href=\"/signup\">Create account</a>"
+        var head = ""
+        if let favicon = branding.favicon {
+            head += "<link rel=\"icon\" href=\"\(HTML.escape(Branding.source(of: favicon, servedAt: Branding.faviconPath)))\">\n"
+        }
+        if branding.hasStylesheet { head += "<link rel=\"stylesheet\" href=\"\(Branding.stylesheetPath)\">\n" }
+        // The logo stands beside the name, which says it: the image itself needs no words.
+        let logo = branding.logo.map { "<img src=\"\(HTML.escape(Branding.source(of: $0, servedAt: Branding.logoPath)))\" alt=\"\">" } ?? ""
         return """
             <!doctype html>
-            <html lang="en">
+            <html lang="en" data-theme="\(branding.theme.rawValue)">
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="latchkey-csrf" content="\(HTML.escape(csrfToken))">
             <title>\(HTML.escape(title)) · \(HTML.escape(siteName))</title>
             <link rel="stylesheet" href="/ui/assets/ui.css">
-            <script src="/latchkey.js" defer></script>
+            \(head)<script src="/latchkey.js" defer></script>
             <script src="/ui/assets/ui.js" defer></script>
             </head>
             <body data-page="\(HTML.escape(page))"\(attributes)>
-            <header class="bar"><a class="brand" href="/">\(HTML.escape(siteName))</a><nav>\(navigation)</nav></header>
+            <header class="bar"><a class="brand" href="/">\(logo)<span>\(HTML.escape(siteName))</span></a><nav>\(navigation)</nav></header>
             <main class="card">
             \(content)
             </main>
-            </body>
+            \(footer)</body>
             </html>
             """
+    }
+}
+
+extension PageLayout {
+    /// The support and legal links the operator gave, under the card; nothing without them.
+    var footer: String {
+        var links: [String] = []
+        if let url = branding.supportURL {
+            links.append("<a href=\"\(HTML.escape(url))\">Help</a>")
+        } else if let email = branding.supportEmail {
+            links.append("<a href=\"mailto:\(HTML.escape(email))\">Help: \(HTML.escape(email))</a>")
+        }
+        if let url = branding.termsURL { links.append("<a href=\"\(HTML.escape(url))\">Terms</a>") }
+        if let url = branding.privacyURL { links.append("<a href=\"\(HTML.escape(url))\">Privacy</a>") }
+        guard !links.isEmpty else { return "" }
+        return "<footer class=\"site-footer\">\(links.joined(separator: " "))</footer>\n"
     }
 }

@@ -91,8 +91,7 @@ enum Pages {
         <section id="local-passkey-offer" hidden aria-labelledby="local-passkey-title">
         <h2 id="local-passkey-title">Add a passkey on this device?</h2>
         <p>You signed in with a passkey on another device. With one here, you sign in without reaching for it.</p>
-        <button type="button" id="add-local-passkey">Add a passkey</button>
-        <button type="button" id="skip-local-passkey" class="secondary">Not now</button>
+        <button type="button" id="add-local-passkey">Add a passkey</button> <button type="button" id="skip-local-passkey" class="secondary">Not now</button>
         <label class="check"><input type="checkbox" id="never-local-passkey"> Don't ask again on this device</label>
         </section>
         \(statusArea(notice))

@@ -17,6 +17,11 @@ public struct MailTemplates: Sendable {
 
     /// The templates by kind.
     public private(set) var templates: [MailKind: Template]
+    /// The operator's brand, around the built-in messages (an operator's own templates say
+    /// what they like).
+    public var branding = MailBranding()
+    /// The parts an operator's file replaced, by kind: the brand stays out of them.
+    private var replaced: [MailKind: Set<String>] = [:]
 
     /// The defaults.
     public init() { templates = Self.defaults }
@@ -34,6 +39,7 @@ public struct MailTemplates: Sendable {
                     throw IdentityError(.invalidRequest, "the mail template \(path) cannot be read as UTF-8 text")
                 }
                 template[keyPath: keyPath] = suffix == "subject" ? text.trimmingCharacters(in: .whitespacesAndNewlines) : text
+                replaced[kind, default: []].insert(suffix)
             }
             templates[kind] = template
         }
@@ -45,7 +51,11 @@ public struct MailTemplates: Sendable {
     public func render(_ kind: MailKind, values: [String: String]) -> Template {
         let template = templates[kind] ?? Self.defaults[kind]!
         let subject = Self.fill(template.subject, values).components(separatedBy: .newlines).joined(separator: " ")
-        return Template(subject: subject, text: Self.fill(template.text, values), html: Self.fill(template.html, values.mapValues(HTMLText.escape)))
+        var text = Self.fill(template.text, values), html = Self.fill(template.html, values.mapValues(HTMLText.escape))
+        let ownParts = replaced[kind] ?? []
+        if !ownParts.contains("txt") { text = branding.text(around: text) }
+        if !ownParts.contains("html") { html = branding.html(around: html, service: values["service"] ?? "") }
+        return Template(subject: subject, text: text, html: html)
     }
 
     /// One pass over the template: each `{{name}}` with a value is replaced, anything else

@@ -36,7 +36,7 @@ public enum ConfigurationLoader {
     /// Every top-level key of the configuration file.
     static let topLevelKeys = [
         "server", "database", "relying_party", "clients", "tokens", "passkeys", "limits", "logging", "metrics", "audit", "authenticator_names", "well_known",
-        "hosted_pages", "faces", "secrets", "email", "verification", "admin", "webhooks",
+        "hosted_pages", "faces", "secrets", "email", "verification", "admin", "webhooks", "branding",
     ]
 
     /// Loads the configuration: reads the file, then parses each section on its own (each in
@@ -79,11 +79,15 @@ public enum ConfigurationLoader {
         let verification = collector.read { () throws(ConfigurationError) in try parseVerification(yaml.child("verification")) }
         let admin = collector.read { () throws(ConfigurationError) in try parseAdmin(yaml.child("admin")) }
         let webhooks = collector.read { () throws(ConfigurationError) in try parseWebhooks(yaml.child("webhooks")) }
+        let branding = collector.read { () throws(ConfigurationError) in
+            try parseBranding(yaml.child("branding"), publicURL: server?.publicURL, readFile: readFile)
+        }
         try collector.throwIfAny()
 
         // Every part that failed recorded a problem, so after the check above each is here.
         guard let server, let database, let relyingParty, let clients, let tokens, let passkeys, let limits, let wellKnownCacheControl, let logging,
-            let metrics, let auditRetention, let authenticatorNamesFile, let hostedPages, let faces, let secrets, let email, let verification, let admin, let webhooks
+            let metrics, let auditRetention, let authenticatorNamesFile, let hostedPages, let faces, let secrets, let email, let verification, let admin, let webhooks,
+            let branding
         else {
             throw ConfigurationError(key: "configuration", "could not be read")  // unreachable: every nil recorded a problem
         }
@@ -105,7 +109,7 @@ public enum ConfigurationLoader {
             hostedPages: hostedPages,
             faces: faces,
             sources: sources(file: file, environment: env, overrides: overrides),
-            warnings: warnings,
+            warnings: warnings + branding.contrastWarnings,
             databaseSource: database.source,
             secrets: secrets
         )
@@ -113,7 +117,75 @@ public enum ConfigurationLoader {
         configuration.verification = verification
         configuration.admin = admin
         configuration.webhooks = webhooks
+        configuration.branding = branding
         return configuration
+    }
+
+    /// `branding`: every key checked here, images and the stylesheet read now, so that a
+    /// missing file stops the start rather than a page.
+    private static func parseBranding(_ node: YAMLReader, publicURL: String?, readFile: (String) throws -> String) throws(ConfigurationError) -> Branding {
+        var branding = Branding()
+        guard node.isPresent else { return branding }
+        try node.requireKeys([
+            "name", "logo", "favicon", "primary_color", "accent_color", "theme", "support_url", "support_email", "terms_url", "privacy_url", "stylesheet",
+        ])
+        if let name = try node.child("name").string() {
+            guard (1...100).contains(name.count), !name.contains(where: \.isNewline) else { throw node.child("name").error("must be 1 to 100 characters on one line") }
+            branding.name = name
+        }
+        let origin = publicURL.map { originOf($0).lowercased() }
+        branding.logo = try brandImage(node.child("logo"), origin: origin)
+        branding.favicon = try brandImage(node.child("favicon"), origin: origin)
+        for (key, keyPath) in [("primary_color", \Branding.primaryColor), ("accent_color", \Branding.accentColor)] {
+            guard let text = try node.child(key).string() else { continue }
+            guard let colour = BrandColor(text) else { throw node.child(key).error("must be a colour written #rrggbb, such as #2952cc, found \"\(text.prefix(20))\"") }
+            branding[keyPath: keyPath] = colour
+        }
+        if let text = try node.child("theme").string() {
+            guard let theme = Branding.Theme(rawValue: text) else { throw node.child("theme").error("must be auto, light or dark, found \"\(text.prefix(20))\"") }
+            branding.theme = theme
+        }
+        for (key, keyPath) in [("support_url", \Branding.supportURL), ("terms_url", \Branding.termsURL), ("privacy_url", \Branding.privacyURL)] {
+            guard let text = try node.child(key).string() else { continue }
+            guard postableURL(text) != nil, text.count <= 2000 else { throw node.child(key).error("must be an http or https URL with a host") }
+            branding[keyPath: keyPath] = text
+        }
+        if let email = try node.child("support_email").string() {
+            guard (try? MailAddress(email)) != nil else { throw node.child("support_email").error("must be an email address, found \"\(email.prefix(100))\"") }
+            branding.supportEmail = email
+        }
+        if let path = try node.child("stylesheet").string() {
+            let css: String
+            do { css = try readFile(path) } catch { throw node.child("stylesheet").error("cannot be read: \(path) (\(error.localizedDescription))") }
+            guard css.utf8.count <= 256 * 1024 else { throw node.child("stylesheet").error("\(path) is larger than 256 KiB") }
+            branding.stylesheet = css
+        }
+        return branding
+    }
+
+    /// The content types of the images a brand may serve, by file extension.
+    private static let imageTypes = [
+        "png": "image/png", "svg": "image/svg+xml", "jpg": "image/jpeg", "jpeg": "image/jpeg", "webp": "image/webp", "gif": "image/gif", "ico": "image/x-icon",
+    ]
+
+    /// A logo or favicon: a URL on the public origin (the pages allow images from there
+    /// only), or a file of a known image type, at most 1 MiB, read now.
+    private static func brandImage(_ node: YAMLReader, origin: String?) throws(ConfigurationError) -> Branding.Image? {
+        guard let text = try node.string() else { return nil }
+        let lowered = text.lowercased()
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
+            guard let origin, lowered.hasPrefix(origin + "/") else {
+                throw node.error("must be a file, or a URL on the public origin (\(origin ?? "server.public_url")): the pages load images from there only")
+            }
+            return .url(text)
+        }
+        let type = (text as NSString).pathExtension.lowercased()
+        guard let contentType = imageTypes[type] else {
+            throw node.error("must be a file ending in \(imageTypes.keys.sorted().joined(separator: ", ")), or a URL on the public origin")
+        }
+        guard let data = FileManager.default.contents(atPath: text) else { throw node.error("cannot be read: \(text)") }
+        guard data.count <= 1024 * 1024 else { throw node.error("\(text) is larger than 1 MiB") }
+        return .file(bytes: Array(data), contentType: contentType)
     }
 
     /// `webhooks`: endpoints, each `{url, secret, events}`, and the private ranges they may

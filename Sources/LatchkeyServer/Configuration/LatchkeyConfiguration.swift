@@ -1,4 +1,5 @@
 public import AppAssociation
+public import HostedUI
 public import Foundation
 public import StoragePostgres
 public import StorageSQLite
@@ -265,6 +266,9 @@ public struct LatchkeyConfiguration: Sendable {
 
     /// `webhooks`: where events are posted.
     public var webhooks = Webhooks()
+    /// `branding`: the operator's name, images, colours and links on the hosted pages and
+    /// in emails.
+    public var branding = Branding()
 
     /// The webhooks' endpoints.
     public struct Webhooks: Sendable {
