@@ -9,6 +9,8 @@ public struct HostedPages: Sendable {
     public let passkeys: PasskeyService
     /// The signed-in user's account and passkeys.
     public let accounts: AccountService
+    /// Where the account is signed in, and what happened to it.
+    public let accountCenter: AccountCenter
     /// Password sign-in, for accounts that still have one, and removing it.
     public let passwords: PasswordService
     /// Signing out at an app's request (RP-Initiated Logout, Auth0's `/v2/logout`).
@@ -47,7 +49,7 @@ public struct HostedPages: Sendable {
     /// Drops a trailing slash from `publicURL`, lowercases `publicOrigin`, and caps request
     /// bodies at `maximumBodyBytes`.
     public init(
-        passkeys: PasskeyService, accounts: AccountService, passwords: PasswordService, authorization: AuthorizationService, logout: LogoutService,
+        passkeys: PasskeyService, accounts: AccountService, accountCenter: AccountCenter, passwords: PasswordService, authorization: AuthorizationService, logout: LogoutService,
         recovery: AccountRecoveryService, authenticatorNames: AuthenticatorNames, publicURL: String, maximumBodyBytes: Int,
         sessions: BrowserSessionService, relyingPartyID: String, relyingPartyName: String,
         signupIdentifiers: Set<ProfileValidation.IdentifierKind>,
@@ -62,6 +64,7 @@ public struct HostedPages: Sendable {
         self.random = random
         self.passkeys = passkeys
         self.accounts = accounts
+        self.accountCenter = accountCenter
         self.passwords = passwords
         self.authorization = authorization
         self.logout = logout

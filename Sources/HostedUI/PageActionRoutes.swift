@@ -42,6 +42,11 @@ struct EnrollmentFinish: Decodable {
     let sign_out_everywhere: Bool?
 }
 
+struct SessionEnd: Decodable {
+    /// The session's ID, as the account page lists it.
+    let id: String?
+}
+
 struct NameChange: Decodable {
     let name: String?
 }
@@ -148,6 +153,20 @@ extension Router where Context == FaceRequestContext {
             // A password session ends with the password: the page goes to sign in with a passkey.
             if session.method == .password { return Self.signedOut(pages, to: "/login?password_removed=1") }
             return try await Self.signalData(pages, session.userID)
+        }
+        account.post("sessions/end") { request, context in
+            let session = try context.caller()
+            let body = try await pages.body.json(SessionEnd.self, from: request)
+            guard let id = body.id, !id.isEmpty else { throw IdentityError(.invalidRequest, "id is required: the session to sign out", field: "id") }
+            try await pages.accountCenter.endSession(id: id, by: session.signIn, clientID: client.clientID, origin: context.origin)
+            return JSONResponse.make(["ended": 1])
+        }
+        account.post("sessions/end-others") { _, context in
+            let session = try context.caller()
+            let ended = try await pages.accountCenter.endOtherSessions(
+                keeping: SessionSummary.browserSessionID(tokenHash: session.tokenHash), by: session.signIn, clientID: client.clientID, origin: context.origin
+            )
+            return JSONResponse.make(["ended": ended])
         }
         account.post("logout-everywhere") { _, context in
             try await pages.accounts.signOutEverywhere(userID: try context.caller().userID, clientID: client.clientID, origin: context.origin)

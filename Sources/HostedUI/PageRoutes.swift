@@ -66,11 +66,14 @@ extension Router where Context == FaceRequestContext {
                 let notice = query["added"] != nil ? "Passkey added."
                     : query["recovered"] != nil ? "You are back in with your new passkey. Replace your recovery codes now, and remove the passkey you lost." : nil
                 let recoveryCodes = try await pages.recovery.recoveryCodeStatus(userID: session.userID)
+                let places = try await pages.accountCenter.places(of: session.userID, currentID: SessionSummary.browserSessionID(tokenHash: session.tokenHash))
+                let activity = try await pages.accountCenter.activity(of: session.userID)
+                let center = Pages.signedInPlaces(places, clientName: pages.authorization.clientName(of:)) + "\n" + Pages.recentActivity(activity)
                 return pages.render(
                     request, title: "Your account", page: "account",
                     body: Pages.account(
                         user: user, passkeys: passkeys, password: password, names: pages.authenticatorNames, data: data, notice: notice,
-                        consents: consents, recoveryCodes: recoveryCodes
+                        consents: consents, recoveryCodes: recoveryCodes, accountCenter: center
                     ),
                     data: ["rp-id": pages.relyingPartyID], signedIn: true
                 )

@@ -14,7 +14,8 @@ extension Router where Context == FaceRequestContext {
     /// - Returns: The Admin API's services, served here or on a listener of its own.
     func addFaces(_ services: LatchkeyServices, configuration: LatchkeyConfiguration, measured: Bool) throws -> AdminAPIServices {
         let hostedPages = HostedPages(
-            passkeys: services.passkeys, accounts: services.accounts, passwords: services.passwords, authorization: services.authorization,
+            passkeys: services.passkeys, accounts: services.accounts, accountCenter: services.accountCenter, passwords: services.passwords,
+            authorization: services.authorization,
             logout: LogoutService(clients: services.clients, tokens: services.tokens), recovery: services.recovery, authenticatorNames: services.names,
             publicURL: configuration.server.publicURL, maximumBodyBytes: configuration.maximumBodyBytes,
             sessions: services.browserSessions(lifetime: configuration.hostedPages.sessionLifetime),

@@ -17,6 +17,8 @@ struct LatchkeyServices {
     let clients: ClientRegistry
     let passkeys: PasskeyService
     let accounts: AccountService
+    /// Where an account is signed in and what happened to it, for its owner.
+    let accountCenter: AccountCenter
     let authorization: AuthorizationService
     let passwords: PasswordService
     let mail: MailSetup
@@ -91,6 +93,7 @@ struct LatchkeyServices {
         return LatchkeyServices(
             storage: storage, names: names, metadata: metadata, tokens: tokens, clients: clients, passkeys: passkeys,
             accounts: AccountService(storage: storage, clock: clock, sensitiveActions: sensitiveActions),
+            accountCenter: AccountCenter(storage: storage, clock: clock, sensitiveActions: sensitiveActions),
             authorization: AuthorizationService(clients: clients, tokens: tokens, storage: storage, clock: clock, random: random),
             passwords: PasswordService(storage: storage, clock: clock, random: random, rateLimits: rateLimits, sensitiveActions: sensitiveActions),
             mail: mail,

@@ -202,7 +202,7 @@ enum Pages {
 
     static func account(
         user: User, passkeys: [PasskeyCredential], password: PasswordRecord?, names: AuthenticatorNames, data: AccountData, notice: String?,
-        consents: [(consent: Consent, clientName: String)] = [], recoveryCodes: (remaining: Int, createdAt: Date?) = (0, nil)
+        consents: [(consent: Consent, clientName: String)] = [], recoveryCodes: (remaining: Int, createdAt: Date?) = (0, nil), accountCenter: String = ""
     ) -> String {
         let titles = distinctTitles(passkeys, names: names)
         // Revoking the only way to sign in is refused; the page says so before anyone tries.
@@ -241,6 +241,7 @@ enum Pages {
             </ul>
             <p><button type="button" id="add-passkey">Add a passkey</button></p>
             </section>
+            \(accountCenter)
             \(emailSection(user))
             \(recoveryCodesSection(remaining: recoveryCodes.remaining, createdAt: recoveryCodes.createdAt))
             \(passwordSection)

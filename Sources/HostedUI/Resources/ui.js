@@ -553,6 +553,37 @@
       });
     });
 
+    // Signing out another device, or every other: the list shrinks in place. (An old
+    // sign-in is asked for again first: `report` sends the person to confirm it's them.)
+    Array.prototype.forEach.call(document.querySelectorAll("li.place [data-action=end-session]"), function (button) {
+      var item = button.closest("li.place");
+      button.addEventListener("click", function () {
+        busy(button, async function () {
+          await call("POST", "/ui/sessions/end", { id: item.dataset.sessionId });
+          item.remove();
+          if (!document.querySelector("li.place [data-action=end-session]")) removeEndOthers();
+          setStatus("Signed out of that device.");
+        });
+      });
+    });
+    function removeEndOthers() {
+      var others = $("#end-other-sessions");
+      if (others) others.parentNode.remove();
+    }
+    var endOthers = $("#end-other-sessions");
+    if (endOthers) {
+      endOthers.addEventListener("click", function () {
+        busy(endOthers, async function () {
+          var result = await call("POST", "/ui/sessions/end-others", {});
+          Array.prototype.forEach.call(document.querySelectorAll("li.place"), function (item) {
+            if (item.querySelector("[data-action=end-session]")) item.remove();
+          });
+          removeEndOthers();
+          setStatus("Signed out everywhere else: " + result.ended + (result.ended === 1 ? " session" : " sessions") + " ended.");
+        });
+      });
+    }
+
     // Withdrawing an app's permission also ends its sessions; the list shrinks in place.
     Array.prototype.forEach.call(document.querySelectorAll("li.consent"), function (item) {
       var button = $("[data-action=revoke-consent]", item);

@@ -174,6 +174,9 @@ public struct AuthorizationService: Sendable {
         ))
     }
 
+    /// A client's name as people see it; `nil` for a client no longer configured.
+    public func clientName(of clientID: String) -> String? { clients.client(id: clientID)?.name }
+
     /// The clients the person allowed, with their names, by client ID.
     public func consents(of userID: UserID) async throws -> [(consent: Consent, clientName: String)] {
         try await storage.consents(userID: userID).map { ($0, clients.client(id: $0.clientID)?.name ?? $0.clientID) }

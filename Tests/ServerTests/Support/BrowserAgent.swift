@@ -12,6 +12,8 @@ final class BrowserAgent: @unchecked Sendable {
     var csrfToken = ""
     var authenticator = SoftwareAuthenticator()
     var credentials: [SoftwareCredential] = []
+    /// Sent with every request, as a browser sends its `User-Agent`.
+    var extraHeaders: [String: String] = [:]
 
     struct Ceremony<Options: Decodable>: Decodable {
         let options: Options
@@ -32,7 +34,7 @@ final class BrowserAgent: @unchecked Sendable {
     /// Loads a page, keeping its cookies and CSRF token.
     @discardableResult
     func get(_ path: String) async throws -> RawHTTP.Reply {
-        let reply = try await http.send("GET", path, contentType: nil, headers: cookieHeader)
+        let reply = try await http.send("GET", path, contentType: nil, headers: cookieHeader.merging(extraHeaders) { $1 })
         keepCookies(reply)
         if let range = reply.text.range(of: "<meta name=\"latchkey-csrf\" content=\"") {
             csrfToken = String(reply.text[range.upperBound...].prefix { $0 != "\"" })
@@ -42,7 +44,7 @@ final class BrowserAgent: @unchecked Sendable {
 
     /// A JSON call from the page, with the CSRF header and cookies a same-origin fetch sends.
     func call(_ method: String, _ path: String, _ body: [String: Any] = [:], headers: [String: String] = [:]) async throws -> RawHTTP.Reply {
-        var all = cookieHeader.merging(["X-CSRF-Token": csrfToken, "Origin": origin, "Sec-Fetch-Site": "same-origin"]) { $1 }
+        var all = cookieHeader.merging(["X-CSRF-Token": csrfToken, "Origin": origin, "Sec-Fetch-Site": "same-origin"]) { $1 }.merging(extraHeaders) { $1 }
         all.merge(headers) { $1 }
         let reply = try await http.json(method, path, body, headers: all)
         keepCookies(reply)
