@@ -1,8 +1,6 @@
 import Authenticator
-import Crypto
 import Foundation
 import LatchkeyClient
-import PKITestSupport
 import Testing
 import WebAuthn
 
@@ -12,29 +10,22 @@ import WebAuthn
 /// on the hosted pages once, then answers `unmet_authentication_requirements`.
 @Suite("Authentication levels: acr and acr_values", .serialized, .timeLimit(.minutes(10)))
 struct AuthenticationLevelTests {
-    let directory: TemporaryDirectory
-    let service: TestMetadataService
-    let modelRoot: TestIssuer
-    let batchKey = P256.Signing.PrivateKey()
-    let chain: [[UInt8]]
-    let certified = "6a7b8c9d-0e1f-4a2b-9c3d-4e5f60718293"
-    let now = Date()
+    /// A metadata service, and a model it certifies whose batch key attests its passkeys.
+    let metadata: MetadataEndToEndTests
+    var directory: TemporaryDirectory { metadata.directory }
+    var certified: String { metadata.certified }
 
     static let aal2 = "http://idmanagement.gov/ns/assurance/aal/2"
     static let aal3 = "http://idmanagement.gov/ns/assurance/aal/3"
 
     init() throws {
-        directory = try TemporaryDirectory()
-        service = try TestMetadataService(now: now)
-        modelRoot = try TestPKI.root("Model Attestation Root", notBefore: now - 365 * TestPKI.day, notAfter: now + 3650 * TestPKI.day)
-        chain = [try TestPKI.packedAttestationCertificate(for: batchKey, issuer: modelRoot, notBefore: now - TestPKI.day, notAfter: now + 365 * TestPKI.day)]
-        try service.rootPEM.write(toFile: directory.path("mds-root.pem"), atomically: true, encoding: .utf8)
-        let blob = try service.blob(number: 1, nextUpdate: TestMetadataService.day(now + 30 * TestPKI.day), entries: [
-            TestMetadataService.entry(
-                aaguid: certified, description: "Test Key 5", roots: [modelRoot.der], statuses: [("FIDO_CERTIFIED_L2", TestMetadataService.day(now))]
-            )
-        ])
-        try Data(blob).write(to: URL(fileURLWithPath: directory.path("blob.jwt")))
+        metadata = try MetadataEndToEndTests()
+        try metadata.write(try metadata.blob(1), to: "blob.jwt")
+    }
+
+    /// The certified model's authenticator, attesting with its batch key.
+    var attestedAuthenticator: SoftwareAuthenticator {
+        SoftwareAuthenticator(aaguid: AAGUID(uuidString: certified)!, attestation: .packed(key: metadata.batchKey, chain: metadata.chain))
     }
 
     var configuration: String {
@@ -113,7 +104,7 @@ struct AuthenticationLevelTests {
 
         // A device-bound passkey of a certified model, attested: hardware-protected, AAL3.
         let bo = BrowserAgent(server)
-        bo.authenticator = SoftwareAuthenticator(aaguid: AAGUID(uuidString: certified)!, attestation: .packed(key: batchKey, chain: chain))
+        bo.authenticator = attestedAuthenticator
         #expect(try await bo.signUp(email: "bo@example.com").status == 200)
         let hardware = try await codeFlow(bo, acrValues: nil)
         #expect(hardware.idToken == "phrh" && hardware.accessToken == "phrh")
@@ -137,7 +128,7 @@ struct AuthenticationLevelTests {
 
         // The native grant says the level too.
         var native = PasskeyUser(server, clientID: "native")
-        native.authenticator = SoftwareAuthenticator(aaguid: AAGUID(uuidString: certified)!, attestation: .packed(key: batchKey, chain: chain))
+        native.authenticator = attestedAuthenticator
         let tokens = try await native.signUp(SignupProfile(email: "ed@example.com"), scope: "openid")
         #expect(claims(of: try #require(tokens.idToken))["acr"] as? String == "phrh")
         #expect(claims(of: tokens.accessToken)["acr"] as? String == "phrh")
