@@ -93,7 +93,7 @@ public struct AccountCenter: Sendable {
         try sensitiveActions.requireRecent(signIn, for: "Signing out everywhere else")
         let now = clock.now()
         var ended = 0
-        for session in try await storage.sessions(userID: signIn.userID) where session.id != currentID && session.revokedAt == nil {
+        for session in try await storage.sessions(userID: signIn.userID) where session.id != currentID && session.isActive(at: now) {
             if try await storage.revokeSession(id: session.id, userID: signIn.userID, at: now) { ended += 1 }
         }
         try await storage.record(AuditEvent(
