@@ -262,7 +262,9 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
-        .testTarget(name: "ConformanceTests", dependencies: ["CBOR", "WebAuthn", "WebAuthnCorpus", "latchkey"]),
+        // Child processes without Foundation's `Process.run()` (see ChildProcess for why).
+        .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport", swiftSettings: strictSettings),
+        .testTarget(name: "ConformanceTests", dependencies: ["CBOR", "WebAuthn", "WebAuthnCorpus", "ProcessTestSupport", "latchkey"]),
         .testTarget(name: "StorageTests", dependencies: ["IdentityCore", "IdentityTestSupport", "StorageSQLite", "StoragePostgres"]),
         .testTarget(name: "IdentityCoreTests", dependencies: ["IdentityCore", "IdentityTestSupport", "Authenticator", "WebAuthn", crypto, cryptoExtras]),
         // The faces in process, Hummingbird's testing style: requests go straight to the router.
@@ -278,7 +280,7 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "LatchkeyServer", "LatchkeyClient", "LatchkeySoftwarePasskeys", "LatchkeyAuthenticationServices", "AuthenticationServicesShim", "LatchkeyDoctor", "AppAssociation", "Authenticator", "IdentityCore", "StorageSQLite", "StoragePostgres",
-                "WebAuthn", "latchkey", "WebAuthnCorpus", "PKITestSupport", "Mail", crypto, cryptoExtras, .product(name: "Hummingbird", package: "hummingbird"),
+                "WebAuthn", "latchkey", "WebAuthnCorpus", "PKITestSupport", "ProcessTestSupport", "Mail", crypto, cryptoExtras, .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 // A new database for each scale-out test.
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 import WebAuthnCorpus
 
@@ -16,7 +17,7 @@ struct CLITests {
     }
 
     static func run(_ arguments: [String], stdin: Data? = nil) throws -> Run {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = executable
         process.arguments = arguments
         let out = Pipe()

@@ -52,6 +52,27 @@ struct BrandingTests {
         #expect(mine.text.contains("Need help?"), "the built-in text part still carries the brand")
     }
 
+    /// A message delivered through a real SMTP server: the brand's name in the subject, the
+    /// logo, colour and help link in the HTML part, the help line in the text part.
+    @Test(.timeLimit(.minutes(10))) func aDeliveredEmailWearsTheBrand() async throws {
+        let sink = try await SMTPSink.start(["--tls"])
+        defer { sink.stop() }
+        let (server, _, _, mail) = try await RecoveryRulesTests.start(sink, yaml: """
+            branding:
+              name: Example Bank
+              logo: http://localhost:8080/brand/logo.png
+              primary_color: '#0f766e'
+              support_url: https://help.example.com/
+            """)
+        defer { server.stop() }
+        #expect(mail.header("Subject")?.hasPrefix("Your Example Bank verification code: ") == true, "\(mail.header("Subject") ?? "")")
+        let body = mail.text
+        #expect(body.contains("<img src=\"http://localhost:8080/brand/logo.png\" alt=\"Example Bank\""), "\(body)")
+        #expect(body.contains("border-top:4px solid #0f766e"))
+        #expect(body.contains("Need help? <a href=\"https://help.example.com/\""))
+        #expect(body.contains("\nNeed help? https://help.example.com/\n"), "the text part too")
+    }
+
     @Test func aBrandedServerWearsItOnEveryPage() async throws {
         let directory = try TemporaryDirectory()
         let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"40\" height=\"40\"><circle cx=\"20\" cy=\"20\" r=\"18\" fill=\"#0f766e\"/></svg>"

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -20,7 +21,12 @@ struct DiskFullTests {
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
         let mounted = try await ExternalCommand.run("/bin/mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mountPoint])
         try #require(mounted.status == 0, "mount: \(mounted.output)")
-        defer { _ = try? Process.run(URL(fileURLWithPath: "/bin/umount"), arguments: ["-l", mountPoint]) }
+        defer {
+            let umount = ChildProcess()
+            umount.executableURL = URL(fileURLWithPath: "/bin/umount")
+            umount.arguments = ["-l", mountPoint]
+            try? umount.run()
+        }
 
         try EndToEndTests.configuration.write(toFile: directory.path("latchkey.yaml"), atomically: true, encoding: .utf8)
         let server = try await ServerProcess.start(

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// The README's nginx configuration, as written, in front of a real `latchkey serve`: TLS
@@ -81,7 +82,7 @@ struct ReverseProxyTests {
         let (checked, checkOutput) = try await Self.run(nginx, ["-t", "-p", directory.path(""), "-c", directory.path("nginx.conf")])
         try #require(checked == 0, "nginx -t: \(checkOutput)")
 
-        let proxy = Process()
+        let proxy = ChildProcess()
         proxy.executableURL = URL(fileURLWithPath: nginx)
         proxy.arguments = ["-p", directory.path(""), "-c", directory.path("nginx.conf")]
         proxy.standardOutput = FileHandle.nullDevice

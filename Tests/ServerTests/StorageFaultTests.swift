@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -18,7 +19,7 @@ struct StorageFaultTests {
         let tokens = try await ada.signUp(SignupProfile(email: "ada@example.com"))
 
         // Another process takes the write lock and holds it.
-        let locker = Process()
+        let locker = ChildProcess()
         locker.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         locker.arguments = ["-c", """
             import sqlite3, sys, time

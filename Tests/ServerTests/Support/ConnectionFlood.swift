@@ -1,16 +1,17 @@
 import Foundation
+import ProcessTestSupport
 
 /// Many idle and slow connections to a server, held by `scripts/connection-flood.py` in a
-/// process of its own: with 1,200 sockets open in the test process, another test's
-/// `Process.run()` could crash (see the script for why).
+/// process of its own, so that the test process does not hold 1,200 sockets while other
+/// tests run.
 struct ConnectionFlood: @unchecked Sendable {
     /// How many connections the server let open.
     let opened: Int
-    private let process: Process
+    private let process: ChildProcess
 
     /// Opens `count` connections to `port` and returns once they are open.
     static func start(port: Int, count: Int) async throws -> ConnectionFlood {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [SMTPSink.repository.appendingPathComponent("scripts/connection-flood.py").path, "--port", String(port), "--count", String(count)]
         let output = OutputCollector.collecting(process, errors: false)

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 
 /// Another program (curl, openssl, nginx, python3) run to completion without blocking the
 /// test process's cooperative threads: the output is read on a dispatch queue and the exit
@@ -9,7 +10,7 @@ struct ExternalCommand {
     let output: String
 
     static func run(_ executable: String, _ arguments: [String], workingDirectory: URL? = nil, timeout: Double = 60) async throws -> ExternalCommand {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let workingDirectory { process.currentDirectoryURL = workingDirectory }

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 
 /// The PyPI tools the tests run, each in a virtualenv a `scripts/*.sh setup` makes (or a
 /// path the test command exported).
@@ -6,7 +7,7 @@ enum PythonTools {
     /// The path `scripts/<script> setup` prints, or `variable`'s value when it is set.
     static func setUp(_ script: String, unless variable: String) -> Result<String, any Error> {
         if let configured = ProcessInfo.processInfo.environment[variable], !configured.isEmpty { return .success(configured) }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [SMTPSink.repository.appendingPathComponent("scripts/\(script)").path, "setup"]
         let pipe = Pipe()

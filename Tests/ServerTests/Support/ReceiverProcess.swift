@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 
 /// A test receiver written in Python that listens on a port it prints as `READY <port>` and
 /// keeps what it receives as numbered JSON files in a directory: what the webhook and the
@@ -6,13 +7,13 @@ import Foundation
 struct ReceiverProcess: @unchecked Sendable {
     let port: Int
     let directory: URL
-    let process: Process
+    let process: ChildProcess
 
     /// Starts `script` (under `scripts/`) with `python` and `arguments`, plus `--dir`.
     static func start(python: String, script: String, arguments: [String], directory: URL? = nil) async throws -> ReceiverProcess {
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-receiver-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [SMTPSink.repository.appendingPathComponent("scripts/\(script)").path] + arguments + ["--dir", directory.path]
         let output = OutputCollector.collecting(process, errors: false)

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 
 /// A real SMTP server for the tests: `scripts/smtp-sink.py` (Python's aiosmtpd, in a
 /// virtualenv `scripts/smtp-sink.sh setup` makes), on 127.0.0.1, keeping each message it
@@ -8,7 +9,7 @@ final class SMTPSink: @unchecked Sendable {
     let maildir: URL
     /// The certificate it serves, when it serves TLS.
     let certificate: String?
-    private let process: Process
+    private let process: ChildProcess
     private let output: OutputCollector
 
     /// The virtualenv's python, made once per test run.
@@ -24,7 +25,7 @@ final class SMTPSink: @unchecked Sendable {
         let directory = maildir ?? FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-mail-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let certificate = options.contains("--tls") || options.contains("--implicit-tls") ? directory.appendingPathComponent("sink-cert.pem").path : nil
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [repository.appendingPathComponent("scripts/smtp-sink.py").path, "--port", String(port), "--maildir", directory.path] + options
             + (certificate.map { ["--cert-out", $0] } ?? [])
@@ -42,7 +43,7 @@ final class SMTPSink: @unchecked Sendable {
         throw TestFailure("the SMTP sink did not start")
     }
 
-    private init(port: Int, maildir: URL, certificate: String?, process: Process, output: OutputCollector) {
+    private init(port: Int, maildir: URL, certificate: String?, process: ChildProcess, output: OutputCollector) {
         self.port = port
         self.maildir = maildir
         self.certificate = certificate
@@ -124,7 +125,7 @@ final class SMTPSink: @unchecked Sendable {
 extension SMTPSink {
     /// Stops a helper process the tests started (SIGTERM, then SIGKILL after 10 seconds)
     /// and waits for it to exit.
-    static func terminate(_ process: Process) {
+    static func terminate(_ process: ChildProcess) {
         let pid = process.processIdentifier
         guard ServerProcess.isAlive(pid) else { return }
         process.terminate()

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -110,7 +111,7 @@ final class ServerProcess: @unchecked Sendable {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("latchkey")
     }
 
-    let process: Process
+    let process: ChildProcess
     let baseURL: URL
     let output: OutputCollector
 
@@ -129,7 +130,7 @@ final class ServerProcess: @unchecked Sendable {
     static func start(
         arguments: [String], workingDirectory: URL, port: Int = 0, openFileLimit: Int? = nil, environment: [String: String] = [:]
     ) async throws -> ServerProcess {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = executable
         process.arguments = ["serve", "--port", String(port)] + arguments
         if let openFileLimit {
@@ -154,7 +155,7 @@ final class ServerProcess: @unchecked Sendable {
         throw TestFailure("latchkey serve did not start: \(output.text)")
     }
 
-    private init(process: Process, baseURL: URL, output: OutputCollector) {
+    private init(process: ChildProcess, baseURL: URL, output: OutputCollector) {
         self.process = process
         self.baseURL = baseURL
         self.output = output
@@ -171,9 +172,8 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Stops the server with SIGTERM and waits for it to exit; SIGKILL after 10 seconds.
     ///
-    /// Whether it has exited is read from `/proc` as well as from `Process`: with many child
-    /// processes starting and ending at once, Foundation can miss one's exit, and its
-    /// `isRunning` then stays true (and `waitUntilExit()` spins) for ever.
+    /// Whether it has exited is read from `/proc` as well as from the child's reaper, so that
+    /// a server that is already gone is not waited for.
     func stop() {
         let pid = process.processIdentifier
         guard process.isRunning, Self.isAlive(pid) else { return }
@@ -212,7 +212,7 @@ final class OutputCollector: @unchecked Sendable {
 
     /// A collector of what `process` writes to standard output (and, with `errors`, to
     /// standard error), set up before it runs.
-    static func collecting(_ process: Process, errors: Bool = true) -> OutputCollector {
+    static func collecting(_ process: ChildProcess, errors: Bool = true) -> OutputCollector {
         let output = OutputCollector()
         let pipe = Pipe()
         process.standardOutput = pipe
@@ -264,7 +264,7 @@ struct CommandRun {
     }
 
     private static func runBlocking(_ arguments: [String], workingDirectory: URL, environment: [String: String], timeout: Double) throws -> CommandRun {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = ServerProcess.executable
         process.arguments = arguments
         process.currentDirectoryURL = workingDirectory
