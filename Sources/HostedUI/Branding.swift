@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The operator's brand on the hosted pages (`branding:`): the product's name, a logo and a
 /// favicon, two colours, a light or dark theme, support and legal links, and an extra

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import LatchkeyWire
 
 /// What the account page shows a person beyond their passkeys: where the account is signed
