@@ -89,10 +89,13 @@ let package = Package(
         .target(name: "WebAuthnCorpus", dependencies: ["WebAuthn"], swiftSettings: strictSettings),
 
         // The identity server.
+        // The words of the hosted pages and emails in ten languages: string catalogs read at
+        // run time, CLDR plural rules, and the choice of a request's language.
+        .target(name: "Localization", resources: [.copy("Resources/Strings")], swiftSettings: strictSettings),
         .target(
             name: "IdentityCore",
             // libxcrypt verifies imported bcrypt hashes; it is part of every glibc system.
-            dependencies: ["LatchkeyWire", "WebAuthn", crypto, cryptoExtras, .target(name: "CCrypt", condition: .when(platforms: [.linux]))],
+            dependencies: ["LatchkeyWire", "WebAuthn", "Localization", crypto, cryptoExtras, .target(name: "CCrypt", condition: .when(platforms: [.linux]))],
             // The 10,000 most common passwords (zxcvbn's frequency list, MIT), refused as new passwords.
             resources: [.copy("Resources/common-passwords.txt")],
             swiftSettings: strictSettings
@@ -181,7 +184,7 @@ let package = Package(
         .target(
             name: "LatchkeyServer",
             dependencies: [
-                "AdminAPI", "AppAssociation", "IdentityCore", "FaceFrame", "HTTPAPI", "KratosFace", "IDaaSFace", "HostedUI", "StorageSQLite", "StoragePostgres", "WebAuthn", "Mail",
+                "AdminAPI", "AppAssociation", "IdentityCore", "FaceFrame", "HTTPAPI", "KratosFace", "IDaaSFace", "HostedUI", "StorageSQLite", "StoragePostgres", "WebAuthn", "Mail", "Localization",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -200,7 +203,7 @@ let package = Package(
         .target(
             name: "HostedUI",
             dependencies: [
-                "FaceFrame", "IdentityCore", "WebAuthn", .product(name: "Hummingbird", package: "hummingbird"),
+                "FaceFrame", "IdentityCore", "Localization", "WebAuthn", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
             ],
             resources: [.copy("Resources/latchkey.js"), .copy("Resources/ui.js"), .copy("Resources/ui.css")],
@@ -266,7 +269,7 @@ let package = Package(
         .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "ConformanceTests", dependencies: ["CBOR", "WebAuthn", "WebAuthnCorpus", "ProcessTestSupport", "latchkey"]),
         .testTarget(name: "StorageTests", dependencies: ["IdentityCore", "IdentityTestSupport", "StorageSQLite", "StoragePostgres"]),
-        .testTarget(name: "IdentityCoreTests", dependencies: ["IdentityCore", "IdentityTestSupport", "Authenticator", "WebAuthn", crypto, cryptoExtras]),
+        .testTarget(name: "IdentityCoreTests", dependencies: ["IdentityCore", "Localization", "IdentityTestSupport", "Authenticator", "WebAuthn", crypto, cryptoExtras]),
         // The faces in process, Hummingbird's testing style: requests go straight to the router.
         .testTarget(
             name: "FaceTests",
@@ -279,7 +282,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "LatchkeyServer", "LatchkeyClient", "LatchkeySoftwarePasskeys", "LatchkeyAuthenticationServices", "AuthenticationServicesShim", "LatchkeyDoctor", "AppAssociation", "Authenticator", "IdentityCore", "StorageSQLite", "StoragePostgres",
+                "LatchkeyServer", "LatchkeyClient", "LatchkeySoftwarePasskeys", "LatchkeyAuthenticationServices", "AuthenticationServicesShim", "LatchkeyDoctor", "AppAssociation", "Authenticator", "IdentityCore", "Localization", "StorageSQLite", "StoragePostgres",
                 "WebAuthn", "latchkey", "WebAuthnCorpus", "PKITestSupport", "ProcessTestSupport", "Mail", crypto, cryptoExtras, .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 // A new database for each scale-out test.

@@ -2,6 +2,7 @@ import FaceFrame
 import Foundation
 import Hummingbird
 import IdentityCore
+import Localization
 
 extension RouterGroup where Context == HostedPageContext {
     /// Added to an authorization request sent to sign in again for its `acr_values`: the
@@ -16,13 +17,15 @@ extension RouterGroup where Context == HostedPageContext {
     /// rest (unknown client, unregistered redirect URI) are shown on an error page.
     func addAuthorizationEndpoint(_ pages: HostedPages) {
         get("/authorize") { request, context in
-            let csrf = pages.csrfToken(for: request).token
+            let t = pages.strings(for: request)
             let parameters: [String: String]
             do {
                 parameters = try QueryString.parameters(of: request, reader: pages.body)
             } catch let error as IdentityError {
+                let words = FailureWords.of(code: "invalid_request", reason: error.reason, message: error.message, t)
                 return PageResponses.errorPage(
-                    pages, csrfToken: csrf, title: "This sign-in link is broken", message: error.message, code: "invalid_request", status: .badRequest
+                    pages, request, title: t("error.title.sign_in_link_broken"), message: words.message, code: "invalid_request", details: words.details,
+                    status: .badRequest
                 )
             }
             let authorization = pages.authorization
@@ -31,8 +34,10 @@ extension RouterGroup where Context == HostedPageContext {
                 validated = try authorization.validate(AuthorizationRequest(parameters: parameters))
             } catch {
                 if let location = authorization.errorRedirect(error) { return PageResponses.redirect(location) }
+                let words = FailureWords.of(code: error.error, reason: nil, message: error.description, t)
                 return PageResponses.errorPage(
-                    pages, csrfToken: csrf, title: "This sign-in link is not valid", message: error.description, code: error.error, status: .badRequest
+                    pages, request, title: t("error.title.sign_in_link_invalid"), message: words.message, code: error.error, details: words.details,
+                    status: .badRequest
                 )
             }
             let session = context.identity
@@ -61,8 +66,8 @@ extension RouterGroup where Context == HostedPageContext {
                 }
                 if prompt == ValidatedAuthorization.Prompt.none { return PageResponses.redirect(authorization.consentRequiredRedirect(validated)) }
                 return pages.render(
-                    request, title: "Allow \(validated.client.name)?", page: "consent",
-                    body: Pages.consent(clientName: validated.client.name, scopes: validated.scopes, request: request.uri.query ?? ""),
+                    request, t, title: t("consent.title", ["app": validated.client.name]), page: "consent",
+                    body: Pages.consent(t, clientName: validated.client.name, scopes: validated.scopes, request: request.uri.query ?? ""),
                     signedIn: true
                 )
             }

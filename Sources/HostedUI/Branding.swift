@@ -1,4 +1,5 @@
 import Foundation
+public import Localization
 
 /// The operator's brand on the hosted pages (`branding:`): the product's name, a logo and a
 /// favicon, two colours, a light or dark theme, support and legal links, and an extra
@@ -36,6 +37,8 @@ public struct Branding: Sendable, Equatable {
     public var privacyURL: String?
     /// The operator's extra CSS, served after the pages' own.
     public var stylesheet: String?
+    /// The language of a page when neither the person nor their browser chose one.
+    public var defaultLanguage: Language = .english
 
     public init() {}
 

@@ -1,6 +1,7 @@
 import FaceFrame
 import Foundation
 public import IdentityCore
+public import Localization
 
 /// What the hosted pages need: the core services they call, browser sessions, and the
 /// relying party's names. Built once by the composition root.
@@ -39,6 +40,8 @@ public struct HostedPages: Sendable {
     public let defaultRegion: String?
     /// The operator's brand.
     public let branding: Branding
+    /// The pages' words in every language.
+    public let catalog: StringCatalog
     /// The product's name on the pages: the brand's, else the relying party's.
     var siteName: String { branding.name ?? relyingPartyName }
     /// The origin of the public URL, which every state-changing request must come from.
@@ -48,6 +51,8 @@ public struct HostedPages: Sendable {
 
     /// Drops a trailing slash from `publicURL`, lowercases `publicOrigin`, and caps request
     /// bodies at `maximumBodyBytes`.
+    /// - Parameter catalog: The pages' and scripts' words (the built-in languages, with the
+    ///   operator's `branding.strings_dir` laid over them).
     public init(
         passkeys: PasskeyService, accounts: AccountService, accountCenter: AccountCenter, passwords: PasswordService, authorization: AuthorizationService, logout: LogoutService,
         recovery: AccountRecoveryService, authenticatorNames: AuthenticatorNames, publicURL: String, maximumBodyBytes: Int,
@@ -55,11 +60,13 @@ public struct HostedPages: Sendable {
         signupIdentifiers: Set<ProfileValidation.IdentifierKind>,
         defaultRegion: String? = nil,
         branding: Branding = Branding(),
+        catalog: StringCatalog = .shared,
         publicOrigin: String,
         random: any RandomSource = SystemRandom()
     ) {
         self.defaultRegion = defaultRegion
         self.branding = branding
+        self.catalog = catalog
         self.publicOrigin = publicOrigin.lowercased()
         self.random = random
         self.passkeys = passkeys

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import IdentityCore
+import Localization
 
 extension RouterGroup where Context == HostedPageContext {
     /// Signing out at an app's request, which ends this browser's session on the hosted
@@ -73,9 +74,10 @@ extension RouterGroup where Context == HostedPageContext {
         var fields = parameters.filter { ["client_id", "post_logout_redirect_uri", "state"].contains($0.key) }
         // The client the hint named, so that the confirmation (which carries no hint) keeps its return address.
         if let clientID = decision.clientID { fields["client_id"] = clientID }
+        let t = pages.strings(for: request)
         return pages.render(
-            request, title: "Sign out?", page: "logout",
-            body: Pages.logoutConfirmation(appName: decision.clientName, fields: fields, csrfToken: pages.csrfToken(for: request).token)
+            request, t, title: t("logout.title"), page: "logout",
+            body: Pages.logoutConfirmation(t, appName: decision.clientName, fields: fields, csrfToken: pages.csrfToken(for: request).token)
         )
     }
 
@@ -88,15 +90,17 @@ extension RouterGroup where Context == HostedPageContext {
             response.status = .seeOther
             return response
         }
-        var response = pages.render(request, title: "Signed out", page: "logout", body: Pages.signedOut(siteName: pages.relyingPartyName))
+        let t = pages.strings(for: request)
+        var response = pages.render(request, t, title: t("signed_out.title"), page: "logout", body: Pages.signedOut(t, siteName: pages.siteName))
         response.headers.append(HTTPField(name: .setCookie, value: clear))
         return response
     }
 
     private static func refused(_ pages: HostedPages, _ request: Request, _ refusal: LogoutService.Refusal) -> Response {
-        PageResponses.errorPage(
-            pages, csrfToken: pages.csrfToken(for: request).token, title: "This sign-out link is not valid", message: refusal.description, code: "invalid_request",
-            status: .badRequest
+        let t = pages.strings(for: request)
+        let words = FailureWords.of(code: "invalid_request", reason: nil, message: refusal.description, t)
+        return PageResponses.errorPage(
+            pages, request, title: t("error.title.sign_out_link_invalid"), message: words.message, code: "invalid_request", details: words.details, status: .badRequest
         )
     }
 }

@@ -1,5 +1,6 @@
 import HTTPTypes
 import IdentityCore
+import Localization
 public import FaceFrame
 public import Hummingbird
 
@@ -24,10 +25,12 @@ public struct NotFoundMiddleware: RouterMiddleware {
         } catch let error as any HTTPResponseError where error.status == .notFound || error.status == .methodNotAllowed {
             let path = request.uri.path
             if request.headers[.accept]?.contains("text/html") == true, request.method == .get || request.method == .head, !envelopes.claims(path) {
-                let layout = PageLayout(
-                    title: "Page not found", branding: pages.branding, siteName: pages.siteName, page: "not-found", csrfToken: pages.csrfToken(for: request).token
+                let t = pages.strings(for: request)
+                let layout = pages.layout(request, t, title: t("not_found.title"), page: "not-found", csrfToken: pages.csrfToken(for: request).token)
+                return PageResponses.html(
+                    layout.render(Pages.notFound(t, path: path)), status: .notFound, language: t.language,
+                    setCookies: pages.languageCookieUpdate(for: request).map { [$0] } ?? []
                 )
-                return PageResponses.html(layout.render(Pages.notFound(path: path)), status: .notFound)
             }
             let message = "nothing is served at \(request.method.rawValue) \(String(path.prefix(200)))"
             return envelopes.renderer(for: path).response(for: IdentityError(.notFound, message))

@@ -76,7 +76,9 @@ extension Router where Context == FaceRequestContext {
     /// a live browser session. Errors use the Authentication API's envelope, in words for
     /// the person at the page. The rules (step-up, limits) live in the core and on the groups.
     func addHostedPageActions(_ pages: HostedPages) {
-        let face = group("/ui", context: HostedPageContext.self).face(renderer: HostedPageErrors(), limits: pages.passkeys.rateLimits)
+        // The language is set outside the face's error rendering, so that refusals are in it too.
+        let face = group("/ui", context: HostedPageContext.self).add(middleware: RequestLanguageMiddleware(pages: pages))
+            .face(renderer: HostedPageErrors(catalog: pages.catalog), limits: pages.passkeys.rateLimits)
         // Added to every call, before the start and finish groups' own middleware runs.
         let actions = face.all.add(middleware: CSRFMiddleware(pages: pages)).add(middleware: BrowserSessionAuthenticator(pages: pages))
         let starts = face.starts, finishes = face.finishes

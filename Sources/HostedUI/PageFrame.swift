@@ -4,6 +4,7 @@ import HummingbirdAuth
 import Logging
 public import FaceFrame
 public import IdentityCore
+import Localization
 
 /// The request context of the hosted pages and their JSON calls: the browser session, when
 /// the request carries a live one, put here by ``BrowserSessionAuthenticator``.
@@ -54,28 +55,26 @@ struct PageErrorMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as StorageUnavailable {
             context.logger.warning("storage unavailable", metadata: ["path": "\(request.uri.path)", "reason": "\(error.reason)"])
-            var response = page(
-                request, title: "Busy right now", message: "The service is busy. Nothing was changed; try again in a few seconds.", code: "temporarily_unavailable",
-                status: .serviceUnavailable
+            let t = pages.strings(for: request)
+            var response = PageResponses.errorPage(
+                pages, request, title: t("error.title.busy"), message: t("error.busy"), code: "temporarily_unavailable", status: .serviceUnavailable
             )
             response.headers[.retryAfter] = "5"
             return response
         } catch let error as IdentityError {
             context.logger.notice("hosted page refused", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
-            var response = page(request, title: "Something went wrong", message: error.message, code: error.code.rawValue, status: error.status)
+            let t = pages.strings(for: request)
+            let words = FailureWords.of(code: error.code.rawValue, reason: error.reason, message: error.message, t)
+            var response = PageResponses.errorPage(
+                pages, request, title: t("error.title"), message: words.message, code: error.code.rawValue, details: words.details, status: error.status
+            )
             if error.code == .methodNotAllowed { response.headers[.allow] = "GET" }
             if let retryAfter = error.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
             return response
         } catch {
             context.logger.error("hosted page failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
-            return page(
-                request, title: "Something went wrong", message: "The server could not show this page. Try again in a moment.", code: "server_error",
-                status: .internalServerError
-            )
+            let t = pages.strings(for: request)
+            return PageResponses.errorPage(pages, request, title: t("error.title"), message: t("error.server"), code: "server_error", status: .internalServerError)
         }
-    }
-
-    private func page(_ request: Request, title: String, message: String, code: String, status: HTTPResponse.Status) -> Response {
-        PageResponses.errorPage(pages, csrfToken: pages.csrfToken(for: request).token, title: title, message: message, code: code, status: status)
     }
 }

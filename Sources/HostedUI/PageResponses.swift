@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import IdentityCore
+import Localization
 import Logging
 import NIOCore
 
@@ -14,7 +15,7 @@ enum PageResponses {
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
         + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
-    static func html(_ body: String, status: HTTPResponse.Status = .ok, setCookies: [String] = []) -> Response {
+    static func html(_ body: String, status: HTTPResponse.Status = .ok, language: Language? = nil, setCookies: [String] = []) -> Response {
         var headers: HTTPFields = [
             .contentType: "text/html; charset=utf-8",
             .cacheControl: "no-store",
@@ -23,6 +24,7 @@ enum PageResponses {
             // The authorization request's parameters stay on this server.
             HTTPField.Name("Referrer-Policy")!: "same-origin",
         ]
+        if let language { headers[.contentLanguage] = language.tag }
         for cookie in setCookies { headers.append(HTTPField(name: .setCookie, value: cookie)) }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
@@ -33,9 +35,16 @@ enum PageResponses {
         return Response(status: .found, headers: headers)
     }
 
-    /// The error page, for failures the person must see rather than be redirected with.
-    static func errorPage(_ pages: HostedPages, csrfToken: String, title: String, message: String, code: String, status: HTTPResponse.Status) -> Response {
-        let layout = PageLayout(title: title, branding: pages.branding, siteName: pages.siteName, page: "error", csrfToken: csrfToken)
-        return html(layout.render(Pages.error(title: title, message: message, code: code)), status: status)
+    /// The error page, for failures the person must see rather than be redirected with, in
+    /// the request's language (`details`: the server's own words, for developers).
+    static func errorPage(
+        _ pages: HostedPages, _ request: Request, title: String, message: String, code: String, details: String? = nil, status: HTTPResponse.Status
+    ) -> Response {
+        let t = pages.strings(for: request)
+        let layout = pages.layout(request, t, title: title, page: "error", csrfToken: pages.csrfToken(for: request).token)
+        return html(
+            layout.render(Pages.error(t, title: title, message: message, code: code, details: details)), status: status, language: t.language,
+            setCookies: pages.languageCookieUpdate(for: request).map { [$0] } ?? []
+        )
     }
 }

@@ -1,6 +1,7 @@
 public import FaceFrame
 import Foundation
 import IdentityCore
+import Localization
 import NIOCore
 import WebAuthn
 public import Hummingbird
@@ -11,19 +12,22 @@ extension Router where Context == FaceRequestContext {
     /// `/ui/`, and the scripts `latchkey.js` and `ui.js`.
     public func addHostedPages(_ pages: HostedPages) {
         let open = group(context: HostedPageContext.self)
+            .add(middleware: RequestLanguageMiddleware(pages: pages))
             .add(middleware: PageErrorMiddleware(pages: pages))
             .add(middleware: BrowserSessionAuthenticator(pages: pages))
         let signedIn = open.group().add(middleware: SignInRequiredMiddleware(isPage: true))
 
         open.get("/") { request, context in
             if context.identity != nil { return PageResponses.redirect("/account") }
-            return pages.render(request, title: "Welcome", page: "home", body: Pages.home(siteName: pages.relyingPartyName))
+            let t = pages.strings(for: request)
+            return pages.render(request, t, title: t("home.title"), page: "home", body: Pages.home(t, siteName: pages.siteName))
         }
         open.get("/signup") { request, context in
             if context.identity != nil { return PageResponses.redirect("/account") }
             let returnTo = ReturnTo.validated(try? QueryString.parameters(of: request, reader: pages.body)["return_to"])
+            let t = pages.strings(for: request)
             return pages.render(
-                request, title: "Create your account", page: "signup", body: Pages.signup(identifiers: pages.signupIdentifiers),
+                request, t, title: t("signup.title"), page: "signup", body: Pages.signup(t, identifiers: pages.signupIdentifiers),
                 data: ["return-to": returnTo, "rp-id": pages.relyingPartyID]
             )
         }
@@ -34,25 +38,26 @@ extension Router where Context == FaceRequestContext {
             if parameters["reauthenticate"] == nil, context.identity != nil {
                 return PageResponses.redirect(returnTo)
             }
-            let notice = parameters["step_up"] == "3"
-                ? "This app asks for a stronger sign-in: use a passkey that stays on one device, such as a security key, and unlock it."
-                : parameters["step_up"] != nil ? "This app asks for a stronger sign-in: use a passkey that asks for your fingerprint, face or PIN."
-                : parameters["signed_out"] != nil
-                ? "You have signed out."
-                : parameters["password_removed"] != nil
-                    ? "Your password is removed, and the sessions it signed in are ended. Sign in with your passkey."
-                    : parameters["reauthenticate"] != nil ? "Confirm it's you: sign in with your passkey again to continue."
-                    : parameters["recovered"] != nil ? "Your new passkey is ready. Sign in with it." : nil
+            let t = pages.strings(for: request)
+            let notice = parameters["step_up"] == "3" ? "login.notice.step_up_device_bound"
+                : parameters["step_up"] != nil ? "login.notice.step_up"
+                : parameters["signed_out"] != nil ? "login.notice.signed_out"
+                : parameters["password_removed"] != nil ? "login.notice.password_removed"
+                : parameters["reauthenticate"] != nil ? "login.notice.reauthenticate"
+                : parameters["recovered"] != nil ? "login.notice.recovered" : nil
             return pages.render(
-                request, title: "Sign in", page: "login", body: Pages.login(notice: notice), data: ["return-to": returnTo, "rp-id": pages.relyingPartyID]
+                request, t, title: t("login.title"), page: "login", body: Pages.login(t, notice: notice.map { t($0) }),
+                data: ["return-to": returnTo, "rp-id": pages.relyingPartyID]
             )
         }
         open.get("/enroll") { request, _ in
-            pages.render(request, title: "Add a passkey to your account", page: "enrollment-link", body: Pages.enrollmentLink())
+            let t = pages.strings(for: request)
+            return pages.render(request, t, title: t("enrollment_link.title"), page: "enrollment-link", body: Pages.enrollmentLink(t))
         }
         open.get("/recover") { request, context in
             if context.identity != nil { return PageResponses.redirect("/account") }
-            return pages.render(request, title: "Get back into your account", page: "recover", body: Pages.recover(codeMinutes: Int(pages.recovery.settings.codeLifetime / 60)))
+            let t = pages.strings(for: request)
+            return pages.render(request, t, title: t("recover.title"), page: "recover", body: Pages.recover(t, codeMinutes: Int(pages.recovery.settings.codeLifetime / 60)))
         }
         for path in ["/account", "/account/passkeys"] {
             signedIn.get(RouterPath(path)) { request, context in
@@ -63,16 +68,16 @@ extension Router where Context == FaceRequestContext {
                 let data = pages.accountData(user, passkeys)
                 let consents = try await pages.authorization.consents(of: session.userID)
                 let query = (try? QueryString.parameters(of: request, reader: pages.body)) ?? [:]
-                let notice = query["added"] != nil ? "Passkey added."
-                    : query["recovered"] != nil ? "You are back in with your new passkey. Replace your recovery codes now, and remove the passkey you lost." : nil
+                let t = pages.strings(for: request)
+                let notice = query["added"] != nil ? t("account.notice.added") : query["recovered"] != nil ? t("account.notice.recovered") : nil
                 let recoveryCodes = try await pages.recovery.recoveryCodeStatus(userID: session.userID)
                 let places = try await pages.accountCenter.places(of: session.userID, currentID: SessionSummary.browserSessionID(tokenHash: session.tokenHash))
                 let activity = try await pages.accountCenter.activity(of: session.userID)
-                let center = Pages.signedInPlaces(places, clientName: pages.authorization.clientName(of:)) + "\n" + Pages.recentActivity(activity)
+                let center = Pages.signedInPlaces(t, places, clientName: pages.authorization.clientName(of:)) + "\n" + Pages.recentActivity(t, activity)
                 return pages.render(
-                    request, title: "Your account", page: "account",
+                    request, t, title: t("account.title"), page: "account",
                     body: Pages.account(
-                        user: user, passkeys: passkeys, password: password, names: pages.authenticatorNames, data: data, notice: notice,
+                        t, user: user, passkeys: passkeys, password: password, names: pages.authenticatorNames, data: data, notice: notice,
                         consents: consents, recoveryCodes: recoveryCodes, accountCenter: center
                     ),
                     data: ["rp-id": pages.relyingPartyID], signedIn: true
@@ -82,8 +87,9 @@ extension Router where Context == FaceRequestContext {
         signedIn.get("/account/passkeys/new") { request, context in
             let session = try context.caller()
             let user = try await pages.accounts.user(session.userID)
+            let t = pages.strings(for: request)
             return pages.render(
-                request, title: "Add a passkey", page: "enroll", body: Pages.enroll(accountName: user.accountName, recovering: session.isRecovery), signedIn: true
+                request, t, title: t("enroll.title"), page: "enroll", body: Pages.enroll(t, accountName: user.accountName, recovering: session.isRecovery), signedIn: true
             )
         }
         // `/authorize` issues a code to a signed-in browser: its HEAD must not.
@@ -106,10 +112,12 @@ extension HostedPages {
         )
     }
 
-    /// A page in the shared layout, setting the CSRF cookie when the browser has none.
-    func render(_ request: Request, title: String, page: String, body: String, data: [String: String] = [:], signedIn: Bool = false) -> Response {
+    /// A page in the shared layout and the language of `t`, setting the CSRF cookie when
+    /// the browser has none and the language cookie when `?lang=` picked one.
+    func render(_ request: Request, _ t: Strings, title: String, page: String, body: String, data: [String: String] = [:], signedIn: Bool = false) -> Response {
         let csrf = csrfToken(for: request)
-        let layout = PageLayout(title: title, branding: branding, siteName: siteName, page: page, csrfToken: csrf.token, dataAttributes: data, signedIn: signedIn)
-        return PageResponses.html(layout.render(body), setCookies: csrf.setCookie.map { [$0] } ?? [])
+        let layout = layout(request, t, title: title, page: page, csrfToken: csrf.token, data: data, signedIn: signedIn)
+        let cookies = [csrf.setCookie, languageCookieUpdate(for: request)].compactMap { $0 }
+        return PageResponses.html(layout.render(body), language: t.language, setCookies: cookies)
     }
 }

@@ -2,6 +2,7 @@ import FaceFrame
 import Foundation
 import Hummingbird
 import IdentityCore
+import Localization
 import LatchkeyWire
 
 /// `POST /ui/recovery/start`'s body.
@@ -35,15 +36,15 @@ extension Router where Context == FaceRequestContext {
         starts.post("recovery/start") { request, _ in
             let body = try await pages.body.json(RecoveryStart.self, from: request)
             guard let email = body.email?.trimmingCharacters(in: .whitespaces), !email.isEmpty else {
-                throw IdentityError(.invalidRequest, "Enter the email address of your account.", reason: .required, field: "email")
+                throw MissingField(field: "email", words: "recover.enter_email")
             }
             try await pages.recovery.startRecovery(email: email)
-            return JSONResponse.make(["message": "If this address belongs to an account and is verified, a code is on its way. It works for \(Int(pages.recovery.settings.codeLifetime / 60)) minutes."])
+            return JSONResponse.make(["message": pages.strings(for: request)("recover.sent", count: Int(pages.recovery.settings.codeLifetime / 60))])
         }
         finishes.post("recovery") { request, context in
             let body = try await pages.body.json(RecoveryFinish.self, from: request)
             guard let email = body.email?.trimmingCharacters(in: .whitespaces), !email.isEmpty else {
-                throw IdentityError(.invalidRequest, "Enter the email address of your account.", reason: .required, field: "email")
+                throw MissingField(field: "email", words: "recover.enter_email")
             }
             let user = try await pages.recovery.recover(email: email, code: body.code, recoveryCode: body.recovery_code, clientID: OAuthClient.hostedPages.clientID, origin: context.origin)
             let (token, session) = try await pages.sessions.startAfterRecovery(for: user)
@@ -52,7 +53,7 @@ extension Router where Context == FaceRequestContext {
         finishes.post("enroll") { request, context in
             let body = try await pages.body.json(EnrollmentLinkUse.self, from: request)
             guard let userID = body.user_id?.trimmingCharacters(in: .whitespaces), !userID.isEmpty, let code = body.code, !code.isEmpty else {
-                throw IdentityError(.invalidRequest, "Enter the account ID and the code from your link.", reason: .required, field: body.user_id?.isEmpty == false ? "code" : "user_id")
+                throw MissingField(field: body.user_id?.isEmpty == false ? "code" : "user_id", words: "recover.enter_link")
             }
             let user = try await pages.recovery.redeemEnrollmentLink(userID: UserID(rawValue: userID), code: code, clientID: OAuthClient.hostedPages.clientID, origin: context.origin)
             let (token, session) = try await pages.sessions.startAfterRecovery(for: user)
@@ -63,21 +64,21 @@ extension Router where Context == FaceRequestContext {
             let codes = try await pages.recovery.createRecoveryCodes(by: try context.caller().signIn, origin: context.origin)
             return JSONResponse.make(["recovery_codes": codes])
         }
-        accountStarts.post("email-verification") { _, context in
+        accountStarts.post("email-verification") { request, context in
             try await pages.recovery.sendEmailVerification(userID: try context.caller().userID)
-            return JSONResponse.make(["message": "A code is on its way to your email address."])
+            return JSONResponse.make(["message": pages.strings(for: request)("account.email.code_sent")])
         }
         accountStarts.post("profile/email") { request, context in
             let body = try await pages.body.json(RecoveryStart.self, from: request)
             guard let email = body.email?.trimmingCharacters(in: .whitespaces), !email.isEmpty else {
-                throw IdentityError(.invalidRequest, "Enter the new email address.", reason: .required, field: "email")
+                throw MissingField(field: "email", words: "account.email.enter_new")
             }
             let pending = try await pages.recovery.requestEmailChange(by: try context.caller().signIn, to: email)
-            return JSONResponse.make(["pending_email": pending, "message": "A code is on its way to \(pending). Enter it to make the change."])
+            return JSONResponse.make(["pending_email": pending, "message": pages.strings(for: request)("account.email.code_sent_to", ["email": pending])])
         }
         account.post("email-verification/verify") { request, context in
             let body = try await pages.body.json(VerificationCodeRequest.self, from: request)
-            guard let code = body.code, !code.isEmpty else { throw IdentityError(.invalidRequest, "Enter the code from the email.", reason: .required, field: "code") }
+            guard let code = body.code, !code.isEmpty else { throw MissingField(field: "code", words: "account.email.enter_code") }
             let user = try await pages.recovery.verifyEmail(userID: try context.caller().userID, code: code, origin: context.origin)
             return JSONResponse.make(VerifiedAnswer(email: user.profile.email ?? "", email_verified: user.isEmailVerified))
         }

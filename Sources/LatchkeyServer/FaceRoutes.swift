@@ -24,6 +24,7 @@ extension Router where Context == FaceRequestContext {
             signupIdentifiers: Set(configuration.passkeys.signupIdentifiers),
             defaultRegion: configuration.hostedPages.defaultRegion,
             branding: configuration.branding,
+            catalog: configuration.strings,
             publicOrigin: ConfigurationLoader.originOf(configuration.server.publicURL),
             random: services.random
         )

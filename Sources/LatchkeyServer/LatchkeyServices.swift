@@ -86,6 +86,8 @@ struct LatchkeyServices {
             logoURL: branding.logoURL(publicURL: PublicURL.trimmed(configuration.server.publicURL)), primaryColor: branding.primaryColor?.hex,
             supportURL: branding.supportURL, supportEmail: branding.supportEmail
         )
+        email.templates.catalog = configuration.strings
+        email.templates.defaultLanguage = branding.defaultLanguage
         let mail = MailSetup(
             email, storage: storage, serviceName: branding.name ?? configuration.relyingParty.name, sealing: configuration.secrets.keyEncryption, clock: clock,
             random: random, logger: logger

@@ -2,6 +2,7 @@ import Authenticator
 import Foundation
 import HostedUI
 import IdentityCore
+import Localization
 import Testing
 
 /// The account center on the account page, over HTTP against the whole application: where
@@ -94,11 +95,12 @@ struct AccountCenterTests {
     }
 
     @Test func devicesAreNamedFromTheirUserAgent() {
-        #expect(DeviceDescription.describe(Self.firefox) == "Firefox on Linux")
-        #expect(DeviceDescription.describe(Self.safari) == "Safari on iPhone")
-        #expect(DeviceDescription.describe("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0") == "Edge on Windows")
-        #expect(DeviceDescription.describe("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36") == "Chrome on macOS")
-        #expect(DeviceDescription.describe(nil) == "An unknown device")
-        #expect(DeviceDescription.describe("Shiny/1.0") == "Shiny/1.0")
+        #expect(DeviceDescription.describe(Self.firefox, StringCatalog.shared.strings(.english)) == "Firefox on Linux")
+        #expect(DeviceDescription.describe(Self.safari, StringCatalog.shared.strings(.english)) == "Safari on iPhone")
+        #expect(DeviceDescription.describe("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0", StringCatalog.shared.strings(.english)) == "Edge on Windows")
+        #expect(DeviceDescription.describe("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36", StringCatalog.shared.strings(.english)) == "Chrome on macOS")
+        #expect(DeviceDescription.describe(nil, StringCatalog.shared.strings(.english)) == "An unknown device")
+        #expect(DeviceDescription.describe(Self.firefox, StringCatalog.shared.strings(.japanese)) == "Linux の Firefox")
+        #expect(DeviceDescription.describe("Shiny/1.0", StringCatalog.shared.strings(.english)) == "Shiny/1.0")
     }
 }

@@ -100,7 +100,7 @@ struct BrandingTests {
         let http = RawHTTP(server)
         for path in ["/login", "/signup", "/recover", "/no-such-page"] {
             let page = try await http.send("GET", path, contentType: nil, headers: ["Accept": "text/html"])
-            #expect(page.text.contains("<html lang=\"en\" data-theme=\"light\">"), "\(path)")
+            #expect(page.text.contains("<html lang=\"en\" dir=\"ltr\" data-theme=\"light\">"), "\(path)")
             #expect(page.text.contains("<title>") && page.text.contains(" · Example Bank</title>"), "\(path)")
             #expect(page.text.contains("<img src=\"/ui/assets/brand/logo\" alt=\"\"><span>Example Bank</span>"), "\(path)")
             #expect(page.text.contains("<link rel=\"icon\" href=\"http://localhost:8080/favicon.ico\">"), "\(path)")
@@ -126,8 +126,8 @@ struct BrandingTests {
         let server = try await RouterServer.start()
         defer { server.stop() }
         let page = try await RawHTTP(server).send("GET", "/login", contentType: nil)
-        #expect(page.text.contains("<html lang=\"en\" data-theme=\"auto\">"))
-        #expect(!page.text.contains("brand.css") && !page.text.contains("rel=\"icon\"") && !page.text.contains("site-footer"))
+        #expect(page.text.contains("<html lang=\"en\" dir=\"ltr\" data-theme=\"auto\">"))
+        #expect(!page.text.contains("brand.css") && !page.text.contains("rel=\"icon\"") && !page.text.contains("class=\"links\""), "no brand, no links under the card")
         #expect(try await RawHTTP(server).send("GET", "/ui/assets/brand.css", contentType: nil).status == 404)
     }
 }

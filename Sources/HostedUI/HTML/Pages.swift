@@ -1,5 +1,6 @@
 import Foundation
 import IdentityCore
+import Localization
 import WebAuthn
 
 /// The bodies of the hosted pages. Pages carry no inline script: the Content Security
@@ -11,184 +12,187 @@ enum Pages {
     static func statusArea(_ notice: String? = nil) -> String {
         "<p id=\"status\" class=\"status\" role=\"status\" aria-live=\"polite\">\(notice.map(HTML.escape) ?? "")</p>"
     }
-    static let unsupported = """
-        <p id="unsupported" class="error" role="alert" hidden>This browser cannot use passkeys. Use a current version of \
-        Safari, Chrome, Edge or Firefox, or another device.</p>
-        """
+    static func unsupported(_ t: Strings) -> String {
+        "<p id=\"unsupported\" class=\"error\" role=\"alert\" hidden>\(t.html("common.unsupported"))</p>"
+    }
 
-    static func home(siteName: String) -> String {
+    static func home(_ t: Strings, siteName: String) -> String {
         """
-        <h1>Welcome to \(HTML.escape(siteName))</h1>
-        <p>Sign in with a passkey: no password to remember, nothing to phish. Your device unlocks it with your face, \
-        fingerprint or screen lock.</p>
-        <p class="actions"><a class="button" href="/signup">Create an account</a> <a class="button secondary" href="/login">Sign in</a></p>
+        <h1>\(t.escaped("home.heading", ["site": siteName]))</h1>
+        <p>\(t.html("home.intro"))</p>
+        <p class="actions"><a class="button" href="/signup">\(t.html("home.create_account"))</a> <a class="button secondary" href="/login">\(t.html("home.sign_in"))</a></p>
         """
     }
 
-    static func signup(identifiers: Set<ProfileValidation.IdentifierKind>) -> String {
+    static func signup(_ t: Strings, identifiers: Set<ProfileValidation.IdentifierKind>) -> String {
         var fields = ""
         if identifiers.contains(.email) {
             fields += """
-                <label for="email">Email</label>
+                <label for="email">\(t.html("common.email"))</label>
                 <input id="email" name="email" type="email" autocomplete="email" autocapitalize="none" spellcheck="false" maxlength="320"\(identifiers.contains(.phoneNumber) ? "" : " required")>
                 """
         }
         if identifiers.contains(.phoneNumber) {
+            let hint = identifiers.contains(.email) ? " <span class=\"hint\">\(t.html("signup.phone_or_email"))</span>" : ""
             fields += """
-                <label for="phone">Phone number\(identifiers.contains(.email) ? " <span class=\"hint\">(or instead of email)</span>" : "")</label>
-                <input id="phone" name="phone_number" type="tel" autocomplete="tel" inputmode="tel" placeholder="+1 555 010 1234" maxlength="32">
+                <label for="phone">\(t.html("signup.phone"))\(hint)</label>
+                <input id="phone" name="phone_number" type="tel" autocomplete="tel" inputmode="tel" dir="ltr" placeholder="+1 555 010 1234" maxlength="32">
                 """
         }
         return """
-            <h1>Create your account</h1>
-            <p>There is no password. You will create a passkey on this device.</p>
-            \(unsupported)
+            <h1>\(t.html("signup.title"))</h1>
+            <p>\(t.html("signup.intro"))</p>
+            \(unsupported(t))
             <form id="signup-form" novalidate>
             \(fields)
-            <label for="name">Name <span class="hint">(optional)</span></label>
+            <label for="name">\(t.html("signup.name")) <span class="hint">\(t.html("common.optional"))</span></label>
             <input id="name" name="name" autocomplete="name" maxlength="100">
-            <button type="submit">Create a passkey</button>
+            <button type="submit">\(t.html("signup.submit"))</button>
             </form>
             <template id="password-signup">
             <form id="password-signup-form" novalidate>
-            <h2>Use a password instead</h2>
-            <p>This browser cannot create a passkey, so you can start with a password and add a passkey later from another device.</p>
-            <label for="password-signup-email">Email</label>
+            <h2>\(t.html("signup.password.heading"))</h2>
+            <p>\(t.html("signup.password.intro"))</p>
+            <label for="password-signup-email">\(t.html("common.email"))</label>
             <input id="password-signup-email" name="email" type="email" autocomplete="email" autocapitalize="none" spellcheck="false" maxlength="320">
-            <label for="password-signup-password">Password <span class="hint">(at least 8 characters)</span></label>
-            <input id="password-signup-password" name="password" type="password" autocomplete="new-password" minlength="8" maxlength="1024">
-            <button type="submit">Create account with a password</button>
+            <label for="password-signup-password">\(t.html("common.password")) <span class="hint">\(t.html("signup.password.length", count: PasswordPolicy.minimumLength))</span></label>
+            <input id="password-signup-password" name="password" type="password" autocomplete="new-password" minlength="\(PasswordPolicy.minimumLength)" maxlength="1024">
+            <button type="submit">\(t.html("signup.password.submit"))</button>
             </form>
             </template>
             \(statusArea())
-            <p class="alt">Already have an account? <a href="/login">Sign in</a></p>
+            <p class="alt">\(t.html("signup.have_account")) <a href="/login">\(t.html("home.sign_in"))</a></p>
             """
     }
 
-    static func login(notice: String?) -> String {
+    static func login(_ t: Strings, notice: String?) -> String {
         """
-        <h1>Sign in</h1>
-        \(unsupported)
+        <h1>\(t.html("login.title"))</h1>
+        \(unsupported(t))
         <div id="sign-in-form">
         <form id="login-form" novalidate>
-        <label for="username">Email or phone number</label>
+        <label for="username">\(t.html("login.username"))</label>
         <input id="username" name="username" type="text" autocomplete="username webauthn" autocapitalize="none" spellcheck="false" maxlength="320">
-        <button type="submit">Sign in with a passkey</button>
+        <button type="submit">\(t.html("login.submit"))</button>
         </form>
-        <p class="hint">Pick your passkey from the suggestions on the field, or press the button.</p>
-        <p class="alt" id="hybrid-option" hidden><button type="button" class="link" id="use-phone">Use a passkey on a phone or tablet</button></p>
+        <p class="hint">\(t.html("login.hint"))</p>
+        <p class="alt" id="hybrid-option" hidden><button type="button" class="link" id="use-phone">\(t.html("login.use_phone"))</button></p>
         <details id="password-option">
-        <summary>Sign in with a password</summary>
+        <summary>\(t.html("login.password.summary"))</summary>
         <form id="password-form" novalidate>
-        <label for="password-username">Email</label>
+        <label for="password-username">\(t.html("common.email"))</label>
         <input id="password-username" name="username" type="email" autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="320">
-        <label for="password">Password</label>
+        <label for="password">\(t.html("common.password"))</label>
         <input id="password" name="password" type="password" autocomplete="current-password" maxlength="1024">
-        <button type="submit">Sign in with password</button>
+        <button type="submit">\(t.html("login.password.submit"))</button>
         </form>
         </details>
         </div>
         <section id="local-passkey-offer" hidden aria-labelledby="local-passkey-title">
-        <h2 id="local-passkey-title">Add a passkey on this device?</h2>
-        <p>You signed in with a passkey on another device. With one here, you sign in without reaching for it.</p>
-        <button type="button" id="add-local-passkey">Add a passkey</button> <button type="button" id="skip-local-passkey" class="secondary">Not now</button>
-        <label class="check"><input type="checkbox" id="never-local-passkey"> Don't ask again on this device</label>
+        <h2 id="local-passkey-title">\(t.html("login.local_offer.heading"))</h2>
+        <p>\(t.html("login.local_offer.text"))</p>
+        <button type="button" id="add-local-passkey">\(t.html("login.local_offer.add"))</button> <button type="button" id="skip-local-passkey" class="secondary">\(t.html("login.local_offer.skip"))</button>
+        <label class="check"><input type="checkbox" id="never-local-passkey"> \(t.html("login.local_offer.never"))</label>
         </section>
         \(statusArea(notice))
-        <p class="alt"><a href="/recover" id="lost-passkey">Lost your passkey?</a></p>
-        <p class="alt">New here? <a href="/signup">Create an account</a></p>
+        <p class="alt"><a href="/recover" id="lost-passkey">\(t.html("login.lost_passkey"))</a></p>
+        <p class="alt">\(t.html("login.new_here")) <a href="/signup">\(t.html("home.create_account"))</a></p>
         """
     }
 
+    /// How long a recovery's session may add a passkey, in minutes, as the pages say it.
+    static let recoveryMinutes = Int(TokenService.recoveryTokenLifetime / 60)
+
     /// "Lost your passkey?": a code by email to a verified address, or a saved recovery code.
-    static func recover(codeMinutes: Int) -> String {
+    static func recover(_ t: Strings, codeMinutes: Int) -> String {
         """
-        <h1>Get back into your account</h1>
-        <p>Lost every passkey? Get a code by email, or use one of the recovery codes you saved. \
-        Either lets you create a new passkey, and nothing else, for 15 minutes.</p>
+        <h1>\(t.html("recover.title"))</h1>
+        <p>\(t.html("recover.intro", count: recoveryMinutes))</p>
         <form id="recover-start-form" novalidate>
-        <label for="recover-email">Email address of your account</label>
+        <label for="recover-email">\(t.html("recover.email"))</label>
         <input id="recover-email" name="email" type="email" autocomplete="email" autocapitalize="none" spellcheck="false" maxlength="320">
-        <button type="submit">Email me a code</button>
+        <button type="submit">\(t.html("recover.send"))</button>
         </form>
         <form id="recover-code-form" novalidate hidden>
-        <label for="recover-code">Code from the email (it works for \(codeMinutes) minutes)</label>
+        <label for="recover-code">\(t.html("recover.code", count: codeMinutes))</label>
         <input id="recover-code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="32">
-        <button type="submit">Continue</button>
+        <button type="submit">\(t.html("common.continue"))</button>
         </form>
         <details id="recovery-code-option">
-        <summary>Use a recovery code</summary>
+        <summary>\(t.html("recover.saved.summary"))</summary>
         <form id="recovery-code-form" novalidate>
-        <label for="saved-email">Email address of your account</label>
+        <label for="saved-email">\(t.html("recover.email"))</label>
         <input id="saved-email" name="email" type="email" autocomplete="email" autocapitalize="none" spellcheck="false" maxlength="320">
-        <label for="saved-code">Recovery code</label>
-        <input id="saved-code" name="recovery_code" autocomplete="off" autocapitalize="characters" spellcheck="false" maxlength="64" placeholder="XXXX-XXXX-XXXX-XXXX">
-        <button type="submit">Use recovery code</button>
+        <label for="saved-code">\(t.html("recover.saved.code"))</label>
+        <input id="saved-code" name="recovery_code" autocomplete="off" autocapitalize="characters" spellcheck="false" maxlength="64" dir="ltr" placeholder="XXXX-XXXX-XXXX-XXXX">
+        <button type="submit">\(t.html("recover.saved.submit"))</button>
         </form>
         </details>
         \(statusArea())
-        <p class="alt"><a href="/login">Back to sign in</a></p>
+        <p class="alt"><a href="/login">\(t.html("recover.back"))</a></p>
         """
     }
 
     /// An administrator's enrollment link: the user and code come in the URL's fragment
     /// (filled in by the page's script), or are typed.
-    static func enrollmentLink() -> String {
+    static func enrollmentLink(_ t: Strings) -> String {
         """
-        <h1>Add a passkey to your account</h1>
-        <p>Your administrator sent you this link. It lets you create a passkey on this device, once.</p>
+        <h1>\(t.html("enrollment_link.title"))</h1>
+        <p>\(t.html("enrollment_link.intro"))</p>
         <form id="enroll-form" novalidate>
-        <label for="enroll-user">Account ID</label>
+        <label for="enroll-user">\(t.html("enrollment_link.user"))</label>
         <input id="enroll-user" name="user_id" autocomplete="off" autocapitalize="none" spellcheck="false" maxlength="200">
-        <label for="enroll-code">Code</label>
+        <label for="enroll-code">\(t.html("enrollment_link.code"))</label>
         <input id="enroll-code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="32">
-        <button type="submit">Continue</button>
+        <button type="submit">\(t.html("common.continue"))</button>
         </form>
         \(statusArea())
-        <p class="alt"><a href="/login">Sign in instead</a></p>
+        <p class="alt"><a href="/login">\(t.html("common.sign_in_instead"))</a></p>
         """
     }
 
     /// The account page's email address: verified, or a way to verify it; and a way to
     /// change it (the new address is proved by a code before it replaces this one).
-    static func emailSection(_ user: User) -> String {
+    static func emailSection(_ t: Strings, _ user: User) -> String {
         guard let email = user.profile.email else { return "" }
+        let address = "<strong>\(HTML.escape(email))</strong>"
         let state = user.isEmailVerified
-            ? "<p><strong>\(HTML.escape(email))</strong> <span class=\"badge\" id=\"email-verified\">verified</span></p>"
+            ? "<p>\(address) <span class=\"badge\" id=\"email-verified\">\(t.html("account.email.verified"))</span></p>"
             : """
-                <p><strong>\(HTML.escape(email))</strong> is not verified yet. A verified address can get you back in if you lose your passkeys.</p>
-                <p><button type="button" id="send-verification">Send a verification code</button></p>
+                <p>\(t.html("account.email.unverified", ["email": address]))</p>
+                <p><button type="button" id="send-verification">\(t.html("account.email.send_code"))</button></p>
                 """
         return """
             <section id="email-section" aria-labelledby="email-heading">
-            <h2 id="email-heading">Email address</h2>
+            <h2 id="email-heading">\(t.html("account.email.heading"))</h2>
             \(state)
             <details id="change-email-option">
-            <summary>Change email address</summary>
+            <summary>\(t.html("account.email.change"))</summary>
             <form id="change-email-form" class="inline" novalidate>
-            <label for="new-email">New email address</label>
+            <label for="new-email">\(t.html("account.email.new"))</label>
             <input id="new-email" name="email" type="email" autocomplete="email" autocapitalize="none" spellcheck="false" maxlength="320">
-            <button type="submit">Send a code to it</button>
+            <button type="submit">\(t.html("account.email.send_to_new"))</button>
             </form>
             </details>
             <form id="verify-email-form" class="inline" novalidate hidden>
-            <label for="verification-code">Code from the email</label>
+            <label for="verification-code">\(t.html("account.email.code"))</label>
             <input id="verification-code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="32">
-            <button type="submit">Verify</button>
+            <button type="submit">\(t.html("account.email.verify"))</button>
             </form>
             </section>
             """
     }
 
     /// The account page's saved recovery codes: how many are left, and a new set on demand.
-    static func recoveryCodesSection(remaining: Int, createdAt: Date?) -> String {
-        let state = createdAt.map { "You have <strong id=\"recovery-remaining\">\(remaining)</strong> unused recovery codes (made \(HTML.time($0)))." }
-            ?? "You have no recovery codes yet."
+    static func recoveryCodesSection(_ t: Strings, remaining: Int, createdAt: Date?) -> String {
+        let state = createdAt.map {
+            t.html("account.recovery.remaining", count: remaining, ["count": "<strong id=\"recovery-remaining\">\(remaining)</strong>", "time": HTML.time($0, t)])
+        } ?? t.html("account.recovery.none")
         return """
             <section id="recovery-codes-section" aria-labelledby="recovery-codes-heading">
-            <h2 id="recovery-codes-heading">Recovery codes</h2>
-            <p>\(state) Each code gets you back in once if you lose every passkey. Keep them somewhere safe, away from this device.</p>
-            <p><button type="button" id="create-recovery-codes">\(createdAt == nil ? "Create recovery codes" : "Replace your recovery codes")</button></p>
+            <h2 id="recovery-codes-heading">\(t.html("account.recovery.heading"))</h2>
+            <p><span id="recovery-state">\(state)</span> \(t.html("account.recovery.explain"))</p>
+            <p><button type="button" id="create-recovery-codes">\(t.html(createdAt == nil ? "account.recovery.create" : "account.recovery.replace"))</button></p>
             <ol id="recovery-codes" hidden></ol>
             </section>
             """
@@ -201,54 +205,53 @@ enum Pages {
     }
 
     static func account(
-        user: User, passkeys: [PasskeyCredential], password: PasswordRecord?, names: AuthenticatorNames, data: AccountData, notice: String?,
+        _ t: Strings, user: User, passkeys: [PasskeyCredential], password: PasswordRecord?, names: AuthenticatorNames, data: AccountData, notice: String?,
         consents: [(consent: Consent, clientName: String)] = [], recoveryCodes: (remaining: Int, createdAt: Date?) = (0, nil), accountCenter: String = ""
     ) -> String {
-        let titles = distinctTitles(passkeys, names: names)
+        let titles = distinctTitles(t, passkeys, names: names)
         // Revoking the only way to sign in is refused; the page says so before anyone tries.
         let isLastMethod = passkeys.count == 1 && password == nil
-        let items = zip(passkeys, titles).map { passkeyItem($0, title: $1, names: names, isLastMethod: isLastMethod) }.joined(separator: "\n")
+        let items = zip(passkeys, titles).map { passkeyItem(t, $0, title: $1, names: names, isLastMethod: isLastMethod) }.joined(separator: "\n")
         // The last step of the passkey journey, offered once a passkey can take over.
         let passwordSection = password.map { record in
             let removal = passkeys.isEmpty
-                ? "<p class=\"hint\">Add a passkey first; then you can remove the password.</p>"
-                : "<p><button type=\"button\" class=\"danger\" id=\"remove-password\">Remove password</button></p>"
+                ? "<p class=\"hint\">\(t.html("account.password.add_passkey_first"))</p>"
+                : "<p><button type=\"button\" class=\"danger\" id=\"remove-password\">\(t.html("account.password.remove"))</button></p>"
             return """
                 <section id="password-section" aria-labelledby="password-heading">
-                <h2 id="password-heading">Password</h2>
-                <p>This account still has a password (set \(HTML.time(record.createdAt))). Passkeys cannot be phished; \
-                once you have one, the password only adds risk.</p>
+                <h2 id="password-heading">\(t.html("account.password.heading"))</h2>
+                <p>\(t.html("account.password.present", ["time": HTML.time(record.createdAt, t)]))</p>
                 \(removal)
                 </section>
                 """
         } ?? ""
         return """
-            <h1>Your account</h1>
+            <h1>\(t.html("account.title"))</h1>
             \(statusArea(notice))
             <section aria-labelledby="profile-heading">
-            <h2 id="profile-heading">Profile</h2>
-            <p>Signed in as <strong id="account-name">\(HTML.escape(user.accountName))</strong></p>
+            <h2 id="profile-heading">\(t.html("account.profile.heading"))</h2>
+            <p>\(t.html("account.profile.signed_in_as", ["account": "<strong id=\"account-name\">\(HTML.escape(user.accountName))</strong>"]))</p>
             <form id="profile-form" class="inline">
-            <label for="display-name">Display name</label>
+            <label for="display-name">\(t.html("account.profile.display_name"))</label>
             <input id="display-name" name="name" autocomplete="name" maxlength="100" value="\(HTML.escape(user.profile.name ?? ""))">
-            <button type="submit">Save name</button>
+            <button type="submit">\(t.html("account.profile.save"))</button>
             </form>
             </section>
             <section id="passkeys" aria-labelledby="passkeys-heading">
-            <h2 id="passkeys-heading">Passkeys</h2>
+            <h2 id="passkeys-heading">\(t.html("account.passkeys.heading"))</h2>
             <ul class="passkeys">
             \(items)
             </ul>
-            <p><button type="button" id="add-passkey">Add a passkey</button></p>
+            <p><button type="button" id="add-passkey">\(t.html("account.passkeys.add"))</button></p>
             </section>
             \(accountCenter)
-            \(emailSection(user))
-            \(recoveryCodesSection(remaining: recoveryCodes.remaining, createdAt: recoveryCodes.createdAt))
+            \(emailSection(t, user))
+            \(recoveryCodesSection(t, remaining: recoveryCodes.remaining, createdAt: recoveryCodes.createdAt))
             \(passwordSection)
-            \(Self.consents(consents))
-            <form id="signout-form"><button type="submit" class="secondary">Sign out</button></form>
-            <form id="signout-everywhere-form"><button type="submit" class="secondary">Sign out everywhere</button>
-            <span class="hint">Ends every session of this account, on every device and app.</span></form>
+            \(Self.consents(t, consents))
+            <form id="signout-form"><button type="submit" class="secondary">\(t.html("common.sign_out"))</button></form>
+            <form id="signout-everywhere-form"><button type="submit" class="secondary">\(t.html("account.sign_out_everywhere"))</button>
+            <span class="hint">\(t.html("account.sign_out_everywhere_hint"))</span></form>
             <script type="application/json" id="latchkey-account">\(HTML.jsonScript(data))</script>
             """
     }
@@ -256,17 +259,17 @@ enum Pages {
     /// What each passkey is called on the page: the person's name for it, else its
     /// provider's, else "Passkey"; a title shared by several gets a number, so that every
     /// passkey (and every button's label) can be told apart.
-    static func distinctTitles(_ passkeys: [PasskeyCredential], names: AuthenticatorNames) -> [String] {
-        let titles = passkeys.map { names.displayName(of: $0) }
+    static func distinctTitles(_ t: Strings, _ passkeys: [PasskeyCredential], names: AuthenticatorNames) -> [String] {
+        let titles = passkeys.map { $0.name ?? names.entry(for: $0.aaguid)?.name ?? t("account.passkey.default_name") }
         var seen: [String: Int] = [:]
         return titles.map { title in
             guard titles.filter({ $0 == title }).count > 1 else { return title }
             seen[title, default: 0] += 1
-            return "\(title) \(seen[title]!)"
+            return t("account.passkey.numbered", ["name": title, "number": String(seen[title]!)])
         }
     }
 
-    private static func passkeyItem(_ credential: PasskeyCredential, title: String, names: AuthenticatorNames, isLastMethod: Bool) -> String {
+    private static func passkeyItem(_ t: Strings, _ credential: PasskeyCredential, title: String, names: AuthenticatorNames, isLastMethod: Bool) -> String {
         let provider = names.entry(for: credential.aaguid)
         let id = Base64URL.encode(credential.credentialID)
         let icon = provider?.iconLight.flatMap { $0.hasPrefix("data:image/") ? $0 : nil }
@@ -275,16 +278,18 @@ enum Pages {
         // The provider is the title until the person names the passkey; then it is a detail.
         // An unknown provider is not worth a line of its own.
         let meta = (credential.name != nil ? provider.map { [HTML.escape($0.name)] } ?? [] : []) + [
-            "Created " + HTML.time(credential.createdAt),
-            credential.lastUsedAt.map { "Last used " + HTML.time($0) } ?? "Not used to sign in yet",
+            t.html("account.passkey.created", ["time": HTML.time(credential.createdAt, t)]),
+            credential.lastUsedAt.map { t.html("account.passkey.last_used", ["time": HTML.time($0, t)]) } ?? t.html("account.passkey.not_used"),
         ]
         // Whether it can sync (backup eligible) is fixed when the passkey is made; whether it
         // has synced yet is a detail the person cannot act on.
-        let synced = " <span class=\"badge\">\(credential.isBackupEligible ? "Synced" : "This device only")</span>"
+        let synced = " <span class=\"badge\">\(t.html(credential.isBackupEligible ? "account.passkey.synced" : "account.passkey.device_only"))</span>"
         let reasonID = "revoke-reason-" + id
+        let named = ["name": title]
+        let revokeLabel = t.escaped("account.passkey.revoke_label", named)
         let revoke = isLastMethod
-            ? "<button type=\"button\" class=\"danger\" data-action=\"revoke\" aria-label=\"Revoke \(HTML.escape(title))\" disabled aria-describedby=\"\(reasonID)\">Revoke</button>"
-            : "<button type=\"button\" class=\"danger\" data-action=\"revoke\" aria-label=\"Revoke \(HTML.escape(title))\">Revoke</button>"
+            ? "<button type=\"button\" class=\"danger\" data-action=\"revoke\" aria-label=\"\(revokeLabel)\" disabled aria-describedby=\"\(reasonID)\">\(t.html("account.passkey.revoke"))</button>"
+            : "<button type=\"button\" class=\"danger\" data-action=\"revoke\" aria-label=\"\(revokeLabel)\">\(t.html("account.passkey.revoke"))</button>"
         return """
             <li class="passkey" data-credential-id="\(id)">
             \(icon)
@@ -292,60 +297,68 @@ enum Pages {
             <p class="passkey-name"><span class="name">\(HTML.escape(title))</span>\(synced)</p>
             <p class="meta">\(meta.joined(separator: " · "))</p>
             <form class="rename-form" hidden>
-            <label>New name for \(HTML.escape(title)) <input name="name" maxlength="100" value="\(HTML.escape(credential.name ?? ""))"></label>
-            <button type="submit">Save</button> <button type="button" class="secondary" data-action="cancel">Cancel</button>
+            <label>\(t.escaped("account.passkey.new_name", named)) <input name="name" maxlength="100" value="\(HTML.escape(credential.name ?? ""))"></label>
+            <button type="submit">\(t.html("common.save"))</button> <button type="button" class="secondary" data-action="cancel">\(t.html("common.cancel"))</button>
             </form>
             <div class="confirm" hidden>
-            <p>Revoke \(HTML.escape(title))? You will no longer be able to sign in with it.</p>
-            <button type="button" class="danger" data-action="confirm-revoke">Revoke passkey</button> <button type="button" class="secondary" data-action="cancel">Keep it</button>
+            <p>\(t.escaped("account.passkey.confirm", named))</p>
+            <button type="button" class="danger" data-action="confirm-revoke">\(t.html("account.passkey.confirm_revoke"))</button> \
+            <button type="button" class="secondary" data-action="cancel">\(t.html("account.passkey.keep"))</button>
             </div>
             </div>
             <div class="actions">
-            <button type="button" class="secondary" data-action="rename" aria-label="Rename \(HTML.escape(title))">Rename</button>
+            <button type="button" class="secondary" data-action="rename" aria-label="\(t.escaped("account.passkey.rename_label", named))">\(t.html("account.passkey.rename"))</button>
             \(revoke)
-            <p class="hint revoke-reason" id="\(reasonID)"\(isLastMethod ? "" : " hidden")>This is your only way to sign in. Add another passkey before you revoke this one.</p>
+            <p class="hint revoke-reason" id="\(reasonID)"\(isLastMethod ? "" : " hidden")>\(t.html("account.passkey.only_method"))</p>
             </div>
             </li>
             """
     }
 
+    /// What a scope lets an app do, in words; an unknown scope by its name.
+    static func meaning(of scope: String, _ t: Strings) -> String {
+        guard Scopes.known.contains(scope) else { return scope }
+        return t("scope." + scope.replacingOccurrences(of: ":me:", with: "_"))
+    }
+
     /// The consent page: who asks, what each scope lets it do, and the two answers. The
     /// authorization request travels back as its query string, checked again on the answer.
-    static func consent(clientName: String, scopes: [String], request: String) -> String {
-        let items = scopes.map { "<li>\(HTML.escape(Scopes.meaning(of: $0)))</li>" }.joined(separator: "\n")
+    static func consent(_ t: Strings, clientName: String, scopes: [String], request: String) -> String {
+        let items = scopes.map { "<li>\(HTML.escape(meaning(of: $0, t)))</li>" }.joined(separator: "\n")
         return """
-            <h1>Allow \(HTML.escape(clientName))?</h1>
-            <p><strong>\(HTML.escape(clientName))</strong> is asking to use your account. If you allow it, it can:</p>
+            <h1>\(t.escaped("consent.title", ["app": clientName]))</h1>
+            <p>\(t.html("consent.asks", ["app": "<strong>\(HTML.escape(clientName))</strong>"]))</p>
             <ul class="scopes">
             \(items)
             </ul>
-            <p class="hint">You can withdraw this permission at any time on your account page.</p>
+            <p class="hint">\(t.html("consent.withdraw_hint"))</p>
             \(statusArea())
             <form id="consent-form">
             <input type="hidden" name="request" value="\(HTML.escape(request))">
-            <p class="actions"><button type="submit" name="decision" value="allow">Allow</button> \
-            <button type="submit" name="decision" value="deny" class="secondary">Don't allow</button></p>
+            <p class="actions"><button type="submit" name="decision" value="allow">\(t.html("consent.allow"))</button> \
+            <button type="submit" name="decision" value="deny" class="secondary">\(t.html("consent.deny"))</button></p>
             </form>
             """
     }
 
     /// The account page's list of applications the person allowed.
-    static func consents(_ consents: [(consent: Consent, clientName: String)]) -> String {
+    static func consents(_ t: Strings, _ consents: [(consent: Consent, clientName: String)]) -> String {
         guard !consents.isEmpty else { return "" }
         let items = consents.map { item in
-            let meanings = item.consent.scopes.map { HTML.escape(Scopes.meaning(of: $0)) }.joined(separator: "; ")
+            let meanings = item.consent.scopes.map { HTML.escape(meaning(of: $0, t)) }.joined(separator: "; ")
+            let app = ["app": item.clientName]
             return """
                 <li class="consent" data-client-id="\(HTML.escape(item.consent.clientID))">
-                <p><strong>\(HTML.escape(item.clientName))</strong>, allowed \(HTML.time(item.consent.grantedAt))</p>
+                <p>\(t.html("account.consents.allowed", ["app": "<strong>\(HTML.escape(item.clientName))</strong>", "time": HTML.time(item.consent.grantedAt, t)]))</p>
                 <p class="meta">\(meanings)</p>
-                <button type="button" class="danger" data-action="revoke-consent" aria-label="Withdraw permission for \(HTML.escape(item.clientName))">\
-                Withdraw permission</button>
+                <button type="button" class="danger" data-action="revoke-consent" aria-label="\(t.escaped("account.consents.withdraw_label", app))">\
+                \(t.html("account.consents.withdraw"))</button>
                 </li>
                 """
         }.joined(separator: "\n")
         return """
             <section id="consents" aria-labelledby="consents-heading">
-            <h2 id="consents-heading">Apps you allowed</h2>
+            <h2 id="consents-heading">\(t.html("account.consents.heading"))</h2>
             <ul class="consents">
             \(items)
             </ul>
@@ -355,69 +368,70 @@ enum Pages {
 
     /// The recovery's last step offers to end every other session: a lost device may be in
     /// someone else's hands. (Recovery by an emailed code has ended them already.)
-    static let signOutEverywhereChoice = """
-        <p><label class="choice"><input type="checkbox" id="sign-out-everywhere"> Sign out everywhere else \
-        (your other devices and apps sign in again)</label></p>
-        """
+    static func signOutEverywhereChoice(_ t: Strings) -> String {
+        "<p><label class=\"choice\"><input type=\"checkbox\" id=\"sign-out-everywhere\"> \(t.html("recover.sign_out_everywhere"))</label></p>"
+    }
 
-    static func enroll(accountName: String, recovering: Bool = false) -> String {
+    static func enroll(_ t: Strings, accountName: String, recovering: Bool = false) -> String {
+        let account = ["account": "<strong>\(HTML.escape(accountName))</strong>"]
         let intro = recovering
-            ? "<p id=\"recovered-notice\">You are back in. Create a new passkey for <strong>\(HTML.escape(accountName))</strong> now: " +
-                "for the next 15 minutes this is the one thing you can do, and then you sign in with it.</p>"
-            : "<p>Create another passkey for <strong>\(HTML.escape(accountName))</strong>, on this device or on a security key, " +
-                "so that you can still sign in if you lose one.</p>"
+            ? "<p id=\"recovered-notice\">\(t.html("enroll.recovered", count: recoveryMinutes, account))</p>"
+            : "<p>\(t.html("enroll.intro", account))</p>"
         return """
-        <h1>Add a passkey</h1>
+        <h1>\(t.html("enroll.title"))</h1>
         \(intro)
-        \(unsupported)
-        \(recovering ? signOutEverywhereChoice : "")
-        <p><button type="button" id="add-passkey">Create a passkey</button></p>
+        \(unsupported(t))
+        \(recovering ? signOutEverywhereChoice(t) : "")
+        <p><button type="button" id="add-passkey">\(t.html("enroll.create"))</button></p>
         \(statusArea())
-        \(recovering ? "" : "<p class=\"alt\"><a href=\"/account/passkeys\">Back to your passkeys</a></p>")
+        \(recovering ? "" : "<p class=\"alt\"><a href=\"/account/passkeys\">\(t.html("enroll.back"))</a></p>")
         """
     }
 
-    static func notFound(path: String) -> String {
+    static func notFound(_ t: Strings, path: String) -> String {
         """
-        <h1>Page not found</h1>
-        <p>There is no page at <code>\(HTML.escape(String(path.prefix(200))))</code>. The link may be old, or mistyped.</p>
-        <p class="actions"><a class="button" href="/">Go to the start page</a> <a class="button secondary" href="/account">Your account</a></p>
+        <h1>\(t.html("not_found.title"))</h1>
+        <p>\(t.html("not_found.text", ["path": "<code>\(HTML.escape(String(path.prefix(200))))</code>"]))</p>
+        <p class="actions"><a class="button" href="/">\(t.html("common.start_page"))</a> <a class="button secondary" href="/account">\(t.html("not_found.account"))</a></p>
         """
     }
 
-    static func error(title: String, message: String, code: String) -> String {
+    /// An error in the page's language; `details`, the server's own words for developers,
+    /// follow in English where the language has no words of its own for the failure.
+    static func error(_ t: Strings, title: String, message: String, code: String, details: String? = nil) -> String {
         """
         <h1>\(HTML.escape(title))</h1>
         <p class="error" role="alert">\(HTML.escape(message))</p>
-        <p class="hint">Error code: <code>\(HTML.escape(code))</code>. If a link brought you here, tell the site that sent you.</p>
-        <p class="alt"><a href="/">Go to the start page</a></p>
+        \(details.map { "<p class=\"hint\">\(t.html("error.details", ["details": "<span lang=\"en\" dir=\"ltr\">\(HTML.escape($0))</span>"]))</p>" } ?? "")
+        <p class="hint">\(t.html("error.code_line", ["code": "<code>\(HTML.escape(code))</code>"]))</p>
+        <p class="alt"><a href="/">\(t.html("common.start_page"))</a></p>
         """
     }
 
     /// RP-Initiated Logout's question when no ID token says which app asks: the answer posts
     /// back with the request's own parameters and the page's CSRF token.
-    static func logoutConfirmation(appName: String?, fields: [String: String], csrfToken: String) -> String {
-        let who = appName.map { "<strong>\(HTML.escape($0))</strong> asks you to sign out." } ?? "An app asks you to sign out."
+    static func logoutConfirmation(_ t: Strings, appName: String?, fields: [String: String], csrfToken: String) -> String {
+        let who = appName.map { t.html("logout.asks", ["app": "<strong>\(HTML.escape($0))</strong>"]) } ?? t.html("logout.an_app_asks")
         let hidden = fields.sorted { $0.key < $1.key }.map { "<input type=\"hidden\" name=\"\(HTML.escape($0.key))\" value=\"\(HTML.escape($0.value))\">" }
         return """
-        <h1>Sign out?</h1>
-        <p>\(who) You will need to sign in again here.</p>
+        <h1>\(t.html("logout.title"))</h1>
+        <p>\(who) \(t.html("logout.again"))</p>
         <form method="post" action="/oidc/logout" id="logout-form">
         \(hidden.joined(separator: "\n"))
         <input type="hidden" name="csrf_token" value="\(HTML.escape(csrfToken))">
         <input type="hidden" name="confirm" value="yes">
-        <button type="submit">Sign out</button>
+        <button type="submit">\(t.html("common.sign_out"))</button>
         </form>
-        <p class="alt"><a href="/account">Stay signed in</a></p>
+        <p class="alt"><a href="/account">\(t.html("logout.stay"))</a></p>
         """
     }
 
     /// After signing out at an app's request, with nowhere to send the browser back.
-    static func signedOut(siteName: String) -> String {
+    static func signedOut(_ t: Strings, siteName: String) -> String {
         """
-        <h1>You are signed out</h1>
-        <p id="signed-out-notice">You are signed out of \(HTML.escape(siteName)). You can close this page.</p>
-        <p class="alt"><a href="/login">Sign in again</a></p>
+        <h1>\(t.html("signed_out.heading"))</h1>
+        <p id="signed-out-notice">\(t.escaped("signed_out.text", ["site": siteName]))</p>
+        <p class="alt"><a href="/login">\(t.html("signed_out.again"))</a></p>
         """
     }
 }

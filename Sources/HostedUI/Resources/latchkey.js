@@ -237,6 +237,51 @@
     });
   }
 
+  /**
+   * The words latchkey.js shows, by key. English is built in; a hosted page carries its
+   * language's in `<script type="application/json" id="latchkey-messages">`, and an app may
+   * add its own with `Latchkey.setMessages({...})`. A plural entry is an object of CLDR
+   * forms (`one`, `other`, …), chosen with `Intl.PluralRules` for the page's `lang`.
+   */
+  var messages = { "js.server_answered": "The server answered {status}." };
+  var pageMessagesRead = false;
+
+  function merge(table) {
+    Object.keys(table || {}).forEach(function (key) { messages[key] = table[key]; });
+  }
+
+  /** The page's own messages, once, before anything an app adds. */
+  function readPageMessages() {
+    if (pageMessagesRead || typeof document === "undefined") return;
+    pageMessagesRead = true;
+    var element = document.getElementById("latchkey-messages");
+    try { if (element) merge(JSON.parse(element.textContent)); } catch (ignored) { /* keep English */ }
+  }
+
+  /** Adds or replaces messages: an app's own words win over the page's. */
+  function setMessages(table) {
+    readPageMessages();
+    merge(table);
+  }
+
+  /** The message `key` with its `{name}` placeholders filled from `values`. */
+  function message(key, values) {
+    readPageMessages();
+    var entry = messages[key];
+    if (entry && typeof entry === "object") {
+      var category = "other";
+      try {
+        var lang = (typeof document !== "undefined" && document.documentElement.lang) || "en";
+        category = new Intl.PluralRules(lang).select(Number(values && values.count));
+      } catch (ignored) { /* "other" */ }
+      entry = entry[category] !== undefined ? entry[category] : entry.other;
+    }
+    if (entry === undefined || entry === null) return key;
+    return String(entry).replace(/\{([A-Za-z0-9_]+)\}/g, function (all, name) {
+      return values && values[name] !== undefined ? String(values[name]) : all;
+    });
+  }
+
   /** An error answer from the server: `code` (OAuth error), `reason`, `credentialId`. */
   function LatchkeyError(status, body) {
     body = body || {};
@@ -245,7 +290,7 @@
     this.code = body.error || (body.type ? String(body.type).split(":").pop() : "server_error");
     this.reason = body.reason || null;
     this.credentialId = body.credential_id || null;
-    this.message = body.error_description || body.detail || "the server answered " + status;
+    this.message = body.error_description || body.detail || message("js.server_answered", { status: status });
   }
   LatchkeyError.prototype = Object.create(Error.prototype);
   LatchkeyError.prototype.constructor = LatchkeyError;
@@ -376,6 +421,8 @@
     signalAllAcceptedCredentials: signalAllAcceptedCredentials,
     signalCurrentUserDetails: signalCurrentUserDetails,
     Client: Client,
-    LatchkeyError: LatchkeyError
+    LatchkeyError: LatchkeyError,
+    message: message,
+    setMessages: setMessages
   };
 })(typeof window !== "undefined" ? window : this);

@@ -11,6 +11,18 @@
 
   function $(selector, root) { return (root || document).querySelector(selector); }
 
+  /** The page's words (latchkey.js reads them from the page's `latchkey-messages` block). */
+  function t(key, values) { return Latchkey.message(key, values); }
+
+  /** This moment as the pages write times: in the page's language, in UTC. */
+  function now() {
+    try {
+      return new Intl.DateTimeFormat(document.documentElement.lang || "en", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }).format(new Date()) + " UTC";
+    } catch (ignored) {
+      return new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC";
+    }
+  }
+
   async function call(method, path, payload) {
     var response = await fetch(path, {
       method: method,
@@ -84,13 +96,13 @@
   function describe(error) {
     switch (error && error.name) {
       case "AbortError": return null;
-      case "NotAllowedError": return "The passkey request was cancelled or timed out. Nothing was changed; try again when you are ready.";
-      case "InvalidStateError": return "This device already has a passkey for this account. Use another device or security key.";
-      case "SecurityError": return "This page's address is not allowed to use passkeys for this site.";
-      case "NotSupportedError": return "This device cannot create a passkey of the kind this site needs.";
+      case "NotAllowedError": return t("js.cancelled");
+      case "InvalidStateError": return t("js.already_registered");
+      case "SecurityError": return t("js.security");
+      case "NotSupportedError": return t("js.not_supported");
     }
-    if (error && error.reason === "origin_not_allowed") return "This page's origin is not allowed to sign in to this site: " + error.message;
-    return (error && error.message) || "Something went wrong. Try again.";
+    if (error && error.reason === "origin_not_allowed") return t("js.origin_not_allowed", { details: error.message });
+    return (error && error.message) || t("js.generic");
   }
 
   /**
@@ -138,7 +150,7 @@
       if (error.reason === "unknown_credential" && error.credentialId) {
         // The platform keeps offering a passkey the server deleted; tell it to forget it.
         await Latchkey.signalUnknownCredential({ rpId: rpId, credentialId: error.credentialId });
-        throw new Error("That passkey is no longer registered with this site, so it has been removed from your device's list. Sign in with another passkey, or create an account.");
+        throw new Error(t("js.unknown_passkey"));
       }
       throw error;
     }
@@ -169,7 +181,7 @@
     add.addEventListener("click", function () {
       busy(add, async function () {
         var challenge = await call("POST", "/ui/passkeys/options", { hints: ["client-device"] });
-        setStatus("Follow your device's prompt to create the passkey…");
+        setStatus(t("js.follow_create"));
         var response = await Latchkey.create(challenge.options);
         await call("POST", "/ui/passkeys", { auth_session: challenge.auth_session, response: Latchkey.withoutSecretOutputs(response) });
         location.assign(redirectTo);
@@ -225,7 +237,7 @@
     setStatus(message + " ", "error");
     var link = document.createElement("a");
     link.href = "/login";
-    link.textContent = "Sign in instead";
+    link.textContent = t("common.sign_in_instead");
     $("#status").appendChild(link);
   }
 
@@ -240,7 +252,7 @@
       var phone = form.elements.phone_number ? form.elements.phone_number.value.trim() : "";
       if (!email && !phone) {
         fieldError(form.elements.email || form.elements.phone_number,
-          form.elements.email && form.elements.phone_number ? "Enter your email address or phone number." : form.elements.email ? "Enter your email address." : "Enter your phone number.");
+          t(form.elements.email && form.elements.phone_number ? "field.identifier_required" : form.elements.email ? "field.email_required" : "field.phone_required"));
         return;
       }
       busy(form.querySelector("button"), async function () {
@@ -254,7 +266,7 @@
           if (error.reason === "user_exists") { existsNotice(error.message); return; }
           throw error;
         }
-        setStatus("Follow your device's prompt to create the passkey…");
+        setStatus(t("js.follow_create"));
         var response = await Latchkey.create(challenge.options);
         await startSession(challenge.auth_session, response, challenge.options.rp.id, "create");
       }, form);
@@ -294,7 +306,7 @@
     Latchkey.getClientCapabilities().then(function (capabilities) {
       if (capabilities.hybridTransport) $("#hybrid-option").hidden = false;
       immediate = capabilities.immediateGet === true;
-      if (immediate) submit.textContent = "Sign in";
+      if (immediate) submit.textContent = t("login.submit_immediate");
       body.dataset.capabilities = "read";
     });
     var usePhone = $("#use-phone");
@@ -302,7 +314,7 @@
       if (conditional) conditional.abort();
       busy(usePhone, async function () {
         var challenge = await call("POST", "/ui/login", { hints: ["hybrid"] });
-        setStatus("Scan the code with your phone or tablet, then follow its prompt…");
+        setStatus(t("js.scan"));
         await startSession(challenge.auth_session, await Latchkey.get(challenge.options, {}), rpId, "hybrid");
       });
     });
@@ -333,9 +345,9 @@
       } catch (error) {
         if (error.name !== "NotAllowedError") throw error;
         immediate = false;
-        submit.textContent = "Sign in with a passkey";
+        submit.textContent = t("login.submit");
         try { sessionStorage.setItem("latchkey.immediate", "none"); } catch (ignored) { /* storage may be off */ }
-        setStatus("No passkey or password for this site is saved on this device. Enter your email or phone number, or press the button again to use a passkey on another device.");
+        setStatus(t("js.nothing_saved"));
         form.elements.username.focus();
         autofill();
         return;
@@ -355,7 +367,7 @@
         // An app asked for a passkey bound to one device: the browser offers those first.
         if (new URLSearchParams(location.search).get("step_up") === "3") request.hints = ["security-key", "client-device"];
         var challenge = await call("POST", "/ui/login", request);
-        setStatus("Follow your device's prompt to use your passkey…");
+        setStatus(t("js.follow_use"));
         var response = await Latchkey.get(challenge.options, {});
         await startSession(challenge.auth_session, response, rpId, "modal");
       }, form);
@@ -375,7 +387,7 @@
   async function addPasskey(button) {
     await busy(button, async function () {
       var challenge = await call("POST", "/ui/passkeys/options", {});
-      setStatus("Follow your device's prompt to create the passkey…");
+      setStatus(t("js.follow_create"));
       var response = await Latchkey.create(challenge.options);
       var everywhere = $("#sign-out-everywhere");
       var result = await call("POST", "/ui/passkeys", {
@@ -480,9 +492,11 @@
             list.appendChild(item);
           });
           list.hidden = false;
-          var remaining = $("#recovery-remaining");
-          if (remaining) remaining.textContent = String(result.recovery_codes.length);
-          setStatus("Save these codes now: they are shown only once, and they replace any earlier set.");
+          // The whole sentence anew: its words change with the count (and in Arabic the
+          // number is a word for small counts).
+          var state = $("#recovery-state");
+          if (state) state.textContent = t("account.recovery.remaining", { count: result.recovery_codes.length, time: now() });
+          setStatus(t("js.save_codes"));
         });
       });
     }
@@ -532,7 +546,7 @@
               item.remove();
               updateRevokeButtons();
               await signalAccepted(remaining);
-              setStatus("Passkey revoked.");
+              setStatus(t("js.revoked"));
               var add = $("#add-passkey");
               if (add) add.focus();
             } catch (error) {
@@ -548,7 +562,7 @@
           var result = await call("PATCH", "/ui/passkeys/" + encodeURIComponent(id), { name: renameForm.elements.name.value });
           $(".name", item).textContent = result.name;
           open(null);
-          setStatus("Passkey renamed.");
+          setStatus(t("js.renamed"));
         }, renameForm);
       });
     });
@@ -562,7 +576,7 @@
           await call("POST", "/ui/sessions/end", { id: item.dataset.sessionId });
           item.remove();
           if (!document.querySelector("li.place [data-action=end-session]")) removeEndOthers();
-          setStatus("Signed out of that device.");
+          setStatus(t("js.session_ended"));
         });
       });
     });
@@ -579,7 +593,7 @@
             if (item.querySelector("[data-action=end-session]")) item.remove();
           });
           removeEndOthers();
-          setStatus("Signed out everywhere else: " + result.ended + (result.ended === 1 ? " session" : " sessions") + " ended.");
+          setStatus(t("js.others_ended", { count: result.ended }));
         });
       });
     }
@@ -593,7 +607,7 @@
           var name = $("strong", item).textContent;
           item.remove();
           if (!document.querySelector("li.consent")) $("#consents").remove();
-          setStatus("Permission withdrawn: " + name + " can no longer use your account.");
+          setStatus(t("js.consent_withdrawn", { app: name }));
         });
       });
     });
@@ -607,7 +621,7 @@
           if (result.redirect_to) { location.assign(result.redirect_to); return; }
           $("#password-section").remove();
           updateRevokeButtons();
-          setStatus("Password removed. Sign in with your passkey from now on.");
+          setStatus(t("js.password_removed"));
         });
       });
     }
@@ -618,7 +632,7 @@
       busy(profile.querySelector("button"), async function () {
         var result = await call("PATCH", "/ui/profile", { name: profile.elements.name.value });
         await Latchkey.signalCurrentUserDetails({ rpId: result.rpId, userId: result.userId, name: result.name, displayName: result.displayName });
-        setStatus("Name saved.");
+        setStatus(t("js.name_saved"));
       }, profile);
     });
 

@@ -9,20 +9,21 @@ public enum PasswordPolicy {
     /// hashing it costs nothing extra.
     public static let maximumLength = 1024
 
+    /// The refusal of a password shorter than ``minimumLength``.
+    public static let tooShort = IdentityError(.invalidPassword, "the password must be at least \(minimumLength) characters long", field: "password")
+    /// The refusal of a password longer than ``maximumLength``.
+    public static let tooLong = IdentityError(.invalidPassword, "the password must be at most \(maximumLength) characters long", field: "password")
+    /// The refusal of one of the most common passwords.
+    public static let tooCommon = IdentityError(
+        .invalidPassword, "this password is among the 10,000 most commonly used ones and is easy to guess; choose another", field: "password"
+    )
+
     /// Refuses a new password that breaks a rule, naming the rule.
     public static func check(_ password: String) throws(IdentityError) {
         let length = password.count
-        guard length >= minimumLength else {
-            throw IdentityError(.invalidPassword, "the password must be at least \(minimumLength) characters long", field: "password")
-        }
-        guard length <= maximumLength else {
-            throw IdentityError(.invalidPassword, "the password must be at most \(maximumLength) characters long", field: "password")
-        }
-        guard !commonPasswords.contains(password.lowercased()) else {
-            throw IdentityError(
-                .invalidPassword, "this password is among the 10,000 most commonly used ones and is easy to guess; choose another", field: "password"
-            )
-        }
+        guard length >= minimumLength else { throw tooShort }
+        guard length <= maximumLength else { throw tooLong }
+        guard !commonPasswords.contains(password.lowercased()) else { throw tooCommon }
     }
 
     /// The list, lowercased, loaded once.

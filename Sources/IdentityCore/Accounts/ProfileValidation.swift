@@ -98,13 +98,16 @@ public enum ProfileValidation {
         return value
     }
 
+    /// The longest name, in characters.
+    public static let maximumNameLength = 100
+
     /// Validates an optional name (a passkey's, a person's): empty or blank is no name;
     /// otherwise 1 to 100 characters without control characters.
     /// - Parameter field: The request member named in the error.
     public static func optionalName(_ raw: String?, field: IdentityError.Field) throws(IdentityError) -> String? {
         guard let trimmed = raw?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
         do {
-            return try text(trimmed, "name", maximum: 100)
+            return try text(trimmed, "name", maximum: maximumNameLength)
         } catch {
             throw IdentityError(.invalidRequest, about: field, "must be 1 to 100 characters without control characters")
         }

@@ -410,7 +410,9 @@ public struct AccountRecoveryService: Sendable {
         }
         try await storage.record(AuditEvent(time: now, kind: .accountRecovered, userID: user.id, clientID: clientID, detail: method, origin: origin))
         if user.isEmailVerified {
-            try await mailer.queue(.accountRecovered, to: user, values: ["method": method])
+            // The message names the way in its reader's language (`mail.method.*`).
+            let methodKey = ["email code": "email_code", "a saved recovery code": "recovery_code", "an enrollment link": "enrollment_link"][method] ?? method
+            try await mailer.queue(.accountRecovered, to: user, values: ["method": methodKey])
         }
         return user
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Localization
 
 /// The operator's brand in the built-in emails (`branding:`): a logo over the message, a
 /// band of the primary colour, and where to get help under it. The product's name is the
@@ -22,15 +23,15 @@ public struct MailBranding: Sendable, Equatable {
     private var support: String? { supportURL ?? supportEmail }
 
     /// A plain-text body with the help line under it.
-    func text(around body: String) -> String {
+    func text(around body: String, _ t: Strings) -> String {
         guard let support else { return body }
-        return body + "\nNeed help? \(support)\n"
+        return body + "\n" + t("mail.help", ["support": support]) + "\n"
     }
 
     /// An HTML body with the logo and the colour band over it and the help line under it.
     /// Only the built-in bodies are wrapped: they open with `<body …>` and close with
     /// `</body>`.
-    func html(around body: String, service: String) -> String {
+    func html(around body: String, service: String, _ t: Strings) -> String {
         guard logoURL != nil || primaryColor != nil || support != nil,
             let open = body.range(of: "<body"), let openEnd = body[open.upperBound...].range(of: ">"), let close = body.range(of: "</body>", options: .backwards)
         else { return body }
@@ -39,10 +40,10 @@ public struct MailBranding: Sendable, Equatable {
         if let logoURL { header += "<img src=\"\(HTMLText.escape(logoURL))\" alt=\"\(HTMLText.escape(service))\" height=\"40\" style=\"display:block;margin-bottom:8px\">" }
         header += "</div>\n"
         var footer = ""
-        if let supportURL {
-            footer = "<p style=\"color:#5f6368;font-size:0.9em\">Need help? <a href=\"\(HTMLText.escape(supportURL))\" style=\"color:\(colour)\">\(HTMLText.escape(supportURL))</a></p>\n"
-        } else if let supportEmail {
-            footer = "<p style=\"color:#5f6368;font-size:0.9em\">Need help? <a href=\"mailto:\(HTMLText.escape(supportEmail))\" style=\"color:\(colour)\">\(HTMLText.escape(supportEmail))</a></p>\n"
+        let link = supportURL.map { ($0, $0) } ?? supportEmail.map { ("mailto:" + $0, $0) }
+        if let (target, label) = link {
+            let anchor = "<a href=\"\(HTMLText.escape(target))\" style=\"color:\(colour)\">\(HTMLText.escape(label))</a>"
+            footer = "<p style=\"color:#5f6368;font-size:0.9em\">\(Strings.fill(HTMLText.escape(t.text("mail.help")), ["support": anchor]))</p>\n"
         }
         return String(body[..<openEnd.upperBound]) + "\n" + header + String(body[openEnd.upperBound..<close.lowerBound]) + footer + String(body[close.lowerBound...])
     }

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyWire
+import Localization
 
 /// Queues the messages Latchkey sends: renders a template and puts the result in the
 /// outbox, which a background sender empties. A request never waits on a mail server.
@@ -54,8 +55,10 @@ public struct Mailer: Sendable {
         var filled = values
         filled["service"] = filled["service"] ?? serviceName
         filled["name"] = filled["name"] ?? (proven ? user.displayName : recipient)
-        filled["time"] = filled["time"] ?? Self.timeText(now)
-        let rendered = templates.render(kind, values: filled)
+        // The language of the request that causes the message: the person's, on the hosted pages.
+        let language = RequestLanguage.current ?? templates.defaultLanguage
+        filled["time"] = filled["time"] ?? (language == .english ? Self.timeText(now) : templates.catalog.strings(language).dateTime(now))
+        let rendered = templates.render(kind, values: filled, language: language)
         let mail = OutboxMail(
             id: UUIDText.hex(random.bytes(16)), kind: kind, recipient: recipient, recipientName: proven ? user.profile.name : nil, subject: rendered.subject,
             text: rendered.text, html: rendered.html, createdAt: now

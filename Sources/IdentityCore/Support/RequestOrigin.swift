@@ -10,6 +10,9 @@ public struct RequestOrigin: Sendable, Hashable {
     /// The face: `authentication_api`, `my_account`, `oidc`, `kratos`, `idaas`,
     /// `hosted_pages` or `admin_api`.
     public let face: String?
+    /// The language the person reads on the hosted pages (a BCP 47 tag), for the mail an
+    /// event sends: kept with the live event only, never stored.
+    public var language: String?
 
     /// Caps `userAgent` at 256 bytes and turns its control characters into spaces.
     public init(ip: String?, userAgent: String?, face: String?) {

@@ -27,23 +27,6 @@ public enum Scopes {
         updateProfile,
     ]
 
-    /// What a scope lets a client do, in words a person reads on the consent page.
-    public static func meaning(of scope: String) -> String {
-        switch scope {
-        case openID: "Know who you are on this site (your account ID)"
-        case profile: "See your name and profile picture"
-        case email: "See your email address"
-        case phone: "See your phone number"
-        case offlineAccess: "Stay signed in as you until you withdraw this permission"
-        case createAuthenticationMethods: "Add passkeys to your account"
-        case readAuthenticationMethods: "See the passkeys on your account"
-        case updateAuthenticationMethods: "Rename your passkeys"
-        case deleteAuthenticationMethods: "Remove passkeys from your account, which can lock you out"
-        case updateProfile: "Change your display name"
-        default: scope
-        }
-    }
-
     /// What a request without `scope` gets.
     public static let defaults = [openID, profile, email]
 

@@ -2,6 +2,7 @@ import Mail
 import AppAssociation
 import HostedUI
 public import Foundation
+import Localization
 import StoragePostgres
 import StorageSQLite
 public import IdentityCore
@@ -79,7 +80,7 @@ public enum ConfigurationLoader {
         let verification = collector.read { () throws(ConfigurationError) in try parseVerification(yaml.child("verification")) }
         let admin = collector.read { () throws(ConfigurationError) in try parseAdmin(yaml.child("admin")) }
         let webhooks = collector.read { () throws(ConfigurationError) in try parseWebhooks(yaml.child("webhooks")) }
-        let branding = collector.read { () throws(ConfigurationError) in
+        let brandingAndWords = collector.read { () throws(ConfigurationError) in
             try parseBranding(yaml.child("branding"), publicURL: server?.publicURL, readFile: readFile)
         }
         try collector.throwIfAny()
@@ -87,7 +88,7 @@ public enum ConfigurationLoader {
         // Every part that failed recorded a problem, so after the check above each is here.
         guard let server, let database, let relyingParty, let clients, let tokens, let passkeys, let limits, let wellKnownCacheControl, let logging,
             let metrics, let auditRetention, let authenticatorNamesFile, let hostedPages, let faces, let secrets, let email, let verification, let admin, let webhooks,
-            let branding
+            let (branding, catalog, stringWarnings) = brandingAndWords
         else {
             throw ConfigurationError(key: "configuration", "could not be read")  // unreachable: every nil recorded a problem
         }
@@ -109,7 +110,7 @@ public enum ConfigurationLoader {
             hostedPages: hostedPages,
             faces: faces,
             sources: sources(file: file, environment: env, overrides: overrides),
-            warnings: warnings + branding.contrastWarnings,
+            warnings: warnings + branding.contrastWarnings + stringWarnings,
             databaseSource: database.source,
             secrets: secrets
         )
@@ -118,17 +119,39 @@ public enum ConfigurationLoader {
         configuration.admin = admin
         configuration.webhooks = webhooks
         configuration.branding = branding
+        configuration.strings = catalog
         return configuration
     }
 
-    /// `branding`: every key checked here, images and the stylesheet read now, so that a
-    /// missing file stops the start rather than a page.
-    private static func parseBranding(_ node: YAMLReader, publicURL: String?, readFile: (String) throws -> String) throws(ConfigurationError) -> Branding {
+    /// `branding`: every key checked here, images, the stylesheet and the operator's strings
+    /// read now, so that a missing file stops the start rather than a page.
+    /// - Returns: The brand, the words of the pages and emails, and warnings about strings
+    ///   no page uses.
+    private static func parseBranding(
+        _ node: YAMLReader, publicURL: String?, readFile: (String) throws -> String
+    ) throws(ConfigurationError) -> (Branding, StringCatalog, [String]) {
         var branding = Branding()
-        guard node.isPresent else { return branding }
+        guard node.isPresent else { return (branding, .shared, []) }
         try node.requireKeys([
             "name", "logo", "favicon", "primary_color", "accent_color", "theme", "support_url", "support_email", "terms_url", "privacy_url", "stylesheet",
+            "default_language", "strings_dir",
         ])
+        var catalog = StringCatalog.shared, stringWarnings: [String] = []
+        if let directory = try node.child("strings_dir").string() {
+            do {
+                (catalog, stringWarnings) = try StringCatalog.shared.overlaid(with: directory)
+            } catch {
+                throw node.child("strings_dir").error("\(error)")
+            }
+        }
+        if let tag = try node.child("default_language").string() {
+            guard let language = Language.matching(tag, among: catalog.languages), language.tag.lowercased() == tag.lowercased() || tag.count == 2 else {
+                throw node.child("default_language").error(
+                    "must be one of \(catalog.languages.map(\.tag).joined(separator: ", ")) (or a language strings_dir adds), found \"\(tag.prefix(20))\""
+                )
+            }
+            branding.defaultLanguage = language
+        }
         if let name = try node.child("name").string() {
             guard (1...100).contains(name.count), !name.contains(where: \.isNewline) else { throw node.child("name").error("must be 1 to 100 characters on one line") }
             branding.name = name
@@ -160,7 +183,7 @@ public enum ConfigurationLoader {
             guard css.utf8.count <= 256 * 1024 else { throw node.child("stylesheet").error("\(path) is larger than 256 KiB") }
             branding.stylesheet = css
         }
-        return branding
+        return (branding, catalog, stringWarnings.map { "branding.strings_dir: " + $0 })
     }
 
     /// The content types of the images a brand may serve, by file extension.

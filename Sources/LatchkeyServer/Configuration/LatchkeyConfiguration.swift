@@ -1,6 +1,7 @@
 public import AppAssociation
 public import HostedUI
 public import Foundation
+public import Localization
 public import StoragePostgres
 public import StorageSQLite
 public import IdentityCore
@@ -269,6 +270,9 @@ public struct LatchkeyConfiguration: Sendable {
     /// `branding`: the operator's name, images, colours and links on the hosted pages and
     /// in emails.
     public var branding = Branding()
+    /// The words of the hosted pages and emails: the built-in languages, with
+    /// `branding.strings_dir` laid over them.
+    public var strings = StringCatalog.shared
 
     /// The webhooks' endpoints.
     public struct Webhooks: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import IdentityCore
+import Localization
 import WebAuthn
 import Logging
 import ServiceLifecycle
@@ -43,7 +44,15 @@ struct AccountMailService: Service {
         }
     }
 
+    /// Queues the event's mail in the language of the request that caused it, where the
+    /// hosted pages named one.
     func handle(_ event: AuditEvent) async throws {
+        try await RequestLanguage.$current.withValue(event.origin?.language.map(Language.init)) {
+            try await mail(for: event)
+        }
+    }
+
+    private func mail(for event: AuditEvent) async throws {
         guard let userID = event.userID, let user = try await storage.user(id: userID) else { return }
         switch event.kind {
         case .signup:

@@ -68,6 +68,15 @@ final class SMTPSink: @unchecked Sendable {
             return nil
         }
 
+        /// The subject, its RFC 2047 encoded words (`=?UTF-8?B?…?=`) decoded.
+        var subject: String {
+            let words = (header("Subject") ?? "").split(separator: " ")
+            return words.map { word -> String in
+                guard word.hasPrefix("=?UTF-8?B?"), word.hasSuffix("?="), let data = Data(base64Encoded: String(word.dropFirst(10).dropLast(2))) else { return String(word) + " " }
+                return String(decoding: data, as: UTF8.self)
+            }.joined().trimmingCharacters(in: .whitespaces)
+        }
+
         /// The decoded text of each MIME part (base64 bodies), joined.
         var text: String {
             var decoded: [String] = []
@@ -103,7 +112,7 @@ final class SMTPSink: @unchecked Sendable {
     func waitForMessage(to recipient: String, subject: String, after count: Int = 0, timeout: TimeInterval = 30) async throws -> Message {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let found = messages().dropFirst(count).first(where: { $0.recipients.contains(recipient) && ($0.header("Subject") ?? "").contains(subject) }) {
+            if let found = messages().dropFirst(count).first(where: { $0.recipients.contains(recipient) && $0.subject.contains(subject) }) {
                 return found
             }
             try await Task.sleep(for: .milliseconds(50))

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthnCorpus
 
 // Linux only (Glibc's posix_spawn and siginfo_t), like the Chromium the tests run.
 import Glibc
@@ -74,10 +75,17 @@ final class ChromiumProcess: @unchecked Sendable {
     }
 
     /// Opens a new `about:blank` tab, attaches a flattened session to it and enables the
-    /// Page and Runtime domains.
-    func newTab() async throws -> BrowserTab {
+    /// Page and Runtime domains. `isolated` opens it in a browser context of its own (no
+    /// shared cookies or storage: another browser, as far as a server can tell).
+    func newTab(isolated: Bool = false) async throws -> BrowserTab {
         do {
-            let created = try await connection.send("Target.createTarget", ["url": .string("about:blank")])
+            var parameters: [String: JSONValue] = ["url": .string("about:blank")]
+            if isolated {
+                let context = try await connection.send("Target.createBrowserContext")
+                guard let contextID = context["browserContextId"]?.string else { throw TestFailure("Target.createBrowserContext returned \(context)") }
+                parameters["browserContextId"] = .string(contextID)
+            }
+            let created = try await connection.send("Target.createTarget", parameters)
             guard let targetID = created["targetId"]?.string else {
                 throw TestFailure("Target.createTarget returned no targetId: \(created)")
             }
