@@ -114,11 +114,11 @@ enum FailureWords {
                 return (t("error.reason.verification"), message)
             default:
                 let key = "error.reason." + reason.rawValue
-                if t.keys.contains(key) { return (t(key), message) }
+                if t.knows(key) { return (t(key), message) }
             }
         }
         let key = "error.code." + code
-        return (t(t.keys.contains(key) ? key : "error.code.invalid_request"), message)
+        return (t(t.knows(key) ? key : "error.code.invalid_request"), message)
     }
 }
 

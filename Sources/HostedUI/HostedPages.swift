@@ -42,6 +42,11 @@ public struct HostedPages: Sendable {
     public let branding: Branding
     /// The pages' words in every language.
     public let catalog: StringCatalog
+    /// Each language with its own name, as the picker lists them.
+    let languageNames: [(language: Language, name: String)]
+    /// The scripts' messages of each language, as the JSON block every page carries: made
+    /// once, not per page.
+    let scriptMessages: [Language: String]
     /// The product's name on the pages: the brand's, else the relying party's.
     var siteName: String { branding.name ?? relyingPartyName }
     /// The origin of the public URL, which every state-changing request must come from.
@@ -67,6 +72,8 @@ public struct HostedPages: Sendable {
         self.defaultRegion = defaultRegion
         self.branding = branding
         self.catalog = catalog
+        self.languageNames = catalog.languages.map { ($0, catalog.strings($0)("language.name")) }
+        self.scriptMessages = Dictionary(uniqueKeysWithValues: catalog.languages.map { ($0, HTML.jsonScript(catalog.strings($0).scriptMessages)) })
         self.publicOrigin = publicOrigin.lowercased()
         self.random = random
         self.passkeys = passkeys

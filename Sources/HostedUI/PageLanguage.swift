@@ -16,7 +16,7 @@ extension HostedPages {
 
     /// The language `request` asks for.
     func language(of request: Request) -> Language {
-        LanguageChoice(available: catalog.languages, fallback: branding.defaultLanguage).choose(
+        LanguageChoice(available: languageNames.map(\.language), fallback: branding.defaultLanguage).choose(
             query: request.uri.queryParameters["lang"].map(String.init), cookie: Cookies.value(languageCookie, in: request),
             acceptLanguage: request.headers[.acceptLanguage]
         )
@@ -28,7 +28,9 @@ extension HostedPages {
     /// The cookie that remembers a language picked with `?lang=`, when the request picked one
     /// there is strings for.
     func languageCookieUpdate(for request: Request) -> String? {
-        guard let asked = request.uri.queryParameters["lang"], let language = Language.matching(String(asked), among: catalog.languages) else { return nil }
+        guard let asked = request.uri.queryParameters["lang"], let language = Language.matching(String(asked), among: languageNames.map(\.language)) else {
+            return nil
+        }
         guard Cookies.value(languageCookie, in: request) != language.tag else { return nil }
         return Cookies.setCookie(languageCookie, language.tag, maxAge: Self.languageCookieLifetime, sameSite: "Lax", secure: secureCookies)
     }
@@ -40,8 +42,11 @@ extension HostedPages {
         // sent back as written it would arrive as a plus sign.
         func decoded(_ text: Substring) -> String { String(text).replacingOccurrences(of: "+", with: " ") }
         let query = request.uri.queryParameters.filter { $0.key != "lang" }.map { (name: decoded($0.key), value: decoded($0.value)) }
-        let picker = LanguagePicker(languages: catalog.languages.map { ($0, catalog.strings($0)("language.name")) }, path: request.uri.path, query: query)
-        return PageLayout(title: title, branding: branding, siteName: siteName, page: page, csrfToken: csrfToken, t: t, picker: picker, dataAttributes: data, signedIn: signedIn)
+        let picker = LanguagePicker(languages: languageNames, path: request.uri.path, query: query)
+        return PageLayout(
+            title: title, branding: branding, siteName: siteName, page: page, csrfToken: csrfToken, t: t, picker: picker,
+            messages: scriptMessages[t.language] ?? HTML.jsonScript(t.scriptMessages), dataAttributes: data, signedIn: signedIn
+        )
     }
 }
 

@@ -28,8 +28,8 @@ public struct Strings: Sendable {
         Placeholders.fill(template, values)
     }
 
-    /// Whether the language has its own value for `key` (else English stands in).
-    public func has(_ key: String) -> Bool { table?.entries[key] != nil }
+    /// Whether `key` is one Latchkey has words for (English has every key).
+    public func knows(_ key: String) -> Bool { english.entries[key] != nil }
 
     /// The unfilled value of `key`: its plural form for `count` when it has forms.
     public func text(_ key: String, count: Int? = nil) -> String {

@@ -45,6 +45,8 @@ struct PageLayout {
     var t: Strings
     /// The language picker's choices and where it sends the browser.
     var picker = LanguagePicker()
+    /// The scripts' messages in the page's language, as JSON for a script block.
+    var messages = "{}"
     var dataAttributes: [String: String] = [:]
     var signedIn = false
 
@@ -60,9 +62,6 @@ struct PageLayout {
         if branding.hasStylesheet { head += "<link rel=\"stylesheet\" href=\"\(Branding.stylesheetPath)\">\n" }
         // The logo stands beside the name, which says it: the image itself needs no words.
         let logo = branding.logo.map { "<img src=\"\(HTML.escape(Branding.source(of: $0, servedAt: Branding.logoPath)))\" alt=\"\">" } ?? ""
-        // The strings the scripts show, in the page's language (latchkey.js and ui.js fall
-        // back to their own English without them).
-        let messages = HTML.jsonScript(t.scriptMessages)
         return """
             <!doctype html>
             <html lang="\(HTML.escape(t.language.tag))" dir="\(t.language.direction)" data-theme="\(branding.theme.rawValue)">

@@ -58,7 +58,7 @@ public struct MailTemplates: Sendable {
         let key = "mail." + kind.rawValue
         var plain = values
         if let minutes = values["minutes"] { plain["count"] = minutes }
-        if let method = values["method"], t.keys.contains("mail.method." + method) { plain["method"] = t("mail.method." + method) }
+        if let method = values["method"], t.knows("mail.method." + method) { plain["method"] = t("mail.method." + method) }
         let escaped = plain.mapValues(HTMLText.escape)
         let subject = (own[.subject].map { Self.fill($0, plain) } ?? t(key + ".subject", plain)).components(separatedBy: .newlines).joined(separator: " ")
         let lines = ["mail.greeting", key + ".body", key + ".note"]
