@@ -22,8 +22,9 @@ extension HostedPages {
         )
     }
 
-    /// The words for `request`.
-    func strings(for request: Request) -> Strings { catalog.strings(language(of: request)) }
+    /// The words for `request`: in the language ``RequestLanguageMiddleware`` chose for it
+    /// (the pages and their calls run inside it), else chosen now.
+    func strings(for request: Request) -> Strings { catalog.strings(RequestLanguage.current ?? language(of: request)) }
 
     /// The cookie that remembers a language picked with `?lang=`, when the request picked one
     /// there is strings for.
