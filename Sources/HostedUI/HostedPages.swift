@@ -44,6 +44,8 @@ public struct HostedPages: Sendable {
     public let catalog: StringCatalog
     /// Each language with its own name, as the picker lists them.
     let languageNames: [(language: Language, name: String)]
+    /// The languages there are words for.
+    let languages: [Language]
     /// The scripts' messages of each language, as the JSON block every page carries: made
     /// once, not per page.
     let scriptMessages: [Language: String]
@@ -73,6 +75,7 @@ public struct HostedPages: Sendable {
         self.branding = branding
         self.catalog = catalog
         self.languageNames = catalog.languages.map { ($0, catalog.strings($0)("language.name")) }
+        self.languages = catalog.languages
         self.scriptMessages = Dictionary(uniqueKeysWithValues: catalog.languages.map { ($0, HTML.jsonScript(catalog.strings($0).scriptMessages)) })
         self.publicOrigin = publicOrigin.lowercased()
         self.random = random

@@ -16,7 +16,7 @@ extension HostedPages {
 
     /// The language `request` asks for.
     func language(of request: Request) -> Language {
-        LanguageChoice(available: languageNames.map(\.language), fallback: branding.defaultLanguage).choose(
+        LanguageChoice(available: languages, fallback: branding.defaultLanguage).choose(
             query: request.uri.queryParameters["lang"].map(String.init), cookie: Cookies.value(languageCookie, in: request),
             acceptLanguage: request.headers[.acceptLanguage]
         )
@@ -29,7 +29,7 @@ extension HostedPages {
     /// The cookie that remembers a language picked with `?lang=`, when the request picked one
     /// there is strings for.
     func languageCookieUpdate(for request: Request) -> String? {
-        guard let asked = request.uri.queryParameters["lang"], let language = Language.matching(String(asked), among: languageNames.map(\.language)) else {
+        guard let asked = request.uri.queryParameters["lang"], let language = Language.matching(String(asked), among: languages) else {
             return nil
         }
         guard Cookies.value(languageCookie, in: request) != language.tag else { return nil }

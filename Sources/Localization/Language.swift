@@ -5,10 +5,18 @@ import Foundation
 public struct Language: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The BCP 47 tag.
     public let tag: String
+    /// The tag lowercased, for matching (tags are case-insensitive).
+    let key: String
 
     /// A language by its tag, as given (see ``matching(_:among:)`` to find one from a
     /// browser's preference).
-    public init(_ tag: String) { self.tag = tag }
+    public init(_ tag: String) {
+        self.tag = tag
+        self.key = tag.lowercased()
+    }
+
+    public static func == (lhs: Language, rhs: Language) -> Bool { lhs.tag == rhs.tag }
+    public func hash(into hasher: inout Hasher) { hasher.combine(tag) }
 
     public static let english = Language("en")
     public static let german = Language("de")
@@ -25,7 +33,7 @@ public struct Language: Hashable, Sendable, Comparable, CustomStringConvertible 
     public static let builtIn: [Language] = [english, german, french, spanish, brazilianPortuguese, italian, dutch, japanese, simplifiedChinese, arabic]
 
     /// The primary subtag, lowercased: `pt` for `pt-BR`.
-    public var primary: String { tag.split(separator: "-").first.map { $0.lowercased() } ?? tag.lowercased() }
+    public var primary: String { key.split(separator: "-").first.map(String.init) ?? key }
 
     /// Whether the script runs right to left, so that the page is `dir="rtl"`.
     public var isRightToLeft: Bool { ["ar", "he", "fa", "ur", "yi", "ps", "ckb", "dv"].contains(primary) }
@@ -39,15 +47,18 @@ public struct Language: Hashable, Sendable, Comparable, CustomStringConvertible 
     /// `zh-Hant` find nothing, because Traditional Chinese readers should not be handed
     /// Simplified characters.
     public static func matching(_ tag: String, among available: [Language]) -> Language? {
-        let wanted = tag.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "-").lowercased()
+        // Every request asks this: plain string work, no Foundation scanning.
+        var wanted = tag.lowercased()
+        if wanted.utf8.contains(UInt8(ascii: " ")) { wanted = String(wanted.filter { $0 != " " }) }
+        if wanted.utf8.contains(UInt8(ascii: "_")) { wanted = String(wanted.map { $0 == "_" ? "-" : $0 }) }
         guard !wanted.isEmpty, wanted != "*" else { return nil }
-        if let exact = available.first(where: { $0.tag.lowercased() == wanted }) { return exact }
+        if let exact = available.first(where: { $0.key == wanted }) { return exact }
         let parts = wanted.split(separator: "-").map(String.init)
         guard let primary = parts.first else { return nil }
         let candidates = available.filter { $0.primary == primary }
         if primary == "zh" {
             let traditional = parts.contains("hant") || parts.contains { ["tw", "hk", "mo"].contains($0) }
-            return traditional ? candidates.first { $0.tag.lowercased().contains("hant") } : candidates.first { !$0.tag.lowercased().contains("hant") }
+            return traditional ? candidates.first { $0.key.contains("hant") } : candidates.first { !$0.key.contains("hant") }
         }
         return candidates.first
     }

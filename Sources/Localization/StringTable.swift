@@ -126,7 +126,8 @@ enum Placeholders {
     /// brace is kept as written. Values are not scanned again, so a value cannot inject a
     /// placeholder.
     static func fill(_ text: String, _ values: [String: String]) -> String {
-        guard text.contains("{") else { return text }
+        // Most strings have no placeholder: a byte scan, not a walk by grapheme.
+        guard !values.isEmpty, text.utf8.contains(UInt8(ascii: "{")) else { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count + 32)
         var rest = Substring(text)
