@@ -35,6 +35,20 @@ extension Router {
         get(RouterPath(Branding.stylesheetPath)) { _, _ in Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: css)) }
     }
 
+    /// Each language's messages for the scripts, as a script that hands them to
+    /// `latchkey.js` (`window.LatchkeyMessages`): cached by the browser like the other
+    /// scripts rather than carried by every page, and usable by an app's own pages too.
+    func addMessageAssets(_ pages: HostedPages) {
+        let headers: HTTPFields = [
+            .contentType: "text/javascript; charset=utf-8", .cacheControl: "public, max-age=300",
+            HTTPField.Name("X-Content-Type-Options")!: "nosniff", .accessControlAllowOrigin: "*",
+        ]
+        for (language, json) in pages.scriptMessages {
+            let script = ByteBuffer(string: "window.LatchkeyMessages = \(json);\n")
+            get(RouterPath(HostedPages.messagesPath(language))) { _, _ in Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: script)) }
+        }
+    }
+
     func addHostedAssets() {
         for (path, file) in Assets.files {
             guard let bytes = Assets.load(file.resource, file.type) else { continue }

@@ -46,9 +46,11 @@ public struct HostedPages: Sendable {
     let languageNames: [(language: Language, name: String)]
     /// The languages there are words for.
     let languages: [Language]
-    /// The scripts' messages of each language, as the JSON block every page carries: made
-    /// once, not per page.
+    /// The scripts' messages of each language, as JSON: made once, served as a script.
     let scriptMessages: [Language: String]
+
+    /// Where a language's messages for the scripts are served.
+    static func messagesPath(_ language: Language) -> String { "/ui/assets/messages/\(language.tag).js" }
     /// The product's name on the pages: the brand's, else the relying party's.
     var siteName: String { branding.name ?? relyingPartyName }
     /// The origin of the public URL, which every state-changing request must come from.

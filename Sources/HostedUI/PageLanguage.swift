@@ -46,7 +46,7 @@ extension HostedPages {
         let picker = LanguagePicker(languages: languageNames, path: request.uri.path, query: query)
         return PageLayout(
             title: title, branding: branding, siteName: siteName, page: page, csrfToken: csrfToken, t: t, picker: picker,
-            messages: scriptMessages[t.language] ?? HTML.jsonScript(t.scriptMessages), dataAttributes: data, signedIn: signedIn
+            dataAttributes: data, signedIn: signedIn
         )
     }
 }

@@ -98,6 +98,7 @@ extension Router where Context == FaceRequestContext {
         open.group().add(middleware: StateCreatingRoutesMiddleware<HostedPageContext>()).addLogoutEndpoints(pages)
         addHostedPageActions(pages)
         addHostedAssets()
+        addMessageAssets(pages)
         addBrandAssets(pages.branding)
     }
 }

@@ -18,6 +18,12 @@ struct LanguageTests {
         #expect(browser.header("Content-Language") == "de")
         #expect(browser.text.contains("<h1>Anmelden</h1>"))
         #expect(!(browser.header("Set-Cookie") ?? "").contains("latchkey_lang"), "only a choice sets the cookie")
+        // The scripts' messages in the page's language, a cacheable script of their own.
+        #expect(browser.text.contains("<script src=\"/ui/assets/messages/de.js\" defer></script>"))
+        let messages = try await http.send("GET", "/ui/assets/messages/de.js", contentType: nil)
+        #expect(messages.status == 200 && messages.header("Content-Type") == "text/javascript; charset=utf-8")
+        #expect(messages.text.hasPrefix("window.LatchkeyMessages = {") && messages.text.contains(StringCatalog.shared.strings(.german)("js.session_ended")))
+        #expect(try await http.send("GET", "/ui/assets/messages/xx.js", contentType: nil).status == 404)
 
         let picked = try await http.send("GET", "/signup?lang=ar&return_to=%2Faccount", contentType: nil, headers: ["Accept-Language": "de"])
         #expect(picked.text.contains("<html lang=\"ar\" dir=\"rtl\""))

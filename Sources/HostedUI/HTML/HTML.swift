@@ -45,8 +45,6 @@ struct PageLayout {
     var t: Strings
     /// The language picker's choices and where it sends the browser.
     var picker = LanguagePicker()
-    /// The scripts' messages in the page's language, as JSON for a script block.
-    var messages = "{}"
     var dataAttributes: [String: String] = [:]
     var signedIn = false
 
@@ -71,7 +69,7 @@ struct PageLayout {
             <meta name="latchkey-csrf" content="\(HTML.escape(csrfToken))">
             <title>\(HTML.escape(title)) · \(HTML.escape(siteName))</title>
             <link rel="stylesheet" href="/ui/assets/ui.css">
-            \(head)<script type="application/json" id="latchkey-messages">\(messages)</script>
+            \(head)<script src="\(HTML.escape(HostedPages.messagesPath(t.language)))" defer></script>
             <script src="/latchkey.js" defer></script>
             <script src="/ui/assets/ui.js" defer></script>
             </head>

@@ -238,9 +238,9 @@
   }
 
   /**
-   * The words latchkey.js shows, by key. English is built in; a hosted page carries its
-   * language's in `<script type="application/json" id="latchkey-messages">`, and an app may
-   * add its own with `Latchkey.setMessages({...})`. A plural entry is an object of CLDR
+   * The words latchkey.js shows, by key. English is built in; a hosted page loads its
+   * language's first (`/ui/assets/messages/<tag>.js` sets `window.LatchkeyMessages`; an
+   * app's page may load one too), and an app may add its own with `Latchkey.setMessages`. A plural entry is an object of CLDR
    * forms (`one`, `other`, …), chosen with `Intl.PluralRules` for the page's `lang`.
    */
   var messages = { "js.server_answered": "The server answered {status}." };
@@ -250,12 +250,11 @@
     Object.keys(table || {}).forEach(function (key) { messages[key] = table[key]; });
   }
 
-  /** The page's own messages, once, before anything an app adds. */
+  /** The page's language's messages, once, before anything an app adds. */
   function readPageMessages() {
-    if (pageMessagesRead || typeof document === "undefined") return;
+    if (pageMessagesRead) return;
     pageMessagesRead = true;
-    var element = document.getElementById("latchkey-messages");
-    try { if (element) merge(JSON.parse(element.textContent)); } catch (ignored) { /* keep English */ }
+    if (global.LatchkeyMessages && typeof global.LatchkeyMessages === "object") merge(global.LatchkeyMessages);
   }
 
   /** Adds or replaces messages: an app's own words win over the page's. */
