@@ -122,28 +122,28 @@ enum Placeholders {
         return names
     }
 
-    /// `text` with each `{name}` that has a value replaced by it, in one pass; any other
-    /// brace is kept as written. Values are not scanned again, so a value cannot inject a
-    /// placeholder.
-    static func fill(_ text: String, _ values: [String: String]) -> String {
+    /// `text` with each `{name}` (or, with other delimiters, `{{name}}`) that has a value
+    /// replaced by it, in one pass; anything else is kept as written. Values are not
+    /// scanned again, so a value cannot inject a placeholder.
+    static func fill(_ text: String, _ values: [String: String], open: String = "{", close: String = "}") -> String {
         // Most strings have no placeholder: a byte scan, not a walk by grapheme.
-        guard !values.isEmpty, text.utf8.contains(UInt8(ascii: "{")) else { return text }
+        guard !values.isEmpty, let first = open.utf8.first, text.utf8.contains(first) else { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count + 32)
         var rest = Substring(text)
-        while let open = rest.firstIndex(of: "{") {
-            result += rest[..<open]
-            let after = rest[rest.index(after: open)...]
-            guard let close = after.firstIndex(of: "}") else {
-                rest = rest[open...]
+        while let opening = rest.firstRange(of: open) {
+            result += rest[..<opening.lowerBound]
+            let after = rest[opening.upperBound...]
+            guard let closing = after.firstRange(of: close) else {
+                rest = rest[opening.lowerBound...]
                 break
             }
-            if let value = values[String(after[..<close])] {
+            if let value = values[String(after[..<closing.lowerBound])] {
                 result += value
             } else {
-                result += rest[open...close]
+                result += rest[opening.lowerBound..<closing.upperBound]
             }
-            rest = after[after.index(after: close)...]
+            rest = after[closing.upperBound...]
         }
         return result + rest
     }

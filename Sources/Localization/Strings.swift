@@ -23,9 +23,10 @@ public struct Strings: Sendable {
     }
 
     /// `template` with each `{name}` that has a value replaced by it, in one pass (a value
-    /// is not scanned again, so it cannot bring in a placeholder of its own).
-    public static func fill(_ template: String, _ values: [String: String]) -> String {
-        Placeholders.fill(template, values)
+    /// is not scanned again, so it cannot bring in a placeholder of its own). `open` and
+    /// `close` name other delimiters (an operator's mail templates use `{{name}}`).
+    public static func fill(_ template: String, _ values: [String: String], open: String = "{", close: String = "}") -> String {
+        Placeholders.fill(template, values, open: open, close: close)
     }
 
     /// Whether `key` is one Latchkey has words for (English has every key).

@@ -322,7 +322,7 @@ public struct AccountRecoveryService: Sendable {
             // A stand-in's code never matches, so a code that did is an account's.
             guard let user else { throw IdentityError(.invalidGrant, Self.invalidCode.message, reason: .invalidCode) }
             _ = try await storage.revokeAllSessions(userID: user.id, at: clock.now())
-            return try await recovered(user, method: "email code", clientID: clientID, origin: origin)
+            return try await recovered(user, method: .emailCode, clientID: clientID, origin: origin)
         case (nil, let saved?):
             try await rateLimits?.admit(identifier: identifier)
             let user = try await storage.user(identifier: identifier)
@@ -335,7 +335,7 @@ public struct AccountRecoveryService: Sendable {
             }
             // The person is back: a run of wrong emailed codes someone else made ends too.
             try await storage.resetAccountCounter(.codeFailures, subject: user.id)
-            return try await recovered(user, method: "a saved recovery code", clientID: clientID, origin: origin)
+            return try await recovered(user, method: .recoveryCode, clientID: clientID, origin: origin)
         }
     }
 
@@ -399,20 +399,33 @@ public struct AccountRecoveryService: Sendable {
             try await storage.record(AuditEvent(time: clock.now(), kind: .recoveryFailed, userID: user.id, clientID: clientID, detail: "enrollment link", origin: origin))
             throw IdentityError(.invalidGrant, error.message, reason: error.reason)
         }
-        return try await recovered(user, method: "an enrollment link", clientID: clientID, origin: origin)
+        return try await recovered(user, method: .enrollmentLink, clientID: clientID, origin: origin)
     }
 
-    private func recovered(_ user: User, method: String, clientID: String?, origin: RequestOrigin?) async throws -> User {
+    /// How an account got back in: its raw value keys the mail's words, its detail is the
+    /// audit trail's (as it always read).
+    private enum RecoveryMethod: String {
+        case emailCode = "email_code", recoveryCode = "recovery_code", enrollmentLink = "enrollment_link"
+
+        var auditDetail: String {
+            switch self {
+            case .emailCode: "email code"
+            case .recoveryCode: "a saved recovery code"
+            case .enrollmentLink: "an enrollment link"
+            }
+        }
+    }
+
+    private func recovered(_ user: User, method: RecoveryMethod, clientID: String?, origin: RequestOrigin?) async throws -> User {
         let now = clock.now()
         guard !user.isDisabled else {
             try await storage.record(AuditEvent(time: now, kind: .recoveryFailed, userID: user.id, clientID: clientID, detail: "account disabled", origin: origin))
             throw IdentityError.accountDisabled
         }
-        try await storage.record(AuditEvent(time: now, kind: .accountRecovered, userID: user.id, clientID: clientID, detail: method, origin: origin))
+        try await storage.record(AuditEvent(time: now, kind: .accountRecovered, userID: user.id, clientID: clientID, detail: method.auditDetail, origin: origin))
         if user.isEmailVerified {
-            // The message names the way in its reader's language (`mail.method.*`).
-            let methodKey = ["email code": "email_code", "a saved recovery code": "recovery_code", "an enrollment link": "enrollment_link"][method] ?? method
-            try await mailer.queue(.accountRecovered, to: user, values: ["method": methodKey])
+            // The message names the way in its reader's language (`mail.method.<raw value>`).
+            try await mailer.queue(.accountRecovered, to: user, values: ["method": method.rawValue])
         }
         return user
     }

@@ -59,41 +59,24 @@ public struct MailTemplates: Sendable {
         var plain = values
         if let minutes = values["minutes"] { plain["count"] = minutes }
         if let method = values["method"], t.knows("mail.method." + method) { plain["method"] = t("mail.method." + method) }
-        let escaped = plain.mapValues(HTMLText.escape)
+        var markup = plain.mapValues(HTMLText.escape)
+        // The code stands out: it is what the reader came for.
+        if let code = markup["code"] { markup["code"] = "<strong style=\"font-size:1.4em;letter-spacing:0.1em\">\(code)</strong>" }
         let subject = (own[.subject].map { Self.fill($0, plain) } ?? t(key + ".subject", plain)).components(separatedBy: .newlines).joined(separator: " ")
-        let lines = ["mail.greeting", key + ".body", key + ".note"]
-        func line(_ key: String, _ values: [String: String]) -> String {
-            values["count"].flatMap(Int.init).map { t(key, count: $0, values) } ?? t(key, values)
-        }
+        // The built-in body's sentences, each in the plural form its count takes.
+        let sentences = ["mail.greeting", key + ".body", key + ".note"].map { t.text($0, count: plain["count"].flatMap(Int.init)) }
         let text = own[.txt].map { Self.fill($0, plain) }
-            ?? branding.text(around: lines.map { line($0, plain) }.joined(separator: "\n\n") + "\n", t)
-        let html = own[.html].map { Self.fill($0, escaped) } ?? branding.html(around: Self.page(lines.map { lineKey -> String in
-            // The code stands out: it is what the reader came for.
-            var values = escaped
-            if let code = values["code"] { values["code"] = "<strong style=\"font-size:1.4em;letter-spacing:0.1em\">\(code)</strong>" }
-            return Strings.fill(HTMLText.escape(t.text(lineKey, count: values["count"].flatMap(Int.init))), values)
-        }, direction: language.direction, language: language.tag), service: plain["service"] ?? "", t)
+            ?? branding.text(around: sentences.map { Strings.fill($0, plain) }.joined(separator: "\n\n") + "\n", t)
+        let html = own[.html].map { Self.fill($0, plain.mapValues(HTMLText.escape)) } ?? branding.html(
+            around: Self.page(sentences.map { Strings.fill(HTMLText.escape($0), markup) }, direction: language.direction, language: language.tag),
+            service: plain["service"] ?? "", t
+        )
         return Template(subject: subject, text: text, html: html)
     }
 
-    /// One pass over an operator's template: each `{{name}}` with a value is replaced,
-    /// anything else is kept as written.
+    /// An operator's template filled: `{{name}}` placeholders.
     private static func fill(_ template: String, _ values: [String: String]) -> String {
-        var result = ""
-        result.reserveCapacity(template.utf8.count + 64)
-        var rest = Substring(template)
-        while let open = rest.range(of: "{{") {
-            result += rest[..<open.lowerBound]
-            let after = rest[open.upperBound...]
-            guard let close = after.range(of: "}}") else {
-                rest = rest[open.lowerBound...]
-                break
-            }
-            let name = String(after[..<close.lowerBound])
-            if let value = values[name] { result += value } else { result += rest[open.lowerBound..<close.upperBound] }
-            rest = after[close.upperBound...]
-        }
-        return result + rest
+        Strings.fill(template, values, open: "{{", close: "}}")
     }
 
     /// The built-in HTML body: the paragraphs, in the language's direction.
