@@ -206,7 +206,9 @@ let package = Package(
                 "FaceFrame", "IdentityCore", "Localization", "WebAuthn", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
             ],
-            resources: [.copy("Resources/latchkey.js"), .copy("Resources/ui.js"), .copy("Resources/ui.css")],
+            resources: [
+                .copy("Resources/latchkey.js"), .copy("Resources/ui.js"), .copy("Resources/ui.css"), .copy("Resources/console.js"), .copy("Resources/console.css"),
+            ],
             swiftSettings: strictSettings
         ),
         // The SDK apps add: the API client and the flows, on LatchkeyWire alone.

@@ -154,10 +154,7 @@ struct AdminAPIHandler: APIProtocol {
         }
         let userID = UserID(rawValue: input.path.id)
         let made = try await services.recovery.createEnrollmentLink(userID: userID, lifetime: lifetime, by: key.actor, origin: AdminCaller.origin)
-        // In the fragment: a browser sends neither it nor the code in it to any server.
-        var fragment = URLComponents()
-        fragment.queryItems = [URLQueryItem(name: "user", value: userID.rawValue), URLQueryItem(name: "code", value: made.code)]
-        let url = services.publicURL + "/enroll#" + (fragment.percentEncodedQuery ?? "")
+        let url = AccountRecoveryService.enrollmentURL(publicURL: services.publicURL, userID: userID, code: made.code)
         return .created(.init(body: .json(.init(url: url, code: made.code, expiresAt: made.expiresAt))))
     }
 
@@ -230,6 +227,27 @@ struct AdminAPIHandler: APIProtocol {
         return .ok(.init(body: .applicationXNdjson(HTTPBody(lines, length: .unknown, iterationBehavior: .single))))
     }
 
+    // MARK: - Stats
+
+    func getStats(_ input: Operations.GetStats.Input) async throws -> Operations.GetStats.Output {
+        _ = try AdminCaller.require(.events, writes: false)
+        guard let stats = services.stats else { throw IdentityError(.notFound, "this server keeps no statistics") }
+        let to = input.query.to ?? Date()
+        let from = input.query.from ?? to.addingTimeInterval(-30 * 86_400)
+        let intervals = try await stats.intervals(from: from, to: to)
+        let names = services.authenticatorNames
+        return .ok(.init(body: .json(.init(intervals: intervals.map { interval in
+            Components.Schemas.StatsInterval(
+                start: interval.start,
+                signIns: .init(passkey: Int(interval.passkeySignIns), password: Int(interval.passwordSignIns), recovery: Int(interval.recoverySignIns)),
+                signUps: Int(interval.signUps), signUpsStarted: Int(interval.signUpsStarted),
+                failures: .init(additionalProperties: interval.failures.mapValues { Int($0) }),
+                providers: .init(additionalProperties: interval.providerNames(names).mapValues { Int($0) }),
+                synced: Int(interval.synced), deviceBound: Int(interval.deviceBound), hybrid: Int(interval.hybrid)
+            )
+        }))))
+    }
+
     // MARK: - Webhooks
 
     func listWebhookEndpoints(_ input: Operations.ListWebhookEndpoints.Input) async throws -> Operations.ListWebhookEndpoints.Output {
@@ -294,9 +312,8 @@ struct AdminAPIHandler: APIProtocol {
         }
         let metadata = configured.metadata
         let blob = metadata.blob
-        let refused = (blob?.entries ?? []).compactMap { entry -> Components.Schemas.MetadataState.RefusedModelsPayloadPayload? in
-            guard let latest = entry.latestStatus, metadata.refusedStatuses.contains(latest.status) else { return nil }
-            return .init(identifier: entry.aaguid.map { $0.uuidString.lowercased() } ?? entry.identifier, description: entry.description, status: latest.status, effectiveDate: latest.effectiveDate)
+        let refused = metadata.refusedModels.map {
+            Components.Schemas.MetadataState.RefusedModelsPayloadPayload(identifier: $0.identifier, description: $0.description, status: $0.status, effectiveDate: $0.effectiveDate)
         }
         return .ok(.init(body: .json(.init(
             configured: true, source: configured.source, blobNumber: blob?.number, nextUpdate: blob?.nextUpdateDate, entries: blob?.entries.count,
@@ -348,16 +365,8 @@ struct AdminAPIHandler: APIProtocol {
             // The document lists every kind; a test holds the two together.
             throw IdentityError(.invalidRequest, "event \(logged.id) has a type the document does not list: \(event.kind.rawValue)")
         }
-        let actor: Components.Schemas.Actor
-        if let name = event.actor, name.hasPrefix(AuditEvent.adminKeyActorPrefix) {
-            actor = .init(_type: .adminKey, id: String(name.dropFirst(AuditEvent.adminKeyActorPrefix.count)))
-        } else if event.actor == AuditEvent.commandLineActor {
-            actor = .init(_type: .cli)
-        } else if let userID = event.userID {
-            actor = .init(_type: .user, id: userID.rawValue)
-        } else {
-            actor = .init(_type: .system)
-        }
+        let who = event.actorKind
+        let actor = Components.Schemas.Actor(_type: Components.Schemas.Actor._TypePayload(rawValue: who.type) ?? .system, id: who.id)
         return Components.Schemas.Event(
             id: String(logged.id), time: event.time, _type: type, actor: actor, userId: event.userID?.rawValue, clientId: event.clientID,
             credentialId: event.credentialID, ip: event.origin?.ip, userAgent: event.origin?.userAgent,

@@ -26,12 +26,16 @@ public struct AdminAPIServices: Sendable {
     public let publicURL: String
     /// Imports accounts from other identity servers.
     public let importer: AccountImporter
+    /// The daily rollups `GET /admin/v1/stats` reads.
+    public let stats: StatsService?
 
     /// Drops a trailing slash from `publicURL`.
     public init(
         admin: AdminService, recovery: AccountRecoveryService, importer: AccountImporter, publicURL: String, clients: ClientRegistry,
-        authenticatorNames: AuthenticatorNames, isPublic: Bool, webhookEndpoints: [WebhookEndpoint] = [], metadata: (source: String, metadata: AttestationMetadata)? = nil
+        authenticatorNames: AuthenticatorNames, isPublic: Bool, webhookEndpoints: [WebhookEndpoint] = [], metadata: (source: String, metadata: AttestationMetadata)? = nil,
+        stats: StatsService? = nil
     ) {
+        self.stats = stats
         self.importer = importer
         self.recovery = recovery
         self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL

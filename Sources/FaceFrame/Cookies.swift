@@ -18,9 +18,10 @@ package enum Cookies {
         return found.count == 1 ? found[0] : nil
     }
 
-    /// A `Set-Cookie` value: always `Path=/` and `HttpOnly`; `Secure` when asked.
-    package static func setCookie(_ name: String, _ value: String, maxAge: Int?, sameSite: String, secure: Bool) -> String {
-        var parts = ["\(name)=\(value)", "Path=/", "HttpOnly", "SameSite=\(sameSite)"]
+    /// A `Set-Cookie` value: `Path=/` unless another is given, always `HttpOnly`; `Secure`
+    /// when asked.
+    package static func setCookie(_ name: String, _ value: String, maxAge: Int?, sameSite: String, secure: Bool, path: String = "/") -> String {
+        var parts = ["\(name)=\(value)", "Path=\(path)", "HttpOnly", "SameSite=\(sameSite)"]
         if let maxAge { parts.append("Max-Age=\(maxAge)") }
         if secure { parts.append("Secure") }
         return parts.joined(separator: "; ")

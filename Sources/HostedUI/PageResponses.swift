@@ -29,10 +29,10 @@ enum PageResponses {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 
-    static func redirect(_ location: String, setCookies: [String] = []) -> Response {
+    static func redirect(_ location: String, status: HTTPResponse.Status = .found, setCookies: [String] = []) -> Response {
         var headers: HTTPFields = [.location: location, .cacheControl: "no-store"]
         for cookie in setCookies { headers.append(HTTPField(name: .setCookie, value: cookie)) }
-        return Response(status: .found, headers: headers)
+        return Response(status: status, headers: headers)
     }
 
     /// The error page, for failures the person must see rather than be redirected with, in

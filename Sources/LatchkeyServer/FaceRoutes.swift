@@ -11,8 +11,9 @@ import NIOCore
 extension Router where Context == FaceRequestContext {
     /// Adds every configured face over the services, with the middleware every request
     /// passes, and the health and readiness probes.
-    /// - Returns: The Admin API's services, served here or on a listener of its own.
-    func addFaces(_ services: LatchkeyServices, configuration: LatchkeyConfiguration, measured: Bool) throws -> AdminAPIServices {
+    /// - Returns: The Admin API's services and the operator console, served here or on a
+    ///   listener of their own.
+    func addFaces(_ services: LatchkeyServices, configuration: LatchkeyConfiguration, measured: Bool) throws -> (admin: AdminAPIServices, console: OperatorConsole) {
         let hostedPages = HostedPages(
             passkeys: services.passkeys, accounts: services.accounts, accountCenter: services.accountCenter, passwords: services.passwords,
             authorization: services.authorization,
@@ -52,16 +53,30 @@ extension Router where Context == FaceRequestContext {
             importer: LatchkeyApplication.importer(configuration, storage: services.storage, clock: services.clock, random: services.random),
             publicURL: configuration.server.publicURL, clients: services.clients, authenticatorNames: services.names,
             isPublic: configuration.admin.isPublic, webhookEndpoints: configuration.webhooks.endpoints,
-            metadata: services.metadata.map { ($0.settings.source, $0.metadata) }
+            metadata: services.metadata.map { ($0.settings.source, $0.metadata) }, stats: services.stats
         )
-        // On a listener of its own when configured (see adminListener), else here.
-        if configuration.admin.listener == nil { try addAdminAPI(admin) }
+        let console = OperatorConsole(
+            admin: admin.admin, stats: services.stats, passkeys: services.passkeys,
+            sessions: services.browserSessions(
+                lifetime: OperatorConsole.sessionLifetime, tokenFormat: .prefixedAlphanumeric(OperatorConsole.tokenPrefix), clientID: OAuthClient.console.clientID
+            ),
+            recovery: services.recovery, names: services.names, webhookEndpoints: configuration.webhooks.endpoints,
+            metadata: services.metadata.map { ($0.settings.source, $0.metadata) }, publicURL: configuration.server.publicURL,
+            siteName: configuration.branding.name ?? configuration.relyingParty.name, isPublic: configuration.admin.isPublic,
+            sensitiveActions: SensitiveActions(maximumAge: configuration.passkeys.sensitiveActionMaxAge, clock: services.clock),
+            maximumBodyBytes: configuration.maximumBodyBytes, clock: services.clock, random: services.random
+        )
+        // On a listener of their own when configured (see adminListener), else here.
+        if configuration.admin.listener == nil {
+            try addAdminAPI(admin)
+            addConsole(console)
+        }
         addWellKnownDocuments(WellKnownDocumentsBuilder.build(configuration))
         addHostedPages(hostedPages)
         let storage = services.storage
         get("/health") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }
         get("/ready") { _, _ in await Readiness.check(keys: storage) }
-        return admin
+        return (admin, console)
     }
 
     /// The faces this server serves: which names a request's face in the audit trail, and

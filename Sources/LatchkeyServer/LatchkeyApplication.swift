@@ -84,6 +84,7 @@ public enum LatchkeyApplication {
             auditRetention: configuration.auditRetention, familyLifetime: configuration.tokens.refreshTokenAbsoluteLifetime, logger: logger
         )]
         if let source = routes.metadata { services.append(MetadataRefreshService(source: source, logger: logger)) }
+        services.append(StatsRollupService(stats: routes.stats, interval: .seconds(30), logger: logger))
         services.append(DecoyCensusService(passkeys: routes.passkeys, interval: .seconds(600), logger: logger))
         services.append(MailSenderService(
             outbox: routes.storage, transport: routes.mail.transport, sealing: routes.mail.sealing, clock: clock, wakeUps: routes.mail.wakeUps, logger: logger,
@@ -107,7 +108,7 @@ public enum LatchkeyApplication {
             wakeUps: OutboxPump.wakeUps(from: routes.storage.securityEvents, kinds: BackchannelLogoutSenderService.sessionEnds)
         )) }
         if let listener = configuration.admin.listener {
-            services.append(try adminListener(routes.admin, host: listener.host, port: listener.port, configuration: configuration, logger: logger))
+            services.append(try adminListener(routes.admin, console: routes.console, host: listener.host, port: listener.port, configuration: configuration, logger: logger))
         }
         if let metrics, let listener = configuration.metrics {
             MetricsListener.count(routes.storage.securityEvents)
@@ -154,10 +155,11 @@ public enum LatchkeyApplication {
         // HEAD answers on every GET route, as the GET without its body (RFC 9110 §9.3.2),
         // except where a GET creates something (see StateCreatingRoutesMiddleware).
         let router = Router(context: FaceRequestContext.self, options: .autoGenerateHeadEndpoints)
-        let admin = try router.addFaces(services, configuration: configuration, measured: measured)
+        let (admin, console) = try router.addFaces(services, configuration: configuration, measured: measured)
         return Routes(
             router: router, storage: services.storage, authenticatorNames: services.names, metadata: services.metadata, passkeys: services.passkeys,
-            mail: services.mail, recovery: services.recovery, admin: admin, tokens: services.tokens, clients: services.clients
+            mail: services.mail, recovery: services.recovery, admin: admin, tokens: services.tokens, clients: services.clients,
+            stats: services.stats, console: console
         )
     }
 
@@ -183,12 +185,16 @@ public enum LatchkeyApplication {
         let tokens: TokenService
         /// The registered clients.
         let clients: ClientRegistry
+        /// The daily rollups.
+        public let stats: StatsService
+        /// The operator console.
+        let console: OperatorConsole
     }
 
-    /// The Admin API on a listener of its own (`admin.host`, `admin.port`), so that it can
-    /// stay off the public internet; the same address rule and keys apply.
+    /// The Admin API and the console on a listener of their own (`admin.host`, `admin.port`),
+    /// so that they can stay off the public internet; the same address rule and keys apply.
     private static func adminListener(
-        _ services: AdminAPIServices, host: String, port: Int, configuration: LatchkeyConfiguration, logger: Logger
+        _ services: AdminAPIServices, console: OperatorConsole, host: String, port: Int, configuration: LatchkeyConfiguration, logger: Logger
     ) throws -> some ApplicationProtocol {
         let router = Router(context: FaceRequestContext.self)
         var envelopes = FaceEnvelopes(fallback: AdminAPIErrors())
@@ -198,6 +204,7 @@ public enum LatchkeyApplication {
         // The router's own 404 for any other path, in the Admin API's envelope.
         router.add(middleware: ErrorRenderingMiddleware(AdminAPIErrors()))
         try router.addAdminAPI(services)
+        router.addConsole(console)
         // The main listener's bounds: a connection limit of its own (a caller can hold open
         // only as many as the main listener allows), and the same idle timeout.
         let connections = ConnectionLimiter(

@@ -23,6 +23,8 @@ struct LatchkeyServices {
     let passwords: PasswordService
     let mail: MailSetup
     let recovery: AccountRecoveryService
+    /// The daily rollups of the console's overview and `GET /admin/v1/stats`.
+    let stats: StatsService
     let clock: any WallClock
     let random: any RandomSource
 
@@ -56,6 +58,7 @@ struct LatchkeyServices {
         )
         // Read once, at start-up, so that no request reads them.
         let secrets = try await InstanceSecrets.load(from: keyStore, random: random)
+        let ceremonyStarts = CeremonyStarts()
         let passkeys = PasskeyService(
             configuration: PasskeyConfiguration(
                 relyingPartyID: configuration.relyingParty.id,
@@ -74,7 +77,8 @@ struct LatchkeyServices {
             metadata: metadata?.metadata,
             openCeremonies: measured ? MetricsListener.openCeremonies() : nil,
             rateLimits: rateLimits,
-            sensitiveActions: sensitiveActions
+            sensitiveActions: sensitiveActions,
+            ceremonyStarts: ceremonyStarts
         )
         try await passkeys.refreshDecoys()
         let clients = makeClients(configuration)
@@ -103,6 +107,7 @@ struct LatchkeyServices {
                 storage: storage, mailer: mail.mailer, secrets: secrets, settings: configuration.verification, clock: clock, random: random,
                 rateLimits: rateLimits, sensitiveActions: sensitiveActions
             ),
+            stats: StatsService(store: storage, clock: clock, starts: ceremonyStarts),
             clock: clock, random: random
         )
     }

@@ -11,7 +11,7 @@ import PostgresNIO
 /// uniqueness violation is told apart by its constraint's name (``PostgresFailure``).
 enum PostgresMigrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11), ("v12", v12), ("v13", v13), ("v14", v14)]
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11), ("v12", v12), ("v13", v13), ("v14", v14), ("v15", v15)]
 
     /// Serializes migrations across instances: whichever takes it first migrates, the
     /// others wait and then find nothing left to do. (The two-key form of the advisory
@@ -1030,5 +1030,36 @@ enum PostgresMigrations {
     /// it is exchanged for say (`acr`): SQLite's v18.
     private static let v14 = """
         ALTER TABLE authorization_codes ADD COLUMN acr text
+        """
+
+    /// The operator console: operators and the daily rollups (SQLite's v19).
+    private static let v15 = """
+        CREATE TABLE operators (
+            user_id text NOT NULL PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+            role text NOT NULL CHECK (role IN ('viewer', 'admin')),
+            since double precision NOT NULL
+        )
+        ;
+        CREATE TABLE daily_stats (
+            day text NOT NULL,
+            metric text NOT NULL,
+            count bigint NOT NULL,
+            PRIMARY KEY (day, metric)
+        )
+        ;
+        CREATE TABLE stats_position (
+            id integer NOT NULL PRIMARY KEY CHECK (id = 1),
+            position bigint NOT NULL
+        )
+        ;
+        INSERT INTO stats_position (id, position) VALUES (1, 0)
+        ;
+        CREATE TABLE account_activity (
+            user_id text NOT NULL PRIMARY KEY,
+            last_sign_in double precision NOT NULL,
+            last_passkey_sign_in double precision
+        )
+        ;
+        CREATE INDEX account_activity_last_sign_in ON account_activity (last_sign_in)
         """
 }

@@ -12,7 +12,7 @@ enum Migrations {
     /// Every migration, in the order they apply.
     static let all: [(name: String, sql: String)] = [
         ("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11), ("v12", v12),
-        ("v13", v13), ("v14", v14), ("v15", v15), ("v16", v16), ("v17", v17), ("v18", v18),
+        ("v13", v13), ("v14", v14), ("v15", v15), ("v16", v16), ("v17", v17), ("v18", v18), ("v19", v19),
     ]
 
     /// The applied migrations: the known ones in order, then any only a newer build knows,
@@ -548,5 +548,33 @@ enum Migrations {
     /// it is exchanged for say (`acr`).
     private static let v18 = """
         ALTER TABLE authorization_codes ADD COLUMN acr TEXT;
+        """
+
+    /// The operator console: which accounts are operators, and the daily rollups its overview
+    /// and `GET /admin/v1/stats` read (counts by UTC day and metric, the audit trail position
+    /// they have reached, and each account's latest sign-in).
+    private static let v19 = """
+        CREATE TABLE operators (
+            user_id TEXT NOT NULL PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+            role TEXT NOT NULL CHECK (role IN ('viewer', 'admin')),
+            since REAL NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        CREATE TABLE daily_stats (
+            day TEXT NOT NULL,
+            metric TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (day, metric)
+        ) STRICT, WITHOUT ROWID;
+        CREATE TABLE stats_position (
+            id INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
+            position INTEGER NOT NULL
+        ) STRICT;
+        INSERT INTO stats_position (id, position) VALUES (1, 0);
+        CREATE TABLE account_activity (
+            user_id TEXT NOT NULL PRIMARY KEY,
+            last_sign_in REAL NOT NULL,
+            last_passkey_sign_in REAL
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX account_activity_last_sign_in ON account_activity (last_sign_in);
         """
 }

@@ -12,10 +12,62 @@ import LatchkeyWire
 struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
-        abstract: "Operate Latchkey: admin API keys, users and their passkeys.",
+        abstract: "Operate Latchkey: admin API keys, users and their passkeys, and the console's operators.",
         discussion: "A credential ID (and a user ID made before 0.12.0) may begin with \"-\": give IDs after \"--\" at the end of the line, as in latchkey admin passkeys delete --database URL -- USER_ID CREDENTIAL_ID.",
-        subcommands: [KeysCommand.self, UsersCommand.self, PasskeysCommand.self]
+        subcommands: [KeysCommand.self, UsersCommand.self, PasskeysCommand.self, OperatorsCommand.self]
     )
+
+    /// `latchkey admin operators add|remove|list`: who may open the console at `/console`.
+    struct OperatorsCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "operators", abstract: "Operators of the console (/console): a viewer sees, an admin also changes.", subcommands: [Add.self, Remove.self, List.self]
+        )
+
+        struct Add: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Make an account an operator, or change its role. The person signs in to /console with a passkey of that account."
+            )
+            @OptionGroup var options: ServerOptions
+            @Argument(help: "The account's email address (or phone number, or username).") var identifier: String
+            @Option(help: "viewer or admin.") var role: String
+
+            func run() async throws {
+                guard let role = OperatorRole(rawValue: role) else { throw CLIFailure("--role must be viewer or admin, not \(role.prefix(40))") }
+                let (admin, _) = try await LatchkeyApplication.administration(try options.load())
+                let user = try await AdminCommand.checked {
+                    try await admin.setOperatorRole(identifier: identifier, role: role, by: AuditEvent.commandLineActor, origin: nil)
+                }
+                print("\(user.id.rawValue) (\(identifier)) is an operator: \(role.rawValue)")
+            }
+        }
+
+        struct Remove: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Make an operator an account like any other; its console sessions are refused at once.")
+            @OptionGroup var options: ServerOptions
+            @Argument(help: "The account's email address (or phone number, or username).") var identifier: String
+
+            func run() async throws {
+                let (admin, _) = try await LatchkeyApplication.administration(try options.load())
+                let user = try await AdminCommand.checked {
+                    try await admin.setOperatorRole(identifier: identifier, role: nil, by: AuditEvent.commandLineActor, origin: nil)
+                }
+                print("\(user.id.rawValue) (\(identifier)) is no longer an operator")
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List the operators, oldest first.")
+            @OptionGroup var options: ServerOptions
+
+            func run() async throws {
+                let (admin, _) = try await LatchkeyApplication.administration(try options.load())
+                for found in try await admin.operators() {
+                    let identifiers = (try? await admin.user(id: found.userID)).map { $0.profile.identifiers.map(\.value).joined(separator: ", ") } ?? "-"
+                    print("\(found.userID.rawValue)  \(identifiers)  \(found.role.rawValue)  since \(found.since.formatted(.iso8601))")
+                }
+            }
+        }
+    }
 
     /// `latchkey admin keys create|revoke|list`.
     struct KeysCommand: AsyncParsableCommand {

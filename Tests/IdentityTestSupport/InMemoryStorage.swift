@@ -877,6 +877,7 @@ public final class InMemoryStorage: IdentityStorage {
             state.codes = state.codes.filter { $0.value.code.userID != id }
             state.flows = state.flows.filter { $0.value.userID != id }
             state.passwords[id] = nil
+            state.operators[id] = nil
             state.consents[id] = nil
             state.oneTimeCodes = state.oneTimeCodes.filter { $0.value.userID != id }
             state.accountCounters = state.accountCounters.filter { !$0.key.hasSuffix("\n" + id.rawValue) }
@@ -1180,6 +1181,69 @@ private struct Family {
     var browserSession: [UInt8]?
 }
 
+extension InMemoryStorage {
+    public func setOperatorRole(userID: UserID, role: OperatorRole?, at time: Date) async throws -> Bool {
+        state.withLock { state in
+            guard state.users[userID] != nil else { return false }
+            if let role {
+                if state.operators[userID]?.role != role { state.operators[userID] = Operator(userID: userID, role: role, since: time) }
+            } else {
+                state.operators[userID] = nil
+            }
+            return true
+        }
+    }
+
+    public func operatorRole(userID: UserID) async throws -> OperatorRole? { state.withLock { $0.operators[userID]?.role } }
+
+    public func operators() async throws -> [Operator] {
+        state.withLock { $0.operators.values.sorted { ($0.since, $0.userID.rawValue) < ($1.since, $1.userID.rawValue) } }
+    }
+
+    public func events(after position: Int64, limit: Int) async throws -> [LoggedEvent] {
+        state.withLock { state in
+            guard limit > 0, position < Int64(state.events.count) else { return [] }
+            let start = Int(max(0, position))
+            return state.events[start..<min(state.events.count, start + limit)].enumerated().map { LoggedEvent(id: Int64(start + $0.offset + 1), event: $0.element) }
+        }
+    }
+
+    public func statsPosition() async throws -> Int64 { state.withLock { $0.statsPosition } }
+
+    public func applyStats(_ batch: StatsBatch) async throws -> Bool {
+        state.withLock { state in
+            guard state.statsPosition == batch.from else { return false }
+            for count in batch.counts { state.dailyCounts[StatsTally.Key(day: count.day, metric: count.metric), default: 0] += count.count }
+            for signIn in batch.signIns {
+                let earlier = state.activity[signIn.userID]
+                let passkey = [earlier?.passkey, signIn.passkeySignedInAt].compactMap { $0 }.max()
+                state.activity[signIn.userID] = (max(earlier?.any ?? signIn.signedInAt, signIn.signedInAt), passkey)
+            }
+            state.statsPosition = batch.to
+            return true
+        }
+    }
+
+    public func addDailyCounts(_ counts: [DailyCount]) async throws {
+        state.withLock { state in
+            for count in counts { state.dailyCounts[StatsTally.Key(day: count.day, metric: count.metric), default: 0] += count.count }
+        }
+    }
+
+    public func dailyCounts(fromDay: String, toDay: String) async throws -> [DailyCount] {
+        state.withLock { state in
+            state.dailyCounts.filter { $0.key.day >= fromDay && $0.key.day < toDay }.map { DailyCount(day: $0.key.day, metric: $0.key.metric, count: $0.value) }
+        }
+    }
+
+    public func activeAccounts(since: Date) async throws -> ActiveAccounts {
+        state.withLock { state in
+            let active = state.activity.values.filter { $0.any >= since }
+            return ActiveAccounts(all: active.count, passkey: active.filter { ($0.passkey ?? .distantPast) >= since }.count)
+        }
+    }
+}
+
 private struct State {
     var users: [UserID: User] = [:]
     /// In insertion order, which breaks ties between equal creation times.
@@ -1234,6 +1298,10 @@ private struct State {
     var webhookEndpointsOff: [String: String] = [:]
     /// In insertion order (a delivery's position is its index plus one).
     var webhookDeliveries: [WebhookDelivery] = []
+    var operators: [UserID: Operator] = [:]
+    var dailyCounts: [StatsTally.Key: Int64] = [:]
+    var statsPosition: Int64 = 0
+    var activity: [UserID: (any: Date, passkey: Date?)] = [:]
 
     /// Revokes the login sessions that codes of the browser session `hash` started.
     mutating func revokeLoginSessions(startedBy hash: [UInt8], at time: Date) {

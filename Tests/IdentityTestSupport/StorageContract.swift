@@ -78,6 +78,8 @@ public enum StorageContract {
         case adminTokenLifecycle
         // Operating it
         case adminKeyLifecycle
+        case operatorRoles
+        case statsRollups
         case userDirectory
         case disablingAndDeletingUsers
         case sessionListing
@@ -130,6 +132,8 @@ public enum StorageContract {
         case .importMergesOnlyIntoAVerifiedAddress: try await importMergesOnlyIntoAVerifiedAddress(storage)
         case .adminTokenLifecycle: try await adminTokenLifecycle(storage)
         case .adminKeyLifecycle: try await adminKeyLifecycle(storage)
+        case .operatorRoles: try await operatorRoles(storage)
+        case .statsRollups: try await statsRollups(storage)
         case .userDirectory: try await userDirectory(storage)
         case .disablingAndDeletingUsers: try await disablingAndDeletingUsers(storage)
         case .sessionListing: try await sessionListing(storage)

@@ -213,6 +213,17 @@ extension APIProtocol {
         )
         try transport.register(
             {
+                try await server.getStats(
+                    request: $0,
+                    body: $1,
+                    metadata: $2
+                )
+            },
+            method: .get,
+            path: server.apiPathComponentsWithServerPrefix("/stats")
+        )
+        try transport.register(
+            {
                 try await server.exportEvents(
                     request: $0,
                     body: $1,
@@ -1657,6 +1668,97 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                         name: "Link",
                         value: value.headers.link
                     )
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .`default`(statusCode, value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: statusCode)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .applicationProblemJson(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/problem+json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/problem+json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                }
+            }
+        )
+    }
+    /// Sign-ins, sign-ups, failures and passkey providers per UTC day, from the daily rollups (scope events:read)
+    ///
+    /// The figures the operator console's overview draws. They come from daily rollups the server keeps, plus the events recorded since the last rollup, so they agree with the audit trail without scanning it. `sign_ups_started` counts sign-up ceremonies started.
+    ///
+    /// - Remark: HTTP `GET /stats`.
+    /// - Remark: Generated from `#/paths//stats/get(getStats)`.
+    func getStats(
+        request: HTTPTypes.HTTPRequest,
+        body: OpenAPIRuntime.HTTPBody?,
+        metadata: OpenAPIRuntime.ServerRequestMetadata
+    ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
+        try await handle(
+            request: request,
+            requestBody: body,
+            metadata: metadata,
+            forOperation: Operations.GetStats.id,
+            using: {
+                APIHandler.getStats($0)
+            },
+            deserializer: { request, requestBody, metadata in
+                let query: Operations.GetStats.Input.Query = .init(
+                    from: try converter.getOptionalQueryItemAsURI(
+                        in: request.soar_query,
+                        style: .form,
+                        explode: true,
+                        name: "from",
+                        as: Foundation.Date.self
+                    ),
+                    to: try converter.getOptionalQueryItemAsURI(
+                        in: request.soar_query,
+                        style: .form,
+                        explode: true,
+                        name: "to",
+                        as: Foundation.Date.self
+                    ),
+                    interval: try converter.getOptionalQueryItemAsURI(
+                        in: request.soar_query,
+                        style: .form,
+                        explode: true,
+                        name: "interval",
+                        as: Operations.GetStats.Input.Query.IntervalPayload.self
+                    )
+                )
+                let headers: Operations.GetStats.Input.Headers = .init(accept: try converter.extractAcceptHeaderIfPresent(in: request.headerFields))
+                return Operations.GetStats.Input(
+                    query: query,
+                    headers: headers
+                )
+            },
+            serializer: { output, request in
+                switch output {
+                case let .ok(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 200)
+                    suppressMutabilityWarning(&response)
                     let body: OpenAPIRuntime.HTTPBody
                     switch value.body {
                     case let .json(value):

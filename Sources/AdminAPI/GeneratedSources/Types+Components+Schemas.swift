@@ -696,7 +696,7 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/Actor`.
         internal struct Actor: Codable, Hashable, Sendable {
-            /// cli: latchkey admin on the database
+            /// cli: latchkey admin on the database; operator: the operator console, id the operator's user ID
             ///
             /// - Remark: Generated from `#/components/schemas/Actor/type`.
             internal enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
@@ -704,8 +704,9 @@ extension Components {
                 case adminKey = "admin_key"
                 case cli = "cli"
                 case system = "system"
+                case _operator = "operator"
             }
-            /// cli: latchkey admin on the database
+            /// cli: latchkey admin on the database; operator: the operator console, id the operator's user ID
             ///
             /// - Remark: Generated from `#/components/schemas/Actor/type`.
             internal var _type: Components.Schemas.Actor._TypePayload
@@ -714,7 +715,7 @@ extension Components {
             /// Creates a new `Actor`.
             ///
             /// - Parameters:
-            ///   - _type: cli: latchkey admin on the database
+            ///   - _type: cli: latchkey admin on the database; operator: the operator console, id the operator's user ID
             ///   - id:
             internal init(
                 _type: Components.Schemas.Actor._TypePayload,
@@ -763,6 +764,7 @@ extension Components {
                 case idaas = "idaas"
                 case hostedPages = "hosted_pages"
                 case adminApi = "admin_api"
+                case console = "console"
             }
             /// The face that request called.
             ///
@@ -844,6 +846,169 @@ extension Components {
             internal enum CodingKeys: String, CodingKey {
                 case events
                 case nextPageToken = "next_page_token"
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/StatsIntervalList`.
+        internal struct StatsIntervalList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/StatsIntervalList/intervals`.
+            internal var intervals: [Components.Schemas.StatsInterval]
+            /// Creates a new `StatsIntervalList`.
+            ///
+            /// - Parameters:
+            ///   - intervals:
+            internal init(intervals: [Components.Schemas.StatsInterval]) {
+                self.intervals = intervals
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case intervals
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/StatsInterval`.
+        internal struct StatsInterval: Codable, Hashable, Sendable {
+            /// The interval's start (UTC midnight).
+            ///
+            /// - Remark: Generated from `#/components/schemas/StatsInterval/start`.
+            internal var start: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/StatsInterval/sign_ins`.
+            internal struct SignInsPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/StatsInterval/sign_ins/passkey`.
+                internal var passkey: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/StatsInterval/sign_ins/password`.
+                internal var password: Swift.Int
+                /// Account recoveries that signed the person in.
+                ///
+                /// - Remark: Generated from `#/components/schemas/StatsInterval/sign_ins/recovery`.
+                internal var recovery: Swift.Int
+                /// Creates a new `SignInsPayload`.
+                ///
+                /// - Parameters:
+                ///   - passkey:
+                ///   - password:
+                ///   - recovery: Account recoveries that signed the person in.
+                internal init(
+                    passkey: Swift.Int,
+                    password: Swift.Int,
+                    recovery: Swift.Int
+                ) {
+                    self.passkey = passkey
+                    self.password = password
+                    self.recovery = recovery
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case passkey
+                    case password
+                    case recovery
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/StatsInterval/sign_ins`.
+            internal var signIns: Components.Schemas.StatsInterval.SignInsPayload
+            /// - Remark: Generated from `#/components/schemas/StatsInterval/sign_ups`.
+            internal var signUps: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/StatsInterval/sign_ups_started`.
+            internal var signUpsStarted: Swift.Int
+            /// Refused sign-ins and recoveries by stable code (the engine's and the faces' reasons).
+            ///
+            /// - Remark: Generated from `#/components/schemas/StatsInterval/failures`.
+            internal struct FailuresPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                internal var additionalProperties: [String: Swift.Int]
+                /// Creates a new `FailuresPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                internal init(additionalProperties: [String: Swift.Int] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                internal func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// Refused sign-ins and recoveries by stable code (the engine's and the faces' reasons).
+            ///
+            /// - Remark: Generated from `#/components/schemas/StatsInterval/failures`.
+            internal var failures: Components.Schemas.StatsInterval.FailuresPayload
+            /// Passkey sign-ins by provider name (from the AAGUID; `unknown` for zero or unlisted AAGUIDs).
+            ///
+            /// - Remark: Generated from `#/components/schemas/StatsInterval/providers`.
+            internal struct ProvidersPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                internal var additionalProperties: [String: Swift.Int]
+                /// Creates a new `ProvidersPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                internal init(additionalProperties: [String: Swift.Int] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                internal func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// Passkey sign-ins by provider name (from the AAGUID; `unknown` for zero or unlisted AAGUIDs).
+            ///
+            /// - Remark: Generated from `#/components/schemas/StatsInterval/providers`.
+            internal var providers: Components.Schemas.StatsInterval.ProvidersPayload
+            /// Passkey sign-ins with a synced (backup eligible) passkey.
+            ///
+            /// - Remark: Generated from `#/components/schemas/StatsInterval/synced`.
+            internal var synced: Swift.Int
+            /// Passkey sign-ins with a device-bound passkey.
+            ///
+            /// - Remark: Generated from `#/components/schemas/StatsInterval/device_bound`.
+            internal var deviceBound: Swift.Int
+            /// Passkey sign-ins from another device over hybrid.
+            ///
+            /// - Remark: Generated from `#/components/schemas/StatsInterval/hybrid`.
+            internal var hybrid: Swift.Int
+            /// Creates a new `StatsInterval`.
+            ///
+            /// - Parameters:
+            ///   - start: The interval's start (UTC midnight).
+            ///   - signIns:
+            ///   - signUps:
+            ///   - signUpsStarted:
+            ///   - failures: Refused sign-ins and recoveries by stable code (the engine's and the faces' reasons).
+            ///   - providers: Passkey sign-ins by provider name (from the AAGUID; `unknown` for zero or unlisted AAGUIDs).
+            ///   - synced: Passkey sign-ins with a synced (backup eligible) passkey.
+            ///   - deviceBound: Passkey sign-ins with a device-bound passkey.
+            ///   - hybrid: Passkey sign-ins from another device over hybrid.
+            internal init(
+                start: Foundation.Date,
+                signIns: Components.Schemas.StatsInterval.SignInsPayload,
+                signUps: Swift.Int,
+                signUpsStarted: Swift.Int,
+                failures: Components.Schemas.StatsInterval.FailuresPayload,
+                providers: Components.Schemas.StatsInterval.ProvidersPayload,
+                synced: Swift.Int,
+                deviceBound: Swift.Int,
+                hybrid: Swift.Int
+            ) {
+                self.start = start
+                self.signIns = signIns
+                self.signUps = signUps
+                self.signUpsStarted = signUpsStarted
+                self.failures = failures
+                self.providers = providers
+                self.synced = synced
+                self.deviceBound = deviceBound
+                self.hybrid = hybrid
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case start
+                case signIns = "sign_ins"
+                case signUps = "sign_ups"
+                case signUpsStarted = "sign_ups_started"
+                case failures
+                case providers
+                case synced
+                case deviceBound = "device_bound"
+                case hybrid
             }
         }
         /// - Remark: Generated from `#/components/schemas/EventType`.

@@ -2742,6 +2742,183 @@ internal enum Operations {
             }
         }
     }
+    /// Sign-ins, sign-ups, failures and passkey providers per UTC day, from the daily rollups (scope events:read)
+    ///
+    /// The figures the operator console's overview draws. They come from daily rollups the server keeps, plus the events recorded since the last rollup, so they agree with the audit trail without scanning it. `sign_ups_started` counts sign-up ceremonies started.
+    ///
+    /// - Remark: HTTP `GET /stats`.
+    /// - Remark: Generated from `#/paths//stats/get(getStats)`.
+    internal enum GetStats {
+        internal static let id: Swift.String = "getStats"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/stats/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// The first day (its UTC day); 30 days before `to` by default.
+                ///
+                /// - Remark: Generated from `#/paths/stats/GET/query/from`.
+                internal var from: Foundation.Date?
+                /// The end, exclusive (a time inside a day includes that day); now by default.
+                ///
+                /// - Remark: Generated from `#/paths/stats/GET/query/to`.
+                internal var to: Foundation.Date?
+                /// - Remark: Generated from `#/paths/stats/GET/query/interval`.
+                internal enum IntervalPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case day = "day"
+                }
+                /// The length of each interval; only `day`.
+                ///
+                /// - Remark: Generated from `#/paths/stats/GET/query/interval`.
+                internal var interval: Operations.GetStats.Input.Query.IntervalPayload?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - from: The first day (its UTC day); 30 days before `to` by default.
+                ///   - to: The end, exclusive (a time inside a day includes that day); now by default.
+                ///   - interval: The length of each interval; only `day`.
+                internal init(
+                    from: Foundation.Date? = nil,
+                    to: Foundation.Date? = nil,
+                    interval: Operations.GetStats.Input.Query.IntervalPayload? = nil
+                ) {
+                    self.from = from
+                    self.to = to
+                    self.interval = interval
+                }
+            }
+            internal var query: Operations.GetStats.Input.Query
+            /// - Remark: Generated from `#/paths/stats/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetStats.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetStats.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.GetStats.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                query: Operations.GetStats.Input.Query = .init(),
+                headers: Operations.GetStats.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/stats/GET/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/stats/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.StatsIntervalList)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.StatsIntervalList {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.GetStats.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.GetStats.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// One interval per day, oldest first.
+            ///
+            /// - Remark: Generated from `#/paths//stats/get(getStats)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetStats.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.GetStats.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//stats/get(getStats)/responses/default`.
+            ///
+            /// HTTP response code: `default`.
+            case `default`(statusCode: Swift.Int, Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.`default``.
+            ///
+            /// - Throws: An error if `self` is not `.`default``.
+            /// - SeeAlso: `.`default``.
+            internal var `default`: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .`default`(_, response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "default",
+                            response: self
+                        )
+                    }
+                }
+            }
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
     /// The audit trail for a time range as NDJSON, streamed, newest first (scope events:read)
     ///
     /// One event per line, each the object `GET /events` lists; the same filters, without pages.

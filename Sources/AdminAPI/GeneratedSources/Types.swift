@@ -109,6 +109,13 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /events`.
     /// - Remark: Generated from `#/paths//events/get(listEvents)`.
     func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output
+    /// Sign-ins, sign-ups, failures and passkey providers per UTC day, from the daily rollups (scope events:read)
+    ///
+    /// The figures the operator console's overview draws. They come from daily rollups the server keeps, plus the events recorded since the last rollup, so they agree with the audit trail without scanning it. `sign_ups_started` counts sign-up ceremonies started.
+    ///
+    /// - Remark: HTTP `GET /stats`.
+    /// - Remark: Generated from `#/paths//stats/get(getStats)`.
+    func getStats(_ input: Operations.GetStats.Input) async throws -> Operations.GetStats.Output
     /// The audit trail for a time range as NDJSON, streamed, newest first (scope events:read)
     ///
     /// One event per line, each the object `GET /events` lists; the same filters, without pages.
@@ -392,6 +399,21 @@ extension APIProtocol {
         headers: Operations.ListEvents.Input.Headers = .init()
     ) async throws -> Operations.ListEvents.Output {
         try await listEvents(Operations.ListEvents.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Sign-ins, sign-ups, failures and passkey providers per UTC day, from the daily rollups (scope events:read)
+    ///
+    /// The figures the operator console's overview draws. They come from daily rollups the server keeps, plus the events recorded since the last rollup, so they agree with the audit trail without scanning it. `sign_ups_started` counts sign-up ceremonies started.
+    ///
+    /// - Remark: HTTP `GET /stats`.
+    /// - Remark: Generated from `#/paths//stats/get(getStats)`.
+    internal func getStats(
+        query: Operations.GetStats.Input.Query = .init(),
+        headers: Operations.GetStats.Input.Headers = .init()
+    ) async throws -> Operations.GetStats.Output {
+        try await getStats(Operations.GetStats.Input(
             query: query,
             headers: headers
         ))

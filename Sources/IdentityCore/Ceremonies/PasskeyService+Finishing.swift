@@ -348,13 +348,18 @@ extension PasskeyService {
                 detail: "counter \(received) after \(stored); policy accept and flag", origin: ceremony.origin
             ))
         }
-        events.append(AuditEvent(time: now, kind: .login, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID, origin: ceremony.origin))
+        let isCrossDevice = SignedIn.isCrossDevice(attachment: resolved.response.authenticatorAttachment, transports: credential.transports)
+        // What the rollups count (provider, synced, cross-device), said where the trail keeps it.
+        let passkeyUse = PasskeyUse(aaguid: credential.aaguid, isSynced: credential.isBackupEligible, isCrossDevice: isCrossDevice)
+        events.append(AuditEvent(
+            time: now, kind: .login, userID: user.id, clientID: ceremony.clientID, credentialID: encodedID, detail: passkeyUse.description, origin: ceremony.origin
+        ))
         let use = CredentialUse(
             signCount: verified.signCount, isBackedUp: verified.flags.isBackedUp, isUserVerified: verified.flags.isUserVerified,
             usedAt: now, signCountRegressed: regressed
         )
         var signedIn = SignedIn(user: user, userVerified: verified.flags.isUserVerified, credentialID: credentialID, isNewAccount: false)
-        signedIn.isCrossDevice = SignedIn.isCrossDevice(attachment: resolved.response.authenticatorAttachment, transports: credential.transports)
+        signedIn.isCrossDevice = isCrossDevice
         signedIn.level = AuthenticationLevel(method: .passkey, userVerified: signedIn.userVerified, credential: credential)
         let (session, started) = try startSession(signedIn)
         let verifiedAgainst = CeremonyCompletion.VerifiedState(signCount: credential.signCount, ownerUpdatedAt: user.updatedAt)

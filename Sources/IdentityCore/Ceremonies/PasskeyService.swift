@@ -29,6 +29,8 @@ public struct PasskeyService: Sendable {
     public let rateLimits: RateLimits?
     /// The recent sign-in that adding a passkey needs.
     let sensitiveActions: SensitiveActions
+    /// Sign-up ceremonies started, when the rollups count them.
+    let ceremonyStarts: CeremonyStarts?
 
     /// Without `sensitiveActions`, adding a passkey needs a sign-in from the last 15
     /// minutes, timed by `clock`.
@@ -43,8 +45,10 @@ public struct PasskeyService: Sendable {
         metadata: AttestationMetadata? = nil,
         openCeremonies: OpenCeremonies? = nil,
         rateLimits: RateLimits? = nil,
-        sensitiveActions: SensitiveActions? = nil
+        sensitiveActions: SensitiveActions? = nil,
+        ceremonyStarts: CeremonyStarts? = nil
     ) {
+        self.ceremonyStarts = ceremonyStarts
         self.rateLimits = rateLimits
         self.sensitiveActions = sensitiveActions ?? SensitiveActions(clock: clock)
         self.configuration = configuration
@@ -230,6 +234,7 @@ public struct PasskeyService: Sendable {
         let now = clock.now()
         let expiresAt = now.addingTimeInterval(lifetime ?? configuration.ceremonyLifetime)
         openCeremonies?.started(expiresAt: expiresAt, now: now)
+        if kind == .signup { ceremonyStarts?.signUpStarted(at: now) }
         return Ceremony(
             key: CeremonyKey(expiresAt: expiresAt, random: random.bytes(8)),
             kind: kind,

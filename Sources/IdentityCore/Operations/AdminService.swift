@@ -9,6 +9,7 @@ public import LatchkeyWire
 public struct AdminService: Sendable {
     /// What it keeps: everything an administrator reaches.
     public typealias Storage = UserStore & CredentialStore & PasswordStore & RefreshTokenStore & AccountCodeStore & MetadataStore & AdministrationStore & WebhookStore & AuditLog
+        & OperatorStore
 
     /// The prefix of every admin API key.
     public static let keyPrefix = "lk_admin_"
@@ -149,6 +150,24 @@ public struct AdminService: Sendable {
         try await record(disabled ? .userDisabled : .userEnabled, user: id, by: actor, origin: origin)
         return user
     }
+
+    // MARK: - Operators
+
+    /// Makes the account with this email address, phone number or username an operator of
+    /// the console with `role`, or (with `nil`) no longer one.
+    /// - Throws: `not_found` (`user_not_found`) when no account has the identifier.
+    public func setOperatorRole(identifier: String, role: OperatorRole?, by actor: String, origin: RequestOrigin?) async throws -> User {
+        guard let found = ProfileValidation.identifier(forLogin: identifier), let user = try await storage.user(identifier: found) else { throw Self.noUser }
+        guard try await storage.setOperatorRole(userID: user.id, role: role, at: clock.now()) else { throw Self.noUser }
+        try await record(.userUpdated, user: user.id, detail: role.map { "operator role \($0.rawValue)" } ?? "operator role removed", by: actor, origin: origin)
+        return user
+    }
+
+    /// The account's role in the console, if it is an operator.
+    public func operatorRole(userID: UserID) async throws -> OperatorRole? { try await storage.operatorRole(userID: userID) }
+
+    /// Every operator, oldest first.
+    public func operators() async throws -> [Operator] { try await storage.operators() }
 
     // MARK: - Credentials
 

@@ -126,3 +126,25 @@ public struct MetadataUpdater: Sendable {
         return credentials.count
     }
 }
+
+extension AttestationMetadata {
+    /// An authenticator model the BLOB in use gives a status the relying party refuses.
+    public struct RefusedModel: Sendable, Hashable {
+        /// Its AAGUID (lowercase, with dashes), or the entry's other identifier.
+        public let identifier: String
+        public let description: String?
+        public let status: String
+        public let effectiveDate: String?
+    }
+
+    /// The models the BLOB in use gives a refused status (the Admin API's and the console's list).
+    public var refusedModels: [RefusedModel] {
+        (blob?.entries ?? []).compactMap { entry in
+            guard let latest = entry.latestStatus, refusedStatuses.contains(latest.status) else { return nil }
+            return RefusedModel(
+                identifier: entry.aaguid.map { $0.uuidString.lowercased() } ?? entry.identifier, description: entry.description, status: latest.status,
+                effectiveDate: latest.effectiveDate
+            )
+        }
+    }
+}

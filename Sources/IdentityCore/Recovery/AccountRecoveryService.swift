@@ -366,6 +366,14 @@ public struct AccountRecoveryService: Sendable {
     /// guesses.
     static let enrollmentCodeDigits = 16
 
+    /// The link an enrollment code is handed out in: the code in the fragment, which a
+    /// browser sends to no server.
+    public static func enrollmentURL(publicURL: String, userID: UserID, code: String) -> String {
+        var fragment = URLComponents()
+        fragment.queryItems = [URLQueryItem(name: "user", value: userID.rawValue), URLQueryItem(name: "code", value: code)]
+        return publicURL + "/enroll#" + (fragment.percentEncodedQuery ?? "")
+    }
+
     /// Makes a one-use enrollment link's code for an account: with it, the person adds a
     /// passkey without signing in (a new device, a lost one, an account made ahead of its
     /// first sign-in). A new code replaces the account's previous one.

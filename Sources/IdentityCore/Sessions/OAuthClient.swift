@@ -79,6 +79,10 @@ public struct OAuthClient: Sendable, Hashable {
     /// not, so no registered client can impersonate it, and it is absent from the registry,
     /// so the token endpoint never accepts it.
     public static let hostedPages = OAuthClient(clientID: "latchkey:hosted-pages", name: "Hosted pages", secret: nil, grantTypes: [.webauthn], isFirstParty: true)
+
+    /// The operator console's own client, like ``hostedPages``: its sign-ins and sessions are
+    /// audited under it.
+    public static let console = OAuthClient(clientID: "latchkey:console", name: "Operator console", secret: nil, grantTypes: [.webauthn], isFirstParty: true)
 }
 
 /// The registered clients, and client authentication.

@@ -198,6 +198,16 @@ public struct AuditEvent: Sendable, Hashable {
     /// The ``actor`` of a change made with `latchkey admin` on the database.
     public static let commandLineActor = "cli"
 
+    /// Who acted, as the Admin API and the console name them: `admin_key` and the key's ID,
+    /// `operator` and the operator's user ID, `cli`, the `user` concerned, or the `system`.
+    public var actorKind: (type: String, id: String?) {
+        if let actor, actor.hasPrefix(Self.adminKeyActorPrefix) { return ("admin_key", String(actor.dropFirst(Self.adminKeyActorPrefix.count))) }
+        if let actor, actor.hasPrefix(Operator.actorPrefix) { return ("operator", String(actor.dropFirst(Operator.actorPrefix.count))) }
+        if actor == Self.commandLineActor { return ("cli", nil) }
+        if let userID { return ("user", userID.rawValue) }
+        return ("system", nil)
+    }
+
     /// Who acted, when not the user or the system: `admin_key:<id>` for the Admin API.
     public var actor: String?
     /// The request it came from, when it came from one.

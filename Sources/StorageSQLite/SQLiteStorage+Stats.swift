@@ -1,0 +1,109 @@
+public import Foundation
+public import IdentityCore
+
+extension SQLiteStorage {
+    // MARK: - Operators
+
+    /// Makes an account an operator with `role`, or no longer one.
+    public func setOperatorRole(userID: UserID, role: OperatorRole?, at time: Date) async throws -> Bool {
+        guard StoredText.canMatch(userID.rawValue) else { return false }
+        return try database.write { db in
+            guard try db.row("SELECT 1 FROM users WHERE id = ?", [userID.rawValue]) != nil else { return false }
+            if let role {
+                _ = try db.execute(
+                    "INSERT INTO operators (user_id, role, since) VALUES (?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET role = excluded.role, since = excluded.since WHERE role <> excluded.role",
+                    [userID.rawValue, role.rawValue, time.databaseSeconds]
+                )
+            } else {
+                _ = try db.execute("DELETE FROM operators WHERE user_id = ?", [userID.rawValue])
+            }
+            return true
+        }
+    }
+
+    /// The account's role in the console.
+    public func operatorRole(userID: UserID) async throws -> OperatorRole? {
+        guard StoredText.canMatch(userID.rawValue) else { return nil }
+        return try database.read { db in
+            try db.row("SELECT role FROM operators WHERE user_id = ?", [userID.rawValue]).flatMap { OperatorRole(rawValue: try $0.text("role")) }
+        }
+    }
+
+    /// Every operator, oldest first.
+    public func operators() async throws -> [Operator] {
+        try database.read { db in
+            try db.rows("SELECT * FROM operators ORDER BY since, user_id").compactMap { row -> Operator? in
+                guard let role = OperatorRole(rawValue: try row.text("role")) else { return nil }
+                return Operator(userID: UserID(rawValue: try row.text("user_id")), role: role, since: try row.date("since"))
+            }
+        }
+    }
+
+    // MARK: - Rollups
+
+    /// Audit events after `position`, oldest first.
+    public func events(after position: Int64, limit: Int) async throws -> [LoggedEvent] {
+        guard limit > 0 else { return [] }
+        return try database.read { db in
+            try db.rows("SELECT * FROM audit_events WHERE id > ? ORDER BY id LIMIT ?", [position, Int64(limit)]).map { try LoggedEvent(stored: $0) }
+        }
+    }
+
+    /// The position the rollups have reached.
+    public func statsPosition() async throws -> Int64 {
+        try database.read { db in try db.row("SELECT position FROM stats_position WHERE id = 1")?.integer("position") ?? 0 }
+    }
+
+    /// Adds a batch and moves the position, when it is still where the batch started.
+    public func applyStats(_ batch: StatsBatch) async throws -> Bool {
+        try database.write { db in
+            guard try db.execute("UPDATE stats_position SET position = ? WHERE id = 1 AND position = ?", [batch.to, batch.from]) == 1 else { return false }
+            try Self.add(batch.counts, db)
+            for signIn in batch.signIns {
+                _ = try db.execute(
+                    """
+                    INSERT INTO account_activity (user_id, last_sign_in, last_passkey_sign_in) VALUES (?, ?, ?)
+                    ON CONFLICT (user_id) DO UPDATE SET last_sign_in = max(last_sign_in, excluded.last_sign_in),
+                        last_passkey_sign_in = coalesce(max(last_passkey_sign_in, excluded.last_passkey_sign_in), last_passkey_sign_in, excluded.last_passkey_sign_in)
+                    """,
+                    [StoredText.sanitized(signIn.userID.rawValue), signIn.signedInAt.databaseSeconds, signIn.passkeySignedInAt?.databaseSeconds]
+                )
+            }
+            return true
+        }
+    }
+
+    /// Adds counts that are not in the audit trail.
+    public func addDailyCounts(_ counts: [DailyCount]) async throws {
+        try database.write { db in try Self.add(counts, db) }
+    }
+
+    private static func add(_ counts: [DailyCount], _ db: SQLiteConnection) throws {
+        for count in counts {
+            _ = try db.execute(
+                "INSERT INTO daily_stats (day, metric, count) VALUES (?, ?, ?) ON CONFLICT (day, metric) DO UPDATE SET count = count + excluded.count",
+                [count.day, StoredText.sanitized(count.metric), count.count]
+            )
+        }
+    }
+
+    /// The rolled-up counts of a range of days.
+    public func dailyCounts(fromDay: String, toDay: String) async throws -> [DailyCount] {
+        try database.read { db in
+            try db.rows("SELECT * FROM daily_stats WHERE day >= ? AND day < ?", [fromDay, toDay]).map {
+                DailyCount(day: try $0.text("day"), metric: try $0.text("metric"), count: try $0.integer("count"))
+            }
+        }
+    }
+
+    /// Accounts that signed in since `since`.
+    public func activeAccounts(since: Date) async throws -> ActiveAccounts {
+        try database.read { db in
+            let row = try db.row(
+                "SELECT count(*) AS all_accounts, count(last_passkey_sign_in >= ? OR NULL) AS passkey FROM account_activity WHERE last_sign_in >= ?",
+                [since.databaseSeconds, since.databaseSeconds]
+            )
+            return ActiveAccounts(all: Int(try row?.integer("all_accounts") ?? 0), passkey: Int(try row?.integer("passkey") ?? 0))
+        }
+    }
+}
