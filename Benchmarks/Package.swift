@@ -5,6 +5,7 @@ import PackageDescription
 // Run: swift run -c release --package-path Benchmarks WebAuthnBenchmarks
 //      scripts/bench-server.sh   (builds the release server and runs ServerBenchmark against it)
 //      swift run -c release --package-path Benchmarks PostgresBenchmark postgres://…   (against pgbench)
+//      swift run -c release --package-path Benchmarks StatsBenchmark --postgres postgres://…   (the console's overview on 10M events)
 let package = Package(
     name: "LatchkeyBenchmarks",
     platforms: [.macOS(.v15)],
@@ -29,6 +30,14 @@ let package = Package(
                 .product(name: "IdentityCore", package: "main"),
                 .product(name: "StorageSQLite", package: "main"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "StatsBenchmark",
+            dependencies: [
+                .product(name: "IdentityCore", package: "main"),
+                .product(name: "StorageSQLite", package: "main"),
+                .product(name: "StoragePostgres", package: "main"),
             ]
         ),
         .executableTarget(

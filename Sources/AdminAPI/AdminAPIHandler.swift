@@ -233,7 +233,8 @@ struct AdminAPIHandler: APIProtocol {
         _ = try AdminCaller.require(.events, writes: false)
         guard let stats = services.stats else { throw IdentityError(.notFound, "this server keeps no statistics") }
         let to = input.query.to ?? Date()
-        let from = input.query.from ?? to.addingTimeInterval(-30 * 86_400)
+        // Today and the 29 days before it: 30 intervals.
+        let from = input.query.from ?? to.addingTimeInterval(-29 * 86_400)
         let intervals = try await stats.intervals(from: from, to: to)
         let names = services.authenticatorNames
         return .ok(.init(body: .json(.init(intervals: intervals.map { interval in

@@ -109,6 +109,17 @@ extension PostgresStorage {
         }
     }
 
+    /// The latest sign-ins of these accounts.
+    public func accountSignIns(userIDs: [UserID]) async throws -> [AccountSignIn] {
+        let ids = userIDs.map(\.rawValue).filter { !StoredText.containsNUL([$0]) }
+        guard !ids.isEmpty else { return [] }
+        return try await autocommit { db in
+            try await db.rows("SELECT * FROM account_activity WHERE user_id = ANY(\(ids)::text[])", logger: self.logger).map { row in
+                AccountSignIn(userID: UserID(rawValue: try row.text("user_id")), signedInAt: try row.date("last_sign_in"), passkeySignedInAt: try row.optionalDate("last_passkey_sign_in"))
+            }
+        }
+    }
+
     /// Accounts that signed in since `since`.
     public func activeAccounts(since: Date) async throws -> ActiveAccounts {
         let since = since.seconds

@@ -96,6 +96,24 @@ extension SQLiteStorage {
         }
     }
 
+    /// The latest sign-ins of these accounts.
+    public func accountSignIns(userIDs: [UserID]) async throws -> [AccountSignIn] {
+        let ids = userIDs.map(\.rawValue).filter { StoredText.canMatch($0) }
+        guard !ids.isEmpty else { return [] }
+        return try database.read { db in
+            // In slices: SQLite binds at most 32,766 values in one statement.
+            try stride(from: 0, to: ids.count, by: 500).flatMap { start -> [AccountSignIn] in
+                let slice = Array(ids[start..<min(ids.count, start + 500)])
+                let marks = Array(repeating: "?", count: slice.count).joined(separator: ", ")
+                return try db.rows("SELECT * FROM account_activity WHERE user_id IN (\(marks))", slice).map(Self.accountSignIn)
+            }
+        }
+    }
+
+    private static func accountSignIn(_ row: SQLiteRow) throws -> AccountSignIn {
+        AccountSignIn(userID: UserID(rawValue: try row.text("user_id")), signedInAt: try row.date("last_sign_in"), passkeySignedInAt: try row.optionalDate("last_passkey_sign_in"))
+    }
+
     /// Accounts that signed in since `since`.
     public func activeAccounts(since: Date) async throws -> ActiveAccounts {
         try database.read { db in

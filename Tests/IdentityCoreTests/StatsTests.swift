@@ -115,6 +115,7 @@ import WebAuthn
 
         // Nothing rolled up: the tail alone.
         #expect(Self.figures(try await stats.intervals(from: range.from, to: range.to)) == expected)
+        #expect(try await stats.activeAccounts(days: 30) == ActiveAccounts(all: 17, passkey: 17), "from the tail alone too")
         // Rolled up but for the last minute: the rollups and the tail.
         let counted = try await stats.rollUp()
         #expect(counted > 0 && counted < events.count, "the events of the last minute wait")

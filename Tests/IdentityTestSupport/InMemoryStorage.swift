@@ -1236,6 +1236,12 @@ extension InMemoryStorage {
         }
     }
 
+    public func accountSignIns(userIDs: [UserID]) async throws -> [AccountSignIn] {
+        state.withLock { state in
+            userIDs.compactMap { id in state.activity[id].map { AccountSignIn(userID: id, signedInAt: $0.any, passkeySignedInAt: $0.passkey) } }
+        }
+    }
+
     public func activeAccounts(since: Date) async throws -> ActiveAccounts {
         state.withLock { state in
             let active = state.activity.values.filter { $0.any >= since }

@@ -69,5 +69,9 @@ extension StorageContract {
         #expect(try await storage.activeAccounts(since: StorageFixtures.time(15)) == ActiveAccounts(all: 1, passkey: 0))
         #expect(try await storage.activeAccounts(since: StorageFixtures.time(5)) == ActiveAccounts(all: 1, passkey: 1))
         #expect(try await storage.activeAccounts(since: StorageFixtures.time(25)) == ActiveAccounts(all: 0, passkey: 0))
+        #expect(try await storage.accountSignIns(userIDs: [ada, UserID(rawValue: "user-none"), UserID(rawValue: "user-\u{0}")]) == [
+            AccountSignIn(userID: ada, signedInAt: StorageFixtures.time(20), passkeySignedInAt: StorageFixtures.time(10))
+        ])
+        #expect(try await storage.accountSignIns(userIDs: []).isEmpty)
     }
 }

@@ -2753,7 +2753,7 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/stats/GET/query`.
             internal struct Query: Sendable, Hashable {
-                /// The first day (its UTC day); 30 days before `to` by default.
+                /// The first day (its UTC day); by default the 29 days before `to`'s day, so that there are 30 intervals.
                 ///
                 /// - Remark: Generated from `#/paths/stats/GET/query/from`.
                 internal var from: Foundation.Date?
@@ -2772,7 +2772,7 @@ internal enum Operations {
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
-                ///   - from: The first day (its UTC day); 30 days before `to` by default.
+                ///   - from: The first day (its UTC day); by default the 29 days before `to`'s day, so that there are 30 intervals.
                 ///   - to: The end, exclusive (a time inside a day includes that day); now by default.
                 ///   - interval: The length of each interval; only `day`.
                 internal init(

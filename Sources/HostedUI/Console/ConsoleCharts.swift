@@ -17,7 +17,7 @@ enum ConsoleCharts {
     /// The stacked chart's viewBox, with room on the left for the y labels and below for the
     /// x labels. The SVG scales to its box, so these are proportions rather than pixels.
     private enum Plot {
-        static let width = 600.0, height = 240.0
+        static let width = 900.0, height = 240.0
         static let left = 44.0, right = 6.0, top = 8.0, bottom = 22.0
     }
 
@@ -58,7 +58,10 @@ enum ConsoleCharts {
         let rows = labels.enumerated().map { day, label in [label] + series.map { "\(value($0.values, day))" } + ["\(totals[day])"] }
         return figure(id: id, title: title, body: svg(id: id, width: Plot.width, height: Plot.height, summary: summary, shapes: shapes)
             + legend(series.map { ($0.name, $0.cssClass) })
-            + table(caption: title, header: ["Day"] + series.map(\.name) + ["Total"], rows: rows))
+            // A day's row each: folded, so that the page stays short; open, or read by a
+            // screen reader, it holds every figure the bars show.
+            + "<details class=\"chart-details\"><summary>The figures of each day</summary>"
+            + table(caption: title, header: ["Day"] + series.map(\.name) + ["Total"], rows: rows) + "</details>")
     }
 
     /// A horizontal ranked bar chart (rows already sorted by the caller, largest first), each row: label text, bar (rect width proportional to value / max), value text.

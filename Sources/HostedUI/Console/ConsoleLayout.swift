@@ -55,11 +55,12 @@ struct ConsoleLayout {
             <script src="\(OperatorConsole.path)/assets/console.js" defer></script>
             </head>
             <body class="console"\(refreshSeconds.map { " data-refresh=\"\($0)\"" } ?? "")>
-            <a class="visually-hidden" href="#main">Skip to the content</a>
+            <a class="skip-link" href="#main">Skip to the content</a>
             <header class="console-bar"><a class="brand" href="\(OperatorConsole.path)">\(HTML.escape(siteName)) console</a>\(bar)</header>
             <main class="console-main" id="main" tabindex="-1">
             \(content)
             </main>
+            <footer class="console-footer"><p class="meta">Latchkey operator console. Every change here is in the audit trail under your account.</p></footer>
             </body>
             </html>
             """

@@ -66,7 +66,11 @@ struct ConsoleErrorMiddleware: RouterMiddleware {
     /// Where to come back to after signing in again: the page the form was on, when it is a
     /// console page of this server.
     private static func returnPath(_ request: Request) -> String {
-        guard let referer = request.headers[.referer], let url = URL(string: referer), url.path.hasPrefix(OperatorConsole.path) else { return OperatorConsole.path }
-        return url.path + (url.query.map { "?" + $0 } ?? "")
+        guard let referer = request.headers[.referer], var url = URLComponents(string: referer), url.path.hasPrefix(OperatorConsole.path) else {
+            return OperatorConsole.path
+        }
+        // What the page said it had done is not worth saying again.
+        url.queryItems = url.queryItems?.filter { $0.name != "done" }
+        return url.path + (url.percentEncodedQuery.flatMap { $0.isEmpty ? nil : "?" + $0 } ?? "")
     }
 }

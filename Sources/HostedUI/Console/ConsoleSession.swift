@@ -80,22 +80,28 @@ struct ConsoleChangeMiddleware: RouterMiddleware {
     let console: OperatorConsole
 
     @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
-        guard var identity = context.identity else { throw ConsoleRefusal.signedOut }
-        let fields = try console.body.form(from: try await console.body.bytes(of: request))
-        try console.checkCSRF(request, token: fields["csrf"])
-        guard identity.canChange else { throw ConsoleRefusal.viewerOnly }
-        identity.form = fields
-        var context = context
-        context.identity = identity
+        guard let identity = context.identity else { throw ConsoleRefusal.signedOut }
+        // Refusals are recorded too: a viewer's try, or a form from elsewhere, is worth knowing.
         let response: Response
         do {
-            response = try await next(request, context)
+            response = try await change(request, context, identity, next)
         } catch {
             try? await record(request, context, identity, status: ConsoleErrorMiddleware.status(of: error))
             throw error
         }
         try? await record(request, context, identity, status: response.status.code)
         return response
+    }
+
+    private func change(
+        _ request: Request, _ context: Context, _ identity: ConsoleOperator, _ next: @concurrent (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let fields = try console.body.form(from: try await console.body.bytes(of: request))
+        try console.checkCSRF(request, token: fields["csrf"])
+        guard identity.canChange else { throw ConsoleRefusal.viewerOnly }
+        var context = context
+        context.identity?.form = fields
+        return try await next(request, context)
     }
 
     private func record(_ request: Request, _ context: Context, _ identity: ConsoleOperator, status: Int) async throws {
@@ -109,9 +115,9 @@ extension OperatorConsole {
     /// token of the cookie that came with the page (a double submit: another site can
     /// neither read the cookie nor make the browser send it, `SameSite=Strict`).
     func checkCSRF(_ request: Request, token: String?) throws {
-        if let origin = request.headers[.origin], let host = request.head.authority {
+        if let origin = request.headers[.origin]?.lowercased(), origin != publicOrigin {
             let originHost = origin.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init)
-            guard originHost?.lowercased() == host.lowercased() else { throw ConsoleRefusal.csrf }
+            guard let host = request.head.authority, originHost == host.lowercased() else { throw ConsoleRefusal.csrf }
         }
         if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin" { throw ConsoleRefusal.csrf }
         guard let cookie = Cookies.value(csrfCookie, in: request), !cookie.isEmpty, let token, token == cookie else { throw ConsoleRefusal.csrf }

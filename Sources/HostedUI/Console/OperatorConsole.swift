@@ -36,6 +36,9 @@ public struct OperatorConsole: Sendable {
     let body: RequestBodyReader
     /// Cookies are `Secure` when the public URL is https.
     let secureCookies: Bool
+    /// The public URL's origin, lowercased: a form may come from there, or from the origin
+    /// the request was addressed to (an admin listener of its own).
+    let publicOrigin: String
 
     /// The prefix of a console session's token: longer than a hosted page session's token,
     /// so that neither kind is taken for the other.
@@ -66,6 +69,9 @@ public struct OperatorConsole: Sendable {
         self.random = random
         self.body = RequestBodyReader(maximumBytes: maximumBodyBytes)
         self.secureCookies = publicURL.lowercased().hasPrefix("https://")
+        self.publicOrigin = URLComponents(string: publicURL).map { parts in
+            "\(parts.scheme ?? "http")://\(parts.host ?? "")" + (parts.port.map { ":\($0)" } ?? "")
+        }?.lowercased() ?? ""
     }
 
     /// `__Secure-` over https: `__Host-` would need `Path=/`, and the console's cookies stay

@@ -20,4 +20,7 @@ public protocol StatsStore: Sendable {
     func dailyCounts(fromDay: String, toDay: String) async throws -> [DailyCount]
     /// How many accounts signed in at or after `since`, and how many of them with a passkey.
     func activeAccounts(since: Date) async throws -> ActiveAccounts
+    /// The latest sign-ins the rollups hold for these accounts (none for an account they
+    /// have not seen sign in).
+    func accountSignIns(userIDs: [UserID]) async throws -> [AccountSignIn]
 }

@@ -29,6 +29,7 @@ struct AdminAPITests {
         ("DELETE", "/users/{id}/sessions/{session}", "sessions:write", nil),
         ("GET", "/events", "events:read", nil),
         ("GET", "/events/export", "events:read", nil),
+        ("GET", "/stats", "events:read", nil),
         ("GET", "/webhooks/endpoints", "webhooks:read", nil),
         ("POST", "/webhooks/endpoints/ep_000000000000/enable", "webhooks:write", nil),
         ("GET", "/webhooks/deliveries", "webhooks:read", nil),

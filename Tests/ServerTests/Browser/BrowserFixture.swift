@@ -144,12 +144,17 @@ final class BrowserFixture: @unchecked Sendable {
     /// One number the server's database answers `sql` with, read by another process (as an
     /// operator would), so the check does not go through the code under test.
     func count(_ sql: String) async throws -> Int {
+        let text = try await string(sql)
+        guard let value = Int(text) else { throw TestFailure("sqlite3 \(sql): \(text)") }
+        return value
+    }
+
+    /// One text the server's database answers `sql` with, read the same way.
+    func string(_ sql: String) async throws -> String {
         let script = "import sqlite3, sys; print(sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True).execute(sys.argv[2]).fetchone()[0])"
         let run = try await ExternalCommand.run("/usr/bin/python3", ["-c", script, directory.path("latchkey.sqlite"), sql])
-        guard run.status == 0, let value = Int(run.output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw TestFailure("sqlite3 \(sql): \(run.output)")
-        }
-        return value
+        guard run.status == 0 else { throw TestFailure("sqlite3 \(sql): \(run.output)") }
+        return run.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Waits until the page is `path` (and, optionally, has `query`).

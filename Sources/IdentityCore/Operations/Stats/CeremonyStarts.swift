@@ -19,8 +19,15 @@ public final class CeremonyStarts: Sendable {
     func take() -> [DailyCount] {
         counts.withLock { counts in
             defer { counts = [:] }
-            return counts.map { DailyCount(day: $0.key, metric: StatsMetric.signUpsStarted, count: $0.value) }
+            return Self.rows(counts)
         }
+    }
+
+    /// The counts not yet added to the rollups, left as they are: what a read adds.
+    func pending() -> [DailyCount] { counts.withLock { Self.rows($0) } }
+
+    private static func rows(_ counts: [String: Int64]) -> [DailyCount] {
+        counts.map { DailyCount(day: $0.key, metric: StatsMetric.signUpsStarted, count: $0.value) }
     }
 
     /// Puts counts that could not be stored back, to be added next time.

@@ -93,13 +93,30 @@ public struct StatsService: Sendable {
             guard try await store.statsPosition() == position else { continue }
             var tally = StatsTally()
             for logged in tail { tally.add(logged.event) }
-            return rolled + tally.dailyCounts.filter { $0.day >= fromDay && $0.day < toDay }
+            // This instance's sign-up starts not added yet (other instances' are added within
+            // a rollup interval).
+            let starts = self.starts?.pending() ?? []
+            return rolled + (tally.dailyCounts + starts).filter { $0.day >= fromDay && $0.day < toDay }
         }
     }
 
-    /// Accounts that signed in within the last `days` days (as of the last rollup), and
-    /// how many of them with a passkey.
+    /// Accounts that signed in within the last `days` days, and how many of them with a
+    /// passkey: the rollups' count, and the accounts of the events since that it lacks.
+    /// Sign-ins are kept as each account's latest, so a batch applied meanwhile counts no
+    /// account twice.
     public func activeAccounts(days: Int) async throws -> ActiveAccounts {
-        try await store.activeAccounts(since: clock.now().addingTimeInterval(-Double(days) * 86_400))
+        let since = clock.now().addingTimeInterval(-Double(days) * 86_400)
+        var tally = StatsTally()
+        for logged in try await store.events(after: try await store.statsPosition(), limit: Self.tailLimit) { tally.add(logged.event) }
+        let recent = tally.accountSignIns.filter { $0.signedInAt >= since }
+        let rolled = try await store.activeAccounts(since: since)
+        let known = Dictionary(try await store.accountSignIns(userIDs: recent.map(\.userID)).map { ($0.userID, $0) }) { first, _ in first }
+        var all = rolled.all, passkey = rolled.passkey
+        for signIn in recent {
+            let earlier = known[signIn.userID]
+            if (earlier?.signedInAt ?? .distantPast) < since { all += 1 }
+            if (signIn.passkeySignedInAt ?? .distantPast) >= since, (earlier?.passkeySignedInAt ?? .distantPast) < since { passkey += 1 }
+        }
+        return ActiveAccounts(all: all, passkey: passkey)
     }
 }
