@@ -6,7 +6,7 @@ import WebAuthn
 /// operators, and the Admin API's keys (made here with their scopes, the key shown once).
 enum ConsoleKeysPage {
     static func render(
-        metadata: (source: String, metadata: AttestationMetadata)?, keys: [AdminAPIKey], operators: [Operator], createdKey: String?, canChange: Bool, csrf: String
+        metadata: (source: String, metadata: AttestationMetadata)?, keys: [AdminAPIKey], operators: [(Operator, User?)], createdKey: String?, canChange: Bool, csrf: String
     ) -> String {
         var state = "<p>No FIDO metadata is configured (passkeys.metadata): registrations are verified without it.</p>"
         if let metadata {
@@ -35,7 +35,12 @@ enum ConsoleKeysPage {
             if canChange { cells.append(key.revokedAt == nil ? ConsolePages.action("\(OperatorConsole.path)/keys/\(key.id)/revoke", "Revoke", csrf: csrf, danger: true) : "") }
             return cells
         }
-        let operatorRows = operators.map { [ConsolePages.userLink($0.userID), ConsolePages.badge($0.role.rawValue, $0.role.rawValue), ConsolePages.time($0.since)] }
+        let operatorRows = operators.map { found, user in
+            [
+                ConsolePages.userLink(found.userID), HTML.escape(user?.profile.identifiers.map(\.value).joined(separator: ", ") ?? "–"),
+                ConsolePages.badge(found.role.rawValue, found.role.rawValue), ConsolePages.time(found.since),
+            ]
+        }
         var created = ""
         if let createdKey {
             created = """
@@ -52,12 +57,12 @@ enum ConsoleKeysPage {
             let boxes = scopes.map { scope in
                 let id = "scope-" + scope.description.replacingOccurrences(of: ":", with: "-")
                 return "<span><input type=\"checkbox\" name=\"\(HTML.escape(scope.description))\" id=\"\(id)\"> <label for=\"\(id)\"><code>\(HTML.escape(scope.description))</code></label></span>"
-            }.joined(separator: " ")
+            }.joined()
             form = """
                 <h3>New key</h3>
-                <form class="filters" method="post" action="\(OperatorConsole.path)/keys">\(ConsoleLayout.csrfField(csrf))
-                <label>Name <input name="name" required maxlength="100" autocomplete="off"></label>
-                <fieldset><legend>Scopes</legend>\(boxes)</fieldset>
+                <form class="new-key" method="post" action="\(OperatorConsole.path)/keys">\(ConsoleLayout.csrfField(csrf))
+                <p><label for="key-name">Name</label><input id="key-name" name="name" required maxlength="100" autocomplete="off"></p>
+                <fieldset class="scopes"><legend>Scopes (a write scope includes reading)</legend>\(boxes)</fieldset>
                 <button type="submit">Create the key</button>
                 </form>
                 """
@@ -68,7 +73,7 @@ enum ConsoleKeysPage {
             <h2>FIDO metadata</h2>
             \(state)
             <h2>Operators</h2>
-            \(ConsolePages.table(caption: "Operators", headers: ["User", "Role", "Since"], rows: operatorRows, empty: "No operators."))
+            \(ConsolePages.table(caption: "Operators", headers: ["User", "Identifiers", "Role", "Since"], rows: operatorRows, empty: "No operators."))
             <p class="meta">Add one with <code>latchkey admin operators add EMAIL --role viewer|admin</code>.</p>
             <h2>Admin API keys</h2>
             \(ConsolePages.table(caption: "Admin API keys", headers: ["ID", "Name", "Scopes", "Created", "Last used", "State"] + (canChange ? ["Actions"] : []), rows: keyRows, empty: "No keys."))

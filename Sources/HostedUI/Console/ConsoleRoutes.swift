@@ -201,9 +201,17 @@ extension OperatorConsole {
         return try page(request, context, .webhooks, content)
     }
 
+    /// The operators with their accounts (an operator's account is deleted with its role, so
+    /// each has one, unless it went in between).
+    private func operatorsWithAccounts() async throws -> [(Operator, User?)] {
+        var listed: [(Operator, User?)] = []
+        for found in try await admin.operators() { listed.append((found, try? await admin.user(id: found.userID))) }
+        return listed
+    }
+
     func keysPage(_ request: Request, _ context: ConsoleContext, createdKey: String?) async throws -> Response {
         let content = ConsoleKeysPage.render(
-            metadata: metadata, keys: try await admin.keys(), operators: try await admin.operators(), createdKey: createdKey,
+            metadata: metadata, keys: try await admin.keys(), operators: try await operatorsWithAccounts(), createdKey: createdKey,
             canChange: context.identity?.canChange ?? false, csrf: csrfToken(for: request).token
         )
         return try page(request, context, .keys, content)

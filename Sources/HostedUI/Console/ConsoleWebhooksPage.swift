@@ -9,19 +9,22 @@ enum ConsoleWebhooksPage {
     ) -> String {
         let endpointRows = endpoints.map { endpoint -> [String] in
             let reason = off[endpoint.id]
+            // The endpoint's last answer: its newest delivery that was tried, among those listed.
+            let last = deliveries.first { $0.endpointID == endpoint.id && answer($0) != "–" }
             var cells = [
                 "<code>\(HTML.escape(endpoint.id))</code>", HTML.escape(endpoint.url.absoluteString), HTML.escape(endpoint.types.map(\.rawValue).sorted().joined(separator: ", ")),
                 reason.map { ConsolePages.badge("off", "off") + " <span class=\"meta\">\(HTML.escape($0))</span>" } ?? ConsolePages.badge("on", "ok"),
+                last.map { HTML.escape(answer($0)) + " " + ConsolePages.time($0.deliveredAt ?? $0.createdAt) } ?? "–",
             ]
             if canChange { cells.append(reason == nil ? "" : ConsolePages.action("\(OperatorConsole.path)/webhooks/endpoints/\(endpoint.id)/enable", "Turn on", csrf: csrf)) }
             return cells
         }
         let deliveryRows = deliveries.map { delivery -> [String] in
-            let last = [delivery.lastStatus.map { "HTTP \($0)" }, delivery.lastError].compactMap { $0 }.joined(separator: " · ")
+            let last = answer(delivery)
             var cells = [
                 "<code>\(HTML.escape(delivery.id))</code>", "<code>\(HTML.escape(delivery.endpointID))</code>", "<code>\(delivery.event.event.kind.rawValue)</code>",
                 ConsolePages.badge(delivery.status.rawValue, delivery.status == .delivered ? "ok" : delivery.status == .failed ? "off" : "viewer"),
-                "\(delivery.attempts)", HTML.escape(last.isEmpty ? "–" : last), ConsolePages.time(delivery.createdAt),
+                "\(delivery.attempts)", HTML.escape(last), ConsolePages.time(delivery.createdAt),
                 delivery.status == .pending ? ConsolePages.time(delivery.nextAttemptAt) : ConsolePages.time(delivery.deliveredAt),
             ]
             if canChange { cells.append(ConsolePages.action("\(OperatorConsole.path)/webhooks/deliveries/\(delivery.id)/resend", "Resend", csrf: csrf, danger: true)) }
@@ -33,7 +36,7 @@ enum ConsoleWebhooksPage {
         return """
             <h1>Webhooks</h1>
             <h2>Endpoints</h2>
-            \(ConsolePages.table(caption: "Endpoints", headers: ["ID", "URL", "Events", "State"] + (canChange ? ["Actions"] : []), rows: endpointRows, empty: "No endpoints are configured (webhooks.endpoints)."))
+            \(ConsolePages.table(caption: "Endpoints", headers: ["ID", "URL", "Events", "State", "Last answer"] + (canChange ? ["Actions"] : []), rows: endpointRows, empty: "No endpoints are configured (webhooks.endpoints)."))
             <h2>Deliveries</h2>
             <form class="filters" method="get" action="\(OperatorConsole.path)/webhooks">
             <label>Status <select name="status" data-autosubmit>\(options)</select></label>
@@ -45,5 +48,11 @@ enum ConsoleWebhooksPage {
             ))
             \(more)
             """
+    }
+
+    /// What the endpoint last answered a delivery: its status, its error, or `–`.
+    private static func answer(_ delivery: WebhookDelivery) -> String {
+        let parts = [delivery.lastStatus.map { "HTTP \($0)" }, delivery.lastError].compactMap { $0 }
+        return parts.isEmpty ? "–" : parts.joined(separator: " · ")
     }
 }

@@ -139,16 +139,7 @@ extension Date {
         let seconds = Int(timeIntervalSince1970.rounded(.down))
         let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
         let secondOfDay = seconds - days * 86400
-        // Civil-from-days (Howard Hinnant).
-        let z = days + 719468
-        let era = (z >= 0 ? z : z - 146096) / 146097
-        let dayOfEra = z - era * 146097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, day) = CivilDate.from(daysSince1970: days)
         func pad(_ value: Int, _ width: Int = 2) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text

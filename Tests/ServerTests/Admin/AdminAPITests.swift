@@ -340,6 +340,11 @@ struct AdminAPITests {
         let reply = try await listener.send("GET", "/admin/v1/users", contentType: nil, headers: ["Authorization": "Bearer " + separateKey])
         #expect(reply.status == 200, "\(reply.text)")
         expectProblem(try await listener.send("GET", "/elsewhere", contentType: nil), 404, "not_found")
+        // The console moves with it.
+        #expect(try await listener.send("GET", "/console/login", contentType: nil).status == 200)
+        #expect(try await separate.http.send("GET", "/console/login", contentType: nil).status == 404)
+        // (From another address, with admin.public off, it refuses there too.)
+        #expect(try await listener.send("GET", "/console/login", contentType: nil, headers: far).status == 403)
     }
 
     @Test func theDocumentIsServedAndListsWhatTheCodeDoes() async throws {

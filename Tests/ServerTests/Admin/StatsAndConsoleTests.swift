@@ -135,6 +135,25 @@ struct StatsAndConsoleTests {
         #expect(try await viewer.postForm("/console/users/\(adaID)/disable", [:]).status == 403)
         let disabled = try await admin.call("GET", "/events?type=user_disabled", key: key).json["events"] as? [Any] ?? []
         #expect(disabled.isEmpty, "the viewer changed nothing")
+        // Made an admin, the same session changes things at once: a key, shown once, that
+        // works, then revoked; an enrollment link, shown once.
+        #expect(try await admin.cli(["operators", "add", "ops@example.com", "--role", "admin"]).status == 0)
+        _ = try await viewer.get("/console/keys")
+        let made = try await viewer.postForm("/console/keys", ["name": "from the console", "users:read": "on"])
+        let madeKey = try #require(made.text.range(of: "lk_admin_[A-Za-z0-9_-]+", options: .regularExpression).map { String(made.text[$0]) }, "\(made.status)")
+        #expect(try await admin.call("GET", "/users", key: madeKey).status == 200)
+        // The key's row, and the revoke form in it.
+        let row = try #require(made.text.range(of: "<td>from the console</td>"))
+        let form = try #require(made.text[row.upperBound...].range(of: "/console/keys/ak_[0-9a-f]+/revoke", options: .regularExpression))
+        let keyID = String(made.text[form].dropFirst("/console/keys/".count).dropLast("/revoke".count))
+        #expect(try await viewer.get("/console/keys").text.contains(madeKey) == false, "shown once")
+        #expect(try await viewer.postForm("/console/keys/\(keyID)/revoke", [:]).status == 303)
+        #expect(try await admin.call("GET", "/users", key: madeKey).status == 401)
+        #expect(try await viewer.postForm("/console/keys", ["name": "no scopes"]).status == 400, "a key needs a scope")
+        let link = try await viewer.postForm("/console/users/\(adaID)/enrollment-link", [:])
+        #expect(link.status == 200 && link.text.contains("/enroll#user="), "\(link.status)")
+        let deletion = try await viewer.postForm("/console/users/\(adaID)/delete", [:])
+        #expect(deletion.status == 400, "a deletion needs its box ticked")
         let out = try await viewer.postForm("/console/logout", [:])
         #expect(out.status == 303 && out.header("Set-Cookie")?.contains("Max-Age=0") == true)
         #expect(try await viewer.get("/console").status == 302, "signed out")

@@ -88,10 +88,28 @@ struct ConsoleBrowserTests {
             #expect(try await tab.text(".cards .card:nth-child(5) .figure") == "4 / 4", "four sign-ups, each started once")
             try await PageAudit.check(tab, "console overview", hasStatus: false)
 
+            // Find the person, and revoke one of their sessions (a fresh sign-in suffices).
+            let personID = try await fixture.string("SELECT id FROM users WHERE email = 'person@example.com'")
+            try await fixture.open("/console/users")
+            try await tab.fill("input[name=q]", "person@")
+            try await tab.click("form.filters button")
+            try await fixture.waitForPath("/console/users", query: "?q=person%40")
+            try await tab.click("table.data tbody a")
+            try await fixture.waitForPath("/console/users/\(personID)")
+            try await Self.everyControlIsReachedByTab(tab, "user")
+            try await PageAudit.check(tab, "console user", hasStatus: false)
+            try await fixture.screenshot("console-user-1280", width: 1280, height: 1400)
+            try await fixture.screenshot("console-user-390", width: 390, height: 2400, mobile: true)
+            let active = "SELECT count(*) FROM browser_sessions WHERE user_id = '\(personID)' AND revoked_at IS NULL"
+            let before = try await fixture.count(active)
+            #expect(before >= 1)
+            try await tab.click("form[action$='/sessions/revoke'] button")
+            try await fixture.waitForPath("/console/users/\(personID)", query: "?done=revoked")
+            #expect(try await fixture.count(active) == before - 1)
+
             // A viewer sees, and changes nothing.
             #expect(try await viewer.signInToConsole().status == 200)
             #expect(try await viewer.get("/console").status == 200)
-            let personID = try await fixture.string("SELECT id FROM users WHERE email = 'person@example.com'")
             let viewerTry = try await viewer.postForm("/console/users/\(personID)/disable", [:])
             #expect(viewerTry.status == 403 && viewerTry.text.contains("viewer"), "\(viewerTry.status)")
             #expect(try await fixture.count("SELECT count(*) FROM users WHERE disabled_at IS NOT NULL") == 0, "nothing changed")
@@ -106,31 +124,18 @@ struct ConsoleBrowserTests {
             for (path, name) in [("/console/users", "users"), ("/console/events", "events"), ("/console/webhooks", "webhooks"), ("/console/keys", "keys"), ("/console", "overview")] {
                 try await fixture.open(path)
                 try await fixture.waitForPath(path)
+                // (First, while the page's focus is at its start.)
+                try await Self.everyControlIsReachedByTab(tab, name)
                 try await PageAudit.check(tab, "console \(name)", hasStatus: false)
                 try await fixture.screenshot("console-\(name)-1280", width: 1280, height: name == "overview" ? 2200 : 900)
                 try await fixture.screenshot("console-\(name)-390", width: 390, height: name == "overview" ? 3600 : 1200, mobile: true)
             }
 
-            // Find the person, and revoke one of their sessions (a fresh sign-in suffices).
-            try await fixture.open("/console/users")
-            try await tab.fill("input[name=q]", "person@")
-            try await tab.click("form.filters button")
-            try await fixture.waitForPath("/console/users", query: "?q=person%40")
-            try await tab.click("table.data tbody a")
-            try await fixture.waitForPath("/console/users/\(personID)")
-            try await PageAudit.check(tab, "console user", hasStatus: false)
-            try await fixture.screenshot("console-user-1280", width: 1280, height: 1400)
-            try await fixture.screenshot("console-user-390", width: 390, height: 2400, mobile: true)
-            let active = "SELECT count(*) FROM browser_sessions WHERE user_id = '\(personID)' AND revoked_at IS NULL"
-            let before = try await fixture.count(active)
-            #expect(before >= 1)
-            try await tab.click("form[action$='/sessions/revoke'] button")
-            try await fixture.waitForPath("/console/users/\(personID)", query: "?done=revoked")
-            #expect(try await fixture.count(active) == before - 1)
-
             // Disabling needs a sign-in of the last minute: this one is older by now.
             let wait = 62 - Date().timeIntervalSince(signedInAt)
             if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
+            try await fixture.open("/console/users/\(personID)")
+            try await fixture.waitForPath("/console/users/\(personID)")
             try await tab.click("form[action$='/disable'] button")
             try await fixture.waitForPath("/console/login", query: "?return_to=%2Fconsole%2Fusers%2F\(personID)&step_up=1")
             #expect(try await fixture.count("SELECT count(*) FROM users WHERE disabled_at IS NOT NULL") == 0, "not before the step-up")
@@ -158,6 +163,44 @@ struct ConsoleBrowserTests {
             #expect(try await fixture.count("SELECT count(*) FROM audit_events WHERE kind = 'admin_request' AND actor LIKE 'operator:%' AND detail LIKE '% 403'") >= 2)
             _ = platform
         }
+    }
+}
+
+extension ConsoleBrowserTests {
+    /// The keyboard alone reaches every control of the page, in the document's order, each
+    /// showing its focus, and the first is the skip link. Run on a page just loaded, whose
+    /// focus starts at the top.
+    static func everyControlIsReachedByTab(_ tab: BrowserTab, _ page: String) async throws {
+        let count = try await tab.evaluate("""
+            (() => { const all = Array.from(document.querySelectorAll('a[href], button, input:not([type=hidden]), select, summary'))
+                .filter(e => !e.disabled && (e.offsetParent !== null || e.classList.contains('skip-link')));
+              all.forEach((e, i) => e.dataset.keyboard = String(i));
+              document.activeElement && document.activeElement.blur(); window.__reached = []; return all.length; })()
+            """).number ?? 0
+        // A date field takes one Tab per part (month, day, year): the presses stop once the
+        // last control has focus, and a control met again at once counts once.
+        for _ in 0..<(Int(count) * 4) {
+            for type in ["keyDown", "keyUp"] {
+                _ = try await tab.send("Input.dispatchKeyEvent", ["type": .string(type), "key": .string("Tab"), "code": .string("Tab"), "windowsVirtualKeyCode": .number(9)])
+            }
+            let index = try await tab.evaluate("""
+                (() => { const e = document.activeElement; const style = getComputedStyle(e);
+                  // A date field shows focus on the part that has it, not on its box.
+                  const visible = e.type === 'date' || (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2);
+                  const last = window.__reached[window.__reached.length - 1];
+                  if (!last || last.index !== e.dataset.keyboard) window.__reached.push({ index: e.dataset.keyboard, visible });
+                  return e.dataset.keyboard === undefined ? -1 : Number(e.dataset.keyboard); })()
+                """).number ?? -1
+            if Int(index) == Int(count) - 1 { break }
+        }
+        let reached = try await tab.evaluate("""
+            (() => ({ order: window.__reached.map(r => r.index === undefined ? -1 : Number(r.index)), hidden: window.__reached.filter(r => !r.visible).length,
+              first: document.querySelector('[data-keyboard="0"]').className }))()
+            """)
+        let order = reached["order"]?.array?.compactMap(\.number).map(Int.init) ?? []
+        #expect(order == Array(0..<Int(count)), "console \(page): Tab reaches every control in order: \(order)")
+        #expect(reached["hidden"] == .number(0), "console \(page): focus is visible on every control")
+        #expect(reached["first"] == .string("skip-link"), "console \(page): the skip link comes first")
     }
 }
 

@@ -86,11 +86,13 @@ public struct StatsService: Sendable {
     /// The rolled-up counts and the tail's, read so that a batch applied meanwhile is
     /// counted once: the position is read before and after, and the read repeats if it moved.
     private func consistentCounts(fromDay: String, toDay: String) async throws -> [DailyCount] {
-        while true {
+        // A batch is applied every half minute at most per instance: a few tries suffice, and
+        // the last one is taken as it is rather than trying forever.
+        for attempt in 1...5 {
             let position = try await store.statsPosition()
             let rolled = try await store.dailyCounts(fromDay: fromDay, toDay: toDay)
             let tail = try await store.events(after: position, limit: Self.tailLimit)
-            guard try await store.statsPosition() == position else { continue }
+            guard try await store.statsPosition() == position || attempt == 5 else { continue }
             var tally = StatsTally()
             for logged in tail { tally.add(logged.event) }
             // This instance's sign-up starts not added yet (other instances' are added within
@@ -98,6 +100,7 @@ public struct StatsService: Sendable {
             let starts = self.starts?.pending() ?? []
             return rolled + (tally.dailyCounts + starts).filter { $0.day >= fromDay && $0.day < toDay }
         }
+        return []
     }
 
     /// Accounts that signed in within the last `days` days, and how many of them with a

@@ -69,21 +69,12 @@ public struct StatsTally: Sendable {
         signIns.map { AccountSignIn(userID: $0.key, signedInAt: $0.value.any, passkeySignedInAt: $0.value.passkey) }.sorted { $0.userID.rawValue < $1.userID.rawValue }
     }
 
-    /// The UTC day of `time` as `YYYY-MM-DD`, by arithmetic on days since 1970 (the civil
-    /// calendar from days algorithm): a calendar per event would cost more than the rest.
+    /// The UTC day of `time` as `YYYY-MM-DD`, by arithmetic (``CivilDate``): a calendar
+    /// per event would cost more than the rest of the count.
     public static func day(of time: Date) -> String {
-        let days = Int64((time.timeIntervalSince1970 / 86_400).rounded(.down))
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let dayOfMonth = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(year)-\(two(month))-\(two(dayOfMonth))"
+        let (year, month, day) = CivilDate.from(daysSince1970: Int((time.timeIntervalSince1970 / 86_400).rounded(.down)))
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(year)-\(two(month))-\(two(day))"
     }
 
     /// The start of the UTC day `time` is in.
