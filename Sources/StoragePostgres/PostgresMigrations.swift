@@ -1059,7 +1059,5 @@ enum PostgresMigrations {
             last_sign_in double precision NOT NULL,
             last_passkey_sign_in double precision
         )
-        ;
-        CREATE INDEX account_activity_last_sign_in ON account_activity (last_sign_in)
         """
 }

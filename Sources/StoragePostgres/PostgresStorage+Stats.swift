@@ -119,17 +119,4 @@ extension PostgresStorage {
             }
         }
     }
-
-    /// Accounts that signed in since `since`.
-    public func activeAccounts(since: Date) async throws -> ActiveAccounts {
-        let since = since.seconds
-        return try await autocommit { db in
-            let row = try await db.row(
-                """
-                SELECT count(*) AS all_accounts, count(*) FILTER (WHERE last_passkey_sign_in >= \(since)) AS passkey
-                FROM account_activity WHERE last_sign_in >= \(since)
-                """, logger: self.logger)
-            return ActiveAccounts(all: Int(try row?.integer("all_accounts") ?? 0), passkey: Int(try row?.integer("passkey") ?? 0))
-        }
-    }
 }

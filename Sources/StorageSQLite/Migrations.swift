@@ -575,6 +575,5 @@ enum Migrations {
             last_sign_in REAL NOT NULL,
             last_passkey_sign_in REAL
         ) STRICT, WITHOUT ROWID;
-        CREATE INDEX account_activity_last_sign_in ON account_activity (last_sign_in);
         """
 }

@@ -113,15 +113,4 @@ extension SQLiteStorage {
     private static func accountSignIn(_ row: SQLiteRow) throws -> AccountSignIn {
         AccountSignIn(userID: UserID(rawValue: try row.text("user_id")), signedInAt: try row.date("last_sign_in"), passkeySignedInAt: try row.optionalDate("last_passkey_sign_in"))
     }
-
-    /// Accounts that signed in since `since`.
-    public func activeAccounts(since: Date) async throws -> ActiveAccounts {
-        try database.read { db in
-            let row = try db.row(
-                "SELECT count(*) AS all_accounts, count(last_passkey_sign_in >= ? OR NULL) AS passkey FROM account_activity WHERE last_sign_in >= ?",
-                [since.databaseSeconds, since.databaseSeconds]
-            )
-            return ActiveAccounts(all: Int(try row?.integer("all_accounts") ?? 0), passkey: Int(try row?.integer("passkey") ?? 0))
-        }
-    }
 }

@@ -115,7 +115,7 @@ import WebAuthn
 
         // Nothing rolled up: the tail alone.
         #expect(Self.figures(try await stats.intervals(from: range.from, to: range.to)) == expected)
-        #expect(try await stats.activeAccounts(days: 30) == ActiveAccounts(all: 17, passkey: 17), "from the tail alone too")
+        #expect(try await stats.activeAccounts(since: start) == ActiveAccounts(all: 17, passkey: 17), "from the tail alone too")
         // Rolled up but for the last minute: the rollups and the tail.
         let counted = try await stats.rollUp()
         #expect(counted > 0 && counted < events.count, "the events of the last minute wait")
@@ -131,10 +131,37 @@ import WebAuthn
         #expect(second.count == 1 && second[0].start == start.addingTimeInterval(86_400))
         #expect(Self.figures(second) == expected.filter { $0.key == StatsTally.day(of: second[0].start) })
         #expect(try await stats.intervals(from: start.addingTimeInterval(9 * 86_400), to: start.addingTimeInterval(10 * 86_400)).map(\.signIns) == [0])
-        // The accounts that signed in, with and without passkeys.
-        let active = try await stats.activeAccounts(days: 30)
-        #expect(active.all == 17)
-        #expect(active.passkey > 0 && active.passkey <= 17)
+        // The accounts that signed in, from the histogram of latest sign-ins alone now; and
+        // since a later day, only those whose latest sign-in is on or after it.
+        #expect(try await stats.activeAccounts(since: start) == ActiveAccounts(all: 17, passkey: 17))
+        let lastDay = StatsTally.startOfDay(events.last!.time)
+        let lastDayAccounts = Set(events.filter { $0.time >= lastDay && ($0.kind == .login || $0.kind == .accountRecovered) }.compactMap(\.userID))
+        let expectedPasskey = Set(events.filter { $0.time >= lastDay && $0.kind == .login && $0.detail != "password" }.compactMap(\.userID))
+        #expect(try await stats.activeAccounts(since: lastDay) == ActiveAccounts(all: lastDayAccounts.count, passkey: expectedPasskey.count))
+    }
+
+    @Test func anAccountMovesInTheHistogramAsItSignsInAgain() async throws {
+        let storage = InMemoryStorage()
+        let clock = ManualClock()
+        let stats = StatsService(store: storage, clock: clock)
+        let ada = UserID(rawValue: "user-ada")
+        let day = StatsTally.startOfDay(clock.now()).addingTimeInterval(-10 * 86_400)
+        func signIn(_ days: Double, passkey: Bool) async throws {
+            let detail = passkey ? PasskeyUse(aaguid: Self.apple, isSynced: true, isCrossDevice: false).description : "password"
+            try await storage.record(AuditEvent(time: day.addingTimeInterval(days * 86_400 + 60), kind: .login, userID: ada, detail: detail, origin: nil))
+            try await stats.rollUp()
+        }
+        try await signIn(0, passkey: true)
+        try await signIn(3, passkey: false)
+        try await signIn(3, passkey: false)
+        #expect(try await stats.activeAccounts(since: day) == ActiveAccounts(all: 1, passkey: 1))
+        #expect(try await stats.activeAccounts(since: day.addingTimeInterval(86_400)) == ActiveAccounts(all: 1, passkey: 0), "the passkey sign-in is older")
+        #expect(try await stats.activeAccounts(since: day.addingTimeInterval(4 * 86_400)) == ActiveAccounts(all: 0, passkey: 0))
+        let histogram = try await storage.dailyCounts(fromDay: "0000", toDay: "9999").filter { $0.metric.hasPrefix("accounts.") && $0.count != 0 }
+        #expect(Set(histogram) == [
+            DailyCount(day: StatsTally.day(of: day.addingTimeInterval(3 * 86_400)), metric: StatsMetric.latestSignIns, count: 1),
+            DailyCount(day: StatsTally.day(of: day), metric: StatsMetric.latestPasskeySignIns, count: 1),
+        ], "one row per account and metric holds it")
     }
 
     @Test func twoInstancesRollingUpTogetherCountEachEventOnce() async throws {

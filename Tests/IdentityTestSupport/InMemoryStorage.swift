@@ -1242,12 +1242,7 @@ extension InMemoryStorage {
         }
     }
 
-    public func activeAccounts(since: Date) async throws -> ActiveAccounts {
-        state.withLock { state in
-            let active = state.activity.values.filter { $0.any >= since }
-            return ActiveAccounts(all: active.count, passkey: active.filter { ($0.passkey ?? .distantPast) >= since }.count)
-        }
-    }
+
 }
 
 private struct State {

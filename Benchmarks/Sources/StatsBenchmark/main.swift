@@ -88,7 +88,7 @@ func measure(_ name: String, store: any StatsStore & AuditLog, options: Options)
             times.append(try await seconds {
                 let now = Date()
                 let intervals = try await stats.intervals(from: now.addingTimeInterval(-29 * 86_400), to: now)
-                _ = try await stats.activeAccounts(days: 30)
+                _ = try await stats.activeAccounts(since: intervals.first?.start ?? now)
                 signIns = intervals.reduce(0) { $0 + $1.signIns }
             })
         }

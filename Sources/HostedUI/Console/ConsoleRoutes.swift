@@ -106,7 +106,7 @@ enum ConsoleRoutes {
             let now = console.clock.now()
             let days = 30
             let intervals = try await console.stats.intervals(from: now.addingTimeInterval(-Double(days - 1) * 86_400), to: now)
-            let active = try await console.stats.activeAccounts(days: days)
+            let active = try await console.stats.activeAccounts(since: intervals.first?.start ?? now)
             return try console.page(request, context, .overview, ConsoleOverviewPage.render(intervals, active: active, names: console.names, days: days))
         }
         pages.get("users") { request, context in

@@ -1,4 +1,3 @@
-public import Foundation
 
 /// The daily rollups the console's overview and `GET /admin/v1/stats` read, so that neither
 /// scans the audit trail: counts by UTC day and metric, the position in the audit trail they
@@ -18,8 +17,6 @@ public protocol StatsStore: Sendable {
     /// The rolled-up counts of the days `from` (inclusive) to `to` (exclusive), in
     /// `YYYY-MM-DD` form.
     func dailyCounts(fromDay: String, toDay: String) async throws -> [DailyCount]
-    /// How many accounts signed in at or after `since`, and how many of them with a passkey.
-    func activeAccounts(since: Date) async throws -> ActiveAccounts
     /// The latest sign-ins the rollups hold for these accounts (none for an account they
     /// have not seen sign in).
     func accountSignIns(userIDs: [UserID]) async throws -> [AccountSignIn]

@@ -75,4 +75,10 @@ public enum StatsMetric {
     public static let failurePrefix = "failure."
     /// `provider.` and an AAGUID, lowercase with dashes.
     public static let providerPrefix = "provider."
+    /// Accounts whose latest sign-in is on the day: a histogram that moves an account from
+    /// day to day as it signs in again, so that the accounts active since a day are the sum of
+    /// a few rows, however many accounts there are.
+    public static let latestSignIns = "accounts.latest_sign_in"
+    /// The same for the latest sign-in with a passkey.
+    public static let latestPasskeySignIns = "accounts.latest_passkey_sign_in"
 }

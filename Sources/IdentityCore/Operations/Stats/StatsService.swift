@@ -44,7 +44,12 @@ public struct StatsService: Sendable {
             guard let last = settled.last else { return counted }
             var tally = StatsTally()
             for logged in settled { tally.add(logged.event) }
-            if try await store.applyStats(StatsBatch(from: position, to: last.id, counts: tally.dailyCounts, signIns: tally.accountSignIns)) {
+            let signIns = tally.accountSignIns
+            // Read before the batch, and consistent with it: only a batch changes the accounts'
+            // sign-ins, and it applies only where the position is still this one.
+            let earlier = try await store.accountSignIns(userIDs: signIns.map(\.userID))
+            let moves = Self.histogramMoves(signIns, earlier: earlier)
+            if try await store.applyStats(StatsBatch(from: position, to: last.id, counts: tally.dailyCounts + moves, signIns: signIns)) {
                 counted += settled.count
             }
             // Caught up: the rest is not settled yet, or there is no rest.
@@ -77,49 +82,78 @@ public struct StatsService: Sendable {
         let starts = (0..<days).map { first.addingTimeInterval(Double($0) * 86_400) }
         var intervals = Dictionary(uniqueKeysWithValues: starts.map { (StatsTally.day(of: $0), StatsInterval(start: $0)) })
         let end = first.addingTimeInterval(Double(days) * 86_400)
-        for count in try await consistentCounts(fromDay: StatsTally.day(of: first), toDay: StatsTally.day(of: end)) {
+        let (fromDay, toDay) = (StatsTally.day(of: first), StatsTally.day(of: end))
+        let read = try await consistentRead(fromDay: fromDay, toDay: toDay)
+        // This instance's sign-up starts not added yet (other instances' are added within a
+        // rollup interval).
+        let tail = (read.tail.dailyCounts + (self.starts?.pending() ?? [])).filter { $0.day >= fromDay && $0.day < toDay }
+        for count in read.rolled + tail {
             intervals[count.day]?.add(count.metric, count.count)
         }
         return starts.compactMap { intervals[StatsTally.day(of: $0)] }
     }
 
-    /// The rolled-up counts and the tail's, read so that a batch applied meanwhile is
-    /// counted once: the position is read before and after, and the read repeats if it moved.
-    private func consistentCounts(fromDay: String, toDay: String) async throws -> [DailyCount] {
+    /// The rolled-up counts of a range of days and the events since the rollups' position,
+    /// read so that a batch applied meanwhile is counted once: the position is read before
+    /// and after, and the read repeats if it moved.
+    private func consistentRead(fromDay: String, toDay: String) async throws -> (rolled: [DailyCount], tail: StatsTally) {
         // A batch is applied every half minute at most per instance: a few tries suffice, and
         // the last one is taken as it is rather than trying forever.
-        for attempt in 1...5 {
+        var attempt = 1
+        while true {
             let position = try await store.statsPosition()
             let rolled = try await store.dailyCounts(fromDay: fromDay, toDay: toDay)
             let tail = try await store.events(after: position, limit: Self.tailLimit)
-            guard try await store.statsPosition() == position || attempt == 5 else { continue }
-            var tally = StatsTally()
-            for logged in tail { tally.add(logged.event) }
-            // This instance's sign-up starts not added yet (other instances' are added within
-            // a rollup interval).
-            let starts = self.starts?.pending() ?? []
-            return rolled + (tally.dailyCounts + starts).filter { $0.day >= fromDay && $0.day < toDay }
+            if try await store.statsPosition() == position || attempt == 5 {
+                var tally = StatsTally()
+                for logged in tail { tally.add(logged.event) }
+                return (rolled, tally)
+            }
+            attempt += 1
         }
-        return []
     }
 
-    /// Accounts that signed in within the last `days` days, and how many of them with a
-    /// passkey: the rollups' count, and the accounts of the events since that it lacks.
-    /// Sign-ins are kept as each account's latest, so a batch applied meanwhile counts no
-    /// account twice.
-    public func activeAccounts(days: Int) async throws -> ActiveAccounts {
-        let since = clock.now().addingTimeInterval(-Double(days) * 86_400)
-        var tally = StatsTally()
-        for logged in try await store.events(after: try await store.statsPosition(), limit: Self.tailLimit) { tally.add(logged.event) }
-        let recent = tally.accountSignIns.filter { $0.signedInAt >= since }
-        let rolled = try await store.activeAccounts(since: since)
+    /// The accounts that signed in on or after the UTC day of `since`, and how many of them
+    /// with a passkey: the histogram of latest sign-ins summed from that day (a row per day,
+    /// however many accounts), and the accounts of the events since the rollups' position
+    /// whose latest sign-in the histogram puts earlier, or nowhere.
+    public func activeAccounts(since: Date) async throws -> ActiveAccounts {
+        let firstDay = StatsTally.day(of: since)
+        let start = StatsTally.startOfDay(since)
+        let read = try await consistentRead(fromDay: firstDay, toDay: "9999-12-31")
+        var all: Int64 = 0, passkey: Int64 = 0
+        for count in read.rolled {
+            if count.metric == StatsMetric.latestSignIns { all += count.count }
+            if count.metric == StatsMetric.latestPasskeySignIns { passkey += count.count }
+        }
+        let recent = read.tail.accountSignIns.filter { $0.signedInAt >= start }
         let known = Dictionary(try await store.accountSignIns(userIDs: recent.map(\.userID)).map { ($0.userID, $0) }) { first, _ in first }
-        var all = rolled.all, passkey = rolled.passkey
         for signIn in recent {
             let earlier = known[signIn.userID]
-            if (earlier?.signedInAt ?? .distantPast) < since { all += 1 }
-            if (signIn.passkeySignedInAt ?? .distantPast) >= since, (earlier?.passkeySignedInAt ?? .distantPast) < since { passkey += 1 }
+            if (earlier?.signedInAt ?? .distantPast) < start { all += 1 }
+            if (signIn.passkeySignedInAt ?? .distantPast) >= start, (earlier?.passkeySignedInAt ?? .distantPast) < start { passkey += 1 }
         }
-        return ActiveAccounts(all: all, passkey: passkey)
+        return ActiveAccounts(all: Int(all), passkey: Int(passkey))
+    }
+
+    /// The histogram's moves for a batch's sign-ins: each account leaves the day of its
+    /// earlier latest sign-in (when it had one) for the day of its new one, when they differ.
+    static func histogramMoves(_ signIns: [AccountSignIn], earlier: [AccountSignIn]) -> [DailyCount] {
+        let before = Dictionary(earlier.map { ($0.userID, $0) }) { first, _ in first }
+        var moves: [StatsTally.Key: Int64] = [:]
+        func move(_ metric: String, from old: Date?, to new: Date?) {
+            guard let new else { return }
+            let latest = max(old ?? new, new)
+            let (oldDay, newDay) = (old.map(StatsTally.day(of:)), StatsTally.day(of: latest))
+            guard oldDay != newDay else { return }
+            if let oldDay { moves[StatsTally.Key(day: oldDay, metric: metric), default: 0] -= 1 }
+            moves[StatsTally.Key(day: newDay, metric: metric), default: 0] += 1
+        }
+        for signIn in signIns {
+            let old = before[signIn.userID]
+            move(StatsMetric.latestSignIns, from: old?.signedInAt, to: signIn.signedInAt)
+            move(StatsMetric.latestPasskeySignIns, from: old?.passkeySignedInAt, to: signIn.passkeySignedInAt)
+        }
+        return moves.filter { $0.value != 0 }.map { DailyCount(day: $0.key.day, metric: $0.key.metric, count: $0.value) }
     }
 }
