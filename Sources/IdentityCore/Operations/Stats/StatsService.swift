@@ -19,8 +19,9 @@ public struct StatsService: Sendable {
     public static let settleTime: TimeInterval = 60
     /// Events read at once.
     static let batchSize = 5000
-    /// The most events a read adds beyond the rollups; past that the job is behind, and the
-    /// read says so rather than scanning the trail.
+    /// The most events a read adds beyond the rollups: past that the job is behind (the
+    /// first start after an upgrade), and a read counts only these rather than scanning the
+    /// trail until it catches up.
     static let tailLimit = 20_000
     /// The most days one read covers.
     public static let maximumDays = 400
