@@ -134,6 +134,8 @@ import WebAuthn
         // The accounts that signed in, from the histogram of latest sign-ins alone now; and
         // since a later day, only those whose latest sign-in is on or after it.
         #expect(try await stats.activeAccounts(since: start) == ActiveAccounts(all: 17, passkey: 17))
+        let overview = try await stats.overview(from: range.from, to: range.to)
+        #expect(Self.figures(overview.intervals) == expected && overview.active == ActiveAccounts(all: 17, passkey: 17), "one read, the same figures")
         let lastDay = StatsTally.startOfDay(events.last!.time)
         let lastDayAccounts = Set(events.filter { $0.time >= lastDay && ($0.kind == .login || $0.kind == .accountRecovered) }.compactMap(\.userID))
         let expectedPasskey = Set(events.filter { $0.time >= lastDay && $0.kind == .login && $0.detail != "password" }.compactMap(\.userID))

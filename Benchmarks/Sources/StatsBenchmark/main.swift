@@ -87,8 +87,7 @@ func measure(_ name: String, store: any StatsStore & AuditLog, options: Options)
         for _ in 0..<30 {
             times.append(try await seconds {
                 let now = Date()
-                let intervals = try await stats.intervals(from: now.addingTimeInterval(-29 * 86_400), to: now)
-                _ = try await stats.activeAccounts(since: intervals.first?.start ?? now)
+                let (intervals, _) = try await stats.overview(from: now.addingTimeInterval(-29 * 86_400), to: now)
                 signIns = intervals.reduce(0) { $0 + $1.signIns }
             })
         }

@@ -84,15 +84,18 @@ enum ConsoleRoutes {
         all.post("login/finish") { request, context in
             try console.checkCSRF(request, token: request.headers[HTTPField.Name("X-CSRF-Token")!])
             let body = try await console.body.json(ConsoleSignInFinish.self, from: request)
-            let (signedIn, (token, _)) = try await console.passkeys.finishCeremony(
+            // The console is for operators only: a sign-in of anyone else is recorded as the
+            // sign-in it is, and starts no session.
+            let operators = Set(try await console.admin.operators().map(\.userID))
+            let (_, started) = try await console.passkeys.finishCeremony(
                 client: .console, authSession: body.auth_session, response: body.response, origin: context.origin, failureCheck: context.failureCheck,
-                startSession: console.sessions.begin
+                startSession: { signedIn -> (SessionRecord?, (token: String, session: BrowserSession)?) in
+                    guard operators.contains(signedIn.user.id) else { return (nil, nil) }
+                    let begun = console.sessions.begin(signedIn)
+                    return (begun.0, begun.1)
+                }
             )
-            // Signed in, but the console is for operators only: the session ends at once.
-            guard try await console.admin.operatorRole(userID: signedIn.user.id) != nil else {
-                try await console.sessions.end(token: token, origin: context.origin)
-                throw ConsoleRefusal.notAnOperator
-            }
+            guard let token = started?.token else { throw ConsoleRefusal.notAnOperator }
             // A step-up replaces the session it refreshes.
             if let earlier = Cookies.value(console.sessionCookie, in: request) { try await console.sessions.end(token: earlier, origin: context.origin) }
             return JSONResponse.make(
@@ -105,8 +108,7 @@ enum ConsoleRoutes {
         pages.get("") { request, context in
             let now = console.clock.now()
             let days = 30
-            let intervals = try await console.stats.intervals(from: now.addingTimeInterval(-Double(days - 1) * 86_400), to: now)
-            let active = try await console.stats.activeAccounts(since: intervals.first?.start ?? now)
+            let (intervals, active) = try await console.stats.overview(from: now.addingTimeInterval(-Double(days - 1) * 86_400), to: now)
             return try console.page(request, context, .overview, ConsoleOverviewPage.render(intervals, active: active, names: console.names, days: days))
         }
         pages.get("users") { request, context in

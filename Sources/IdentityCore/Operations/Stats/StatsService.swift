@@ -76,22 +76,39 @@ public struct StatsService: Sendable {
     /// - Throws: `invalid_request` for a range that is empty, reversed or over
     ///   ``maximumDays`` days.
     public func intervals(from: Date, to: Date) async throws -> [StatsInterval] {
+        let range = try Self.days(from: from, to: to)
+        return intervals(range, try await consistentRead(fromDay: range.fromDay, toDay: range.toDay))
+    }
+
+    /// The overview: the figures of each day from `from`'s to `to`'s, and the accounts that
+    /// signed in since the first of them, from one read of the rollups and the events since.
+    public func overview(from: Date, to: Date) async throws -> (intervals: [StatsInterval], active: ActiveAccounts) {
+        let range = try Self.days(from: from, to: to)
+        // Every latest sign-in is on or before today, so when `to` is now the range's rows hold
+        // the whole histogram from the first day.
+        let read = try await consistentRead(fromDay: range.fromDay, toDay: max(range.toDay, StatsTally.day(of: clock.now().addingTimeInterval(86_400))))
+        return (intervals(range, read), try await activeAccounts(since: range.first, read))
+    }
+
+    /// The days a range covers.
+    private static func days(from: Date, to: Date) throws(IdentityError) -> (first: Date, starts: [Date], fromDay: String, toDay: String) {
         let first = StatsTally.startOfDay(from)
         let days = Int(((to.timeIntervalSince1970 - first.timeIntervalSince1970) / 86_400).rounded(.up))
         guard days >= 1 else { throw IdentityError(.invalidRequest, "to must be after from", field: "to") }
-        guard days <= Self.maximumDays else { throw IdentityError(.invalidRequest, "a range covers at most \(Self.maximumDays) days", field: "to") }
+        guard days <= maximumDays else { throw IdentityError(.invalidRequest, "a range covers at most \(maximumDays) days", field: "to") }
         let starts = (0..<days).map { first.addingTimeInterval(Double($0) * 86_400) }
-        var intervals = Dictionary(uniqueKeysWithValues: starts.map { (StatsTally.day(of: $0), StatsInterval(start: $0)) })
-        let end = first.addingTimeInterval(Double(days) * 86_400)
-        let (fromDay, toDay) = (StatsTally.day(of: first), StatsTally.day(of: end))
-        let read = try await consistentRead(fromDay: fromDay, toDay: toDay)
+        return (first, starts, StatsTally.day(of: first), StatsTally.day(of: first.addingTimeInterval(Double(days) * 86_400)))
+    }
+
+    private func intervals(_ range: (first: Date, starts: [Date], fromDay: String, toDay: String), _ read: (rolled: [DailyCount], tail: StatsTally)) -> [StatsInterval] {
+        var intervals = Dictionary(uniqueKeysWithValues: range.starts.map { (StatsTally.day(of: $0), StatsInterval(start: $0)) })
         // This instance's sign-up starts not added yet (other instances' are added within a
         // rollup interval).
-        let tail = (read.tail.dailyCounts + (self.starts?.pending() ?? [])).filter { $0.day >= fromDay && $0.day < toDay }
+        let tail = (read.tail.dailyCounts + (self.starts?.pending() ?? [])).filter { $0.day >= range.fromDay && $0.day < range.toDay }
         for count in read.rolled + tail {
             intervals[count.day]?.add(count.metric, count.count)
         }
-        return starts.compactMap { intervals[StatsTally.day(of: $0)] }
+        return range.starts.compactMap { intervals[StatsTally.day(of: $0)] }
     }
 
     /// The rolled-up counts of a range of days and the events since the rollups' position,
@@ -119,11 +136,15 @@ public struct StatsService: Sendable {
     /// however many accounts), and the accounts of the events since the rollups' position
     /// whose latest sign-in the histogram puts earlier, or nowhere.
     public func activeAccounts(since: Date) async throws -> ActiveAccounts {
+        try await activeAccounts(since: since, try await consistentRead(fromDay: StatsTally.day(of: since), toDay: "9999-12-31"))
+    }
+
+    /// The same from a read that holds the histogram's rows from `since`'s day on.
+    private func activeAccounts(since: Date, _ read: (rolled: [DailyCount], tail: StatsTally)) async throws -> ActiveAccounts {
         let firstDay = StatsTally.day(of: since)
         let start = StatsTally.startOfDay(since)
-        let read = try await consistentRead(fromDay: firstDay, toDay: "9999-12-31")
         var all: Int64 = 0, passkey: Int64 = 0
-        for count in read.rolled {
+        for count in read.rolled where count.day >= firstDay {
             if count.metric == StatsMetric.latestSignIns { all += count.count }
             if count.metric == StatsMetric.latestPasskeySignIns { passkey += count.count }
         }
