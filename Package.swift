@@ -73,6 +73,16 @@ let package = Package(
         // so a name cannot be rebound between the check and the request, and it reaches IPv6
         // literals, which Foundation's URLSession cannot on Linux.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // Spans around requests, storage operations, verifications and deliveries. Already in
+        // the graph through Hummingbird (its TracingMiddleware); named for IdentityCore and the
+        // storage backends.
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // OpenTelemetry (`telemetry:`): traces, metrics and logs over OTLP/HTTP with protobuf.
+        // Only its HTTP exporter: the gRPC one (grpc-swift and its transport) would add minutes
+        // to a cold build, and collectors take OTLP/HTTP on 4318 as readily as gRPC on 4317.
+        // It adds swift-protobuf's runtime (its generated OTLP types are committed in the
+        // package); async-http-client, NIOSSL and swift-log are already here.
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // The WebAuthn engine and its foundations.
@@ -95,7 +105,10 @@ let package = Package(
         .target(
             name: "IdentityCore",
             // libxcrypt verifies imported bcrypt hashes; it is part of every glibc system.
-            dependencies: ["LatchkeyWire", "WebAuthn", "Localization", crypto, cryptoExtras, .target(name: "CCrypt", condition: .when(platforms: [.linux]))],
+            dependencies: [
+                "LatchkeyWire", "WebAuthn", "Localization", crypto, cryptoExtras, .target(name: "CCrypt", condition: .when(platforms: [.linux])),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
             // The 10,000 most common passwords (zxcvbn's frequency list, MIT), refused as new passwords.
             resources: [.copy("Resources/common-passwords.txt")],
             swiftSettings: strictSettings
@@ -113,7 +126,10 @@ let package = Package(
         .target(name: "SQLiteWALWriter", dependencies: ["CSQLite"]),
         .target(
             name: "StorageSQLite",
-            dependencies: ["CSQLite", "SQLiteWALWriter", "IdentityCore", "LatchkeyWire", "WebAuthn", .product(name: "Metrics", package: "swift-metrics")],
+            dependencies: [
+                "CSQLite", "SQLiteWALWriter", "IdentityCore", "LatchkeyWire", "WebAuthn", .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(
@@ -122,6 +138,7 @@ let package = Package(
                 "IdentityCore", "LatchkeyWire", "WebAuthn",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -195,6 +212,8 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             // The FIDO Metadata Service's root (GlobalSign Root CA - R3), which signs the MDS3 BLOB's chain.
             resources: [.copy("Resources/passkey-provider-aaguids.json"), .copy("Resources/fido-mds-root.pem")],

@@ -88,6 +88,8 @@ setup_tool LATCHKEY_ORY_SDK_PYTHON ory-sdks.sh "Ory's SDKs (ory-kratos-client, o
 # Webhooks are received by a Python server that verifies them with the standardwebhooks
 # package, an implementation independent of Latchkey's.
 setup_tool LATCHKEY_WEBHOOK_RECEIVER_PYTHON webhook-receiver.sh "the test webhook receiver (standardwebhooks)"
+# Telemetry is exported to a receiver decoding OTLP with OpenTelemetry's opentelemetry-proto.
+setup_tool LATCHKEY_OTLP_RECEIVER_PYTHON otlp-receiver.sh "the test OpenTelemetry receiver (opentelemetry-proto)"
 # Imported password hashes are made by reference implementations: PyPI's bcrypt and
 # argon2-cffi, hashlib.
 setup_tool LATCHKEY_HASHES_PYTHON password-hashes.sh "the reference password hashers (bcrypt, argon2-cffi)"

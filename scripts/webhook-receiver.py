@@ -9,8 +9,8 @@ the ones that verify. Run it with the python that `scripts/webhook-receiver.sh s
   --host H       address to listen on (default 127.0.0.1; ::1 for IPv6)
   --port N       port (default 0: a free one)
   --dir DIR      keep each verified delivery as DIR/NNNNNN.json: {"id", "timestamp",
-                 "payload"} (the parsed body); a delivery that does not verify is kept as
-                 DIR/rejected-NNNNNN.json with the reason, and answered 400
+                 "payload" (the parsed body), "traceparent" (or null)}; a delivery
+                 that does not verify is kept as DIR/rejected-NNNNNN.json with the reason, and answered 400
   --status CODE  answer verified deliveries with CODE (default 204), e.g. 500 or 410
 
 Prints one line, "READY <port>", on stdout once listening.
@@ -56,7 +56,10 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(400)
             self.end_headers()
             return
-        keep("", {"id": headers.get("webhook-id"), "timestamp": headers.get("webhook-timestamp"), "payload": payload})
+        keep("", {
+            "id": headers.get("webhook-id"), "timestamp": headers.get("webhook-timestamp"), "payload": payload,
+            "traceparent": headers.get("traceparent"),
+        })
         self.send_response(arguments.status)
         self.end_headers()
 

@@ -31,6 +31,8 @@ extension Router where Context == FaceRequestContext {
         )
         let faces = Self.faces(configuration)
         let envelopes = FaceEnvelopes(faces)
+        // First, so that every other middleware's work (and every refusal) is in the span.
+        if configuration.telemetry != nil { add(middleware: RequestTracingMiddleware()) }
         add(middleware: HostRequiredMiddleware(envelopes: envelopes))
         add(middleware: RequestOriginMiddleware(faces: faces))
         add(middleware: NotFoundMiddleware(pages: hostedPages, envelopes: envelopes))

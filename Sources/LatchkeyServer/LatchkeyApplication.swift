@@ -5,7 +5,6 @@ import HTTPAPI
 import HostedUI
 import Mail
 import NIOCore
-import ServiceLifecycle
 import StoragePostgres
 import StorageSQLite
 import WebAuthn
@@ -14,6 +13,7 @@ public import Hummingbird
 public import IdentityCore
 public import Logging
 public import Prometheus
+public import ServiceLifecycle
 
 /// The composition root: the only place that names concrete types. It opens storage,
 /// loads keys and trust anchors, builds the services and the router, and returns the
@@ -68,6 +68,8 @@ public enum LatchkeyApplication {
     ///   - clock: The clock every expiry is judged by.
     ///   - random: The random source for challenges, IDs and keys.
     ///   - logger: Where start-up and request logs go.
+    ///   - metrics: The Prometheus registry to serve, with `metrics:`.
+    ///   - exporters: The OpenTelemetry exporters' work (``Observability``), run with the server.
     ///   - onRunning: Called with the bound port once the server listens.
     public static func build(
         _ configuration: LatchkeyConfiguration,
@@ -75,14 +77,19 @@ public enum LatchkeyApplication {
         random: any RandomSource = SystemRandom(),
         logger: Logger,
         metrics: PrometheusCollectorRegistry? = nil,
+        exporters: [any Service] = [],
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
-        let routes = try await buildRoutes(configuration, clock: clock, random: random, logger: logger, measured: metrics != nil)
+        // Measured for Prometheus, for OTLP, or both (the same metrics go to each).
+        let measured = metrics != nil || configuration.telemetry != nil
+        let routes = try await buildRoutes(configuration, clock: clock, random: random, logger: logger, measured: measured)
+        if measured { MetricsListener.count(routes.storage.securityEvents) }
         SecurityEventLog.attach(routes.storage.securityEvents, to: logger)
-        var services: [any Service] = [PurgeService(
+        var services: [any Service] = exporters
+        services.append(PurgeService(
             storage: routes.storage, clock: clock, interval: PurgeService.interval(ceremonyLifetime: configuration.passkeys.ceremonyLifetime),
             auditRetention: configuration.auditRetention, familyLifetime: configuration.tokens.refreshTokenAbsoluteLifetime, logger: logger
-        )]
+        ))
         if let source = routes.metadata { services.append(MetadataRefreshService(source: source, logger: logger)) }
         services.append(StatsRollupService(stats: routes.stats, interval: .seconds(30), logger: logger))
         services.append(DecoyCensusService(passkeys: routes.passkeys, interval: .seconds(600), logger: logger))
@@ -111,7 +118,6 @@ public enum LatchkeyApplication {
             services.append(try adminListener(routes.admin, console: routes.console, host: listener.host, port: listener.port, configuration: configuration, logger: logger))
         }
         if let metrics, let listener = configuration.metrics {
-            MetricsListener.count(routes.storage.securityEvents)
             services.append(MetricsListener.application(registry: metrics, host: listener.host, port: listener.port, logger: logger))
         }
         logStartup(configuration, names: routes.authenticatorNames, logger: logger)
@@ -199,6 +205,7 @@ public enum LatchkeyApplication {
         let router = Router(context: FaceRequestContext.self)
         var envelopes = FaceEnvelopes(fallback: AdminAPIErrors())
         envelopes.claim("/", AdminAPIErrors())
+        if configuration.telemetry != nil { router.add(middleware: RequestTracingMiddleware()) }
         router.add(middleware: HostRequiredMiddleware(envelopes: envelopes))
         router.add(middleware: RequestOriginMiddleware(faces: [.adminAPI]))
         // The router's own 404 for any other path, in the Admin API's envelope.

@@ -92,6 +92,8 @@ public struct MetadataSource: Sendable {
         }
     }
 
+    /// With telemetry, AsyncHTTPClient makes the request's client span (the BLOB's URL is
+    /// public) and sends its `traceparent`.
     private static func get(_ location: String, with client: HTTPClient, limit: TimeAmount) async throws -> [UInt8] {
         var request = HTTPClientRequest(url: location)
         request.headers.add(name: "Accept", value: "application/json")

@@ -17,9 +17,9 @@ public import Prometheus
 /// - `latchkey_open_ceremonies`: ceremonies started and neither finished nor expired;
 /// - `latchkey_database_write_seconds` and `latchkey_database_read_seconds`.
 public enum MetricsListener {
-    /// Bootstraps swift-metrics with a Prometheus registry. Once per process, before the
-    /// application is built, so that every metric created afterwards reports to it.
-    public static func bootstrap() -> PrometheusCollectorRegistry {
+    /// A Prometheus registry and the swift-metrics factory that reports to it, for
+    /// ``Observability/bootstrap(_:format:)`` to bootstrap (alone, or beside OTLP's).
+    static func makeFactory() -> (registry: PrometheusCollectorRegistry, factory: any MetricsFactory) {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         // Prometheus names allow [a-zA-Z0-9_:]; swift-metrics labels use dots.
@@ -31,8 +31,7 @@ public enum MetricsListener {
             .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
             .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1), .seconds(5),
         ]
-        MetricsSystem.bootstrap(factory)
-        return registry
+        return (registry, factory)
     }
 
     private static func sanitized(_ name: String) -> String {

@@ -198,13 +198,21 @@ public final class PostgresStorage: IdentityStorage, Sendable {
     /// Runs `work` on a pooled connection without a transaction: for reads, and for writes
     /// of one statement, which PostgreSQL makes atomic by itself (no `BEGIN` and `COMMIT`,
     /// two round trips fewer).
-    func autocommit<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        try await run { try await self.client.withConnection(work) }
+    /// - Parameter operation: The storage method asking, which names its span.
+    func autocommit<T: Sendable>(operation: StaticString = #function, _ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await Spans.storage("postgresql", operation) {
+            try await run { try await self.client.withConnection(work) }
+        }
     }
 
     /// Runs `work` in one transaction: committed when it returns, rolled back when it
     /// throws. A transaction that lost a serialization race or a deadlock runs again.
-    func transaction<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    /// - Parameter operation: The storage method asking, which names its span.
+    func transaction<T: Sendable>(operation: StaticString = #function, _ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await Spans.storage("postgresql", operation) { try await transactionWithRetries(work) }
+    }
+
+    private func transactionWithRetries<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         try await run {
             try await self.client.withConnection { connection in
                 var attempt = 1

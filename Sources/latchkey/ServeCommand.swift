@@ -24,14 +24,21 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try options.load()
         let format: LatchkeyLogHandler.Format = configuration.logging.format == "json" ? .json : .text
-        LoggingSystem.bootstrap { LatchkeyLogHandler(label: $0, format: format) }
+        let observability: Observability.Bootstrapped
+        do {
+            observability = try Observability.bootstrap(configuration, format: format)
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("latchkey: invalid configuration: \(error)\n".utf8))
+            throw ExitCode(78)
+        }
         // Log lines are written from a thread of their own; whatever is waiting goes out as
         // the command ends, however it ends.
         defer { LogLineWriter.standardOutput.flush() }
         let logger = makeLogger(label: "latchkey", level: configuration.logLevel)
-        let metrics = configuration.metrics.map { _ in MetricsListener.bootstrap() }
         do {
-            let application = try await LatchkeyApplication.build(configuration, logger: logger, metrics: metrics)
+            let application = try await LatchkeyApplication.build(
+                configuration, logger: logger, metrics: observability.prometheus, exporters: observability.exporters
+            )
             try await application.runService()
             logger.info("Latchkey stopped")
         } catch let error as ConfigurationError {

@@ -305,7 +305,7 @@ extension PasskeyService {
             let expectations = AuthenticationCeremony(
                 challenge: ceremony.challenge, userVerification: ceremony.userVerification, allowedCredentialIDs: ceremony.allowedCredentialIDs
             )
-            return try verifier.verifyAuthentication(resolved.response, for: expectations, credential: record)
+            return try verifier.tracedAuthentication(resolved.response, for: expectations, credential: record, algorithm: credential.algorithm)
         } catch where error.code == .signCountRegressed {
             // The verifier's policy refused a counter that did not increase: the passkey may
             // be cloned. Recorded on the passkey and in the audit log, with the refusal.
@@ -463,7 +463,7 @@ extension PasskeyService {
         }
         let verified: VerifiedRegistration
         do {
-            verified = try verifier.verifyRegistration(response, for: expectations, at: clock.now())
+            verified = try verifier.tracedRegistration(response, for: expectations, at: clock.now())
         } catch {
             try await refuse(ceremony)
             throw IdentityError(.invalidGrant, error.reason, reason: .verification(error.code), credentialID: Base64URL.encode(response.rawId.bytes))

@@ -37,7 +37,7 @@ public enum ConfigurationLoader {
     /// Every top-level key of the configuration file.
     static let topLevelKeys = [
         "server", "database", "relying_party", "clients", "tokens", "passkeys", "limits", "logging", "metrics", "audit", "authenticator_names", "well_known",
-        "hosted_pages", "faces", "secrets", "email", "verification", "admin", "webhooks", "branding",
+        "hosted_pages", "faces", "secrets", "email", "verification", "admin", "webhooks", "branding", "telemetry",
     ]
 
     /// Loads the configuration: reads the file, then parses each section on its own (each in
@@ -80,6 +80,7 @@ public enum ConfigurationLoader {
         let verification = collector.read { () throws(ConfigurationError) in try parseVerification(yaml.child("verification")) }
         let admin = collector.read { () throws(ConfigurationError) in try parseAdmin(yaml.child("admin")) }
         let webhooks = collector.read { () throws(ConfigurationError) in try parseWebhooks(yaml.child("webhooks")) }
+        let telemetry = collector.read { () throws(ConfigurationError) in try parseTelemetry(yaml.child("telemetry"), environment: env) }
         let brandingAndWords = collector.read { () throws(ConfigurationError) in
             try parseBranding(yaml.child("branding"), publicURL: server?.publicURL, readFile: readFile)
         }
@@ -118,6 +119,7 @@ public enum ConfigurationLoader {
         configuration.verification = verification
         configuration.admin = admin
         configuration.webhooks = webhooks
+        configuration.telemetry = telemetry ?? nil
         configuration.branding = branding
         configuration.strings = catalog
         return configuration
@@ -1124,7 +1126,7 @@ public enum ConfigurationLoader {
     }
 
     /// Environment access that records which variables were used.
-    private final class Environment {
+    final class Environment {
         let values: [String: String]
         var used: Set<String> = []
 

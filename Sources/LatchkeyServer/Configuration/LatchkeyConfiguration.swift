@@ -265,6 +265,23 @@ public struct LatchkeyConfiguration: Sendable {
     /// `admin`: who may reach the Admin API (`/admin/v1/`).
     public var admin = Admin()
 
+    /// `telemetry`: where traces, metrics and logs go over OTLP; `nil` turns them off.
+    public var telemetry: Telemetry?
+
+    /// OpenTelemetry's exporter.
+    public struct Telemetry: Sendable {
+        /// `otlp_endpoint`: the collector's OTLP/HTTP base address (each signal's path,
+        /// `/v1/traces`, `/v1/metrics`, `/v1/logs`, is added), without a trailing slash.
+        public var otlpEndpoint: String
+        /// `service_name`, default `latchkey`: the resource's `service.name`.
+        public var serviceName: String
+        /// `sample_ratio`, from 0 to 1, default 1: the share of traces started here that are
+        /// recorded. A request that arrives with a `traceparent` follows its caller's choice.
+        public var sampleRatio: Double
+        /// `headers`: sent with every export (a collector's API key, for example).
+        public var headers: [(String, String)]
+    }
+
     /// `webhooks`: where events are posted.
     public var webhooks = Webhooks()
     /// `branding`: the operator's name, images, colours and links on the hosted pages and

@@ -3,6 +3,7 @@ import IdentityCore
 import Logging
 import Mail
 import ServiceLifecycle
+import Tracing
 
 /// Empties the outbox: claims due messages, hands each to the transport, and records the
 /// outcome: sent, retried later with exponential backoff (a transient failure), or given up
@@ -52,7 +53,25 @@ struct MailSenderService: Service {
         return due.count
     }
 
+    /// One attempt, in a span of its own (the message's kind and attempt, the outcome; never
+    /// the address), whose log lines carry its trace ID.
     private func send(_ mail: OutboxMail) async {
+        await Spans.traced("mail.deliver", kind: .client) { span in
+            span?.updateAttributes { attributes in
+                attributes["mail.kind"] = mail.kind.rawValue
+                attributes["mail.attempt"] = mail.attempts
+            }
+            let said = switch await attempt(mail) {
+            case .sent: "sent"
+            case .retry: "retry"
+            case .abandoned: "abandoned"
+            }
+            span?.attributes["mail.outcome"] = said
+            if said != "sent" { span?.setStatus(SpanStatus(code: .error)) }
+        }
+    }
+
+    private func attempt(_ mail: OutboxMail) async -> MailOutcome {
         var metadata: Logger.Metadata = [
             "mail": .string(mail.id), "kind": .string(mail.kind.rawValue), "attempt": .stringConvertible(mail.attempts),
             "to_domain": .string(String(mail.recipient.split(separator: "@").last ?? "")),
@@ -87,5 +106,6 @@ struct MailSenderService: Service {
             // The lease runs out and the message is tried again: sent twice at worst, never lost.
             logger.error("could not record a mail's outcome", metadata: ["mail": .string(mail.id), "error": "\(error)"], source: "mail")
         }
+        return outcome
     }
 }

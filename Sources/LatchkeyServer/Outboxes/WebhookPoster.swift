@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 #endif
 import IdentityCore
+import Tracing
 import NIOCore
 import NIOHTTP1
 
@@ -49,15 +50,41 @@ struct WebhookPoster: Sendable {
         return outcome
     }
 
-    /// One attempt at one checked address.
+    /// One attempt at one checked address, in a client span whose context the request
+    /// carries (`traceparent`), so the receiver's trace continues this one. The span names the
+    /// host and port, never the URL's path or query, which can carry the receiver's secrets.
     private func post(_ url: URL, host: String, at address: String, headers: [(String, String)], body: [UInt8]) async -> Outcome {
+        await Spans.traced("POST", kind: .client) { span in
+            span?.updateAttributes { attributes in
+                attributes["http.request.method"] = "POST"
+                attributes["server.address"] = host
+                attributes["server.port"] = url.port ?? (url.scheme == "https" ? 443 : 80)
+                attributes["network.peer.address"] = address
+            }
+            let outcome = await send(url, host: host, at: address, headers: headers, body: body)
+            switch outcome {
+            case .answered(let status):
+                span?.attributes["http.response.status_code"] = status
+                if status >= 400 { span?.setStatus(SpanStatus(code: .error)) }
+            case .refused, .unreachable:
+                span?.setStatus(SpanStatus(code: .error))
+            }
+            return outcome
+        }
+    }
+
+    private func send(_ url: URL, host: String, at address: String, headers: [(String, String)], body: [UInt8]) async -> Outcome {
         let limit = TimeAmount.nanoseconds(Int64(timeout * 1_000_000_000))
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: limit, read: limit))
         if !AddressRange.isAddress(host) { configuration.dnsOverride = [host: address] }
+        // AsyncHTTPClient's own span would record the URL, whose path and query can be the
+        // receiver's secret; this poster's span says the host and port alone.
+        configuration.tracing.tracer = nil
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .POST
         for (name, value) in headers { request.headers.add(name: name, value: value) }
+        TraceContext.inject(into: &request.headers)
         request.body = .bytes(ByteBuffer(bytes: body))
         let outcome: Outcome
         do {

@@ -3,6 +3,7 @@ import IdentityCore
 import LatchkeyWire
 import Logging
 import ServiceLifecycle
+import Tracing
 
 /// Sends the webhooks' outbox: claims due deliveries (a lease, so that no other sender on
 /// any instance takes them meanwhile), posts each to its endpoint signed per Standard
@@ -34,7 +35,20 @@ struct WebhookSenderService: Service {
         } send: { await deliver($0, poster) }
     }
 
+    /// One attempt, in a span of its own (the endpoint, the event type, the attempt's
+    /// number) whose POST is its child.
     private func deliver(_ delivery: WebhookDelivery, _ poster: WebhookPoster) async {
+        await Spans.traced("webhook.deliver", kind: .producer) { span in
+            span?.updateAttributes { attributes in
+                attributes["webhook.endpoint"] = delivery.endpointID
+                attributes["webhook.event"] = delivery.event.event.kind.rawValue
+                attributes["webhook.attempt"] = delivery.attempts + 1
+            }
+            await deliverNow(delivery, poster)
+        }
+    }
+
+    private func deliverNow(_ delivery: WebhookDelivery, _ poster: WebhookPoster) async {
         let outcome: WebhookAttemptOutcome
         if let endpoint = endpoints[delivery.endpointID] {
             outcome = await attempt(delivery, to: endpoint, poster)

@@ -1,4 +1,5 @@
 import CSQLite
+import IdentityCore
 import Synchronization
 
 /// Commits the writes of concurrent requests together: group commit.
@@ -40,7 +41,13 @@ final class CommitQueue: Sendable {
     /// Runs `work` in the next batch's transaction and returns its result once that
     /// transaction has committed. A `work` that throws has nothing written and its error
     /// returned; the rest of the batch is unaffected.
-    func write<T: Sendable>(_ work: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+    /// - Parameter operation: The storage method asking, which names its span (the wait for
+    ///   the batch and its commit).
+    func write<T: Sendable>(operation: StaticString = #function, _ work: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        try await Spans.storage("sqlite", operation) { try await enqueue(work) }
+    }
+
+    private func enqueue<T: Sendable>(_ work: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let result = Mutex<T?>(nil)
             let item = Item(
@@ -76,7 +83,8 @@ final class CommitQueue: Sendable {
         while !items.isEmpty {
             var failure: (index: Int, error: any Error)?
             do {
-                try database.write { connection in
+                // Not `write`: the batch is every waiter's, and each waiter's span covers it.
+                try database.withWriter { connection in try connection.transaction {
                     for (index, item) in items.enumerated() {
                         do {
                             try item.run(connection)
@@ -85,7 +93,7 @@ final class CommitQueue: Sendable {
                             throw error
                         }
                     }
-                }
+                } }
                 for item in items { item.finish(nil) }
                 return
             } catch {

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import IdentityCore
 import Metrics
 import Synchronization
 
@@ -43,9 +44,12 @@ final class SQLiteDatabase: Sendable {
     }
 
     /// Runs `body` in a write transaction.
+    /// - Parameter operation: The storage method asking, which names its span.
     @discardableResult
-    func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try withWriter { connection in try connection.transaction { try body(connection) } }
+    func write<T>(operation: StaticString = #function, _ body: (SQLiteConnection) throws -> T) throws -> T {
+        try Spans.storage("sqlite", operation) {
+            try withWriter { connection in try connection.transaction { try body(connection) } }
+        }
     }
 
     /// Runs `body` on the writer outside any transaction (pragmas, migrations that manage
@@ -89,7 +93,12 @@ final class SQLiteDatabase: Sendable {
     /// Runs `body` on a reader. Each statement reads a consistent snapshot; a read of
     /// several statements that must agree wraps them in a transaction itself, or is one
     /// statement.
-    func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    /// - Parameter operation: The storage method asking, which names its span.
+    func read<T>(operation: StaticString = #function, _ body: (SQLiteConnection) throws -> T) throws -> T {
+        try Spans.storage("sqlite", operation) { try readOnReader(body) }
+    }
+
+    private func readOnReader<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         if readsOnWriter { return try withWriter(body) }
         try requireOpen()
         let reader = try idleReaders.withLock { $0.popLast() } ?? openReader()

@@ -13,8 +13,8 @@ struct PasskeyUser {
 
     static let allScopes = (["openid", "profile", "email", "offline_access"] + LatchkeyAPIClient.myAccountScopes).joined(separator: " ")
 
-    init(server: URL, clientID: String = "demo", clientSecret: String? = nil, credentials: [SoftwareCredential] = []) {
-        client = LatchkeyAPIClient(baseURL: server, clientID: clientID, clientSecret: clientSecret)
+    init(server: URL, clientID: String = "demo", clientSecret: String? = nil, credentials: [SoftwareCredential] = [], transport: any LatchkeyTransport = URLSessionTransport()) {
+        client = LatchkeyAPIClient(baseURL: server, clientID: clientID, clientSecret: clientSecret, transport: transport)
         self.credentials = credentials
     }
 

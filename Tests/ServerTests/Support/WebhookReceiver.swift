@@ -34,13 +34,15 @@ final class WebhookReceiver: @unchecked Sendable {
         let id: String
         let type: String
         let data: [String: Any]
+        /// The `traceparent` it carried, if any.
+        let traceparent: String?
     }
 
     /// The verified deliveries so far, in arrival order.
     func deliveries() -> [Delivery] {
         receiver.records(prefix: "0").compactMap { record in
             guard let id = record["id"] as? String, let payload = record["payload"] as? [String: Any], let type = payload["type"] as? String else { return nil }
-            return Delivery(id: id, type: type, data: payload["data"] as? [String: Any] ?? [:])
+            return Delivery(id: id, type: type, data: payload["data"] as? [String: Any] ?? [:], traceparent: record["traceparent"] as? String)
         }
     }
 
