@@ -90,6 +90,8 @@ setup_tool LATCHKEY_ORY_SDK_PYTHON ory-sdks.sh "Ory's SDKs (ory-kratos-client, o
 setup_tool LATCHKEY_WEBHOOK_RECEIVER_PYTHON webhook-receiver.sh "the test webhook receiver (standardwebhooks)"
 # Telemetry is exported to a receiver decoding OTLP with OpenTelemetry's opentelemetry-proto.
 setup_tool LATCHKEY_OTLP_RECEIVER_PYTHON otlp-receiver.sh "the test OpenTelemetry receiver (opentelemetry-proto)"
+# Shared Signals events are received and verified with authlib, against the server's JWKS.
+setup_tool LATCHKEY_SSF_RECEIVER_PYTHON ssf-receiver.sh "the test Shared Signals receiver (authlib)"
 # Imported password hashes are made by reference implementations: PyPI's bcrypt and
 # argon2-cffi, hashlib.
 setup_tool LATCHKEY_HASHES_PYTHON password-hashes.sh "the reference password hashers (bcrypt, argon2-cffi)"

@@ -24,6 +24,14 @@ package enum JSONResponse {
         return make(bytes: writer.bytes, status: status, headers: extra)
     }
 
+    /// The same response for a document built of Foundation values (`[String: Any]`, arrays,
+    /// strings, numbers): for the few answers whose shape the receiver decides, such as a
+    /// Shared Signals stream.
+    package static func make(object: Any, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
+        let bytes = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return make(bytes: bytes, status: status, headers: extra)
+    }
+
     private static func make(bytes: some Sequence<UInt8>, status: HTTPResponse.Status, headers extra: HTTPFields) -> Response {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
         headers[HTTPField.Name("Pragma")!] = "no-cache"

@@ -73,6 +73,8 @@ extension Router where Context == FaceRequestContext {
             try addAdminAPI(admin)
             addConsole(console)
         }
+        // Receivers are other services, wherever they are: on this listener, with their keys.
+        addSharedSignals(SharedSignalsServices(signals: services.signals, admin: admin.admin, maximumBodyBytes: configuration.maximumBodyBytes))
         addWellKnownDocuments(WellKnownDocumentsBuilder.build(configuration))
         addHostedPages(hostedPages)
         let storage = services.storage
@@ -84,7 +86,7 @@ extension Router where Context == FaceRequestContext {
     /// The faces this server serves: which names a request's face in the audit trail, and
     /// which answers a request that reaches no face's routes, by the paths each serves.
     private static func faces(_ configuration: LatchkeyConfiguration) -> [Face] {
-        var faces: [Face] = [.authenticationAPI, .openIDConnect, .myAccount, .hostedPages, .adminAPI]
+        var faces: [Face] = [.authenticationAPI, .openIDConnect, .myAccount, .hostedPages, .adminAPI, .sharedSignals]
         if configuration.faces.kratos.enabled { faces.append(.kratos) }
         if configuration.faces.idaas.enabled { faces.append(.idaas) }
         return faces

@@ -108,6 +108,11 @@ public enum LatchkeyApplication {
             wakeUps: OutboxPump.wakeUps(from: routes.storage.securityEvents, kinds: configuration.webhooks.endpoints.reduce(into: []) { $0.formUnion($1.auditKinds) }),
             logger: logger
         )) }
+        // Always: streams come and go through the API, on any instance.
+        services.append(SignalSenderService(
+            store: routes.storage, signals: routes.signals, policy: WebhookAddressPolicy(allowed: configuration.webhooks.allowPrivateNetworks), clock: clock,
+            wakeUps: OutboxPump.wakeUps(from: routes.storage.securityEvents, kinds: Set(AuditEvent.Kind.allCases)), logger: logger
+        ))
         let toldOfLogouts = routes.clients.all.filter { $0.backchannelLogoutURI != nil }
         if !toldOfLogouts.isEmpty { services.append(BackchannelLogoutSenderService(
             store: routes.storage, clients: routes.clients, tokens: routes.tokens,
@@ -165,7 +170,7 @@ public enum LatchkeyApplication {
         return Routes(
             router: router, storage: services.storage, authenticatorNames: services.names, metadata: services.metadata, passkeys: services.passkeys,
             mail: services.mail, recovery: services.recovery, admin: admin, tokens: services.tokens, clients: services.clients,
-            stats: services.stats, console: console
+            stats: services.stats, console: console, signals: services.signals
         )
     }
 
@@ -195,6 +200,8 @@ public enum LatchkeyApplication {
         public let stats: StatsService
         /// The operator console.
         let console: OperatorConsole
+        /// The Shared Signals transmitter.
+        let signals: SharedSignalsService
     }
 
     /// The Admin API and the console on a listener of their own (`admin.host`, `admin.port`),

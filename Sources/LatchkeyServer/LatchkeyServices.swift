@@ -25,6 +25,8 @@ struct LatchkeyServices {
     let recovery: AccountRecoveryService
     /// The daily rollups of the console's overview and `GET /admin/v1/stats`.
     let stats: StatsService
+    /// The Shared Signals transmitter.
+    let signals: SharedSignalsService
     let clock: any WallClock
     let random: any RandomSource
 
@@ -108,6 +110,7 @@ struct LatchkeyServices {
                 rateLimits: rateLimits, sensitiveActions: sensitiveActions
             ),
             stats: StatsService(store: storage, clock: clock, starts: ceremonyStarts),
+            signals: SharedSignalsService(storage: storage, tokens: tokens, clock: clock, random: random, issuer: tokens.issuer),
             clock: clock, random: random
         )
     }

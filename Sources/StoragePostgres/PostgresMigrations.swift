@@ -11,7 +11,7 @@ import PostgresNIO
 /// uniqueness violation is told apart by its constraint's name (``PostgresFailure``).
 enum PostgresMigrations {
     /// Every migration, in the order they apply.
-    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11), ("v12", v12), ("v13", v13), ("v14", v14), ("v15", v15)]
+    static let all: [(name: String, sql: String)] = [("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11), ("v12", v12), ("v13", v13), ("v14", v14), ("v15", v15), ("v16", v16)]
 
     /// Serializes migrations across instances: whichever takes it first migrates, the
     /// others wait and then find nothing left to do. (The two-key form of the advisory
@@ -1059,5 +1059,21 @@ enum PostgresMigrations {
             last_sign_in double precision NOT NULL,
             last_passkey_sign_in double precision
         )
+        """
+
+    /// Shared Signals streams, as SQLite's v20: a stream is one JSON document (its
+    /// subscriptions and deliveries are the webhooks' outbox's, under `ssf:` endpoint IDs);
+    /// and the pending deliveries by endpoint, for a stream's poll and the deletion of a
+    /// stream's deliveries: being partial, it holds only what is still to send, so reading it
+    /// costs what is pending, not the whole outbox. (It is built in the migration's
+    /// transaction, which `CONCURRENTLY` cannot be: writes of deliveries wait meanwhile.)
+    private static let v16 = """
+        CREATE TABLE signal_streams (
+            id text PRIMARY KEY,
+            document text NOT NULL,
+            created_at double precision NOT NULL
+        )
+        ;
+        CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, position) WHERE status = 'pending'
         """
 }

@@ -4,32 +4,51 @@ import PostgresNIO
 
 extension PostgresStorage {
     /// Makes these the subscriptions the audit trail's trigger writes deliveries for, and
-    /// turns the trigger on only while there are any. Every instance should have the same
-    /// `webhooks:` configuration: the last to start decides.
+    /// turns the trigger on only while anything subscribes (a webhook or a Shared Signals
+    /// stream). Every instance should have the same `webhooks:` configuration: the last to
+    /// start decides.
     public func replaceWebhookSubscriptions(_ subscriptions: [String: Set<AuditEvent.Kind>]) async throws {
         let pairs = subscriptions.flatMap { endpoint, kinds in kinds.map { (endpoint, $0.rawValue) } }
+        let prefix = SignalStream.endpointPrefix
         try await transaction { db in
-            // Instances starting together take turns.
-            _ = try await db.rows("SELECT pg_advisory_xact_lock(hashtext('latchkey_webhook_subscriptions'))", logger: self.logger)
-            _ = try await db.rows("DELETE FROM webhook_subscriptions", logger: self.logger)
+            try await self.lockWebhookSubscriptions(db)
+            // The Shared Signals streams' subscriptions are theirs to change (saveSignalStream).
+            // A prefix compared exactly: LIKE would read an ID's `_` as a wildcard.
+            _ = try await db.rows("DELETE FROM webhook_subscriptions WHERE left(endpoint_id, length(\(prefix))) <> \(prefix)", logger: self.logger)
             for (endpoint, kind) in pairs {
                 _ = try await db.rows(
                     "INSERT INTO webhook_subscriptions (kind, endpoint_id) VALUES (\(kind), \(endpoint)) ON CONFLICT DO NOTHING", logger: self.logger)
             }
-            let enabled = try await db.row(
-                "SELECT tgenabled <> 'D' AS enabled FROM pg_trigger WHERE tgname = 'audit_events_webhooks' AND tgrelid = 'audit_events'::regclass",
-                logger: self.logger)?.bool("enabled") ?? false
-            // Changed only when it must: ALTER TABLE waits for the table's other users.
-            if enabled != !pairs.isEmpty {
-                let state = pairs.isEmpty ? "DISABLE" : "ENABLE"
-                _ = try await db.rows(PostgresQuery(unsafeSQL: "ALTER TABLE audit_events \(state) TRIGGER audit_events_webhooks"), logger: self.logger)
-            }
+            try await self.setWebhookTrigger(db)
+        }
+    }
+
+    /// Makes writers of the subscriptions (instances starting together, streams being saved
+    /// or deleted) take turns until the transaction ends, so that each decides the trigger's
+    /// state from what the one before it committed.
+    func lockWebhookSubscriptions(_ db: PostgresConnection) async throws {
+        _ = try await db.rows("SELECT pg_advisory_xact_lock(hashtext('latchkey_webhook_subscriptions'))", logger: logger)
+    }
+
+    /// Turns the audit trail's trigger on while any subscription row remains, and off
+    /// otherwise. Call it in the transaction that changed the subscriptions, under
+    /// ``lockWebhookSubscriptions(_:)``.
+    func setWebhookTrigger(_ db: PostgresConnection) async throws {
+        let wanted = try await db.row("SELECT EXISTS (SELECT 1 FROM webhook_subscriptions) AS wanted", logger: logger)?.bool("wanted") ?? false
+        let enabled = try await db.row(
+            "SELECT tgenabled <> 'D' AS enabled FROM pg_trigger WHERE tgname = 'audit_events_webhooks' AND tgrelid = 'audit_events'::regclass",
+            logger: logger)?.bool("enabled") ?? false
+        // Changed only when it must: ALTER TABLE waits for the table's other users.
+        if enabled != wanted {
+            let state = wanted ? "ENABLE" : "DISABLE"
+            _ = try await db.rows(PostgresQuery(unsafeSQL: "ALTER TABLE audit_events \(state) TRIGGER audit_events_webhooks"), logger: logger)
         }
     }
 
     /// Claims due deliveries of endpoints that are on, leasing them until `leaseUntil`: one
     /// statement, `FOR UPDATE SKIP LOCKED`, so that senders on several instances never take
-    /// the same delivery.
+    /// the same delivery. The Shared Signals streams' deliveries (`ssf:` endpoints) are
+    /// their sender's (``claimSignalDeliveries(streams:dueAt:leaseUntil:limit:)``).
     public func claimWebhookDeliveries(dueAt time: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookDelivery] {
         try await autocommit { db in
             try await db.rows(
@@ -39,6 +58,7 @@ extension PostgresStorage {
                     WHERE position IN (
                         SELECT position FROM webhook_deliveries d WHERE status = 'pending' AND next_attempt_at <= \(time.seconds)
                             AND NOT EXISTS (SELECT 1 FROM webhook_endpoints_off o WHERE o.endpoint_id = d.endpoint_id)
+                            AND left(d.endpoint_id, length(\(SignalStream.endpointPrefix))) <> \(SignalStream.endpointPrefix)
                         ORDER BY next_attempt_at LIMIT \(Int64(max(0, limit))) FOR UPDATE SKIP LOCKED
                     )
                     RETURNING *

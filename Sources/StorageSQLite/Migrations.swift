@@ -12,7 +12,7 @@ enum Migrations {
     /// Every migration, in the order they apply.
     static let all: [(name: String, sql: String)] = [
         ("v1", v1), ("v2", v2), ("v3", v3), ("v4", v4), ("v5", v5), ("v6", v6), ("v7", v7), ("v8", v8), ("v9", v9), ("v10", v10), ("v11", v11), ("v12", v12),
-        ("v13", v13), ("v14", v14), ("v15", v15), ("v16", v16), ("v17", v17), ("v18", v18), ("v19", v19),
+        ("v13", v13), ("v14", v14), ("v15", v15), ("v16", v16), ("v17", v17), ("v18", v18), ("v19", v19), ("v20", v20),
     ]
 
     /// The applied migrations: the known ones in order, then any only a newer build knows,
@@ -553,6 +553,17 @@ enum Migrations {
     /// The operator console: which accounts are operators, and the daily rollups its overview
     /// and `GET /admin/v1/stats` read (counts by UTC day and metric, the audit trail position
     /// they have reached, and each account's latest sign-in).
+    /// The Shared Signals transmitter's streams, each one JSON document (its subjects
+    /// included); their events are deliveries of the webhooks' outbox.
+    private static let v20 = """
+        CREATE TABLE signal_streams (
+            id TEXT NOT NULL PRIMARY KEY,
+            document TEXT NOT NULL,
+            created_at REAL NOT NULL
+        ) STRICT;
+        CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, position) WHERE status = 'pending';
+        """
+
     private static let v19 = """
         CREATE TABLE operators (
             user_id TEXT NOT NULL PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,

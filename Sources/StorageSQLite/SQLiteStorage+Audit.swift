@@ -11,15 +11,25 @@ extension SQLiteStorage {
 
     /// Records an event inside the caller's transaction.
     static func record(_ event: AuditEvent, _ db: SQLiteConnection) throws {
-        try db.execute(
-            "INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail, actor, ip, user_agent, face) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                event.time.databaseSeconds, event.kind.rawValue, event.userID.map { StoredText.sanitized($0.rawValue) },
-                event.clientID.map(StoredText.sanitized), event.credentialID.map(StoredText.sanitized),
-                StoredText.sanitized(event.detail), event.actor.map(StoredText.sanitized), event.origin?.ip.map(StoredText.sanitized),
-                event.origin?.userAgent.map(StoredText.sanitized), event.origin?.face,
-            ]
-        )
+        try db.execute(insertEvent, values(of: event))
+    }
+
+    /// Records an event inside the caller's transaction and returns its position.
+    static func recordReturningID(_ event: AuditEvent, _ db: SQLiteConnection) throws -> Int64 {
+        guard let row = try db.row(insertEvent + " RETURNING id", values(of: event)) else { throw SQLiteStorageError(.invalidArgument, "the event was not recorded") }
+        return try row.integer("id")
+    }
+
+    private static let insertEvent =
+        "INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail, actor, ip, user_agent, face) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+    private static func values(of event: AuditEvent) -> [any SQLiteBindable] {
+        [
+            event.time.databaseSeconds, event.kind.rawValue, event.userID.map { StoredText.sanitized($0.rawValue) },
+            event.clientID.map(StoredText.sanitized), event.credentialID.map(StoredText.sanitized),
+            StoredText.sanitized(event.detail), event.actor.map(StoredText.sanitized), event.origin?.ip.map(StoredText.sanitized),
+            event.origin?.userAgent.map(StoredText.sanitized), event.origin?.face,
+        ]
     }
 
     /// Deletes the oldest events before `time`, at most `limit` in one short transaction.

@@ -7,13 +7,19 @@ extension SQLiteStorage {
     /// login writes one) pays nothing for webhooks nobody configured.
     public func replaceWebhookSubscriptions(_ subscriptions: [String: Set<AuditEvent.Kind>]) async throws {
         try database.write { db in
-            try db.execute("DELETE FROM webhook_subscriptions")
+            // The Shared Signals streams' subscriptions are theirs to change (saveSignalStream).
+            try db.execute("DELETE FROM webhook_subscriptions WHERE substr(endpoint_id, 1, 4) <> ?", [SignalStream.endpointPrefix])
             for (endpoint, kinds) in subscriptions {
                 for kind in kinds { try db.execute("INSERT INTO webhook_subscriptions (kind, endpoint_id) VALUES (?, ?)", [kind.rawValue, endpoint]) }
             }
-            try db.executeScript("DROP TRIGGER IF EXISTS audit_events_webhooks")
-            if subscriptions.values.contains(where: { !$0.isEmpty }) { try db.executeScript(Self.webhookTrigger) }
+            try Self.setWebhookTrigger(db)
         }
+    }
+
+    /// Creates the audit trail's trigger while anything subscribes, and drops it otherwise.
+    static func setWebhookTrigger(_ db: SQLiteConnection) throws {
+        try db.executeScript("DROP TRIGGER IF EXISTS audit_events_webhooks")
+        if try db.row("SELECT 1 FROM webhook_subscriptions LIMIT 1") != nil { try db.executeScript(webhookTrigger) }
     }
 
     /// Writes a delivery per subscribed endpoint that is on, in the audit event's transaction.
@@ -37,9 +43,10 @@ extension SQLiteStorage {
                 WHERE position IN (
                     SELECT position FROM webhook_deliveries d WHERE status = 'pending' AND next_attempt_at <= ?
                         AND NOT EXISTS (SELECT 1 FROM webhook_endpoints_off o WHERE o.endpoint_id = d.endpoint_id)
+                        AND substr(d.endpoint_id, 1, 4) <> ?
                     ORDER BY next_attempt_at LIMIT ?
                 ) RETURNING position
-                """, [leaseUntil.databaseSeconds, time.databaseSeconds, Int64(max(0, limit))]
+                """, [leaseUntil.databaseSeconds, time.databaseSeconds, SignalStream.endpointPrefix, Int64(max(0, limit))]
             ).map { try $0.integer("position") }
             return try ids.compactMap { position in
                 try db.row(Self.deliveryQuery + " WHERE d.position = ?", [position]).map(WebhookDelivery.init(stored:))
@@ -128,5 +135,5 @@ extension SQLiteStorage {
     }
 
     /// A delivery with its event's columns under `e_`.
-    private static let deliveryQuery = "SELECT d.*, \(AuditEvent.prefixedColumns) FROM webhook_deliveries d JOIN audit_events e ON e.id = d.event_id"
+    static let deliveryQuery = "SELECT d.*, \(AuditEvent.prefixedColumns) FROM webhook_deliveries d JOIN audit_events e ON e.id = d.event_id"
 }

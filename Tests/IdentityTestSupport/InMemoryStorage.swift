@@ -934,17 +934,21 @@ public final class InMemoryStorage: IdentityStorage {
 
     // MARK: - Webhooks
 
-    /// Makes these the subscriptions.
+    /// Makes these the subscriptions, keeping the Shared Signals streams' (theirs to change).
     public func replaceWebhookSubscriptions(_ subscriptions: [String: Set<AuditEvent.Kind>]) async throws {
-        state.withLock { $0.webhookSubscriptions = subscriptions.filter { !$0.value.isEmpty } }
+        state.withLock { state in
+            let streams = state.webhookSubscriptions.filter { $0.key.hasPrefix(SignalStream.endpointPrefix) }
+            state.webhookSubscriptions = streams.merging(subscriptions.filter { !$0.value.isEmpty }) { _, new in new }
+        }
     }
 
-    /// Claims due deliveries of endpoints that are on.
+    /// Claims due deliveries of endpoints that are on; the streams' are their sender's.
     public func claimWebhookDeliveries(dueAt time: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookDelivery] {
         state.withLock { state in
             let due = state.webhookDeliveries.indices.filter { index in
                 let delivery = state.webhookDeliveries[index]
                 return delivery.status == .pending && delivery.nextAttemptAt <= time && state.webhookEndpointsOff[delivery.endpointID] == nil
+                    && !delivery.endpointID.hasPrefix(SignalStream.endpointPrefix)
             }.sorted { state.webhookDeliveries[$0].nextAttemptAt < state.webhookDeliveries[$1].nextAttemptAt }.prefix(max(0, limit))
             return due.map { index in
                 let delivery = state.webhookDeliveries[index]
@@ -1014,6 +1018,84 @@ public final class InMemoryStorage: IdentityStorage {
         }
     }
 
+    // MARK: - Shared Signals streams
+
+    /// Writes the stream and its subscriptions; pending deliveries to endpoints it no longer
+    /// has go (a verification stays, whatever the stream asks for).
+    public func saveSignalStream(_ stream: SignalStream) async throws {
+        state.withLock { state in
+            state.signalStreams[stream.id] = stream
+            let kept = stream.subscriptions.filter { !$0.value.isEmpty }
+            state.webhookSubscriptions = state.webhookSubscriptions.filter { !stream.owns(endpoint: $0.key) }.merging(kept) { _, new in new }
+            let verification = SignalEventType.verification.endpoint(stream: stream.id)
+            state.webhookDeliveries.removeAll { delivery in
+                delivery.status == .pending && stream.owns(endpoint: delivery.endpointID) && kept[delivery.endpointID] == nil && delivery.endpointID != verification
+            }
+        }
+    }
+
+    /// Every stream, oldest first (IDs break ties).
+    public func signalStreams() async throws -> [SignalStream] {
+        state.withLock { $0.signalStreams.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) } }
+    }
+
+    /// The stream with this ID.
+    public func signalStream(id: String) async throws -> SignalStream? {
+        state.withLock { $0.signalStreams[id] }
+    }
+
+    /// Deletes a stream, its subscriptions and its pending deliveries.
+    public func deleteSignalStream(id: String) async throws -> Bool {
+        state.withLock { state in
+            guard let stream = state.signalStreams.removeValue(forKey: id) else { return false }
+            state.webhookSubscriptions = state.webhookSubscriptions.filter { !stream.owns(endpoint: $0.key) }
+            state.webhookDeliveries.removeAll { $0.status == .pending && stream.owns(endpoint: $0.endpointID) }
+            return true
+        }
+    }
+
+    /// Records the event (which writes what subscribes to its kind, as `record` does) and
+    /// one delivery of it to `endpoint`, unless that was among them.
+    public func queueSignal(_ event: AuditEvent, endpoint: String) async throws {
+        let kept = Self.stored(event)
+        state.withLock { state in
+            state.log(kept)
+            let id = Int64(state.events.count)
+            let deliveryID = WebhookDelivery.id(event: id, endpoint: endpoint)
+            guard !state.webhookDeliveries.contains(where: { $0.id == deliveryID }) else { return }
+            state.appendDelivery(of: LoggedEvent(id: id, event: kept), to: endpoint)
+        }
+    }
+
+    /// Claims due deliveries to the streams' endpoints, stream by stream, each's oldest first.
+    public func claimSignalDeliveries(streams: [String], dueAt time: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookDelivery] {
+        state.withLock { state in
+            var claimed: [WebhookDelivery] = []
+            for stream in streams where claimed.count < limit {
+                let prefix = "\(SignalStream.endpointPrefix)\(stream):"
+                // In insertion order, which is the order of positions.
+                let due = state.webhookDeliveries.indices.filter { index in
+                    let delivery = state.webhookDeliveries[index]
+                    return delivery.status == .pending && delivery.nextAttemptAt <= time && delivery.endpointID.hasPrefix(prefix)
+                }.prefix(limit - claimed.count)
+                for index in due {
+                    let delivery = state.webhookDeliveries[index]
+                    state.webhookDeliveries[index] = delivery.changed(attempts: delivery.attempts + 1, nextAttemptAt: leaseUntil)
+                    claimed.append(state.webhookDeliveries[index])
+                }
+            }
+            return claimed
+        }
+    }
+
+    /// The stream's pending deliveries, oldest first, whether due or not.
+    public func pendingSignals(stream: String, limit: Int) async throws -> [WebhookDelivery] {
+        let prefix = "\(SignalStream.endpointPrefix)\(stream):"
+        return state.withLock { state in
+            Array(state.webhookDeliveries.filter { $0.status == .pending && $0.endpointID.hasPrefix(prefix) }.prefix(max(0, limit)))
+        }
+    }
+
     // MARK: - Back-channel logout
 
     /// Makes these the clients told of their sessions' ends.
@@ -1066,14 +1148,18 @@ public final class InMemoryStorage: IdentityStorage {
 
     /// Records an event.
     public func record(_ event: AuditEvent) async throws {
-        // As every backend keeps it: U+0000 replaced (see StoredText).
-        let kept = AuditEvent(
+        let kept = Self.stored(event)
+        state.withLock { $0.log(kept) }
+    }
+
+    /// An event as every backend keeps it: U+0000 replaced (see StoredText).
+    private static func stored(_ event: AuditEvent) -> AuditEvent {
+        AuditEvent(
             time: event.time, kind: event.kind, userID: event.userID.map { UserID(rawValue: StoredText.sanitized($0.rawValue)) },
             clientID: event.clientID.map(StoredText.sanitized), credentialID: event.credentialID.map(StoredText.sanitized), detail: StoredText.sanitized(event.detail),
             actor: event.actor.map(StoredText.sanitized),
             origin: event.origin.map { RequestOrigin(ip: $0.ip.map(StoredText.sanitized), userAgent: $0.userAgent.map(StoredText.sanitized), face: $0.face) }
         )
-        state.withLock { $0.log(kept) }
     }
 
     /// The most recent events, newest first (by time, then by insertion), optionally for one
@@ -1295,10 +1381,15 @@ private struct State {
     var accountCounters: [String: (count: Int, expiresAt: Date?)] = [:]
     /// In insertion order.
     var adminKeys: [AdminAPIKey] = []
+    /// The webhooks' subscriptions and, under `ssf:` endpoint IDs, the Shared Signals streams'.
     var webhookSubscriptions: [String: Set<AuditEvent.Kind>] = [:]
     var webhookEndpointsOff: [String: String] = [:]
-    /// In insertion order (a delivery's position is its index plus one).
+    /// In insertion order, which is the order of their positions.
     var webhookDeliveries: [WebhookDelivery] = []
+    /// The last delivery's position: counted, not the array's length, because deleting a
+    /// stream's pending deliveries (or purging) must not make a later one reuse a position.
+    var lastDeliveryPosition: Int64 = 0
+    var signalStreams: [String: SignalStream] = [:]
     var operators: [UserID: Operator] = [:]
     var dailyCounts: [StatsTally.Key: Int64] = [:]
     var statsPosition: Int64 = 0
@@ -1315,12 +1406,17 @@ private struct State {
         events.append(event)
         let id = Int64(events.count)
         for (endpoint, kinds) in webhookSubscriptions.sorted(by: { $0.key < $1.key }) where kinds.contains(event.kind) && webhookEndpointsOff[endpoint] == nil {
-            webhookDeliveries.append(WebhookDelivery(
-                position: Int64(webhookDeliveries.count + 1), id: WebhookDelivery.id(event: id, endpoint: endpoint), endpointID: endpoint,
-                event: LoggedEvent(id: id, event: event), status: .pending, attempts: 0, nextAttemptAt: event.time, lastStatus: nil, lastError: nil,
-                createdAt: event.time, deliveredAt: nil
-            ))
+            appendDelivery(of: LoggedEvent(id: id, event: event), to: endpoint)
         }
+    }
+
+    /// Appends a pending delivery of a logged event to `endpoint`, due at the event's time.
+    mutating func appendDelivery(of logged: LoggedEvent, to endpoint: String) {
+        lastDeliveryPosition += 1
+        webhookDeliveries.append(WebhookDelivery(
+            position: lastDeliveryPosition, id: WebhookDelivery.id(event: logged.id, endpoint: endpoint), endpointID: endpoint, event: logged,
+            status: .pending, attempts: 0, nextAttemptAt: logged.event.time, lastStatus: nil, lastError: nil, createdAt: logged.event.time, deliveredAt: nil
+        ))
     }
 
     mutating func createUser(_ user: User, credential: PasskeyCredential) throws {

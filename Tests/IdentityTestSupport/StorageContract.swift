@@ -87,6 +87,7 @@ public enum StorageContract {
         case auditEventOrigins
         case webhookOutbox
         case backchannelLogoutOutbox
+        case signalStreamOutbox
         // Self-service flows
         case flowLifecycle
         case concurrentFlowCompletion
@@ -141,6 +142,7 @@ public enum StorageContract {
         case .auditEventOrigins: try await auditEventOrigins(storage)
         case .webhookOutbox: try await webhookOutbox(storage)
         case .backchannelLogoutOutbox: try await backchannelLogoutOutbox(storage)
+        case .signalStreamOutbox: try await signalStreamOutbox(storage)
         case .ceremonyCompletesOnce: try await ceremonyCompletesOnce(storage)
         case .ceremonyCompletionWritesEverything: try await ceremonyCompletionWritesEverything(storage)
         case .ceremonyCompletionIsAllOrNothing: try await ceremonyCompletionIsAllOrNothing(storage)

@@ -46,11 +46,15 @@ public struct AdminScope: Sendable, Hashable, Comparable, CustomStringConvertibl
         /// account: a way in, so a scope of its own (`enrollment:write`) rather than part of
         /// `credentials:write`. Nothing about it is read.
         case enrollment
+        /// The Shared Signals management API (`ssf:write`): a receiver's key, which makes and
+        /// runs its own streams and polls them, and reaches nothing else.
+        case ssf
 
         /// Whether the API changes it: events and clients are read-only.
         public var isWritable: Bool { self != .events && self != .clients }
-        /// Whether the API reads it: enrollment links are only made.
-        public var isReadable: Bool { self != .enrollment }
+        /// Whether the API reads it: enrollment links are only made, and a receiver's reads of
+        /// its streams come with `ssf:write`.
+        public var isReadable: Bool { self != .enrollment && self != .ssf }
     }
 
     /// Unlike parsing a scope's text, does not check that `resource` can be read or written.

@@ -290,7 +290,7 @@ public protocol ConsentStore: Sendable {
 public typealias IdentityStorage = UserStore & CredentialStore & CeremonyStore & RefreshTokenStore & SigningKeyStore & AuditLog & SecretStore
     & BrowserSessionStore & AuthorizationCodeStore & InteractiveFlowStore & AdminTokenStore & PasswordStore & MetadataStore & RateLimitStore
     & ConsentStore & MailOutboxStore & AccountCodeStore & AdministrationStore & WebhookStore & BackchannelLogoutStore & AccountImportStore
-    & OperatorStore & StatsStore
+    & OperatorStore & StatsStore & SignalStreamStore
 
 /// The mail outbox: messages queued by requests, sent by a background sender.
 public protocol MailOutboxStore: Sendable {

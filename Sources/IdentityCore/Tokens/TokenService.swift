@@ -380,6 +380,15 @@ public struct TokenService: Sendable {
         return try JSONWebSignature.sign(payload: Array(try encoder.encode(claims)), header: header, key: signing.key)
     }
 
+    /// A Security Event Token (RFC 8417) over `claims`: typed `secevent+jwt` (SSF 1.0
+    /// §4.1.1) and signed with the RS256 key, as the CAEP interoperability profile asks, so a
+    /// receiver verifies it against the JWKS.
+    public func securityEventToken(_ claims: [UInt8]) async throws -> String {
+        let signing = try await keys.activeKey(.rs256)
+        let header = JSONWebSignature.encodedHeader(keyID: signing.keyID, type: "secevent+jwt", algorithm: signing.key.algorithm)
+        return try JSONWebSignature.sign(payload: claims, header: header, key: signing.key)
+    }
+
     // MARK: - Building tokens
 
     private func signedTokens(

@@ -1,0 +1,98 @@
+import Foundation
+import IdentityCore
+import Logging
+import ServiceLifecycle
+import Synchronization
+import Tracing
+
+/// Pushes the Shared Signals streams' events (RFC 8935): claims due deliveries of the
+/// enabled push streams from the outbox (instances share it, each delivery claimed by one),
+/// signs each as a SET and posts it to the receiver's URL with the stream's `Authorization`.
+/// 2xx (202) delivers it; 400 is the receiver refusing that SET, which is not sent again;
+/// anything else is retried on the webhooks' schedule. A delivery's `jti` is the same on
+/// every attempt, so a receiver drops a repeat.
+struct SignalSenderService: Service {
+    let store: any IdentityStorage
+    let signals: SharedSignalsService
+    let policy: WebhookAddressPolicy
+    let clock: any WallClock
+    let wakeUps: AsyncStream<Void>
+    let logger: Logger
+    var pollInterval: Duration = .seconds(1)
+
+    /// How long one attempt may take.
+    static let timeout: TimeInterval = 15
+    /// Deliveries claimed at once.
+    static let batch = 16
+
+    func run() async throws {
+        let poster = WebhookPoster(policy: policy, timeout: Self.timeout)
+        // The push streams as the last claim read them, for the deliveries it claimed.
+        let streams = PushStreams()
+        await OutboxPump.run(wakeUps: wakeUps, pollInterval: pollInterval, logger: logger, source: "ssf", failure: "could not read the Shared Signals outbox") {
+            () async throws -> [WebhookDelivery] in
+            let pushed = try await store.signalStreams().filter { stream in
+                if case .push = stream.delivery { return stream.status == .enabled }
+                return false
+            }
+            streams.byID.withLock { $0 = Dictionary(uniqueKeysWithValues: pushed.map { ($0.id, $0) }) }
+            guard !pushed.isEmpty else { return [] }
+            let now = clock.now()
+            return try await store.claimSignalDeliveries(
+                streams: pushed.map(\.id), dueAt: now, leaseUntil: now.addingTimeInterval(Self.timeout * 2 + 30), limit: Self.batch
+            )
+        } send: { (delivery: WebhookDelivery) in
+            let stream = SignalEventType.parse(endpoint: delivery.endpointID).flatMap { parsed in streams.byID.withLock { $0[parsed.stream] } }
+            await deliver(delivery, stream: stream, poster)
+        }
+    }
+
+    private func deliver(_ delivery: WebhookDelivery, stream: SignalStream?, _ poster: WebhookPoster) async {
+        await Spans.traced("ssf.deliver", kind: .producer) { span in
+            span?.attributes["ssf.stream"] = stream?.id
+            span?.attributes["ssf.attempt"] = delivery.attempts
+            let outcome = await attempt(delivery, stream: stream, poster)
+            do {
+                try await store.finishWebhookDelivery(id: delivery.id, outcome: outcome, at: clock.now())
+            } catch {
+                logger.warning("could not record a Shared Signals attempt", metadata: ["delivery": "\(delivery.id)", "error": "\(error)"], source: "ssf")
+            }
+        }
+    }
+
+    private func attempt(_ delivery: WebhookDelivery, stream: SignalStream?, _ poster: WebhookPoster) async -> WebhookAttemptOutcome {
+        guard let stream, case .push(let endpoint, let authorization) = stream.delivery else {
+            return .failed(status: nil, error: "the stream is gone or no longer pushed to")
+        }
+        let token: String?
+        do {
+            token = try await signals.token(for: delivery, in: stream)
+        } catch {
+            return retry(delivery, status: nil, error: "could not sign the event: \(error)")
+        }
+        // Nothing to say for this one (a name changed, not an email; a subject removed).
+        guard let token else { return .delivered(status: 204) }
+        var headers = [("Content-Type", "application/secevent+jwt"), ("Accept", "application/json"), ("User-Agent", "Latchkey-SSF/1")]
+        if let authorization { headers.append(("Authorization", authorization)) }
+        switch await poster.post(endpoint, headers: headers, body: Array(token.utf8)) {
+        case .refused(let refusal): return .failed(status: nil, error: refusal)
+        case .unreachable(let problem): return retry(delivery, status: nil, error: problem)
+        case .answered(let status):
+            switch status {
+            case 200..<300: return .delivered(status: status)
+            // RFC 8935 §2.3: the receiver refused this SET; sending it again changes nothing.
+            case 400: return .failed(status: 400, error: "the receiver refused the SET (400)")
+            default: return retry(delivery, status: status, error: "answered \(status)")
+            }
+        }
+    }
+
+    private func retry(_ delivery: WebhookDelivery, status: Int?, error: String) -> WebhookAttemptOutcome {
+        WebhookRetrySchedule.retry(after: delivery.attempts, createdAt: delivery.createdAt, now: clock.now(), status: status, error: error)
+    }
+}
+
+/// The push streams by ID, shared by the claim and the sends.
+private final class PushStreams: Sendable {
+    let byID = Mutex<[String: SignalStream]>([:])
+}
