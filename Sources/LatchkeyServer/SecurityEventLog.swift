@@ -17,7 +17,7 @@ enum SecurityEventLog {
                 if let code = event.detail.split(separator: ":", maxSplits: 1).first, code.allSatisfy({ $0.isLowercase || $0 == "_" }), code.contains("_") {
                     metadata["reason"] = .string(String(code))
                 }
-                metadata["detail"] = .string(String(event.detail.prefix(512)))
+                metadata["detail"] = .string(String(event.loggedDetail.prefix(512)))
             }
             logger.log(level: level(of: event.kind), "\(event.kind.rawValue)", metadata: metadata, source: "security")
         }

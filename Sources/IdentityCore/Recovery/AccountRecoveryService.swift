@@ -183,8 +183,7 @@ public struct AccountRecoveryService: Sendable {
                 throw IdentityError(.invalidRequest, "another account took this email address meanwhile", reason: .userExists(.email), field: "email")
             }
             guard let changed else { throw Self.invalidCode }
-            // The old address is kept: a Shared Signals `identifier-changed` names the subject by it.
-            try await storage.record(AuditEvent(time: now, kind: .profileUpdated, userID: userID, detail: "email; was \(old)", origin: origin))
+            try await storage.record(AuditEvent(time: now, kind: .profileUpdated, userID: userID, detail: AuditEvent.emailChangeDetail(previous: old), origin: origin))
             if user.isEmailVerified {
                 try await mailer.queue(.emailChanged, to: user, address: old, values: ["new_email": pending.address])
             }

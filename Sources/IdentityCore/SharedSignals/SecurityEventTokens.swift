@@ -55,7 +55,7 @@ struct SecurityEventTokens: Sendable {
         case nil: format = stream.subjectFormat
         }
         // RISC §2.5: an identifier change names the subject by the old address.
-        if type == .identifierChanged, let old = Self.previousEmail(event.detail) { return ["format": "email", "email": old] }
+        if type == .identifierChanged, let old = event.previousEmail { return ["format": "email", "email": old] }
         switch format {
         case .opaque: return ["format": "opaque", "id": userID.rawValue]
         case .email:
@@ -64,12 +64,6 @@ struct SecurityEventTokens: Sendable {
             return ["format": "iss_sub", "iss": issuer, "sub": userID.rawValue]
         case .issuerAndSubject: return ["format": "iss_sub", "iss": issuer, "sub": userID.rawValue]
         }
-    }
-
-    /// The address an email change replaced, from its audit detail (`email; was <old>`).
-    private static func previousEmail(_ detail: String) -> String? {
-        guard detail.hasPrefix("email; was ") else { return nil }
-        return String(detail.dropFirst("email; was ".count))
     }
 
     /// The event's own claims, with CAEP's common ones; `nil` when this audit event is not
@@ -114,7 +108,7 @@ struct SecurityEventTokens: Sendable {
         case .accountDisabled, .accountEnabled, .accountPurged:
             return [:]
         case .identifierChanged:
-            guard Self.previousEmail(event.detail) != nil, let userID = event.userID, let email = try await storage.user(id: userID)?.profile.email else { return nil }
+            guard event.previousEmail != nil, let userID = event.userID, let email = try await storage.user(id: userID)?.profile.email else { return nil }
             return ["new-value": email]
         case .credentialCompromise:
             let passkey = try await credential(event.credentialID)

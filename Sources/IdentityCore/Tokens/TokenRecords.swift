@@ -208,6 +208,22 @@ public struct AuditEvent: Sendable, Hashable {
         return ("system", nil)
     }
 
+    /// The detail of a confirmed change of email address: the address it replaced, which a
+    /// Shared Signals `identifier-changed` names its subject by (RISC 1.0 §2.5).
+    public static func emailChangeDetail(previous: String) -> String { emailChangePrefix + previous }
+
+    /// The address an email change replaced, from its detail.
+    public var previousEmail: String? {
+        guard kind == .profileUpdated, detail.hasPrefix(Self.emailChangePrefix) else { return nil }
+        return String(detail.dropFirst(Self.emailChangePrefix.count))
+    }
+
+    /// The detail as log lines show it: without the address an email change replaced, which
+    /// the audit trail keeps and the log has no need of.
+    public var loggedDetail: String { previousEmail == nil ? detail : "email" }
+
+    private static let emailChangePrefix = "email; was "
+
     /// Who acted, when not the user or the system: `admin_key:<id>` for the Admin API.
     public var actor: String?
     /// The request it came from, when it came from one.
