@@ -136,7 +136,7 @@ extension PostgresStorage {
         }
     }
 
-    /// Deliveries, newest first.
+    /// Webhook deliveries (not the Shared Signals streams'), newest first.
     public func webhookDeliveries(status: WebhookDeliveryStatus?, before: Int64?, limit: Int) async throws -> [WebhookDelivery] {
         guard limit > 0 else { return [] }
         return try await autocommit { db in
@@ -144,15 +144,16 @@ extension PostgresStorage {
                 """
                 SELECT d.*, \(unescaped: AuditEvent.prefixedColumns) FROM webhook_deliveries d JOIN audit_events e ON e.id = d.event_id
                 WHERE (\(status?.rawValue)::text IS NULL OR d.status = \(status?.rawValue)) AND (\(before)::bigint IS NULL OR d.position < \(before))
+                    AND left(d.endpoint_id, 4) <> \(SignalStream.endpointPrefix)
                 ORDER BY d.position DESC LIMIT \(Int64(limit))
                 """, logger: self.logger
             ).map(WebhookDelivery.init(stored:))
         }
     }
 
-    /// Makes a delivery due now again.
+    /// Makes a webhook delivery due now again.
     public func resendWebhookDelivery(id: String, at time: Date) async throws -> WebhookDelivery? {
-        guard !StoredText.containsNUL([id]) else { return nil }
+        guard !StoredText.containsNUL([id]), !id.contains("_\(SignalStream.endpointPrefix)") else { return nil }
         return try await autocommit { db in
             try await db.row(
                 """

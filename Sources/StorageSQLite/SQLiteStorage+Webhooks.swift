@@ -107,20 +107,21 @@ extension SQLiteStorage {
         }
     }
 
-    /// Deliveries, newest first.
+    /// Webhook deliveries (not the Shared Signals streams'), newest first.
     public func webhookDeliveries(status: WebhookDeliveryStatus?, before: Int64?, limit: Int) async throws -> [WebhookDelivery] {
         guard limit > 0 else { return [] }
         return try database.read { db in
             try db.rows(
-                Self.deliveryQuery + " WHERE (? IS NULL OR d.status = ?) AND (? IS NULL OR d.position < ?) ORDER BY d.position DESC LIMIT ?",
-                [status?.rawValue, status?.rawValue, before, before, Int64(limit)]
+                Self.deliveryQuery
+                    + " WHERE (? IS NULL OR d.status = ?) AND (? IS NULL OR d.position < ?) AND substr(d.endpoint_id, 1, 4) <> ? ORDER BY d.position DESC LIMIT ?",
+                [status?.rawValue, status?.rawValue, before, before, SignalStream.endpointPrefix, Int64(limit)]
             ).map(WebhookDelivery.init(stored:))
         }
     }
 
-    /// Makes a delivery due now again.
+    /// Makes a webhook delivery due now again.
     public func resendWebhookDelivery(id: String, at time: Date) async throws -> WebhookDelivery? {
-        guard StoredText.canMatch(id) else { return nil }
+        guard StoredText.canMatch(id), !id.contains("_\(SignalStream.endpointPrefix)") else { return nil }
         return try database.write { db in
             try db.execute(
                 "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, delivered_at = NULL WHERE id = ?", [time.databaseSeconds, id]

@@ -996,14 +996,17 @@ public final class InMemoryStorage: IdentityStorage {
     public func webhookDeliveries(status: WebhookDeliveryStatus?, before: Int64?, limit: Int) async throws -> [WebhookDelivery] {
         guard limit > 0 else { return [] }
         return state.withLock { state in
-            Array(state.webhookDeliveries.reversed().filter { delivery in (status == nil || delivery.status == status) && (before.map { delivery.position < $0 } ?? true) }.prefix(limit))
+            Array(state.webhookDeliveries.reversed().filter { delivery in
+                (status == nil || delivery.status == status) && (before.map { delivery.position < $0 } ?? true)
+                    && !delivery.endpointID.hasPrefix(SignalStream.endpointPrefix)
+            }.prefix(limit))
         }
     }
 
     /// Makes a delivery due now again.
     public func resendWebhookDelivery(id: String, at time: Date) async throws -> WebhookDelivery? {
         state.withLock { state in
-            guard let index = state.webhookDeliveries.firstIndex(where: { $0.id == id }) else { return nil }
+            guard let index = state.webhookDeliveries.firstIndex(where: { $0.id == id && !$0.endpointID.hasPrefix(SignalStream.endpointPrefix) }) else { return nil }
             state.webhookDeliveries[index] = state.webhookDeliveries[index].changed(status: .pending, attempts: 0, nextAttemptAt: time, deliveredAt: .some(nil))
             return state.webhookDeliveries[index]
         }

@@ -18,6 +18,7 @@ import WebAuthn
 // so the client costs a fraction of what the server does per request.
 //
 // Usage: ServerBenchmark SERVER_BINARY [--concurrency N] [--signups N] [--logins N] [--pages N] [--seed N] [--passwords N]
+//        (add --telemetry URL --sample-ratio R to export OpenTelemetry to the OTLP/HTTP collector at URL)
 //        ServerBenchmark seed DATABASE_FILE N     (seeds only, for other load generators)
 //        ServerBenchmark soak SERVER_BINARY [--minutes N] [--rate N] [--users N]   (see Soak.swift)
 
@@ -29,13 +30,19 @@ struct Options {
     var pages = 10000
     var seed = 0
     var passwords = 60
+    /// An OTLP/HTTP collector to export telemetry to, at `sampleRatio`: what tracing costs.
+    var telemetry: String?
+    var sampleRatio = "1"
 
     init(_ arguments: [String]) {
         var rest = arguments.dropFirst()
         binary = rest.popFirst() ?? ""
         while let flag = rest.popFirst() {
-            let value = Int(rest.popFirst() ?? "") ?? 0
+            let text = rest.popFirst() ?? ""
+            let value = Int(text) ?? 0
             switch flag {
+            case "--telemetry": telemetry = text
+            case "--sample-ratio": sampleRatio = text
             case "--concurrency": concurrency = value
             case "--signups": signups = value
             case "--logins": logins = value
@@ -95,12 +102,13 @@ func seed(database path: String, count: Int) async throws {
 /// One load generator on one address is exactly what the rate limits refuse; a benchmark
 /// measures the server, so they are off.
 func startServer(
-    binary: String, directory: URL, database: String, configuration yaml: String = "limits: { ceremony_starts_per_minute: 0, ceremony_finishes_per_minute: 0, identifier_attempts_per_minute: 0, ceremony_failures_per_minute: 0 }"
+    binary: String, directory: URL, database: String, configuration yaml: String = "limits: { ceremony_starts_per_minute: 0, ceremony_finishes_per_minute: 0, identifier_attempts_per_minute: 0, ceremony_failures_per_minute: 0 }",
+    extra: String = ""
 ) throws -> (Process, Int) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
     let configuration = directory.appendingPathComponent("bench.yaml").path
-    try (yaml + "\n").write(toFile: configuration, atomically: true, encoding: .utf8)
+    try (yaml + "\n" + extra + "\n").write(toFile: configuration, atomically: true, encoding: .utf8)
     process.arguments = ["serve", "--port", "0", "--config", configuration, "--database", "sqlite:" + database]
     process.currentDirectoryURL = directory
     var environment = ProcessInfo.processInfo.environment
@@ -278,7 +286,10 @@ if options.seed > 0 {
     print("seeding \(options.seed) accounts with a passkey each…")
     try await seed(database: database, count: options.seed)
 }
-let (server, port) = try startServer(binary: options.binary, directory: directory, database: database)
+let (server, port) = try startServer(
+    binary: options.binary, directory: directory, database: database,
+    extra: options.telemetry.map { "telemetry: { otlp_endpoint: \($0), sample_ratio: \(options.sampleRatio) }" } ?? ""
+)
 defer { server.terminate() }
 let pid = server.processIdentifier
 
@@ -286,7 +297,7 @@ let authenticator = SoftwareAuthenticator()
 let users = Users()
 let origin = "http://localhost:8080"
 
-print("server \(options.binary) on port \(port), \(options.concurrency) clients, SQLite\(options.seed > 0 ? " with \(options.seed) seeded accounts" : ""), \(ProcessInfo.processInfo.activeProcessorCount) cores")
+print("server \(options.binary) on port \(port), \(options.concurrency) clients, SQLite\(options.seed > 0 ? " with \(options.seed) seeded accounts" : ""), \(ProcessInfo.processInfo.activeProcessorCount) cores, telemetry \(options.telemetry.map { "to \($0) at ratio \(options.sampleRatio)" } ?? "off")")
 let rawBefore = try rawP256VerifiesPerSecond()
 
 let signups = try run("sign-up", total: options.signups, concurrency: options.concurrency, port: port, serverPID: pid) { http, index in
