@@ -111,7 +111,8 @@ public enum LatchkeyApplication {
         // Always: streams come and go through the API, on any instance.
         services.append(SignalSenderService(
             store: routes.storage, signals: routes.signals, policy: WebhookAddressPolicy(allowed: configuration.webhooks.allowPrivateNetworks), clock: clock,
-            wakeUps: OutboxPump.wakeUps(from: routes.storage.securityEvents, kinds: Set(AuditEvent.Kind.allCases)), logger: logger
+            // Woken by what a stream may report (and a verification's request), not by every login.
+            wakeUps: OutboxPump.wakeUps(from: routes.storage.securityEvents, kinds: SignalEventType.auditKinds.union([.adminRequest])), logger: logger
         ))
         let toldOfLogouts = routes.clients.all.filter { $0.backchannelLogoutURI != nil }
         if !toldOfLogouts.isEmpty { services.append(BackchannelLogoutSenderService(

@@ -11,8 +11,10 @@ extension PostgresStorage {
     }
 
     /// Records events inside the caller's transaction, in one statement.
-    func record(_ events: [AuditEvent], _ db: PostgresConnection) async throws {
-        guard !events.isEmpty else { return }
+    /// - Returns: Their IDs, in order, when `returningIDs`; otherwise none.
+    @discardableResult
+    func record(_ events: [AuditEvent], _ db: PostgresConnection, returningIDs: Bool = false) async throws -> [Int64] {
+        guard !events.isEmpty else { return [] }
         var bindings = PostgresBindings(capacity: events.count * 10)
         var rows: [String] = []
         for (index, event) in events.enumerated() {
@@ -25,8 +27,9 @@ extension PostgresStorage {
             bindings.append(event.origin?.face)
         }
         let sql = "INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail, actor, ip, user_agent, face) VALUES "
-            + rows.joined(separator: ", ")
-        _ = try await db.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+            + rows.joined(separator: ", ") + (returningIDs ? " RETURNING id" : "")
+        let inserted = try await db.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+        return returningIDs ? try inserted.map { try $0.integer("id") } : []
     }
 
     /// Deletes the oldest events before `time`, at most `limit` in one statement. Oldest by

@@ -75,7 +75,9 @@ extension PostgresStorage {
     /// trigger writes one (`ON CONFLICT DO NOTHING`), should the trigger have written it.
     public func queueSignal(_ event: AuditEvent, endpoint: String) async throws {
         try await transaction { db in
-            let id = try await self.recordReturningID(event, db)
+            guard let id = try await self.record([event], db, returningIDs: true).first else {
+                throw PostgresStorageError(.unreadableRow, "the event was not recorded")
+            }
             _ = try await db.rows(
                 """
                 INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at, created_at)
@@ -84,24 +86,6 @@ extension PostgresStorage {
                 """, logger: self.logger)
         }
         securityEvents.announce(event)
-    }
-
-    /// Records an event inside the caller's transaction, as `record` does, and returns its ID.
-    private func recordReturningID(_ event: AuditEvent, _ db: PostgresConnection) async throws -> Int64 {
-        var bindings = PostgresBindings(capacity: 10)
-        bindings.appendColumns(of: event)
-        bindings.append(event.actor.map(StoredText.sanitized))
-        bindings.append(event.origin?.ip.map(StoredText.sanitized))
-        bindings.append(event.origin?.userAgent.map(StoredText.sanitized))
-        bindings.append(event.origin?.face)
-        let sql = """
-            INSERT INTO audit_events (time, kind, user_id, client_id, credential_id, detail, actor, ip, user_agent, face)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id
-            """
-        guard let row = try await db.row(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) else {
-            throw PostgresStorageError(.unreadableRow, "the event was not recorded")
-        }
-        return try row.integer("id")
     }
 
     /// Claims due deliveries to the streams' endpoints: one statement, `FOR UPDATE SKIP

@@ -144,7 +144,7 @@ extension PostgresStorage {
                 """
                 SELECT d.*, \(unescaped: AuditEvent.prefixedColumns) FROM webhook_deliveries d JOIN audit_events e ON e.id = d.event_id
                 WHERE (\(status?.rawValue)::text IS NULL OR d.status = \(status?.rawValue)) AND (\(before)::bigint IS NULL OR d.position < \(before))
-                    AND left(d.endpoint_id, 4) <> \(SignalStream.endpointPrefix)
+                    AND left(d.endpoint_id, length(\(SignalStream.endpointPrefix))) <> \(SignalStream.endpointPrefix)
                 ORDER BY d.position DESC LIMIT \(Int64(limit))
                 """, logger: self.logger
             ).map(WebhookDelivery.init(stored:))

@@ -39,6 +39,9 @@ public enum SignalEventType: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// Every audit event some stream event reports.
+    public static let auditKinds = allCases.reduce(into: Set<AuditEvent.Kind>()) { $0.formUnion($1.auditKinds) }
+
     /// The outbox's endpoint ID for this event on `stream`: `ssf:<stream>:<name>`.
     public func endpoint(stream: String) -> String { "\(SignalStream.endpointPrefix)\(stream):\(name)" }
 
