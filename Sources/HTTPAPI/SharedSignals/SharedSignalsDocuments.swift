@@ -38,6 +38,7 @@ enum SharedSignalsDocuments {
             "stream_id": stream.id, "iss": issuer, "aud": stream.audience, "delivery": delivery,
             "events_supported": SignalEventType.supported.map(\.rawValue), "events_requested": stream.eventsRequested,
             "events_delivered": stream.eventsDelivered.map(\.rawValue), "subject_format": stream.subjectFormat.rawValue,
+            "min_verification_interval": Int(SharedSignalsService.minimumVerificationInterval),
         ]
         if let description = stream.description { object["description"] = description }
         return object

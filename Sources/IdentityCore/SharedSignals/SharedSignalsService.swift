@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+import Synchronization
 
 /// The Shared Signals transmitter (OpenID SSF 1.0): receivers manage their streams with an
 /// admin API key of scope `ssf:write`, each seeing only the streams its key made, and take
@@ -10,6 +11,8 @@ public struct SharedSignalsService: Sendable {
     /// `iss` of every event, and the base of the transmitter's URLs.
     public let issuer: String
     let events: SecurityEventTokens
+    /// When each stream last asked for a verification, on this instance.
+    private let verifications = VerificationPace()
 
     /// At most this many subjects added or removed per stream.
     public static let maximumSubjects = 10_000
@@ -17,6 +20,9 @@ public struct SharedSignalsService: Sendable {
     public static let maximumStreamsPerKey = 10
     /// How long a poll that asked to wait waits for an event.
     public static let longPollWait: Duration = .seconds(10)
+    /// `min_verification_interval`: a stream asking for verifications more often is refused
+    /// (429), so that a receiver's loop cannot fill the audit trail and the outbox.
+    public static let minimumVerificationInterval: TimeInterval = 5
 
     public init(storage: any IdentityStorage, tokens: TokenService, clock: any WallClock, random: any RandomSource, issuer: String) {
         self.storage = storage
@@ -134,6 +140,9 @@ public struct SharedSignalsService: Sendable {
     public func verify(_ id: String, state: String?, by key: AdminAPIKey, origin: RequestOrigin?) async throws {
         let stream = try await self.stream(id, of: key)
         try Self.requireText(state, "state", maximum: 256)
+        guard verifications.admit(stream.id, at: clock.now(), every: Self.minimumVerificationInterval) else {
+            throw IdentityError(.tooManyRequests, "verifications of a stream are at most one every \(Int(Self.minimumVerificationInterval)) seconds")
+        }
         let event = AuditEvent(
             time: clock.now(), kind: .adminRequest, detail: SecurityEventTokens.verificationDetail(stream: stream.id, state: state), actor: key.actor,
             origin: origin
@@ -294,6 +303,23 @@ public struct SharedSignalsService: Sendable {
             return try await storage.user(identifier: .email(normalized)).map { ($0.id, .email) }
         default:
             throw IdentityError(.invalidRequest, "subject.format must be iss_sub, email or opaque", field: "subject")
+        }
+    }
+}
+
+/// When each stream last asked for a verification.
+private final class VerificationPace: Sendable {
+    private let last = Mutex<[String: Date]>([:])
+
+    /// Whether a verification of `stream` at `now` comes `interval` after the last one; if so,
+    /// it becomes the last one.
+    func admit(_ stream: String, at now: Date, every interval: TimeInterval) -> Bool {
+        last.withLock { last in
+            if let previous = last[stream], now.timeIntervalSince(previous) < interval { return false }
+            // Streams that stopped asking are forgotten, so the table stays small.
+            if last.count > 10_000 { last = last.filter { now.timeIntervalSince($0.value) < interval } }
+            last[stream] = now
+            return true
         }
     }
 }

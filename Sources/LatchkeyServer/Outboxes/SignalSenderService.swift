@@ -20,10 +20,8 @@ struct SignalSenderService: Service {
     let logger: Logger
     var pollInterval: Duration = .seconds(1)
 
-    /// How long one attempt may take.
-    static let timeout: TimeInterval = 15
-    /// Deliveries claimed at once.
-    static let batch = 16
+    /// The webhooks' bounds: how long one attempt may take, and how many are claimed at once.
+    private static let (timeout, batch) = (WebhookSenderService.timeout, WebhookSenderService.batch)
 
     func run() async throws {
         let poster = WebhookPoster(policy: policy, timeout: Self.timeout)
