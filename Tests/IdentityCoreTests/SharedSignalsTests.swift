@@ -114,4 +114,20 @@ struct SharedSignalsEventTests {
         #expect(try await signals.stream(stream.id, of: key).subjects.count == 1)
         await #expect(throws: IdentityError.self) { try await signals.addSubject(stream.id, ["format": "phone_number", "phone_number": "+1"], by: key) }
     }
+
+    @Test func verificationsComeAtMostOnceAnInterval() async throws {
+        let (fixture, signals, stream, key, _) = try await Self.setUp()
+        try await signals.verify(stream.id, state: "one", by: key, origin: nil)
+        fixture.clock.advance(by: SharedSignalsService.minimumVerificationInterval - 1)
+        await #expect { try await signals.verify(stream.id, state: "two", by: key, origin: nil) } throws: { ($0 as? IdentityError)?.code == .tooManyRequests }
+        fixture.clock.advance(by: 1)
+        try await signals.verify(stream.id, state: "three", by: key, origin: nil)
+        let queued = try await fixture.storage.pendingSignals(stream: stream.id, limit: 10)
+        var states: [String?] = []
+        for delivery in queued {
+            let token = try #require(try await signals.token(for: delivery, in: stream))
+            states.append(Self.payload(try Self.decode(token).claims)["state"] as? String)
+        }
+        #expect(states == ["one", "three"], "the refused one queued nothing")
+    }
 }

@@ -189,11 +189,6 @@ public struct SharedSignalsService: Sendable {
     /// The signed SET a delivery becomes for `stream`, or `nil` when it sends nothing.
     public func token(for delivery: WebhookDelivery, in stream: SignalStream) async throws -> String? {
         guard let (streamID, type) = SignalEventType.parse(endpoint: delivery.endpointID), streamID == stream.id else { return nil }
-        if type == .verification, SecurityEventTokens.verificationDetail(stream: stream.id, state: nil) != delivery.event.event.detail,
-            !delivery.event.event.detail.hasPrefix(SecurityEventTokens.verificationDetail(stream: stream.id, state: nil) + " ")
-        {
-            return nil
-        }
         return try await events.token(for: delivery, type: type, stream: stream)
     }
 
