@@ -77,6 +77,7 @@ struct BackchannelLogoutSenderService: Service {
         switch await poster.post(uri, headers: headers, body: body) {
         case .refused(let refusal): return .failed(status: nil, error: refusal)
         case .unreachable(let problem): return retry(notice, status: nil, error: problem)
+        case .interrupted: return .retry(status: nil, error: "this server stopped during the attempt", retryAt: clock.now())
         case .answered(let status):
             switch status {
             case 200..<300: return .delivered(status: status)

@@ -75,6 +75,7 @@ struct SignalSenderService: Service {
         switch await poster.post(endpoint, headers: headers, body: Array(token.utf8)) {
         case .refused(let refusal): return .failed(status: nil, error: refusal)
         case .unreachable(let problem): return retry(delivery, status: nil, error: problem)
+        case .interrupted: return .retry(status: nil, error: "this server stopped during the attempt", retryAt: clock.now())
         case .answered(let status):
             switch status {
             case 200..<300: return .delivered(status: status)

@@ -23,6 +23,10 @@ struct WebhookPoster: Sendable {
         case refused(String)
         /// No answer (the name does not resolve, no connection, a timeout): retried.
         case unreachable(String)
+        /// This server stopped during the attempt: nothing is known of the endpoint, so the
+        /// attempt counts for nothing and the next sender (another instance, or this one
+        /// started again) tries at once, not after a failure's backoff.
+        case interrupted
     }
 
     let policy: WebhookAddressPolicy
@@ -45,7 +49,10 @@ struct WebhookPoster: Sendable {
         var outcome = Outcome.unreachable("\(host) does not resolve")
         for address in resolved.addresses {
             outcome = await post(url, host: host, at: address, headers: headers, body: body)
-            if case .answered = outcome { return outcome }
+            switch outcome {
+            case .answered, .interrupted: return outcome
+            case .refused, .unreachable: continue
+            }
         }
         return outcome
     }
@@ -66,7 +73,7 @@ struct WebhookPoster: Sendable {
             case .answered(let status):
                 span?.attributes["http.response.status_code"] = status
                 if status >= 400 { span?.setStatus(SpanStatus(code: .error)) }
-            case .refused, .unreachable:
+            case .refused, .unreachable, .interrupted:
                 span?.setStatus(SpanStatus(code: .error))
             }
             return outcome
@@ -96,7 +103,7 @@ struct WebhookPoster: Sendable {
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
             outcome = .unreachable("no answer: timed out after \(Int(timeout)) s")
         } catch {
-            outcome = .unreachable("no answer: \(error)")
+            outcome = Task.isCancelled ? .interrupted : .unreachable("no answer: \(error)")
         }
         try? await client.shutdown()
         return outcome

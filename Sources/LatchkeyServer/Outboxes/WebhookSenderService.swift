@@ -82,6 +82,7 @@ struct WebhookSenderService: Service {
         switch await poster.post(endpoint.url, headers: headers, body: body) {
         case .refused(let refusal): return .failed(status: nil, error: refusal)
         case .unreachable(let problem): return retry(delivery, status: nil, error: problem)
+        case .interrupted: return .retry(status: nil, error: "this server stopped during the attempt", retryAt: clock.now())
         case .answered(let status):
             switch status {
             case 200..<300: return .delivered(status: status)
