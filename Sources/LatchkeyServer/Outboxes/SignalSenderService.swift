@@ -2,7 +2,6 @@ import Foundation
 import IdentityCore
 import Logging
 import ServiceLifecycle
-import Synchronization
 import Tracing
 
 /// Pushes the Shared Signals streams' events (RFC 8935): claims due deliveries of the
@@ -25,24 +24,30 @@ struct SignalSenderService: Service {
 
     func run() async throws {
         let poster = WebhookPoster(policy: policy, timeout: Self.timeout)
-        // The push streams as the last claim read them, for the deliveries it claimed.
-        let streams = PushStreams()
         await OutboxPump.run(wakeUps: wakeUps, pollInterval: pollInterval, logger: logger, source: "ssf", failure: "could not read the Shared Signals outbox") {
-            () async throws -> [WebhookDelivery] in
+            () async throws -> [Claimed] in
             let pushed = try await store.signalStreams().filter { stream in
                 if case .push = stream.delivery { return stream.status == .enabled }
                 return false
             }
-            streams.byID.withLock { $0 = Dictionary(uniqueKeysWithValues: pushed.map { ($0.id, $0) }) }
             guard !pushed.isEmpty else { return [] }
             let now = clock.now()
-            return try await store.claimSignalDeliveries(
+            let claimed = try await store.claimSignalDeliveries(
                 streams: pushed.map(\.id), dueAt: now, leaseUntil: now.addingTimeInterval(Self.timeout * 2 + 30), limit: Self.batch
             )
-        } send: { (delivery: WebhookDelivery) in
-            let stream = SignalEventType.parse(endpoint: delivery.endpointID).flatMap { parsed in streams.byID.withLock { $0[parsed.stream] } }
-            await deliver(delivery, stream: stream, poster)
+            // Each delivery goes with the stream this claim read: rounds run side by side, so a
+            // table shared between them could hold another round's (older) reading.
+            let byID = Dictionary(uniqueKeysWithValues: pushed.map { ($0.id, $0) })
+            return claimed.map { delivery in Claimed(delivery: delivery, stream: SignalEventType.parse(endpoint: delivery.endpointID).flatMap { byID[$0.stream] }) }
+        } send: { (claimed: Claimed) in
+            await deliver(claimed.delivery, stream: claimed.stream, poster)
         }
+    }
+
+    /// A claimed delivery and its stream, as the claim read it.
+    private struct Claimed: Sendable {
+        let delivery: WebhookDelivery
+        let stream: SignalStream?
     }
 
     private func deliver(_ delivery: WebhookDelivery, stream: SignalStream?, _ poster: WebhookPoster) async {
@@ -89,9 +94,4 @@ struct SignalSenderService: Service {
     private func retry(_ delivery: WebhookDelivery, status: Int?, error: String) -> WebhookAttemptOutcome {
         WebhookRetrySchedule.retry(after: delivery.attempts, createdAt: delivery.createdAt, now: clock.now(), status: status, error: error)
     }
-}
-
-/// The push streams by ID, shared by the claim and the sends.
-private final class PushStreams: Sendable {
-    let byID = Mutex<[String: SignalStream]>([:])
 }
