@@ -3,7 +3,7 @@ import Hummingbird
 import IdentityCore
 import Logging
 import Metrics
-public import Prometheus
+import Prometheus
 
 /// Prometheus metrics on a listener of their own (`metrics: {host, port}`), so that they are
 /// never exposed where the API is:

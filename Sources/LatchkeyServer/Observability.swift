@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-public import Logging
+import Logging
 import Metrics
 import OTel
 public import Prometheus

@@ -6,7 +6,7 @@ extension PostgresStorage {
     /// Records an event. Its text is kept whatever it contains, with U+0000 replaced: an
     /// audit record must not fail because of what an attacker sent.
     public func record(_ event: AuditEvent) async throws {
-        try await autocommit { db in try await self.record([event], db) }
+        try await autocommit { db in _ = try await self.record([event], db) }
         securityEvents.announce(event)
     }
 

@@ -74,16 +74,13 @@ struct BackchannelLogoutSenderService: Service {
         // A JWT is base64url and dots: nothing in it needs escaping in a form.
         let body = Array("logout_token=\(token)".utf8)
         let headers = [("Content-Type", "application/x-www-form-urlencoded"), ("User-Agent", "Latchkey-Logout/1")]
-        switch await poster.post(uri, headers: headers, body: body) {
-        case .refused(let refusal): return .failed(status: nil, error: refusal)
-        case .unreachable(let problem): return retry(notice, status: nil, error: problem)
-        case .interrupted: return .retry(status: nil, error: "this server stopped during the attempt", retryAt: clock.now())
-        case .answered(let status):
+        let outcome = await poster.post(uri, headers: headers, body: body)
+        return WebhookPoster.attemptOutcome(outcome, now: clock.now(), retry: { retry(notice, status: $0, error: $1) }) { status in
             switch status {
-            case 200..<300: return .delivered(status: status)
-            case 408, 425, 429: return retry(notice, status: status, error: "answered \(status)")
-            case 400..<500: return .failed(status: status, error: "answered \(status): the client refused the logout token")
-            default: return retry(notice, status: status, error: "answered \(status)")
+            case 200..<300: .delivered(status: status)
+            case 408, 425, 429: retry(notice, status: status, error: "answered \(status)")
+            case 400..<500: .failed(status: status, error: "answered \(status): the client refused the logout token")
+            default: retry(notice, status: status, error: "answered \(status)")
             }
         }
     }

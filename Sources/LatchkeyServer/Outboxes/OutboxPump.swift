@@ -17,7 +17,9 @@ enum OutboxPump {
     ) async {
         @Sendable func round() async {
             do {
-                while try await sendDue() > 0 {}
+                // Not once the server is stopping: what it claimed then would only come back
+                // interrupted, due again at once, and be claimed again.
+                while !Task.isCancelled, try await sendDue() > 0 {}
             } catch {
                 logger.warning("\(failure)", metadata: ["error": "\(error)"], source: source)
             }

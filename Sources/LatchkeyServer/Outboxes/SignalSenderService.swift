@@ -77,16 +77,13 @@ struct SignalSenderService: Service {
         guard let token else { return .delivered(status: 204) }
         var headers = [("Content-Type", "application/secevent+jwt"), ("Accept", "application/json"), ("User-Agent", "Latchkey-SSF/1")]
         if let authorization { headers.append(("Authorization", authorization)) }
-        switch await poster.post(endpoint, headers: headers, body: Array(token.utf8)) {
-        case .refused(let refusal): return .failed(status: nil, error: refusal)
-        case .unreachable(let problem): return retry(delivery, status: nil, error: problem)
-        case .interrupted: return .retry(status: nil, error: "this server stopped during the attempt", retryAt: clock.now())
-        case .answered(let status):
+        let outcome = await poster.post(endpoint, headers: headers, body: Array(token.utf8))
+        return WebhookPoster.attemptOutcome(outcome, now: clock.now(), retry: { retry(delivery, status: $0, error: $1) }) { status in
             switch status {
-            case 200..<300: return .delivered(status: status)
+            case 200..<300: .delivered(status: status)
             // RFC 8935 §2.3: the receiver refused this SET; sending it again changes nothing.
-            case 400: return .failed(status: 400, error: "the receiver refused the SET (400)")
-            default: return retry(delivery, status: status, error: "answered \(status)")
+            case 400: .failed(status: 400, error: "the receiver refused the SET (400)")
+            default: retry(delivery, status: status, error: "answered \(status)")
             }
         }
     }

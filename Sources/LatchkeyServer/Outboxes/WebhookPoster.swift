@@ -29,6 +29,21 @@ struct WebhookPoster: Sendable {
         case interrupted
     }
 
+    /// What an attempt that ended this way records, the same for every outbox: a refused
+    /// address fails, no answer is tried again on the outbox's schedule (`retry`), an
+    /// interrupted attempt is due again at `now`, and what an answer means is the
+    /// outbox's own (`answered`).
+    static func attemptOutcome(
+        _ outcome: Outcome, now: Date, retry: (_ status: Int?, _ error: String) -> WebhookAttemptOutcome, answered: (Int) -> WebhookAttemptOutcome
+    ) -> WebhookAttemptOutcome {
+        switch outcome {
+        case .refused(let refusal): .failed(status: nil, error: refusal)
+        case .unreachable(let problem): retry(nil, problem)
+        case .interrupted: .retry(status: nil, error: "this server stopped during the attempt", retryAt: now)
+        case .answered(let status): answered(status)
+        }
+    }
+
     let policy: WebhookAddressPolicy
     /// Resolves a host name to addresses; `getaddrinfo` unless a test gives its own.
     var resolve: @Sendable (String) -> (addresses: [String], problem: String?) = Self.systemAddresses

@@ -79,16 +79,13 @@ struct WebhookSenderService: Service {
             ("User-Agent", "Latchkey-Webhooks/1"),
         ]
         // Checked before every attempt: a name may point elsewhere since the last one.
-        switch await poster.post(endpoint.url, headers: headers, body: body) {
-        case .refused(let refusal): return .failed(status: nil, error: refusal)
-        case .unreachable(let problem): return retry(delivery, status: nil, error: problem)
-        case .interrupted: return .retry(status: nil, error: "this server stopped during the attempt", retryAt: clock.now())
-        case .answered(let status):
+        let outcome = await poster.post(endpoint.url, headers: headers, body: body)
+        return WebhookPoster.attemptOutcome(outcome, now: clock.now(), retry: { retry(delivery, status: $0, error: $1) }) { status in
             switch status {
-            case 200..<300: return .delivered(status: status)
-            case 410: return .failed(status: 410, error: "410 Gone: the endpoint is turned off")
-            case 300..<400: return retry(delivery, status: status, error: "answered a redirect (\(status)), which is not followed")
-            default: return retry(delivery, status: status, error: "answered \(status)")
+            case 200..<300: .delivered(status: status)
+            case 410: .failed(status: 410, error: "410 Gone: the endpoint is turned off")
+            case 300..<400: retry(delivery, status: status, error: "answered a redirect (\(status)), which is not followed")
+            default: retry(delivery, status: status, error: "answered \(status)")
             }
         }
     }
