@@ -22,14 +22,15 @@ line, "READY <port>", on stdout once listening.
 import argparse
 import json
 import os
-import socket
 import threading
 import time
 import urllib.parse
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 from authlib.jose import JsonWebKey, JsonWebToken
+
+from receiver_server import serve
 
 EVENT = "http://schemas.openid.net/event/backchannel-logout"
 
@@ -127,10 +128,4 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
-class Server(ThreadingHTTPServer):
-    address_family = socket.AF_INET6 if ":" in arguments.host else socket.AF_INET
-
-
-server = Server((arguments.host, arguments.port), Handler)
-print(f"READY {server.server_address[1]}", flush=True)
-server.serve_forever()
+serve(Handler, arguments.host, arguments.port)

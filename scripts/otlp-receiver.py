@@ -42,10 +42,9 @@ import gzip
 import json
 import math
 import os
-import socket
 import threading
 import traceback
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 from google.protobuf import json_format
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest, ExportLogsServiceResponse
@@ -53,6 +52,8 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportM
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest, ExportTraceServiceResponse
 from opentelemetry.proto.metrics.v1 import metrics_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
+
+from receiver_server import serve
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--host", default="127.0.0.1")
@@ -327,10 +328,4 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
-class Server(ThreadingHTTPServer):
-    address_family = socket.AF_INET6 if ":" in arguments.host else socket.AF_INET
-
-
-server = Server((arguments.host, arguments.port), Handler)
-print(f"READY {server.server_address[1]}", flush=True)
-server.serve_forever()
+serve(Handler, arguments.host, arguments.port)

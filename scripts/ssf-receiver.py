@@ -62,14 +62,15 @@ import argparse
 import base64
 import json
 import os
-import socket
 import sys
 import threading
 import urllib.error
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 from authlib.jose import JsonWebKey, JsonWebSignature
+
+from receiver_server import serve
 
 SSF = "https://schemas.openid.net/secevent/ssf/event-type/"
 CAEP = "https://schemas.openid.net/secevent/caep/event-type/"
@@ -349,12 +350,7 @@ def push(arguments):
         def log_message(self, format, *args):
             pass
 
-    class Server(ThreadingHTTPServer):
-        address_family = socket.AF_INET6 if ":" in arguments.host else socket.AF_INET
-
-    server = Server((arguments.host, arguments.port), Handler)
-    print(f"READY {server.server_address[1]}", flush=True)
-    server.serve_forever()
+    serve(Handler, arguments.host, arguments.port)
 
 
 def poll(arguments):

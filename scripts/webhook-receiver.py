@@ -18,11 +18,12 @@ Prints one line, "READY <port>", on stdout once listening.
 import argparse
 import json
 import os
-import socket
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
+from receiver_server import serve
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--secret", required=True)
@@ -67,10 +68,4 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
-class Server(ThreadingHTTPServer):
-    address_family = socket.AF_INET6 if ":" in arguments.host else socket.AF_INET
-
-
-server = Server((arguments.host, arguments.port), Handler)
-print(f"READY {server.server_address[1]}", flush=True)
-server.serve_forever()
+serve(Handler, arguments.host, arguments.port)

@@ -41,10 +41,7 @@ struct AdminKeyMiddleware<Context: OriginRequestContext>: RouterMiddleware {
     @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         guard isPublic || AdminAddress.isLoopback(request) else { throw AdminAPIProblem.addressNotAllowed }
         guard let authorization = request.headers[.authorization], !authorization.isEmpty else { throw AdminAPIProblem.missingKey }
-        let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer", let key = try await admin.key(bearer: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
-            throw AdminAPIProblem.invalidKey
-        }
+        guard let key = try await admin.key(authorization: authorization) else { throw AdminAPIProblem.invalidKey }
         var request = request
         // The answer's type is settled before the operation runs, so a refused `Accept`
         // changes nothing; the generated server then gets the one type it produces.

@@ -8,7 +8,7 @@ extension PostgresStorage {
     /// audit trail's trigger is on.
     public func saveSignalStream(_ stream: SignalStream) async throws {
         let document = StoredText.sanitized(stream.storedJSON)
-        let prefix = Self.endpointPrefix(of: stream.id)
+        let prefix = SignalStream.endpointPrefix(of: stream.id)
         let kept = stream.subscriptions
         let pairs = kept.flatMap { endpoint, kinds in kinds.map { (endpoint, $0.rawValue) } }
         // A verification waits for its sender whatever the stream now asks for.
@@ -57,7 +57,7 @@ extension PostgresStorage {
     /// Deletes a stream, its subscriptions and its pending deliveries.
     public func deleteSignalStream(id: String) async throws -> Bool {
         guard StoredText.canMatch(id) else { return false }
-        let prefix = Self.endpointPrefix(of: id)
+        let prefix = SignalStream.endpointPrefix(of: id)
         return try await transaction { db in
             // Taken before the stream's row, as saveSignalStream takes them: the other order
             // would deadlock with a save of the same stream.
@@ -118,7 +118,7 @@ extension PostgresStorage {
     /// The stream's pending deliveries, oldest first.
     public func pendingSignals(stream: String, limit: Int) async throws -> [WebhookDelivery] {
         guard limit > 0, StoredText.canMatch(stream) else { return [] }
-        let prefix = Self.endpointPrefix(of: stream)
+        let prefix = SignalStream.endpointPrefix(of: stream)
         return try await autocommit { db in
             try await db.rows(
                 """
@@ -130,6 +130,4 @@ extension PostgresStorage {
         }
     }
 
-    /// The start of every outbox endpoint ID of `stream`'s events: `ssf:<stream>:`.
-    private static func endpointPrefix(of stream: String) -> String { "\(SignalStream.endpointPrefix)\(stream):" }
 }

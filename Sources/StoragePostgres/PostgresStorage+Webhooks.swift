@@ -153,7 +153,7 @@ extension PostgresStorage {
 
     /// Makes a webhook delivery due now again.
     public func resendWebhookDelivery(id: String, at time: Date) async throws -> WebhookDelivery? {
-        guard !StoredText.containsNUL([id]), !id.contains("_\(SignalStream.endpointPrefix)") else { return nil }
+        guard !StoredText.containsNUL([id]), !WebhookDelivery.isSignal(id: id) else { return nil }
         return try await autocommit { db in
             try await db.row(
                 """

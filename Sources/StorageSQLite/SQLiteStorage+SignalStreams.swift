@@ -9,7 +9,7 @@ extension SQLiteStorage {
                 "INSERT INTO signal_streams (id, document, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET document = excluded.document",
                 [stream.id, StoredText.sanitized(stream.storedJSON), stream.createdAt.databaseSeconds]
             )
-            let prefix = Self.endpointPrefix(of: stream.id)
+            let prefix = SignalStream.endpointPrefix(of: stream.id)
             let kept = stream.subscriptions
             try db.execute("DELETE FROM webhook_subscriptions WHERE substr(endpoint_id, 1, length(?)) = ?", [prefix, prefix])
             for (endpoint, kinds) in kept {
@@ -44,7 +44,7 @@ extension SQLiteStorage {
     public func deleteSignalStream(id: String) async throws -> Bool {
         try database.write { db in
             guard try db.execute("DELETE FROM signal_streams WHERE id = ?", [id]) > 0 else { return false }
-            let prefix = Self.endpointPrefix(of: id)
+            let prefix = SignalStream.endpointPrefix(of: id)
             try db.execute("DELETE FROM webhook_subscriptions WHERE substr(endpoint_id, 1, length(?)) = ?", [prefix, prefix])
             try db.execute("DELETE FROM webhook_deliveries WHERE status = 'pending' AND substr(endpoint_id, 1, length(?)) = ?", [prefix, prefix])
             try Self.setWebhookTrigger(db)
@@ -70,7 +70,7 @@ extension SQLiteStorage {
         return try database.write { db in
             var claimed: [WebhookDelivery] = []
             for stream in streams where claimed.count < limit {
-                let prefix = Self.endpointPrefix(of: stream)
+                let prefix = SignalStream.endpointPrefix(of: stream)
                 let positions = try db.rows(
                     """
                     UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?
@@ -93,7 +93,7 @@ extension SQLiteStorage {
 
     /// The stream's pending deliveries, oldest first.
     public func pendingSignals(stream: String, limit: Int) async throws -> [WebhookDelivery] {
-        let prefix = Self.endpointPrefix(of: stream)
+        let prefix = SignalStream.endpointPrefix(of: stream)
         return try database.read { db in
             try db.rows(
                 Self.deliveryQuery + " WHERE d.status = 'pending' AND substr(d.endpoint_id, 1, length(?)) = ? ORDER BY d.position LIMIT ?",
@@ -102,5 +102,4 @@ extension SQLiteStorage {
         }
     }
 
-    private static func endpointPrefix(of stream: String) -> String { "\(SignalStream.endpointPrefix)\(stream):" }
 }

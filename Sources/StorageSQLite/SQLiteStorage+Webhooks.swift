@@ -121,7 +121,7 @@ extension SQLiteStorage {
 
     /// Makes a webhook delivery due now again.
     public func resendWebhookDelivery(id: String, at time: Date) async throws -> WebhookDelivery? {
-        guard StoredText.canMatch(id), !id.contains("_\(SignalStream.endpointPrefix)") else { return nil }
+        guard StoredText.canMatch(id), !WebhookDelivery.isSignal(id: id) else { return nil }
         return try database.write { db in
             try db.execute(
                 "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, delivered_at = NULL WHERE id = ?", [time.databaseSeconds, id]

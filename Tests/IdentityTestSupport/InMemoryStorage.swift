@@ -1075,7 +1075,7 @@ public final class InMemoryStorage: IdentityStorage {
         state.withLock { state in
             var claimed: [WebhookDelivery] = []
             for stream in streams where claimed.count < limit {
-                let prefix = "\(SignalStream.endpointPrefix)\(stream):"
+                let prefix = SignalStream.endpointPrefix(of: stream)
                 // In insertion order, which is the order of positions.
                 let due = state.webhookDeliveries.indices.filter { index in
                     let delivery = state.webhookDeliveries[index]
@@ -1093,7 +1093,7 @@ public final class InMemoryStorage: IdentityStorage {
 
     /// The stream's pending deliveries, oldest first, whether due or not.
     public func pendingSignals(stream: String, limit: Int) async throws -> [WebhookDelivery] {
-        let prefix = "\(SignalStream.endpointPrefix)\(stream):"
+        let prefix = SignalStream.endpointPrefix(of: stream)
         return state.withLock { state in
             Array(state.webhookDeliveries.filter { $0.status == .pending && $0.endpointID.hasPrefix(prefix) }.prefix(max(0, limit)))
         }

@@ -117,8 +117,7 @@ extension SharedSignalsServices {
     /// The receiver a request's bearer admin API key is: 401 without a live key, 403 for a
     /// key without `ssf:write`.
     func receiver(_ request: Request) async throws -> AdminAPIKey {
-        let parts = request.headers[.authorization]?.split(separator: " ", maxSplits: 1) ?? []
-        guard parts.count == 2, parts[0].lowercased() == "bearer", let key = try await admin.key(bearer: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+        guard let authorization = request.headers[.authorization], let key = try await admin.key(authorization: authorization) else {
             throw IdentityError(.invalidToken, "an admin API key with scope ssf:write is required as a bearer token")
         }
         guard key.scopes.contains(AdminScope(.ssf, writes: true)) else {

@@ -45,6 +45,14 @@ public struct AdminService: Sendable {
         return (key, record)
     }
 
+    /// The live key an `Authorization: Bearer …` header names; `nil` for any other header
+    /// (see ``key(bearer:)``).
+    public func key(authorization: String) async throws -> AdminAPIKey? {
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return try await key(bearer: String(parts[1]).trimmingCharacters(in: .whitespaces))
+    }
+
     /// The live key a bearer token is; `nil` for a token that is not a key, an unknown one,
     /// or a revoked one. Records its use, at most once a minute.
     public func key(bearer token: String) async throws -> AdminAPIKey? {

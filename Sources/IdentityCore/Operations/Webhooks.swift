@@ -83,6 +83,15 @@ public struct WebhookDelivery: RetriedDelivery, Hashable {
 
     /// The `webhook-id` of `event` for `endpointID`.
     public static func id(event: Int64, endpoint: String) -> String { "msg_\(event)_\(endpoint)" }
+
+    /// The endpoint an ID (``id(event:endpoint:)``) names: what follows its second `_`.
+    public static func endpoint(ofID id: String) -> String {
+        let parts = id.split(separator: "_", maxSplits: 2)
+        return parts.count == 3 ? String(parts[2]) : ""
+    }
+
+    /// Whether an ID is a Shared Signals stream's delivery rather than a webhook's.
+    public static func isSignal(id: String) -> Bool { endpoint(ofID: id).hasPrefix(SignalStream.endpointPrefix) }
 }
 
 extension WebhookDelivery {

@@ -161,10 +161,10 @@ public struct SharedSignalsService: Sendable {
         let stream = try await self.stream(id, of: key)
         guard case .poll = stream.delivery else { throw IdentityError(.invalidRequest, "this stream is pushed to its receiver; it is not polled") }
         let now = clock.now()
-        for jti in acknowledged where stream.owns(endpoint: Self.endpoint(ofDelivery: jti)) {
+        for jti in acknowledged where stream.owns(endpoint: WebhookDelivery.endpoint(ofID: jti)) {
             try await storage.finishWebhookDelivery(id: jti, outcome: .delivered(status: 200), at: now)
         }
-        for (jti, error) in errors where stream.owns(endpoint: Self.endpoint(ofDelivery: jti)) {
+        for (jti, error) in errors where stream.owns(endpoint: WebhookDelivery.endpoint(ofID: jti)) {
             try await storage.finishWebhookDelivery(id: jti, outcome: .failed(status: nil, error: "the receiver refused it: \(error)"), at: now)
         }
         let limit = min(max(maximum ?? 100, 0), 100)
@@ -193,12 +193,6 @@ public struct SharedSignalsService: Sendable {
     }
 
     // MARK: - Rules
-
-    /// A delivery's ID is `msg_<event>_<endpoint>`: the endpoint is what follows the second `_`.
-    static func endpoint(ofDelivery id: String) -> String {
-        let parts = id.split(separator: "_", maxSplits: 2)
-        return parts.count == 3 ? String(parts[2]) : ""
-    }
 
     static func isStreamID(_ id: String) -> Bool { id.count == 32 && id.allSatisfy(\.isHexDigit) }
 

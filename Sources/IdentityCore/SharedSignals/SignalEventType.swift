@@ -43,7 +43,7 @@ public enum SignalEventType: String, Sendable, Hashable, CaseIterable {
     public static let auditKinds = allCases.reduce(into: Set<AuditEvent.Kind>()) { $0.formUnion($1.auditKinds) }
 
     /// The outbox's endpoint ID for this event on `stream`: `ssf:<stream>:<name>`.
-    public func endpoint(stream: String) -> String { "\(SignalStream.endpointPrefix)\(stream):\(name)" }
+    public func endpoint(stream: String) -> String { SignalStream.endpointPrefix(of: stream) + name }
 
     /// The stream and event an outbox endpoint ID names, or `nil` for a webhook's.
     public static func parse(endpoint: String) -> (stream: String, type: SignalEventType)? {

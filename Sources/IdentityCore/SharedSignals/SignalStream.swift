@@ -98,6 +98,9 @@ public struct SignalStream: Sendable, Hashable {
         return Dictionary(uniqueKeysWithValues: eventsDelivered.map { ($0.endpoint(stream: id), $0.auditKinds) })
     }
 
+    /// The start of every outbox endpoint ID of `stream`'s events: `ssf:<stream>:`.
+    public static func endpointPrefix(of stream: String) -> String { "\(endpointPrefix)\(stream):" }
+
     /// Whether an outbox endpoint ID is one of this stream's.
-    public func owns(endpoint: String) -> Bool { endpoint.hasPrefix("\(Self.endpointPrefix)\(id):") }
+    public func owns(endpoint: String) -> Bool { endpoint.hasPrefix(Self.endpointPrefix(of: id)) }
 }
