@@ -32,9 +32,7 @@ enum PostgresFailure {
     /// violation, ``StorageUnavailable`` when the database cannot do the work now (gone,
     /// restarting, out of connections or space, too slow), anything else unchanged.
     static func translate(_ error: any Error) -> any Error {
-        if error is StoreConflict || error is StorageUnavailable || error is StaleRead || error is FinishStatementByStatement
-            || error is CeremonyClaimedBefore
-        {
+        if error is StoreConflict || error is StorageUnavailable || error is StaleRead || error is FinishStatementByStatement {
             return error
         }
         if let psql = error as? PSQLError {
@@ -44,12 +42,11 @@ enum PostgresFailure {
             }
             if state == "23505", let constraint = psql.serverInfo?[.constraintName] {
                 if let kind = conflicts[constraint] { return StoreConflict(kind) }
-                // Only the login's one statement (``LoginFinish``) inserts these without
-                // `ON CONFLICT`: the ceremony was claimed before, or the session exists.
-                if constraint == "audit_events_ceremony_key" { return CeremonyClaimedBefore() }
+                // Only the logins' statement (``LoginFinishBatch``) inserts these without
+                // `ON CONFLICT`: a session's family exists already.
                 if constraint == "refresh_token_families_pkey" { return FinishStatementByStatement() }
             }
-            // Raised by the login's finish (``LoginFinish``, and latchkey_finish_login of v2).
+            // Raised by `latchkey_finish_login` (migration v6), which older instances call.
             if state == "LK001" { return StaleRead() }
             if state == "LK002" { return PostgresStorageError(.invalidArgument, psql.serverInfo?[.message] ?? "refresh token family of another user or client") }
             let message = psql.serverInfo?[.message] ?? ""
@@ -84,9 +81,6 @@ enum PostgresFailure {
     }
 }
 
-/// The login's one-statement finish declined a completion it does not write (a session whose
-/// family exists): nothing was written, and the caller finishes it statement by statement.
+/// The logins' statement declined a completion it does not write (a session whose family
+/// exists): nothing was written, and the caller finishes it statement by statement.
 struct FinishStatementByStatement: Error {}
-
-/// The login's one-statement finish found its ceremony claimed before: nothing was written.
-struct CeremonyClaimedBefore: Error {}

@@ -7,7 +7,10 @@ import Foundation
 /// libpq's meanings, default `prefer`), `sslrootcert` (a PEM file of the roots that verify
 /// the server), `pool_size` (connections per instance, default 10), `statement_timeout`
 /// (milliseconds, default 5000), `connect_timeout` (seconds, default 5), `pooler`
-/// (`transaction` when the URL names a pooler such as PgBouncer in transaction mode).
+/// (`transaction` when the URL names a pooler such as PgBouncer in transaction mode),
+/// `finish_batch_size` (login finishes written by one statement at most, default 32; 1
+/// writes each alone) and `finish_batch_concurrency` (such statements in flight at once,
+/// default 2).
 public struct PostgresSettings: Sendable, Hashable {
     /// How the connection is protected.
     public enum TLSMode: String, Sendable, Hashable, CaseIterable {
@@ -41,6 +44,11 @@ public struct PostgresSettings: Sendable, Hashable {
     /// nothing is prepared by name, and no startup parameter is sent (a pooler refuses those
     /// it does not know; set `statement_timeout` on the database role instead).
     public var throughTransactionPooler: Bool
+    /// At most this many concurrent login finishes are written by one statement.
+    public var finishBatchSize: Int
+    /// At most this many login-finish statements are in flight at once; a finish that finds
+    /// them all busy waits for one, and goes with the others that waited.
+    public var finishBatchConcurrency: Int
     /// A schema to work in instead of `public` (created if missing); for tests that give
     /// each case an empty database.
     public var schema: String?
@@ -71,6 +79,8 @@ public struct PostgresSettings: Sendable, Hashable {
         statementTimeout = 5000
         connectTimeout = 5
         throughTransactionPooler = false
+        finishBatchSize = 32
+        finishBatchConcurrency = 2
         for item in components.queryItems ?? [] {
             let value = item.value ?? ""
             switch item.name {
@@ -93,9 +103,17 @@ public struct PostgresSettings: Sendable, Hashable {
             case "pooler":
                 guard value == "transaction" || value == "none" else { throw PostgresSettingsError("pooler must be transaction or none") }
                 throughTransactionPooler = value == "transaction"
+            case "finish_batch_size":
+                guard let size = Int(value), (1...256).contains(size) else { throw PostgresSettingsError("finish_batch_size must be a number from 1 to 256") }
+                finishBatchSize = size
+            case "finish_batch_concurrency":
+                guard let count = Int(value), (1...1000).contains(count) else {
+                    throw PostgresSettingsError("finish_batch_concurrency must be a number from 1 to 1000")
+                }
+                finishBatchConcurrency = count
             default:
                 throw PostgresSettingsError(
-                    "unknown parameter \"\(item.name.prefix(40))\"; known: sslmode, sslrootcert, pool_size, statement_timeout, connect_timeout, pooler"
+                    "unknown parameter \"\(item.name.prefix(40))\"; known: sslmode, sslrootcert, pool_size, statement_timeout, connect_timeout, pooler, finish_batch_size, finish_batch_concurrency"
                 )
             }
         }

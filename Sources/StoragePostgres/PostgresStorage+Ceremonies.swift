@@ -10,10 +10,10 @@ extension PostgresStorage {
     /// concurrent claim of the same key waits for the first to commit or roll back, so exactly
     /// one wins. Then the account or passkey, the passkey's use and the session.
     ///
-    /// A login's finish is one statement (``LoginFinish``) and a sign-up's one function call,
-    /// each of which also makes the request's failed-finish check (``FailureCheck``); anything
-    /// else (an enrollment, a browser session) goes statement by statement, its check made
-    /// before.
+    /// A login's finish is a row of one statement, with the concurrent logins' (``LoginFinishBatch``,
+    /// batched by ``loginFinishes``), and a sign-up's one function call, each of which also
+    /// makes the request's failed-finish check (``FailureCheck``); anything else (an
+    /// enrollment, a browser session) goes statement by statement, its check made before.
     public func completeCeremony(_ completion: CeremonyCompletion) async throws -> Bool {
         if let account = completion.newAccount { try Self.requireAccount(account.user, credential: account.credential) }
         if let credential = completion.newCredential { try credential.requireStorable() }
@@ -22,15 +22,8 @@ extension PostgresStorage {
         // Claimed here, so that the statement below makes the check (and nothing else does).
         let check = completion.failureCheck.flatMap { $0.claim() ? $0 : nil }
         let completed: Bool?
-        if let login = LoginFinish(completion, check: check) {
-            do {
-                completed = try await autocommit { db in try await db.rows(login, prepared: self.prepares, logger: self.logger).first ?? false }
-            } catch is CeremonyClaimedBefore {
-                completed = false
-            } catch is FinishStatementByStatement {
-                // The statement wrote nothing, and what its check read counts for nothing.
-                completed = try await completeInTransaction(completion, check: check)
-            }
+        if let login = LoginFinishRow(completion, check: check) {
+            completed = try await finishLogin(login, completion)
         } else if let signup = SignupFinish(completion, check: check) {
             completed = try await autocommit { db in try await db.rows(signup, prepared: self.prepares, logger: self.logger).first ?? false }
         } else {
@@ -39,6 +32,39 @@ extension PostgresStorage {
         guard let completed else { throw check?.refuse() ?? PostgresStorageError(.invalidArgument, "a ceremony was refused without a check") }
         if completed { securityEvents.announce(completion.events) }
         return completed
+    }
+
+    /// A login's finish, in a batch with the logins finishing beside it: `true` written,
+    /// `false` claimed before, `nil` refused by its failed-finish check.
+    /// - Throws: ``StaleRead`` when the passkey or its owner changed since it was verified.
+    private func finishLogin(_ login: LoginFinishRow, _ completion: CeremonyCompletion) async throws -> Bool? {
+        let outcome: LoginFinishOutcome
+        do {
+            do {
+                outcome = try await loginFinishes.write(login, with: writeLogins)
+            } catch let failed as LoginFinishes.BatchFailed {
+                // Its batch wrote nothing. Alone, the error (if any) is its own.
+                guard failed.size > 1 else { throw failed.underlying }
+                outcome = try await writeLogins([login])[0]
+            }
+        } catch is FinishStatementByStatement {
+            // The statement wrote nothing, and what its check read counts for nothing.
+            return try await completeInTransaction(completion, check: login.check)
+        }
+        switch outcome {
+        case .finished: return true
+        case .claimedBefore: return false
+        case .refused: return nil
+        case .stale: throw StaleRead()
+        }
+    }
+
+    /// Writes a batch of login finishes in one statement.
+    @Sendable private func writeLogins(_ logins: [LoginFinishRow]) async throws -> [LoginFinishOutcome] {
+        try await autocommit(operation: "completeCeremony") { db in
+            let answers = try await db.rows(LoginFinishBatch(rows: logins), prepared: self.prepares, logger: self.logger)
+            return try LoginFinishBatch.outcomes(answers, count: logins.count)
+        }
     }
 
     /// Any completion, statement by statement in one transaction, after the request's

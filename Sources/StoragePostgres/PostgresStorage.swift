@@ -53,6 +53,9 @@ public final class PostgresStorage: IdentityStorage, Sendable {
     var client: PostgresClient { pool.withLock { $0.client } }
     /// Where the audit events this store commits are announced, after their commit.
     public let securityEvents = SecurityEventFeed()
+    /// The login finishes in flight, written in batches (``LoginFinishBatch``).
+    let loginFinishes: LoginFinishes
+    typealias LoginFinishes = GroupCommit<LoginFinishRow, LoginFinishOutcome>
 
     /// What opening does about the schema.
     private enum SchemaPreparation {
@@ -72,6 +75,7 @@ public final class PostgresStorage: IdentityStorage, Sendable {
         self.logger = logger
         deadline = .milliseconds(settings.statementTimeout) + .seconds(settings.connectTimeout)
         prepares = !settings.throughTransactionPooler
+        loginFinishes = LoginFinishes(maxSize: settings.finishBatchSize, concurrency: settings.finishBatchConcurrency)
         var configuration = PostgresClient.Configuration(
             host: settings.host, port: settings.port, username: settings.username, password: settings.password, database: settings.database,
             tls: Self.tls(settings)

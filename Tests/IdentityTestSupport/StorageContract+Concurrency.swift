@@ -21,6 +21,110 @@ extension StorageContract {
         #expect(try await storage.events(userID: nil, limit: 100).count == 1, "and only its event is written")
     }
 
+    /// Many logins finishing at once, of every outcome (a backend may write them together):
+    /// each keeps its own. Good logins are written whole; a login verified against a counter
+    /// that moved is stale and writes nothing; of many finishes of one ceremony exactly one
+    /// wins; a ceremony finished before stays finished; two ceremonies with one passkey do
+    /// not both store their counter unless both were current.
+    static func concurrentLoginsKeepTheirOutcomes(_ storage: any IdentityStorage) async throws {
+        enum Kind: Sendable { case good(Int), stale(Int), replay(Int), finishedBefore, samePasskey(Int) }
+        let good = 8, stale = 4, replays = 12
+        var accounts: [(User, PasskeyCredential)] = []
+        for index in 0..<(good + stale + 3) {
+            accounts.append(try await signUp("login\(index)", on: storage))
+        }
+        let accountsSnapshot = accounts
+        let replayed = accounts[good + stale], shared = accounts[good + stale + 1], before = accounts[good + stale + 2]
+        func completion(_ label: String, _ account: (User, PasskeyCredential), counter: UInt32, verifiedCounter: UInt32) -> CeremonyCompletion {
+            let (user, credential) = account
+            let use = CredentialUse(signCount: counter, isBackedUp: true, isUserVerified: true, usedAt: StorageFixtures.time(30), signCountRegressed: false)
+            return CeremonyCompletion(
+                key: StorageFixtures.ceremonyKey(label),
+                credentialUse: .init(credentialID: credential.credentialID, use: use, verifiedAgainst: .init(signCount: verifiedCounter, ownerUpdatedAt: user.updatedAt)),
+                events: [AuditEvent(time: StorageFixtures.time(30), kind: .login, userID: user.id, detail: label, origin: RequestOrigin(ip: "192.0.2.\(label.count)", userAgent: "ua \(label)", face: "oidc"))],
+                session: .tokens(TokenSessionStart(
+                    familyID: "family-\(label)", userID: user.id, clientID: "client-a", startedAt: StorageFixtures.time(30),
+                    refreshToken: StorageFixtures.refreshToken(label, familyID: "family-\(label)", userID: user.id), credentialID: credential.credentialID
+                ))
+            )
+        }
+        let base = before.1.signCount
+        #expect(try await storage.completeCeremony(completion("before", before, counter: base + 1, verifiedCounter: base)))
+
+        var jobs: [(Kind, CeremonyCompletion)] = []
+        for index in 0..<good {
+            let account = accountsSnapshot[index]
+            jobs.append((.good(index), completion("good\(index)", account, counter: account.1.signCount + 1, verifiedCounter: account.1.signCount)))
+        }
+        for index in 0..<stale {
+            let account = accountsSnapshot[good + index]
+            jobs.append((.stale(good + index), completion("stale\(index)", account, counter: account.1.signCount + 9, verifiedCounter: account.1.signCount + 7)))
+        }
+        for racer in 0..<replays {
+            jobs.append((.replay(racer), completion("replayed", replayed, counter: replayed.1.signCount + 1, verifiedCounter: replayed.1.signCount)))
+        }
+        jobs.append((.finishedBefore, completion("before", before, counter: base + 2, verifiedCounter: base + 1)))
+        for step in 1...2 {
+            jobs.append((.samePasskey(step), completion("shared\(step)", shared, counter: shared.1.signCount + UInt32(step), verifiedCounter: shared.1.signCount)))
+        }
+
+        let results = await withTaskGroup(of: (Kind, Result<Bool, any Error>).self) { group in
+            for (kind, completion) in jobs {
+                group.addTask {
+                    do { return (kind, .success(try await storage.completeCeremony(completion))) } catch { return (kind, .failure(error)) }
+                }
+            }
+            return await group.reduce(into: [(Kind, Result<Bool, any Error>)]()) { $0.append($1) }
+        }
+        var replayWins = 0, sharedWins: [Int] = []
+        for (kind, result) in results {
+            switch (kind, result) {
+            case (.good(let index), .success(let won)):
+                #expect(won, "good login \(index) is written")
+            case (.stale(let index), .failure(let error)):
+                #expect(error is StaleRead, "stale login \(index): \(error)")
+            case (.replay, .success(let won)):
+                replayWins += won ? 1 : 0
+            case (.replay, .failure(let error)):
+                // A racer that read the passkey before the winner changed it is told so; its
+                // service verifies again and then finds the ceremony finished.
+                #expect(error is StaleRead, "a replay fails only as stale: \(error)")
+            case (.finishedBefore, .success(let won)):
+                #expect(!won, "a ceremony finished before stays finished")
+            case (.samePasskey(let step), .success(let won)):
+                if won { sharedWins.append(step) }
+            case (.samePasskey, .failure(let error)):
+                #expect(error is StaleRead, "a login beside another with its passkey fails only as stale: \(error)")
+            default:
+                Issue.record("unexpected outcome \(result) for \(kind)")
+            }
+        }
+        #expect(replayWins == 1, "exactly one finish of a ceremony wins, not \(replayWins)")
+        #expect(!sharedWins.isEmpty && sharedWins.count <= 2, "one login with the shared passkey at least: \(sharedWins)")
+
+        for index in 0..<good {
+            let (user, credential) = accountsSnapshot[index]
+            #expect(try await storage.credential(id: credential.credentialID)?.signCount == credential.signCount + 1, "good login \(index)'s counter")
+            #expect(try await storage.isSessionActive(familyID: "family-good\(index)", userID: user.id), "good login \(index)'s session")
+            let events = try await storage.events(userID: user.id, limit: 10)
+            #expect(events.map(\.detail) == ["good\(index)"], "good login \(index)'s one event")
+            #expect(events.first?.origin == RequestOrigin(ip: "192.0.2.\("good\(index)".count)", userAgent: "ua good\(index)", face: "oidc"), "its request")
+        }
+        for index in good..<(good + stale) {
+            let (user, credential) = accountsSnapshot[index]
+            #expect(try await storage.credential(id: credential.credentialID)?.signCount == credential.signCount, "a stale login changed nothing")
+            #expect(try await storage.events(userID: user.id, limit: 10).isEmpty, "a stale login wrote no event")
+            #expect(try await storage.isSessionActive(familyID: "family-stale\(index - good)", userID: user.id) == false)
+        }
+        #expect(try await storage.events(userID: replayed.0.id, limit: 20).count == 1, "one event for the replayed ceremony")
+        #expect(try await storage.credential(id: replayed.1.credentialID)?.signCount == replayed.1.signCount + 1)
+        #expect(try await storage.credential(id: before.1.credentialID)?.signCount == base + 1, "the finished ceremony's replay changed nothing")
+        let sharedEvents = try await storage.events(userID: shared.0.id, limit: 10).map(\.detail)
+        #expect(Set(sharedEvents) == Set(sharedWins.map { "shared\($0)" }), "the shared passkey's events are its winners': \(sharedEvents)")
+        let sharedCount = try #require(try await storage.credential(id: shared.1.credentialID)?.signCount)
+        #expect(sharedWins.contains(Int(sharedCount - shared.1.signCount)), "the shared passkey's counter is a winner's")
+    }
+
     /// Of many concurrent sign-ups with one email, exactly one succeeds; the others get an
     /// identifier conflict and leave nothing behind.
     static func concurrentSignupsWithOneEmail(_ storage: any IdentityStorage) async throws {

@@ -104,6 +104,7 @@ public enum StorageContract {
         case textWithNULIsNeverTruncated
         // Concurrency
         case concurrentCeremonyCompletion
+        case concurrentLoginsKeepTheirOutcomes
         case concurrentSignupsWithOneEmail
         case concurrentRefreshTokenRotation
         case concurrentCredentialDeletion
@@ -183,6 +184,7 @@ public enum StorageContract {
         case .hostileAndLongText: try await hostileAndLongText(storage)
         case .textWithNULIsNeverTruncated: try await textWithNULIsNeverTruncated(storage)
         case .concurrentCeremonyCompletion: try await concurrentCeremonyCompletion(storage)
+        case .concurrentLoginsKeepTheirOutcomes: try await concurrentLoginsKeepTheirOutcomes(storage)
         case .concurrentSignupsWithOneEmail: try await concurrentSignupsWithOneEmail(storage)
         case .concurrentRefreshTokenRotation: try await concurrentRefreshTokenRotation(storage)
         case .concurrentCredentialDeletion: try await concurrentCredentialDeletion(storage)
