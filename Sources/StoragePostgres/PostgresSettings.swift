@@ -8,9 +8,9 @@ import Foundation
 /// the server), `pool_size` (connections per instance, default 10), `statement_timeout`
 /// (milliseconds, default 5000), `connect_timeout` (seconds, default 5), `pooler`
 /// (`transaction` when the URL names a pooler such as PgBouncer in transaction mode),
-/// `finish_batch_size` (login finishes written by one statement at most, default 32; 1
-/// writes each alone) and `finish_batch_concurrency` (such statements in flight at once,
-/// default 2).
+/// `batch_size` (concurrent writes of one kind, login finishes or refresh-token rotations,
+/// written by one statement at most, default 32; 1 writes each alone) and `batch_concurrency`
+/// (such statements of each kind in flight at once, default 2).
 public struct PostgresSettings: Sendable, Hashable {
     /// How the connection is protected.
     public enum TLSMode: String, Sendable, Hashable, CaseIterable {
@@ -44,11 +44,12 @@ public struct PostgresSettings: Sendable, Hashable {
     /// nothing is prepared by name, and no startup parameter is sent (a pooler refuses those
     /// it does not know; set `statement_timeout` on the database role instead).
     public var throughTransactionPooler: Bool
-    /// At most this many concurrent login finishes are written by one statement.
-    public var finishBatchSize: Int
-    /// At most this many login-finish statements are in flight at once; a finish that finds
-    /// them all busy waits for one, and goes with the others that waited.
-    public var finishBatchConcurrency: Int
+    /// At most this many concurrent writes of one kind (login finishes, refresh-token
+    /// rotations) are written by one statement.
+    public var batchSize: Int
+    /// At most this many such statements of each kind are in flight at once; a write that
+    /// finds them all busy waits for one, and goes with the others that waited.
+    public var batchConcurrency: Int
     /// A schema to work in instead of `public` (created if missing); for tests that give
     /// each case an empty database.
     public var schema: String?
@@ -79,8 +80,8 @@ public struct PostgresSettings: Sendable, Hashable {
         statementTimeout = 5000
         connectTimeout = 5
         throughTransactionPooler = false
-        finishBatchSize = 32
-        finishBatchConcurrency = 2
+        batchSize = 32
+        batchConcurrency = 2
         for item in components.queryItems ?? [] {
             let value = item.value ?? ""
             switch item.name {
@@ -103,17 +104,17 @@ public struct PostgresSettings: Sendable, Hashable {
             case "pooler":
                 guard value == "transaction" || value == "none" else { throw PostgresSettingsError("pooler must be transaction or none") }
                 throughTransactionPooler = value == "transaction"
-            case "finish_batch_size":
-                guard let size = Int(value), (1...256).contains(size) else { throw PostgresSettingsError("finish_batch_size must be a number from 1 to 256") }
-                finishBatchSize = size
-            case "finish_batch_concurrency":
+            case "batch_size":
+                guard let size = Int(value), (1...256).contains(size) else { throw PostgresSettingsError("batch_size must be a number from 1 to 256") }
+                batchSize = size
+            case "batch_concurrency":
                 guard let count = Int(value), (1...1000).contains(count) else {
-                    throw PostgresSettingsError("finish_batch_concurrency must be a number from 1 to 1000")
+                    throw PostgresSettingsError("batch_concurrency must be a number from 1 to 1000")
                 }
-                finishBatchConcurrency = count
+                batchConcurrency = count
             default:
                 throw PostgresSettingsError(
-                    "unknown parameter \"\(item.name.prefix(40))\"; known: sslmode, sslrootcert, pool_size, statement_timeout, connect_timeout, pooler, finish_batch_size, finish_batch_concurrency"
+                    "unknown parameter \"\(item.name.prefix(40))\"; known: sslmode, sslrootcert, pool_size, statement_timeout, connect_timeout, pooler, batch_size, batch_concurrency"
                 )
             }
         }

@@ -28,8 +28,17 @@ extension PostgresStorage {
     /// the family as a replay. When nothing was consumed, the token is classified as the
     /// SQLite backend does: used → family revoked, `.reused` (even after expiry); unknown,
     /// another client's, of a revoked family, or expired → `.invalid`.
+    ///
+    /// A current token is rotated in a batch with the rotations beside it
+    /// (``RefreshRotationBatch``); one that is not is classified on its own.
     public func rotateRefreshToken(hash: [UInt8], clientID: String, newHash: [UInt8], newExpiresAt: Date, at time: Date) async throws -> RefreshOutcome {
         guard !StoredText.containsNUL([clientID]) else { return .invalid }
+        let rotation = RefreshRotation(hash: hash, clientID: clientID, newHash: newHash, newExpiresAt: newExpiresAt.seconds, at: time.seconds)
+        do {
+            if let previous = try await refreshRotations.write(rotation, with: writeRotations) { return .rotated(previous: previous) }
+        } catch is RefreshRotations.BatchFailed {
+            // Nothing was written for it: the statements below try it alone.
+        }
         return try await transaction { db in
             // The token is in one of the two places; both updates run, at most one matches.
             if let row = try await db.row(
@@ -70,6 +79,14 @@ extension PostgresStorage {
             let familyID = try row.text("family_id")
             try await self.revokeSessions(.family(familyID, of: nil), at: time, db)
             return .reused(familyID: familyID, userID: UserID(rawValue: try row.text("user_id")))
+        }
+    }
+
+    /// Writes a batch of rotations in one statement.
+    @Sendable private func writeRotations(_ rotations: [RefreshRotation]) async throws -> [RefreshTokenRecord?] {
+        try await autocommit(operation: "rotateRefreshToken") { db in
+            let answers = try await db.rows(RefreshRotationBatch(rows: rotations), prepared: self.prepares, logger: self.logger)
+            return try RefreshRotationBatch.outcomes(answers, count: rotations.count)
         }
     }
 

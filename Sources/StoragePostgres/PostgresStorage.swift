@@ -56,6 +56,9 @@ public final class PostgresStorage: IdentityStorage, Sendable {
     /// The login finishes in flight, written in batches (``LoginFinishBatch``).
     let loginFinishes: LoginFinishes
     typealias LoginFinishes = GroupCommit<LoginFinishRow, LoginFinishOutcome>
+    /// The refresh-token rotations in flight, written in batches (``RefreshRotationBatch``).
+    let refreshRotations: RefreshRotations
+    typealias RefreshRotations = GroupCommit<RefreshRotation, RefreshTokenRecord?>
 
     /// What opening does about the schema.
     private enum SchemaPreparation {
@@ -75,7 +78,8 @@ public final class PostgresStorage: IdentityStorage, Sendable {
         self.logger = logger
         deadline = .milliseconds(settings.statementTimeout) + .seconds(settings.connectTimeout)
         prepares = !settings.throughTransactionPooler
-        loginFinishes = LoginFinishes(maxSize: settings.finishBatchSize, concurrency: settings.finishBatchConcurrency)
+        loginFinishes = LoginFinishes(maxSize: settings.batchSize, concurrency: settings.batchConcurrency)
+        refreshRotations = RefreshRotations(maxSize: settings.batchSize, concurrency: settings.batchConcurrency)
         var configuration = PostgresClient.Configuration(
             host: settings.host, port: settings.port, username: settings.username, password: settings.password, database: settings.database,
             tls: Self.tls(settings)

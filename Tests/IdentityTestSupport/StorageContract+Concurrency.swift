@@ -186,6 +186,64 @@ extension StorageContract {
         #expect(try await storage.isSessionActive(familyID: "family-1", userID: alice.id) == false)
     }
 
+    /// Many rotations at once, of every outcome (a backend may write them together): each
+    /// keeps its own. Current tokens, first of their family or rotated before, rotate; a
+    /// used one revokes its family; an expired, unknown or other client's one is invalid.
+    static func concurrentRotationsKeepTheirOutcomes(_ storage: any IdentityStorage) async throws {
+        let (alice, _) = try await signUp("alice", on: storage)
+        let current = (0..<12).map { StorageFixtures.refreshToken("current\($0)", familyID: "family-\($0)", userID: alice.id) }
+        for token in current { try await storage.saveRefreshToken(token) }
+        // Family 0's first token rotated before: its replacement is current, the first is used.
+        let replacement = StorageFixtures.tokenHash("replacement0")
+        #expect(try await storage.rotateRefreshToken(
+            hash: current[0].tokenHash, clientID: "client-a", newHash: replacement, newExpiresAt: StorageFixtures.time(7200), at: StorageFixtures.time(10)
+        ) == .rotated(previous: current[0]))
+        let expired = StorageFixtures.refreshToken("expired", familyID: "family-expired", userID: alice.id, expiresIn: 5)
+        try await storage.saveRefreshToken(expired)
+
+        enum Kind: Sendable { case rotates(Int), replay, expired, unknown, otherClient }
+        var jobs: [(Kind, [UInt8], String)] = (1..<12).map { (.rotates($0), current[$0].tokenHash, "client-a") }
+        jobs += [
+            (.rotates(0), replacement, "client-a"), (.replay, current[0].tokenHash, "client-a"), (.expired, expired.tokenHash, "client-a"),
+            (.unknown, StorageFixtures.tokenHash("nobody"), "client-a"), (.otherClient, current[5].tokenHash, "client-b"),
+        ]
+        let outcomes = try await withThrowingTaskGroup(of: (Kind, [UInt8], RefreshOutcome).self) { group in
+            for (index, (kind, hash, client)) in jobs.enumerated() {
+                group.addTask {
+                    (kind, hash, try await storage.rotateRefreshToken(
+                        hash: hash, clientID: client, newHash: StorageFixtures.tokenHash("next\(index)"), newExpiresAt: StorageFixtures.time(7200),
+                        at: StorageFixtures.time(60)
+                    ))
+                }
+            }
+            return try await group.reduce(into: [(Kind, [UInt8], RefreshOutcome)]()) { $0.append($1) }
+        }
+        for (kind, hash, outcome) in outcomes {
+            switch kind {
+            case .rotates(let family):
+                guard case .rotated(let previous) = outcome else {
+                    // Family 0's replacement may meet the replay of its first token, which
+                    // revokes the family first: then it is refused.
+                    #expect(family == 0 && outcome == .invalid, "family \(family)'s current token: \(outcome)")
+                    continue
+                }
+                #expect(previous.tokenHash == hash && previous.familyID == "family-\(family)", "rotated as itself")
+            case .replay:
+                #expect(outcome == .reused(familyID: "family-0", userID: alice.id), "a used token is a replay")
+            case .expired, .unknown, .otherClient:
+                #expect(outcome == .invalid, "\(kind): \(outcome)")
+            }
+        }
+        #expect(try await storage.isSessionActive(familyID: "family-0", userID: alice.id) == false, "the replay revoked its family")
+        for family in 1..<12 {
+            #expect(try await storage.isSessionActive(familyID: "family-\(family)", userID: alice.id), "family \(family) lives on")
+            let index = try #require(jobs.firstIndex { if case .rotates(family) = $0.0 { true } else { false } })
+            let next = try #require(try await storage.refreshToken(hash: StorageFixtures.tokenHash("next\(index)")), "family \(family)'s replacement is stored")
+            #expect(next.familyID == "family-\(family)" && next.scopes == current[family].scopes && next.expiresAt == StorageFixtures.time(7200))
+        }
+        #expect(try await storage.refreshToken(hash: StorageFixtures.tokenHash("next\(jobs.count - 1)")) == nil, "another client's presentation stored nothing")
+    }
+
     /// Deleting a user's last two credentials at once removes exactly one.
     static func concurrentCredentialDeletion(_ storage: any IdentityStorage) async throws {
         let (alice, first) = try await signUp("alice", on: storage)

@@ -105,6 +105,7 @@ public enum StorageContract {
         // Concurrency
         case concurrentCeremonyCompletion
         case concurrentLoginsKeepTheirOutcomes
+        case concurrentRotationsKeepTheirOutcomes
         case concurrentSignupsWithOneEmail
         case concurrentRefreshTokenRotation
         case concurrentCredentialDeletion
@@ -185,6 +186,7 @@ public enum StorageContract {
         case .textWithNULIsNeverTruncated: try await textWithNULIsNeverTruncated(storage)
         case .concurrentCeremonyCompletion: try await concurrentCeremonyCompletion(storage)
         case .concurrentLoginsKeepTheirOutcomes: try await concurrentLoginsKeepTheirOutcomes(storage)
+        case .concurrentRotationsKeepTheirOutcomes: try await concurrentRotationsKeepTheirOutcomes(storage)
         case .concurrentSignupsWithOneEmail: try await concurrentSignupsWithOneEmail(storage)
         case .concurrentRefreshTokenRotation: try await concurrentRefreshTokenRotation(storage)
         case .concurrentCredentialDeletion: try await concurrentCredentialDeletion(storage)

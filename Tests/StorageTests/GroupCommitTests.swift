@@ -123,10 +123,10 @@ import Testing
     @Test func theURLSetsTheBatchesAndRefusesNonsense() throws {
         let base = "postgres://latchkey@127.0.0.1/latchkey"
         let defaults = try PostgresSettings(url: base)
-        #expect(defaults.finishBatchSize == 32 && defaults.finishBatchConcurrency == 2)
-        let set = try PostgresSettings(url: base + "?finish_batch_size=1&finish_batch_concurrency=4")
-        #expect(set.finishBatchSize == 1 && set.finishBatchConcurrency == 4)
-        for bad in ["finish_batch_size=0", "finish_batch_size=257", "finish_batch_size=x", "finish_batch_concurrency=0"] {
+        #expect(defaults.batchSize == 32 && defaults.batchConcurrency == 2)
+        let set = try PostgresSettings(url: base + "?batch_size=1&batch_concurrency=4")
+        #expect(set.batchSize == 1 && set.batchConcurrency == 4)
+        for bad in ["batch_size=0", "batch_size=257", "batch_size=x", "batch_concurrency=0"] {
             #expect(throws: PostgresSettingsError.self, "\(bad)") { try PostgresSettings(url: base + "?" + bad) }
         }
     }

@@ -57,7 +57,7 @@ enum Soak {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent("soak.sqlite").path
-        let (server, port) = try startServer(binary: options.binary, directory: directory, database: database, configuration: configuration)
+        let (server, port) = try startServer(binary: options.binary, directory: directory, database: "sqlite:" + database, configuration: configuration)
         defer { server.terminate() }
         let pid = server.processIdentifier
         let authenticator = SoftwareAuthenticator()

@@ -21,6 +21,7 @@ import WebAuthn
 //        (add --telemetry URL --sample-ratio R to export OpenTelemetry to the OTLP/HTTP collector at URL)
 //        ServerBenchmark seed DATABASE_FILE N     (seeds only, for other load generators)
 //        ServerBenchmark soak SERVER_BINARY [--minutes N] [--rate N] [--users N]   (see Soak.swift)
+//        ServerBenchmark capacity SERVER_BINARY [--database sqlite|postgres://…] [--db-pid PID] …   (see Capacity.swift)
 
 struct Options {
     var binary = ""
@@ -55,13 +56,15 @@ struct Options {
     }
 }
 
-/// CPU seconds (user + system) a process has used, from /proc.
-func cpuSeconds(pid: Int32) -> Double {
+/// CPU seconds (user + system) a process has used, from /proc; with `includingReaped`, also
+/// what its children that have ended used.
+func cpuSeconds(pid: Int32, includingReaped: Bool = false) -> Double {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
         let close = stat.lastIndex(of: ")")
     else { return 0 }
     let fields = stat[stat.index(after: close)...].split(separator: " ")
-    let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
+    var ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
+    if includingReaped { ticks += (Double(fields[13]) ?? 0) + (Double(fields[14]) ?? 0) }
     return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
@@ -98,7 +101,7 @@ func seed(database path: String, count: Int) async throws {
     }
 }
 
-/// Starts the server on a free port with the SQLite file `database`.
+/// Starts the server on a free port with `database` (`sqlite:PATH` or a PostgreSQL URL).
 /// One load generator on one address is exactly what the rate limits refuse; a benchmark
 /// measures the server, so they are off.
 func startServer(
@@ -109,7 +112,7 @@ func startServer(
     process.executableURL = URL(fileURLWithPath: binary)
     let configuration = directory.appendingPathComponent("bench.yaml").path
     try (yaml + "\n" + extra + "\n").write(toFile: configuration, atomically: true, encoding: .utf8)
-    process.arguments = ["serve", "--port", "0", "--config", configuration, "--database", "sqlite:" + database]
+    process.arguments = ["serve", "--port", "0", "--config", configuration, "--database", database]
     process.currentDirectoryURL = directory
     var environment = ProcessInfo.processInfo.environment
     environment["LATCHKEY_LOG_LEVEL"] = "info"
@@ -263,6 +266,16 @@ if CommandLine.arguments.dropFirst().first == "soak" {
     exit(0)
 }
 
+if CommandLine.arguments.dropFirst().first == "capacity" {
+    do {
+        try Capacity.run(try Capacity.Options(Array(CommandLine.arguments.dropFirst(2))))
+    } catch {
+        print(error)
+        exit(2)
+    }
+    exit(0)
+}
+
 if CommandLine.arguments.dropFirst().first == "seed" {
     let arguments = Array(CommandLine.arguments.dropFirst(2))
     guard arguments.count == 2, let count = Int(arguments[1]) else {
@@ -287,7 +300,7 @@ if options.seed > 0 {
     try await seed(database: database, count: options.seed)
 }
 let (server, port) = try startServer(
-    binary: options.binary, directory: directory, database: database,
+    binary: options.binary, directory: directory, database: "sqlite:" + database,
     extra: options.telemetry.map { "telemetry: { otlp_endpoint: \($0), sample_ratio: \(options.sampleRatio) }" } ?? ""
 )
 defer { server.terminate() }
