@@ -16,6 +16,7 @@ echo "== SQLite"
 "$bench" capacity "$server" "$@"
 
 work=$(mktemp -d)
+chmod 755 "$work"   # the cluster runs as an unprivileged user, who must reach it
 trap 'scripts/postgres.sh stop "$work/pg" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 url=$(scripts/postgres.sh start "$work/pg")
 echo "== PostgreSQL"

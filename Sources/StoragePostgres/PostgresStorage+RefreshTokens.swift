@@ -17,7 +17,7 @@ extension PostgresStorage {
     /// The stored record of a token, whatever its state.
     public func refreshToken(hash: [UInt8]) async throws -> RefreshTokenRecord? {
         try await autocommit { db in
-            try await db.row("SELECT * FROM refresh_token_records WHERE token_hash = \(hash.bytea)", logger: self.logger)
+            try await db.rows(RefreshTokenRecordStatement(hash: hash), prepared: self.prepares, logger: self.logger).first
                 .map(RefreshTokenRecord.init(stored:))
         }
     }

@@ -7,7 +7,8 @@ import WebAuthn
 // names itself: the protocol's default name is the type's reflected name, a string built
 // anew on every execution.
 
-/// A passkey with its owner, by credential ID: the first read of every login.
+/// A passkey with its owner, by credential ID: the first read of every login on an instance
+/// that has not cached the passkey.
 struct CredentialWithOwnerStatement: PostgresPreparedStatement {
     static let name = "latchkey_credential_with_owner"
     static let sql = "SELECT c.*, \(User.prefixedColumns) FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = $1"
@@ -18,6 +19,40 @@ struct CredentialWithOwnerStatement: PostgresPreparedStatement {
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 1)
         bindings.append(credentialID.bytea)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { row.makeRandomAccess() }
+}
+
+/// A user by ID: read by every refresh, after its rotation.
+struct UserByIDStatement: PostgresPreparedStatement {
+    static let name = "latchkey_user_by_id"
+    static let sql = "SELECT * FROM users WHERE id = $1"
+    typealias Row = PostgresRandomAccessRow
+
+    let id: String
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(id)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { row.makeRandomAccess() }
+}
+
+/// A refresh token's stored grant, by its hash: read by every refresh, before its rotation.
+struct RefreshTokenRecordStatement: PostgresPreparedStatement {
+    static let name = "latchkey_refresh_token_record"
+    static let sql = "SELECT * FROM refresh_token_records WHERE token_hash = $1"
+    typealias Row = PostgresRandomAccessRow
+
+    let hash: [UInt8]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(hash.bytea)
         return bindings
     }
 
