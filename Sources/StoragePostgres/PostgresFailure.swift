@@ -32,7 +32,9 @@ enum PostgresFailure {
     /// violation, ``StorageUnavailable`` when the database cannot do the work now (gone,
     /// restarting, out of connections or space, too slow), anything else unchanged.
     static func translate(_ error: any Error) -> any Error {
-        if error is StoreConflict || error is StorageUnavailable || error is StaleRead || error is FinishStatementByStatement {
+        if error is StoreConflict || error is StorageUnavailable || error is StaleRead || error is FinishStatementByStatement
+            || error is CeremonyClaimedBefore
+        {
             return error
         }
         if let psql = error as? PSQLError {
@@ -42,11 +44,14 @@ enum PostgresFailure {
             }
             if state == "23505", let constraint = psql.serverInfo?[.constraintName] {
                 if let kind = conflicts[constraint] { return StoreConflict(kind) }
-                // Only the logins' statement (``LoginFinishBatch``) inserts these without
-                // `ON CONFLICT`: a session's family exists already.
+                // Only the logins' statements (``LoginFinish``, ``LoginFinishBatch``) insert
+                // these without `ON CONFLICT`: the ceremony was claimed before (a lone login),
+                // or a session's family exists already.
+                if constraint == "audit_events_ceremony_key" { return CeremonyClaimedBefore() }
                 if constraint == "refresh_token_families_pkey" { return FinishStatementByStatement() }
             }
-            // Raised by `latchkey_finish_login` (migration v6), which older instances call.
+            // Raised by a lone login's statement (``LoginFinish``), and by
+            // `latchkey_finish_login` (migration v6), which older instances call.
             if state == "LK001" { return StaleRead() }
             if state == "LK002" { return PostgresStorageError(.invalidArgument, psql.serverInfo?[.message] ?? "refresh token family of another user or client") }
             let message = psql.serverInfo?[.message] ?? ""
@@ -80,6 +85,9 @@ enum PostgresFailure {
         return psql.serverInfo?[.sqlState]
     }
 }
+
+/// The lone login's statement found its ceremony claimed before: nothing was written.
+struct CeremonyClaimedBefore: Error {}
 
 /// The logins' statement declined a completion it does not write (a session whose family
 /// exists): nothing was written, and the caller finishes it statement by statement.

@@ -10,7 +10,7 @@ import Foundation
 /// (`transaction` when the URL names a pooler such as PgBouncer in transaction mode),
 /// `batch_size` (concurrent writes of one kind, login finishes or refresh-token rotations,
 /// written by one statement at most, default 32; 1 writes each alone) and `batch_concurrency`
-/// (such statements of each kind in flight at once, default 2).
+/// (such statements of each kind in flight at once, default 1).
 public struct PostgresSettings: Sendable, Hashable {
     /// How the connection is protected.
     public enum TLSMode: String, Sendable, Hashable, CaseIterable {
@@ -81,7 +81,7 @@ public struct PostgresSettings: Sendable, Hashable {
         connectTimeout = 5
         throughTransactionPooler = false
         batchSize = 32
-        batchConcurrency = 2
+        batchConcurrency = 1
         for item in components.queryItems ?? [] {
             let value = item.value ?? ""
             switch item.name {

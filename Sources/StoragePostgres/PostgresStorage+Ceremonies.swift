@@ -59,11 +59,38 @@ extension PostgresStorage {
         }
     }
 
-    /// Writes a batch of login finishes in one statement.
+    /// Writes a batch of login finishes in one statement: the batch's, or for a login alone,
+    /// the cheaper statement of one (``LoginFinish``).
     @Sendable private func writeLogins(_ logins: [LoginFinishRow]) async throws -> [LoginFinishOutcome] {
-        try await autocommit(operation: "completeCeremony") { db in
+        if logins.count == 1 { return [try await writeLogin(logins[0])] }
+        return try await autocommit(operation: "completeCeremony") { db in
             let answers = try await db.rows(LoginFinishBatch(rows: logins), prepared: self.prepares, logger: self.logger)
             return try LoginFinishBatch.outcomes(answers, count: logins.count)
+        }
+    }
+
+    private func writeLogin(_ login: LoginFinishRow) async throws -> LoginFinishOutcome {
+        let statement = LoginFinish(login)
+        let written: Bool?
+        do {
+            written = try await autocommit(operation: "completeCeremony") { db in
+                // A deadlock with a batch finishing the same ceremony (see ``LoginFinish``)
+                // wrote nothing: once more, and the other has committed or rolled back.
+                do {
+                    return try await db.rows(statement, prepared: self.prepares, logger: self.logger).first ?? false
+                } catch where PostgresFailure.isRetryable(error) {
+                    return try await db.rows(statement, prepared: self.prepares, logger: self.logger).first ?? false
+                }
+            }
+        } catch is CeremonyClaimedBefore {
+            return .claimedBefore
+        } catch is StaleRead {
+            return .stale
+        }
+        switch written {
+        case true?: return .finished
+        case false?: return .claimedBefore
+        case nil: return .refused
         }
     }
 

@@ -106,6 +106,23 @@ import Testing
         #expect(recorder.batches.withLock { $0.last } == [9])
     }
 
+    @Test func batchSizeOneWritesEachAtOnceHoweverManyAreInFlight() async throws {
+        let commit = GroupCommit<Int, String>(maxSize: 1, concurrency: 1)
+        let recorder = Recorder(holdsFirst: true)
+        let first = Task { try await commit.write(0, with: recorder.write) }
+        while !recorder.isHolding { await Task.yield() }
+        #expect(try await commit.write(1, with: recorder.write) == "written 1", "not held behind the write in flight")
+        recorder.release()
+        #expect(try await first.value == "written 0")
+        #expect(recorder.batches.withLock { $0 } == [[0], [1]])
+        let failure = await Self.result { try await commit.write(-1, with: recorder.write) }
+        guard case .failure(let error) = failure, let failed = error as? GroupCommit<Int, String>.BatchFailed else {
+            Issue.record("a failed write is its batch's failure: \(failure)")
+            return
+        }
+        #expect(failed.size == 1 && failed.underlying is Failure)
+    }
+
     @Test func manyWritersAllHearBack() async throws {
         let commit = GroupCommit<Int, String>(maxSize: 32, concurrency: 2)
         let recorder = Recorder(holdsFirst: false)
@@ -120,10 +137,34 @@ import Testing
         #expect(batches.flatMap { $0 }.count == 2_000 && batches.allSatisfy { $0.count <= 32 })
     }
 
+    /// Two leaders at once, with writes of uneven length: a leader whose own write another
+    /// batch took still hears back, and the slots come free again.
+    @Test func overlappingLeadersAllHearBack() async throws {
+        let commit = GroupCommit<Int, String>(maxSize: 8, concurrency: 2)
+        let write: GroupCommit<Int, String>.Write = { items in
+            try await Task.sleep(for: .microseconds(Int.random(in: 0...800)))
+            return items.map { "written \($0)" }
+        }
+        for round in 0..<3 {
+            let answers = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for item in 0..<600 {
+                    group.addTask {
+                        if item.isMultiple(of: 7) { try await Task.sleep(for: .microseconds(Int.random(in: 0...300))) }
+                        return try await commit.write(item, with: write) == "written \(item)"
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(answers == 600, "round \(round)")
+        }
+        // Every slot came free: a write now goes at once.
+        #expect(try await commit.write(-5, with: write) == "written -5")
+    }
+
     @Test func theURLSetsTheBatchesAndRefusesNonsense() throws {
         let base = "postgres://latchkey@127.0.0.1/latchkey"
         let defaults = try PostgresSettings(url: base)
-        #expect(defaults.batchSize == 32 && defaults.batchConcurrency == 2)
+        #expect(defaults.batchSize == 32 && defaults.batchConcurrency == 1)
         let set = try PostgresSettings(url: base + "?batch_size=1&batch_concurrency=4")
         #expect(set.batchSize == 1 && set.batchConcurrency == 4)
         for bad in ["batch_size=0", "batch_size=257", "batch_size=x", "batch_concurrency=0"] {
