@@ -55,13 +55,15 @@ enum LoginFinishOutcome: Sendable, Equatable {
 /// commit and one WAL flush for the lot, each row deciding its own outcome
 /// (``LoginFinishOutcome``), so that a stale passkey, a replayed ceremony or a failed-finish
 /// limit refuses its own request and never a neighbour's. No savepoints: every decision is
-/// made per row inside the statement.
+/// made per row inside the statement. A login alone is written by ``LoginFinish``, which costs
+/// less to plan.
 ///
 /// The order of its parts (data-modifying CTEs see one snapshot and each other's results
 /// only through `RETURNING`):
 /// 1. `gated`: each row's failed-finish check, read before anything is written.
 /// 2. `locked`: each open row's passkey, locked (`FOR NO KEY UPDATE`) in credential-ID order,
-///    so two batches wait for each other in one order and never deadlock, with the passkey
+///    so two batches wait for each other in one order and never deadlock (a lone finish can:
+///    see ``LoginFinish``), with the passkey
 ///    and its owner compared with what was verified. The lock reads the latest committed
 ///    version of the row (READ COMMITTED re-checks it), so a passkey a concurrent login just
 ///    changed is found stale here, before anything is written.

@@ -36,8 +36,10 @@ extension PostgresStorage {
         let rotation = RefreshRotation(hash: hash, clientID: clientID, newHash: newHash, newExpiresAt: newExpiresAt.seconds, at: time.seconds)
         do {
             if let previous = try await refreshRotations.write(rotation, with: writeRotations) { return .rotated(previous: previous) }
-        } catch is RefreshRotations.BatchFailed {
-            // Nothing was written for it: the statements below try it alone.
+        } catch let failed as RefreshRotations.BatchFailed {
+            // Nothing was written for it. Alone, the error is its own; in a batch, the
+            // statements below try it alone.
+            if failed.size == 1 { throw failed.underlying }
         }
         return try await transaction { db in
             // The token is in one of the two places; both updates run, at most one matches.

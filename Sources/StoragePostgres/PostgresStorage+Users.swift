@@ -8,7 +8,7 @@ extension PostgresStorage {
     public func user(id: UserID) async throws -> User? {
         guard !StoredText.containsNUL([id.rawValue]) else { return nil }
         return try await autocommit { db in
-            try await db.rows(UserByIDStatement(id: id.rawValue), prepared: self.prepares, logger: self.logger).first.map { try User(stored: $0) }
+            try await db.rows(UserByIDStatement(key: id.rawValue), prepared: self.prepares, logger: self.logger).first.map { try User(stored: $0) }
         }
     }
 

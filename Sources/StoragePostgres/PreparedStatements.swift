@@ -7,56 +7,53 @@ import WebAuthn
 // names itself: the protocol's default name is the type's reflected name, a string built
 // anew on every execution.
 
+/// A read by one key whose rows are read by column name (``StoredRow``), prepared once per
+/// connection.
+protocol KeyedRead: PostgresPreparedStatement where Row == PostgresRandomAccessRow {
+    associatedtype Key: PostgresNonThrowingEncodable
+    var key: Key { get }
+}
+
+extension KeyedRead {
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(key)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> PostgresRandomAccessRow { row.makeRandomAccess() }
+}
+
 /// A passkey with its owner, by credential ID: the first read of every login on an instance
 /// that has not cached the passkey.
-struct CredentialWithOwnerStatement: PostgresPreparedStatement {
+struct CredentialWithOwnerStatement: KeyedRead {
     static let name = "latchkey_credential_with_owner"
     static let sql = "SELECT c.*, \(User.prefixedColumns) FROM credentials c JOIN users u ON u.id = c.user_id WHERE c.id = $1"
     typealias Row = PostgresRandomAccessRow
 
-    let credentialID: [UInt8]
+    let key: ByteBuffer
 
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 1)
-        bindings.append(credentialID.bytea)
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row { row.makeRandomAccess() }
+    init(credentialID: [UInt8]) { key = credentialID.bytea }
 }
 
 /// A user by ID: read by every refresh, after its rotation.
-struct UserByIDStatement: PostgresPreparedStatement {
+struct UserByIDStatement: KeyedRead {
     static let name = "latchkey_user_by_id"
     static let sql = "SELECT * FROM users WHERE id = $1"
     typealias Row = PostgresRandomAccessRow
 
-    let id: String
-
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 1)
-        bindings.append(id)
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row { row.makeRandomAccess() }
+    let key: String
 }
 
 /// A refresh token's stored grant, by its hash: read by every refresh, before its rotation.
-struct RefreshTokenRecordStatement: PostgresPreparedStatement {
+struct RefreshTokenRecordStatement: KeyedRead {
     static let name = "latchkey_refresh_token_record"
     static let sql = "SELECT * FROM refresh_token_records WHERE token_hash = $1"
     typealias Row = PostgresRandomAccessRow
 
-    let hash: [UInt8]
+    let key: ByteBuffer
 
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 1)
-        bindings.append(hash.bytea)
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row { row.makeRandomAccess() }
+    init(hash: [UInt8]) { key = hash.bytea }
 }
 
 extension PostgresConnection {

@@ -131,10 +131,7 @@ enum Capacity {
         let logins = try measured("login", total: options.logins) { http, index in
             let user = index % cycle
             guard var credential = accounts.credential(user) else { return }
-            let reply = try expect(http.send("POST", "/passkey/challenge", json: Array(#"{"client_id":"demo"}"#.utf8)))
-            let start = try JSONDecoder().decode(ChallengeAnswer<PublicKeyCredentialRequestOptionsJSON>.self, from: Data(reply.body))
-            let assertion = try authenticator.getAssertion(start.authn_params_public_key, origin: origin, credential: &credential)
-            _ = try expect(http.send("POST", "/oauth/token", json: try tokenRequest(authSession: start.auth_session, response: assertion)))
+            try passkeyLogin(http, &credential, authenticator: authenticator, origin: origin)
             accounts.store(credential, at: user)
         }
         let walAfter = options.isPostgres ? walCounters(options.database) : nil

@@ -241,6 +241,15 @@ func tokenRequest(authSession: String, response: some Encodable) throws -> [UInt
         + Array(try JSONEncoder().encode(response)) + [UInt8(ascii: "}")]
 }
 
+/// One passkey login at the Auth0-shaped API (challenge, assertion, token request), as the
+/// loadgen and the Auth0 guide's apps run it.
+func passkeyLogin(_ http: HTTPConnection, _ credential: inout SoftwareCredential, authenticator: SoftwareAuthenticator, origin: String) throws {
+    let reply = try expect(http.send("POST", "/passkey/challenge", json: Array(#"{"client_id":"demo"}"#.utf8)))
+    let start = try JSONDecoder().decode(ChallengeAnswer<PublicKeyCredentialRequestOptionsJSON>.self, from: Data(reply.body))
+    let assertion = try authenticator.getAssertion(start.authn_params_public_key, origin: origin, credential: &credential)
+    _ = try expect(http.send("POST", "/oauth/token", json: try tokenRequest(authSession: start.auth_session, response: assertion)))
+}
+
 func decoded<T: Decodable>(_ type: T.Type, _ value: Any?) throws -> T {
     try JSONDecoder().decode(T.self, from: JSONSerialization.data(withJSONObject: value ?? [:]))
 }
@@ -328,14 +337,11 @@ let signups = try run("sign-up", total: options.signups, concurrency: options.co
     index % max(options.concurrency, options.signups / options.concurrency * options.concurrency)
 }
 
-/// One login at the Auth0-shaped API, as the loadgen and the Auth0 guide's apps run it.
+/// One login at the Auth0-shaped API.
 @Sendable func login(_ http: HTTPConnection, _ index: Int) throws {
     let user = userIndex(index)
     guard var credential = users.take(user) else { return }
-    let reply = try expect(http.send("POST", "/passkey/challenge", json: Array(#"{"client_id":"demo"}"#.utf8)))
-    let start = try JSONDecoder().decode(ChallengeAnswer<PublicKeyCredentialRequestOptionsJSON>.self, from: Data(reply.body))
-    let assertion = try authenticator.getAssertion(start.authn_params_public_key, origin: origin, credential: &credential)
-    _ = try expect(http.send("POST", "/oauth/token", json: try tokenRequest(authSession: start.auth_session, response: assertion)))
+    try passkeyLogin(http, &credential, authenticator: authenticator, origin: origin)
     users.store(credential, at: user)
 }
 let logins = try run("login", total: options.logins, concurrency: options.concurrency, port: port, serverPID: pid, operation: login)
