@@ -54,15 +54,12 @@ final class GroupCommit<Item: Sendable, Outcome: Sendable>: Sendable {
     /// Writes `item` in a batch with whatever else is waiting.
     /// - Throws: ``BatchFailed`` when its batch failed.
     func write(_ item: Item, with write: @escaping Write) async throws -> Outcome {
+        let ticket = Ticket(item)
         guard maxSize > 1 else {
             // Batching is off: every write goes at once, in its own statement, however many
             // are in flight.
-            let outcomes: [Outcome]
-            do { outcomes = try await write([item]) } catch { throw BatchFailed(underlying: error, size: 1) }
-            guard outcomes.count == 1 else { throw BatchFailed(underlying: BatchAnswerMismatch(), size: 1) }
-            return outcomes[0]
+            return try await self.write([ticket], with: write, answering: ticket)!.get()
         }
-        let ticket = Ticket(item)
         let leads = state.withLock { state in
             state.waiting.append(ticket)
             guard state.inFlight < concurrency else { return false }

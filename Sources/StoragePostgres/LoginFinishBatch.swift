@@ -18,14 +18,11 @@ struct LoginFinishRow: Sendable {
     /// browser session or a flow, or a login with more than one event (a security event
     /// beside it, which is rare), each finished statement by statement.
     init?(_ completion: CeremonyCompletion, check: FailureCheck?) {
-        guard completion.newAccount == nil, completion.newCredential == nil, completion.finishedFlow == nil, completion.events.count == 1,
-            let update = completion.credentialUse, let usedAt = update.use.usedAt, let verified = update.verifiedAgainst
+        guard completion.newAccount == nil, completion.newCredential == nil, completion.events.count == 1,
+            let update = completion.credentialUse, let usedAt = update.use.usedAt, let verified = update.verifiedAgainst,
+            let tail = FinishTail(completion, check: check)
         else { return nil }
-        switch completion.session {
-        case .tokens(let tokens)?: start = tokens
-        case nil: start = nil
-        case .browser?: return nil
-        }
+        start = tail.start
         key = completion.key
         credentialID = update.credentialID
         use = update.use

@@ -138,7 +138,7 @@ struct SignupFinish: PostgresPreparedStatement {
 /// What every finish function takes last: the audit events and the failed-finish check, as
 /// `latchkey_claim_ceremony` takes them, then the token session, as `latchkey_start_session`
 /// takes it.
-private struct FinishTail {
+struct FinishTail {
     let events: [AuditEvent]
     let check: FailureCheck?
     let start: TokenSessionStart?

@@ -118,12 +118,8 @@ enum Capacity {
         // Users are taken modulo a multiple of the client count, so each belongs to one client.
         let cycle = options.users / options.concurrency * options.concurrency
         let signups = try measured("sign-up", total: options.users) { http, index in
-            let body = Array(#"{"client_id":"demo","user_profile":{"email":"capacity\#(index)@bench.example"}}"#.utf8)
-            let start = try JSONDecoder().decode(
-                ChallengeAnswer<PublicKeyCredentialCreationOptionsJSON>.self, from: Data(expect(http.send("POST", "/passkey/register", json: body)).body)
-            )
-            let (response, credential) = try authenticator.makeCredential(start.authn_params_public_key, origin: origin)
-            let tokens = try expect(http.send("POST", "/oauth/token", json: try tokenRequest(authSession: start.auth_session, response: response))).json()
+            let (credential, reply) = try passkeySignup(http, email: "capacity\(index)@bench.example", authenticator: authenticator, origin: origin)
+            let tokens = try reply.json()
             accounts.store(credential, at: index)
             accounts.store(refreshToken: tokens["refresh_token"] as? String ?? "", at: index)
         }

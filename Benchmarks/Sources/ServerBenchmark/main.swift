@@ -241,6 +241,15 @@ func tokenRequest(authSession: String, response: some Encodable) throws -> [UInt
         + Array(try JSONEncoder().encode(response)) + [UInt8(ascii: "}")]
 }
 
+/// One passkey sign-up at the Auth0-shaped API (options, attestation, token request): the new
+/// passkey, and the token response.
+func passkeySignup(_ http: HTTPConnection, email: String, authenticator: SoftwareAuthenticator, origin: String) throws -> (SoftwareCredential, HTTPConnection.Response) {
+    let body = Array(#"{"client_id":"demo","user_profile":{"email":"\#(email)"}}"#.utf8)
+    let start = try JSONDecoder().decode(ChallengeAnswer<PublicKeyCredentialCreationOptionsJSON>.self, from: Data(expect(http.send("POST", "/passkey/register", json: body)).body))
+    let (response, credential) = try authenticator.makeCredential(start.authn_params_public_key, origin: origin)
+    return (credential, try expect(http.send("POST", "/oauth/token", json: try tokenRequest(authSession: start.auth_session, response: response))))
+}
+
 /// One passkey login at the Auth0-shaped API (challenge, assertion, token request), as the
 /// loadgen and the Auth0 guide's apps run it.
 func passkeyLogin(_ http: HTTPConnection, _ credential: inout SoftwareCredential, authenticator: SoftwareAuthenticator, origin: String) throws {
@@ -323,10 +332,7 @@ print("server \(options.binary) on port \(port), \(options.concurrency) clients,
 let rawBefore = try rawP256VerifiesPerSecond()
 
 let signups = try run("sign-up", total: options.signups, concurrency: options.concurrency, port: port, serverPID: pid) { http, index in
-    let body = Array(#"{"client_id":"demo","user_profile":{"email":"user\#(index)@bench.example"}}"#.utf8)
-    let start = try JSONDecoder().decode(ChallengeAnswer<PublicKeyCredentialCreationOptionsJSON>.self, from: Data(expect(http.send("POST", "/passkey/register", json: body)).body))
-    let (response, credential) = try authenticator.makeCredential(start.authn_params_public_key, origin: origin)
-    _ = try expect(http.send("POST", "/oauth/token", json: try tokenRequest(authSession: start.auth_session, response: response)))
+    let (credential, _) = try passkeySignup(http, email: "user\(index)@bench.example", authenticator: authenticator, origin: origin)
     users.store(credential, at: index)
 }
 
